@@ -1,0 +1,150 @@
+// The only module that starts processes. Every child gets its own process group so that a
+// timeout or an interrupt ends the whole tree (compile.sh → make → gcc, or an agent CLI and its
+// helpers), not just the direct child.
+import { execa } from 'execa';
+
+export interface RunRequest {
+  command: string;
+  args?: readonly string[];
+  cwd: string;
+  /** Added to (or, with `extendEnv: false`, replacing) the parent environment. */
+  env?: Record<string, string | undefined>;
+  extendEnv?: boolean;
+  /** Fed to stdin, which is then closed; without it stdin is closed at once. */
+  input?: string;
+  timeoutMs?: number;
+  /** Output beyond this many bytes per stream is dropped and `truncated` is set. */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+  /** How long a process may take to exit after SIGTERM before it gets SIGKILL. */
+  graceMs?: number;
+}
+
+interface Captured {
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+export type RunOutcome =
+  | ({ kind: 'exited'; exitCode: number } & Captured)
+  | ({ kind: 'signaled'; signal: string } & Captured)
+  | ({ kind: 'timeout' } & Captured)
+  | ({ kind: 'canceled' } & Captured)
+  | { kind: 'spawn-failed'; message: string; durationMs: number };
+
+const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
+const DEFAULT_GRACE_MS = 3000;
+
+const liveGroups = new Set<number>();
+
+/** Process groups still running; the interrupt handler kills them before the run exits. */
+export function killAllProcessGroups(signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const pgid of liveGroups) killGroup(pgid, signal);
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+export async function runProcess(request: RunRequest): Promise<RunOutcome> {
+  const started = Date.now();
+  const maxBytes = request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  let child;
+  try {
+    child = execa(request.command, request.args ?? [], {
+      cwd: request.cwd,
+      env: request.env,
+      extendEnv: request.extendEnv ?? true,
+      input: request.input,
+      stdin: request.input === undefined ? 'ignore' : 'pipe',
+      detached: true,
+      reject: false,
+      stripFinalNewline: false,
+      encoding: 'utf8',
+      buffer: false,
+      cleanup: true,
+    });
+  } catch (error) {
+    return { kind: 'spawn-failed', message: String((error as Error).message), durationMs: Date.now() - started };
+  }
+
+  const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], size: { stdout: 0, stderr: 0 }, truncated: false };
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer | string) => {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const room = maxBytes - out.size[stream];
+    if (room <= 0) {
+      out.truncated = true;
+      return;
+    }
+    const kept = buffer.length > room ? buffer.subarray(0, room) : buffer;
+    if (kept.length < buffer.length) out.truncated = true;
+    out[stream].push(kept);
+    out.size[stream] += kept.length;
+  };
+  child.stdout?.on('data', collect('stdout'));
+  child.stderr?.on('data', collect('stderr'));
+
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+
+  let ending: 'timeout' | 'canceled' | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const terminate = (why: 'timeout' | 'canceled') => {
+    if (ending || pgid === undefined) return;
+    ending = why;
+    killGroup(pgid, 'SIGTERM');
+    // opencode has been seen ignoring the first SIGTERM; the grace period ends in SIGKILL.
+    killTimer = setTimeout(() => killGroup(pgid, 'SIGKILL'), request.graceMs ?? DEFAULT_GRACE_MS);
+  };
+  const timeoutTimer =
+    request.timeoutMs !== undefined ? setTimeout(() => terminate('timeout'), request.timeoutMs) : undefined;
+  const onAbort = () => terminate('canceled');
+  if (request.signal?.aborted) onAbort();
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const result = await child;
+  if (timeoutTimer) clearTimeout(timeoutTimer);
+  request.signal?.removeEventListener('abort', onAbort);
+  if (pgid !== undefined) {
+    // Grandchildren may outlive the direct child (a backgrounded helper); never leave them behind.
+    killGroup(pgid, 'SIGKILL');
+    liveGroups.delete(pgid);
+  }
+  if (killTimer) clearTimeout(killTimer);
+
+  const durationMs = Date.now() - started;
+  if (result.failed && result.exitCode === undefined && result.signal === undefined && !ending) {
+    return { kind: 'spawn-failed', message: result.originalMessage ?? result.shortMessage ?? 'unknown error', durationMs };
+  }
+  const captured: Captured = {
+    stdout: Buffer.concat(out.stdout).toString('utf8'),
+    stderr: Buffer.concat(out.stderr).toString('utf8'),
+    truncated: out.truncated,
+    durationMs,
+  };
+  if (ending) return { kind: ending, ...captured };
+  if (result.exitCode === undefined) return { kind: 'signaled', signal: result.signal ?? 'unknown', ...captured };
+  return { kind: 'exited', exitCode: result.exitCode, ...captured };
+}
+
+/** One line saying why a process did not succeed, for diagnostics and logs. */
+export function describeOutcome(outcome: RunOutcome): string {
+  switch (outcome.kind) {
+    case 'exited':
+      return `exited with code ${outcome.exitCode}`;
+    case 'signaled':
+      return `killed by ${outcome.signal}`;
+    case 'timeout':
+      return `timed out after ${Math.round(outcome.durationMs / 1000)} s`;
+    case 'canceled':
+      return 'canceled';
+    case 'spawn-failed':
+      return `could not be started: ${outcome.message}`;
+  }
+}

@@ -1,0 +1,60 @@
+// progress.jsonl: the structured event stream of a run. Stages emit these; the terminal reporter,
+// the log file and `patch-repair show` all read the same values.
+import { z } from 'zod';
+import { ERROR_CLASSES } from '../types.js';
+import { SuggestionRecordSchema, RunRecordSchema } from './results.js';
+
+const base = { t: z.string().describe('ISO time') };
+
+const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'strict']);
+export type CheckName = z.infer<typeof CheckName>;
+
+export const EventSchema = z.discriminatedUnion('type', [
+  z.object({ ...base, type: z.literal('run-started'), run: RunRecordSchema }),
+  z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()), jobs: z.number().int() }),
+  z.object({ ...base, type: z.literal('build-started'), id: z.string().nullable().describe('null = reference build'), purpose: z.enum(['reference', 'discovery', 'verify']) }),
+  z.object({
+    ...base,
+    type: z.literal('build-finished'),
+    id: z.string().nullable(),
+    purpose: z.enum(['reference', 'discovery', 'verify']),
+    ok: z.boolean(),
+    error_class: z.enum(ERROR_CLASSES).nullable(),
+    first_error: z.string().nullable(),
+    duration_ms: z.number(),
+  }),
+  z.object({ ...base, type: z.literal('repair-started'), id: z.string(), index: z.number().int(), total: z.number().int() }),
+  z.object({
+    ...base,
+    type: z.literal('call-started'),
+    id: z.string(),
+    attempt: z.number().int().positive().describe('number under attempts/<id>/'),
+    tier: z.enum(['builtin', 'agent']),
+    prompt: z.number().int().positive().describe('which --prompts conversation'),
+    turn: z.number().int().nonnegative().describe('0 = first call, then follow-ups'),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('call-finished'),
+    id: z.string(),
+    attempt: z.number().int().positive(),
+    tier: z.enum(['builtin', 'agent']),
+    outcome: z.enum(['answered', 'declined', 'unreachable', 'server-error', 'rate-limited', 'timeout', 'crashed', 'auth', 'quota', 'misconfigured']),
+    detail: z.string().nullable(),
+    duration_ms: z.number(),
+    input_tokens: z.number().nullable(),
+    output_tokens: z.number().nullable(),
+    cost_usd: z.number().nullable(),
+    cli_version: z.string().nullable(),
+  }),
+  z.object({ ...base, type: z.literal('check'), id: z.string(), attempt: z.number().int().positive(), check: CheckName, passed: z.boolean(), reason: z.string().nullable() }),
+  z.object({ ...base, type: z.literal('written'), id: z.string(), files: z.array(z.string()), digest: z.string() }),
+  z.object({ ...base, type: z.literal('suggestion-finished'), record: SuggestionRecordSchema }),
+  z.object({ ...base, type: z.literal('run-finished'), run: RunRecordSchema }),
+]);
+export type RunEvent = z.infer<typeof EventSchema>;
+
+/** An event before the time stamp is added; what stages pass to `emit`. */
+export type EventInput = RunEvent extends infer E ? (E extends { t: string } ? Omit<E, 't'> : never) : never;
+export type Emit = (event: EventInput) => void;

@@ -1,0 +1,66 @@
+// results.json: one record per considered suggestion. Other tools (a GUI, scripts, CI) read these
+// names, so they are snake_case and stable.
+import { z } from 'zod';
+import { ERROR_CLASSES } from '../types.js';
+
+export const SUGGESTION_STATUSES = ['ok', 'repaired', 'failed', 'not_applied', 'agent_unreachable', 'skipped'] as const;
+export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
+
+export const ClauseChangeSchema = z.object({
+  file: z.string().describe('file id of the directive'),
+  directive: z.string().describe('the generated directive line, trimmed'),
+  kind: z.enum(['clause-added', 'clause-removed', 'variable-added', 'variable-removed', 'variable-moved', 'construct-changed', 'directive-moved']),
+  clause: z.string().optional(),
+  variable: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
+export type ClauseChange = z.infer<typeof ClauseChangeSchema>;
+
+export const SuggestionRecordSchema = z.object({
+  id: z.string(),
+  status: z.enum(SUGGESTION_STATUSES),
+  hotspot: z.enum(['YES', 'MAYBE', 'NO']).nullable(),
+  pattern_type: z.string().nullable(),
+  files: z.array(z.string()).describe('file ids of the patch set'),
+  changed_files: z.array(z.string()).describe('file ids a repair changed'),
+  attempts: z.number().int().nonnegative().describe('agent calls made, answered and unanswered'),
+  unanswered: z.number().int().nonnegative(),
+  builtin: z
+    .object({ tries: z.number().int().nonnegative(), accepted: z.boolean(), declined: z.string().nullable() })
+    .describe('built-in repairer tries; they use no agent budget'),
+  backend: z.string().nullable(),
+  model: z.string().nullable(),
+  accepted_attempt: z.number().int().positive().nullable().describe('number of the accepted attempt under attempts/<id>/'),
+  first_error: z.string().nullable(),
+  error_class: z.enum(ERROR_CLASSES).nullable(),
+  reason: z.string().nullable().describe('why the suggestion was skipped or not repaired'),
+  repaired_earlier: z.boolean(),
+  clause_changes: z.array(ClauseChangeSchema),
+  non_directive_lines_changed: z.boolean(),
+});
+export type SuggestionRecord = z.infer<typeof SuggestionRecordSchema>;
+
+export const RunRecordSchema = z.object({
+  id: z.string(),
+  started: z.string(),
+  finished: z.string().nullable(),
+  mode: z.enum(['repair', 'dry-run', 'discover-only']),
+  dot_discopop: z.string(),
+  config: z.string(),
+  backend: z.string().nullable(),
+  model: z.string().nullable(),
+  options: z.record(z.string(), z.unknown()),
+  counts: z.record(z.enum(SUGGESTION_STATUSES), z.number().int().nonnegative()),
+  endpoint_down: z.boolean(),
+  cost_usd: z.number().nonnegative(),
+  exit_code: z.number().int().nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export const ResultsFileSchema = z.object({
+  version: z.literal(1),
+  run: RunRecordSchema,
+  suggestions: z.array(SuggestionRecordSchema),
+});
+export type ResultsFile = z.infer<typeof ResultsFileSchema>;

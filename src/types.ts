@@ -1,0 +1,118 @@
+// Values that cross stage boundaries. On-disk formats live beside their zod schemas; these are
+// the in-memory shapes the stages hand each other.
+
+export type Hotness = 'YES' | 'MAYBE' | 'NO';
+
+export const ERROR_CLASSES = [
+  'undeclared-in-clause',
+  'duplicate-data-sharing',
+  'invalid-reduction',
+  'invalid-privatization',
+  'this-in-clause',
+  'unknown-clause',
+  'clause-not-allowed',
+  'directive-not-before-loop',
+  'non-canonical-loop',
+  'early-exit',
+  'collapse-not-nested',
+  'patch-does-not-apply',
+  'link',
+  'other',
+] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** A source file of the project, as FileMapping.txt names it (relocated when the tree moved). */
+export interface SourceFile {
+  id: string;
+  /** Absolute path under the current project root. */
+  path: string;
+  /** Path relative to the project root, with forward slashes. */
+  relPath: string;
+}
+
+/** One `<file id>.patch` of a suggestion's patch set. */
+export interface PatchFile {
+  fileId: string;
+  /** Absolute path of the .patch file inside patch_generator/<id>/. */
+  patchPath: string;
+  text: string;
+  source: SourceFile;
+}
+
+/** DiscoPoP's findings for a suggestion, from explorer/patterns.json. */
+export interface PatternInfo {
+  type: string;
+  patternId: number;
+  fileId: string;
+  startLine: number;
+  endLine: number;
+  pragma?: string;
+  firstPrivate: string[];
+  private: string[];
+  lastPrivate: string[];
+  shared: string[];
+  reduction: string[];
+  collapseLevel?: number;
+}
+
+export interface Suggestion {
+  /** The folder name under patch_generator/. */
+  id: string;
+  dir: string;
+  /** Non-empty patch files, ordered by numeric file id. Empty list = nothing to build ("no patch"). */
+  files: PatchFile[];
+  pattern: PatternInfo | null;
+  hotspot: Hotness | null;
+}
+
+export interface BuildConfig {
+  name: string;
+  /** Absolute path of project/configs/<name>/ in the user's tree. */
+  dir: string;
+  compileScript: string;
+  /** Environment from par_settings.json, or derived in memory from seq_settings.json. */
+  settings: Record<string, string>;
+  settingsSource: 'par_settings.json' | 'seq_settings.json (derived)';
+}
+
+/** A validated .discopop folder. */
+export interface DotDiscopop {
+  dotDir: string;
+  projectRoot: string;
+  files: Map<string, SourceFile>;
+  /** Every suggestion folder, sorted by numeric id. */
+  suggestions: Suggestion[];
+  config: BuildConfig;
+  applied: string[];
+  hasHotspotData: boolean;
+  /** Things the user should know that do not stop the run (relocated paths, no OpenMP flag). */
+  notices: string[];
+}
+
+/** A patch set as text per file id, e.g. the generated one or a canonical repair. */
+export type PatchSet = ReadonlyMap<string, string>;
+
+export interface Diagnostic {
+  file: string;
+  /** FileMapping id of `file`, when it is a project file. */
+  fileId?: string;
+  line?: number;
+  column?: number;
+  severity: 'error' | 'warning' | 'note' | 'fatal error';
+  message: string;
+  errorClass: ErrorClass;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  /** Where it failed: GNU patch could not apply the set, or compile.sh failed. */
+  failedAt?: 'patch' | 'compile' | 'timeout';
+  /** Raw output (patch's own words, or compile.sh's stdout+stderr). */
+  output: string;
+  diagnostics: Diagnostic[];
+  /** The first error's class; undefined when the build passed. */
+  errorClass?: ErrorClass;
+  /** The first error line, for tables. */
+  firstError?: string;
+  durationMs: number;
+}

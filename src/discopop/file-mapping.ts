@@ -1,0 +1,118 @@
+// FileMapping.txt: `<id>\t<absolute real path>` per line (formats.md §1.2). The paths are those of
+// the machine and folder where DiscoPoP instrumented the code; a project copied or moved since still
+// has the same relative layout, so the recorded root is found again and the files relocated.
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import type { SourceFile } from '../types.js';
+import { isNotFound, pathKind } from './path-kind.js';
+import type { Problems } from './problems.js';
+
+interface Entry {
+  id: string;
+  path: string;
+  line: number;
+}
+
+export interface FileMapping {
+  files: Map<string, SourceFile>;
+  /** Set when the recorded root differs from the current one. */
+  relocatedFrom?: string;
+}
+
+export async function readFileMapping(o: {
+  dotDir: string;
+  projectRoot: string;
+  problems: Problems;
+}): Promise<FileMapping> {
+  const file = join(o.dotDir, 'FileMapping.txt');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    o.problems.add(file, 'whole file', 'expected the file mapping DiscoPoP writes while instrumenting; the file is missing');
+    return { files: new Map() };
+  }
+  const entries = parseEntries(text, file, o.problems);
+  if (entries.length === 0) return { files: new Map() };
+
+  const recordedRoot = await findRecordedRoot(entries, o.projectRoot);
+  if (recordedRoot === undefined) {
+    for (const entry of entries.filter((e) => !isInside(o.projectRoot, e.path))) {
+      o.problems.add(
+        file,
+        `line ${entry.line}`,
+        `expected a path inside the project root ${o.projectRoot} (the parent of the .discopop folder); ${entry.path} is outside it, and no relocation finds every mapped file under it`,
+      );
+    }
+    return { files: new Map() };
+  }
+  const files = new Map<string, SourceFile>();
+  for (const entry of entries) {
+    const relPath = relative(recordedRoot, entry.path).split(sep).join('/');
+    files.set(entry.id, { id: entry.id, path: join(o.projectRoot, relPath), relPath });
+  }
+  return recordedRoot === o.projectRoot ? { files } : { files, relocatedFrom: recordedRoot };
+}
+
+function parseEntries(text: string, file: string, problems: Problems): Entry[] {
+  const entries: Entry[] = [];
+  const firstLineOfId = new Map<string, number>();
+  text.split('\n').forEach((raw, index) => {
+    const line = index + 1;
+    const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (content.trim() === '') return;
+    const match = /^(\d+)\t(.+)$/.exec(content);
+    if (!match) {
+      problems.add(file, `line ${line}`, 'expected "<file id><TAB><absolute path>"');
+      return;
+    }
+    const [, id, path] = match as unknown as [string, string, string];
+    if (!isAbsolute(path)) {
+      problems.add(file, `line ${line}`, `expected an absolute path, got "${path}"`);
+      return;
+    }
+    const first = firstLineOfId.get(id);
+    if (first !== undefined) {
+      problems.add(file, `line ${line}`, `expected each file id once; id ${id} is already on line ${first}`);
+      return;
+    }
+    firstLineOfId.set(id, line);
+    entries.push({ id, path, line });
+  });
+  return entries;
+}
+
+/**
+ * The root the paths were recorded under: the current root when every path lies inside it,
+ * otherwise the longest common ancestor of the recorded paths under which every relative path
+ * also exists in the current root. Undefined when neither holds.
+ */
+async function findRecordedRoot(entries: Entry[], projectRoot: string): Promise<string | undefined> {
+  if (entries.every((e) => isInside(projectRoot, e.path))) return projectRoot;
+  for (const candidate of commonAncestors(entries.map((e) => e.path))) {
+    const found = await Promise.all(
+      entries.map(async (e) => (await pathKind(join(projectRoot, relative(candidate, e.path)))) === 'file'),
+    );
+    if (found.every(Boolean)) return candidate;
+  }
+  return undefined;
+}
+
+/** Directories that contain every path, deepest first. */
+function commonAncestors(paths: string[]): string[] {
+  const [first, ...rest] = paths as [string, ...string[]];
+  const ancestors: string[] = [];
+  let dir = dirname(first);
+  for (;;) {
+    if (rest.every((p) => isInside(dir, p))) ancestors.push(dir);
+    const parent = dirname(dir);
+    if (parent === dir) return ancestors;
+    dir = parent;
+  }
+}
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}

@@ -1,0 +1,55 @@
+// hotspot_detection/Hotspots.json (formats.md §1.9) and the classification DiscoPoP's autotuner
+// gives each suggestion (`get_patterns_by_hotspot_type`): only LOOP regions count, and a suggestion
+// is the hottest class of any loop hotspot inside its line range.
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Hotness } from '../types.js';
+import { readJsonFile } from './json-file.js';
+import type { Problems } from './problems.js';
+
+const HotspotRegionSchema = z.looseObject({
+  typ: z.enum(['FUNCTION', 'LOOP']),
+  fid: z.number().int().nonnegative(),
+  lineNum: z.number().int().nonnegative(),
+  name: z.string(),
+  hotness: z.enum(['YES', 'NO', 'MAYBE']),
+});
+
+/** DiscoPoP's loader reads every top-level key as a list of regions; the analyzer writes `code_regions`. */
+export const HotspotsFileSchema = z.record(z.string(), z.array(HotspotRegionSchema));
+
+export interface LoopHotspot {
+  fileId: string;
+  line: number;
+  hotness: Hotness;
+}
+
+/** The LOOP hotspots; an empty list means "no hotspot data" (file absent or without loops). */
+export async function readLoopHotspots(o: { dotDir: string; problems: Problems }): Promise<LoopHotspot[]> {
+  const file = join(o.dotDir, 'hotspot_detection', 'Hotspots.json');
+  const read = await readJsonFile(file, HotspotsFileSchema, o.problems);
+  if (read.kind !== 'ok') return [];
+  return Object.values(read.value)
+    .flat()
+    .filter((region) => region.typ === 'LOOP')
+    .map((region) => ({ fileId: String(region.fid), line: region.lineNum, hotness: region.hotness }));
+}
+
+const PRECEDENCE: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
+
+/**
+ * YES if a YES loop of the suggestion's file lies within its lines, else NO, else MAYBE, else
+ * null (unclassified). Without hotspot data DiscoPoP treats every suggestion as YES, including
+ * those without a patterns.json entry.
+ */
+export function classifyHotspot(
+  pattern: { fileId: string; startLine: number; endLine: number } | null,
+  loops: readonly LoopHotspot[],
+): Hotness | null {
+  if (loops.length === 0) return 'YES';
+  if (pattern === null) return null;
+  const inside = loops.filter(
+    (loop) => loop.fileId === pattern.fileId && pattern.startLine <= loop.line && loop.line <= pattern.endLine,
+  );
+  return PRECEDENCE.find((hotness) => inside.some((loop) => loop.hotness === hotness)) ?? null;
+}

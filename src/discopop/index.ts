@@ -1,0 +1,66 @@
+// Reads and validates a whole .discopop folder into one DotDiscopop value. Every problem found is
+// collected first and reported together in one UsageError, one line each.
+import { readFile, realpath } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { DotDiscopop, PatternInfo, Suggestion } from '../types.js';
+import { readApplied } from './applied.js';
+import { readBuildConfig } from './build-config.js';
+import { readFileMapping } from './file-mapping.js';
+import { classifyHotspot, readLoopHotspots } from './hotspots.js';
+import { checkDotDiscopopFolder } from './layout.js';
+import { missingOpenmpNotice } from './openmp-flags.js';
+import { readPatchSets } from './patch-sets.js';
+import { readPatterns } from './patterns.js';
+import { Problems } from './problems.js';
+
+export { refuseIfApplied } from './applied.js';
+export { selectSuggestions } from './select.js';
+export { classifyHotspot } from './hotspots.js';
+export { checkDotDiscopopFolder } from './layout.js';
+export { compareIds } from './patch-sets.js';
+
+export async function readDotDiscopop(dotDir: string, configName: string): Promise<DotDiscopop> {
+  const layoutProblem = await checkDotDiscopopFolder(dotDir);
+  if (layoutProblem !== null) throw new UsageError(layoutProblem);
+  // FileMapping paths are real paths, so the root they are compared with must be one too.
+  const dot = await realpath(dotDir);
+  const projectRoot = dirname(dot);
+  const problems = new Problems();
+
+  const [mapping, patterns, loops, applied, config] = await Promise.all([
+    readFileMapping({ dotDir: dot, projectRoot, problems }),
+    readPatterns({ dotDir: dot, problems }),
+    readLoopHotspots({ dotDir: dot, problems }),
+    readApplied({ dotDir: dot, problems }),
+    readBuildConfig({ dotDir: dot, name: configName, problems }),
+  ]);
+  const folders = await readPatchSets({ dotDir: dot, files: mapping.files, problems });
+  problems.throwIfAny();
+  // readBuildConfig reports every reason it returns nothing, so throwIfAny has already thrown.
+  if (config === undefined) throw new Error('build configuration missing without a problem reported');
+
+  const suggestions: Suggestion[] = folders.map((folder) => {
+    const pattern: PatternInfo | null = patterns.get(folder.id) ?? null;
+    return { ...folder, pattern, hotspot: classifyHotspot(pattern, loops) };
+  });
+  const notices: string[] = [];
+  if (mapping.relocatedFrom !== undefined) {
+    notices.push(
+      `FileMapping.txt records the project at ${mapping.relocatedFrom}; the same files exist under ${projectRoot}, so they are read from there`,
+    );
+  }
+  const openmpNotice = missingOpenmpNotice(config, await readFile(config.compileScript, 'utf8'));
+  if (openmpNotice !== null) notices.push(openmpNotice);
+
+  return {
+    dotDir: dot,
+    projectRoot,
+    files: mapping.files,
+    suggestions,
+    config,
+    applied,
+    hasHotspotData: loops.length > 0,
+    notices,
+  };
+}

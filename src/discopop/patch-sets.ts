@@ -1,0 +1,77 @@
+// patch_generator/<suggestion id>/<file id>.patch (formats.md §1.5). Empty folders (types without
+// code generation) and zero-byte patches (a start line the generator could not find) are legal:
+// such a suggestion has nothing to build.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PatchFile, SourceFile } from '../types.js';
+import { isNotFound, pathKind } from './path-kind.js';
+import type { Problems } from './problems.js';
+
+export interface PatchSetFolder {
+  id: string;
+  dir: string;
+  /** Non-empty patches, ordered by numeric file id. */
+  files: PatchFile[];
+}
+
+export async function readPatchSets(o: {
+  dotDir: string;
+  files: ReadonlyMap<string, SourceFile>;
+  problems: Problems;
+}): Promise<PatchSetFolder[]> {
+  const root = join(o.dotDir, 'patch_generator');
+  let entries;
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    o.problems.add(root, 'folder', 'expected the patch generator output (run discopop_explorer first); the folder is missing');
+    return [];
+  }
+  const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort(compareIds);
+  return Promise.all(folders.map((id) => readPatchSet({ ...o, id, dir: join(root, id) })));
+}
+
+async function readPatchSet(o: {
+  id: string;
+  dir: string;
+  files: ReadonlyMap<string, SourceFile>;
+  problems: Problems;
+}): Promise<PatchSetFolder> {
+  const names = (await readdir(o.dir, { withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith('.patch'))
+    .map((e) => e.name);
+  const files: PatchFile[] = [];
+  for (const name of names) {
+    const patchPath = join(o.dir, name);
+    const fileId = /^(\d+)\.patch$/.exec(name)?.[1];
+    if (fileId === undefined) {
+      o.problems.add(patchPath, 'file name', 'expected "<file id>.patch" with a numeric FileMapping id');
+      continue;
+    }
+    const source = o.files.get(fileId);
+    if (source === undefined) {
+      o.problems.add(patchPath, `file id ${fileId}`, 'expected an id listed in FileMapping.txt');
+      continue;
+    }
+    const text = await readFile(patchPath, 'utf8');
+    if (text.length === 0) continue;
+    if ((await pathKind(source.path)) !== 'file') {
+      o.problems.add(patchPath, `file id ${fileId}`, `expected the patched source ${source.path} to exist`);
+      continue;
+    }
+    files.push({ fileId, patchPath, text, source });
+  }
+  files.sort((a, b) => compareIds(a.fileId, b.fileId));
+  return { id: o.id, dir: o.dir, files };
+}
+
+/** Numeric ids in numeric order, anything else after them in text order. */
+export function compareIds(a: string, b: string): number {
+  const na = /^\d+$/.test(a) ? Number(a) : Number.NaN;
+  const nb = /^\d+$/.test(b) ? Number(b) : Number.NaN;
+  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb || a.localeCompare(b);
+  if (!Number.isNaN(na)) return -1;
+  if (!Number.isNaN(nb)) return 1;
+  return a.localeCompare(b);
+}

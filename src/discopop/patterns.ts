@@ -1,0 +1,109 @@
+// explorer/patterns.json (formats.md §1.3). do_all and reduction are what the patch generator
+// turns into `parallel for` code, so they are validated field by field; the other types (task,
+// pipeline, geometric_decomposition, ...) vary between DiscoPoP versions and are only used for
+// their id and line range when those are readable.
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { PatternInfo } from '../types.js';
+import { readJsonFile } from './json-file.js';
+import type { Problems } from './problems.js';
+
+const LineRef = z.string().regex(/^\d+:\d+$/, 'expected "<file id>:<line>"');
+const Names = z.array(z.string());
+
+export const LoopPatternSchema = z.looseObject({
+  pattern_id: z.number().int().nonnegative(),
+  start_line: LineRef,
+  end_line: LineRef,
+  pragma: z.string().optional(),
+  first_private: Names,
+  private: Names,
+  last_private: Names,
+  shared: Names,
+  reduction: Names,
+  collapse_level: z.number().int().positive().optional(),
+});
+
+const LocatedPatternSchema = z.looseObject({
+  pattern_id: z.number().int().nonnegative(),
+  start_line: LineRef,
+  end_line: LineRef,
+});
+
+export const PatternsFileSchema = z.looseObject({
+  version: z.string().optional(),
+  patterns: z
+    .looseObject({
+      do_all: z.array(LoopPatternSchema).optional(),
+      reduction: z.array(LoopPatternSchema).optional(),
+    })
+    .catchall(z.unknown()),
+});
+
+const LOOP_TYPES = ['do_all', 'reduction'] as const;
+
+/** Pattern information by suggestion id (`String(pattern_id)`); empty when the file is absent. */
+export async function readPatterns(o: { dotDir: string; problems: Problems }): Promise<Map<string, PatternInfo>> {
+  const read = await readJsonFile(join(o.dotDir, 'explorer', 'patterns.json'), PatternsFileSchema, o.problems);
+  const byId = new Map<string, PatternInfo>();
+  if (read.kind !== 'ok') return byId;
+  const { patterns } = read.value;
+  for (const type of LOOP_TYPES) {
+    for (const entry of patterns[type] ?? []) addFirst(byId, loopPattern(type, entry));
+  }
+  for (const [type, entries] of Object.entries(patterns)) {
+    if ((LOOP_TYPES as readonly string[]).includes(type) || !Array.isArray(entries)) continue;
+    for (const entry of entries) {
+      const located = LocatedPatternSchema.safeParse(entry);
+      if (located.success) addFirst(byId, otherPattern(type, located.data));
+    }
+  }
+  return byId;
+}
+
+function addFirst(byId: Map<string, PatternInfo>, info: PatternInfo): void {
+  const id = String(info.patternId);
+  if (!byId.has(id)) byId.set(id, info);
+}
+
+function loopPattern(type: string, entry: z.output<typeof LoopPatternSchema>): PatternInfo {
+  const info: PatternInfo = {
+    ...location(type, entry),
+    firstPrivate: entry.first_private,
+    private: entry.private,
+    lastPrivate: entry.last_private,
+    shared: entry.shared,
+    reduction: entry.reduction,
+  };
+  if (entry.pragma !== undefined) info.pragma = entry.pragma;
+  if (entry.collapse_level !== undefined) info.collapseLevel = entry.collapse_level;
+  return info;
+}
+
+function otherPattern(type: string, entry: z.output<typeof LocatedPatternSchema>): PatternInfo {
+  const info: PatternInfo = {
+    ...location(type, entry),
+    firstPrivate: names(entry['first_private']),
+    private: names(entry['private']),
+    lastPrivate: names(entry['last_private']),
+    shared: names(entry['shared']),
+    reduction: names(entry['reduction']),
+  };
+  if (typeof entry['pragma'] === 'string') info.pragma = entry['pragma'];
+  return info;
+}
+
+function location(type: string, entry: { pattern_id: number; start_line: string; end_line: string }) {
+  const [fileId, startLine] = splitLineRef(entry.start_line);
+  const [, endLine] = splitLineRef(entry.end_line);
+  return { type, patternId: entry.pattern_id, fileId, startLine, endLine };
+}
+
+function splitLineRef(ref: string): [string, number] {
+  const [fileId, line] = ref.split(':') as [string, string];
+  return [fileId, Number(line)];
+}
+
+function names(value: unknown): string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : [];
+}

@@ -1,0 +1,32 @@
+// A .discopop folder usually has several things wrong at once after a hand edit or a partial
+// DiscoPoP run; listing them all in one go saves the user a fix-and-rerun loop per problem.
+import type { z } from 'zod';
+import { UsageError } from '../errors.js';
+
+export class Problems {
+  readonly lines: string[] = [];
+
+  /** One line `<file>: <place>: <what was expected>`. */
+  add(file: string, place: string, expected: string): void {
+    this.lines.push(`${file}: ${place}: ${expected}`);
+  }
+
+  addZodIssues(file: string, error: z.ZodError): void {
+    for (const issue of error.issues) this.add(file, formatPath(issue.path), issue.message);
+  }
+
+  throwIfAny(): void {
+    if (this.lines.length > 0) throw new UsageError(this.lines.join('\n'));
+  }
+}
+
+/** `patterns.do_all[3].start_line`, the way a user would point at the value in the JSON. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'top level';
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key}]`;
+    else text += text === '' ? String(key) : `.${String(key)}`;
+  }
+  return text;
+}

@@ -1,0 +1,86 @@
+// Turns resolved settings into an Agent, detecting the installed CLI only now, when an agent is
+// really needed (never for --discover-only, --restore, show or report).
+import { access, constants } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { AgentSettings } from '../run-options.js';
+import { CliAgent } from './cli-agent.js';
+import { builtinBackendNames, loadDescriptor, type Descriptor } from './descriptor.js';
+import { MissingValue } from './template.js';
+import type { Agent } from './types.js';
+
+export interface CreateAgentOptions {
+  settings: AgentSettings;
+  /** The run's scratch folder; every conversation gets a fresh empty directory in it. */
+  scratchDir: string;
+  systemPrompt: string;
+  /** Added to every CLI call's environment (tests: isolated HOME, the stub's address). */
+  env?: Readonly<Record<string, string>>;
+  /** Where detection looks; defaults to $PATH. */
+  searchPath?: string;
+}
+
+export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent | null; notice: string | null }> {
+  const { settings } = o;
+  if (settings.backend === 'builtin') return { agent: null, notice: null };
+  const searchPath = o.searchPath ?? process.env.PATH ?? '';
+
+  let descriptor: Descriptor;
+  let notice: string | null = null;
+  if (settings.backend !== undefined) {
+    descriptor = await loadDescriptor(settings.backend);
+  } else {
+    const found = await detectInstalled(searchPath);
+    if (found.length === 0) {
+      const names = (await builtinBackendNames()).join(', ');
+      return { agent: null, notice: `no agent CLI found on PATH (looked for ${names}); the built-in repairer runs alone` };
+    }
+    if (found.length > 1) {
+      const list = found.map((f) => `${f.descriptor.name} (${f.path})`).join(', ');
+      throw new UsageError(`several agent CLIs found on PATH: ${list}; choose one with --backend or a connection in llm_config.json`);
+    }
+    descriptor = found[0]!.descriptor;
+    notice = `using ${descriptor.name} (${found[0]!.path}), the only agent CLI found on PATH`;
+  }
+
+  const agent = new CliAgent({
+    descriptor,
+    executable: settings.executable,
+    model: settings.model ?? descriptor.defaults.model ?? null,
+    timeoutMs: settings.agentTimeoutS * 1000,
+    scratchDir: resolve(o.scratchDir),
+    systemPrompt: o.systemPrompt,
+    env: o.env,
+  });
+  try {
+    agent.checkArguments();
+  } catch (error) {
+    if (!(error instanceof MissingValue)) throw error;
+    const hint = error.placeholder === 'model' ? ': give --model, or "model" in the connection' : '';
+    throw new UsageError(`backend ${descriptor.name}: its command needs {${error.placeholder}}, which has no value${hint}`);
+  }
+  return { agent, notice };
+}
+
+async function detectInstalled(searchPath: string): Promise<{ descriptor: Descriptor; path: string }[]> {
+  const found: { descriptor: Descriptor; path: string }[] = [];
+  for (const name of await builtinBackendNames()) {
+    const descriptor = await loadDescriptor(name);
+    const path = await findExecutable(descriptor.command[0] as string, searchPath);
+    if (path) found.push({ descriptor, path });
+  }
+  return found;
+}
+
+export async function findExecutable(command: string, searchPath: string): Promise<string | null> {
+  const candidates = isAbsolute(command) || command.includes('/') ? [resolve(command)] : searchPath.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here; keep looking.
+    }
+  }
+  return null;
+}

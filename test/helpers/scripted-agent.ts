@@ -1,0 +1,90 @@
+// A real Agent for tests of the repair loop: a descriptor over a small node script that answers
+// with canned replies, run through the same descriptor, process runner, output parser and
+// failure classification as the claude and opencode CLIs.
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAgent } from '../../src/agent/create.js';
+import type { Agent } from '../../src/agent/types.js';
+import type { FatalReason, NoAnswerReason } from '../../src/agent/types.js';
+
+/** One call's reply: the answer text, or how the call fails. The last reply repeats. */
+export type ScriptedReply =
+  | string
+  | { noAnswer: NoAnswerReason; exitCode?: number }
+  | { fatal: FatalReason; exitCode?: number }
+  | { hang: true };
+
+export interface ScriptedCall {
+  index: number;
+  /** The prompt as the CLI received it (system prompt first on a fresh call). */
+  prompt: string;
+  /** The session the call forked from; null for a fresh call. */
+  resumed: string | null;
+  cwd: string;
+}
+
+export interface ScriptedAgent extends Agent {
+  /** Every call the script received so far, in order. */
+  calls(): Promise<ScriptedCall[]>;
+}
+
+const SCRIPT = fileURLToPath(new URL('./scripted-agent/agent.mjs', import.meta.url));
+
+export async function createScriptedAgent(o: {
+  scratchDir: string;
+  replies: ScriptedReply[];
+  /** false: no session support, so follow-ups replay the conversation in one fresh call. */
+  sessions?: boolean;
+  systemPrompt?: string;
+  agentTimeoutS?: number;
+}): Promise<ScriptedAgent> {
+  if (o.replies.length === 0) throw new Error('createScriptedAgent needs at least one reply');
+  const dir = join(o.scratchDir, 'scripted-agent');
+  await mkdir(dir, { recursive: true });
+  const repliesFile = join(dir, 'replies.json');
+  const stateFile = join(dir, 'state');
+  await writeFile(repliesFile, JSON.stringify(o.replies));
+  const descriptor = {
+    name: 'scripted',
+    command: [process.execPath, SCRIPT, '--replies', repliesFile, '--state', stateFile],
+    ...(o.sessions === false ? {} : { followUp: ['--resume', '{session_id}'] }),
+    prompt: 'stdin',
+    version: [SCRIPT, '--version'],
+    output: {
+      format: 'json',
+      text: { where: { type: 'result' }, path: 'result' },
+      sessionId: { path: 'session_id' },
+      answered: { where: { type: 'result' }, is: { is_error: false } },
+      error: { where: { is_error: true }, message: 'result', status: 'api_error_status' },
+      usage: { inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', costUsd: 'total_cost_usd' },
+    },
+  };
+  const descriptorFile = join(dir, 'scripted.json');
+  await writeFile(descriptorFile, JSON.stringify(descriptor, null, 2));
+  const { agent } = await createAgent({
+    settings: {
+      backend: descriptorFile,
+      agentTimeoutS: o.agentTimeoutS ?? 30,
+      prompts: 2,
+      retries: 2,
+      maxAttempts: 6,
+      agentErrorRetries: 2,
+    },
+    scratchDir: join(o.scratchDir, 'conversations'),
+    systemPrompt: o.systemPrompt ?? 'You repair OpenMP patches.',
+  });
+  if (!agent) throw new Error('createAgent returned no agent for the scripted descriptor');
+  return Object.assign(agent, {
+    async calls(): Promise<ScriptedCall[]> {
+      const log = `${stateFile}.log`;
+      if (!existsSync(log)) return [];
+      const text = await readFile(log, 'utf8');
+      return text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as ScriptedCall);
+    },
+  });
+}

@@ -1,14 +1,151 @@
-// PLACEHOLDER: the compiler-diagnostics parser and error classifier land with the demo fixture work.
-import type { Diagnostic, DotDiscopop, ErrorClass } from '../types.js';
+// Turns compiler, linker and `patch` output into Diagnostic values. The build runs in a private
+// workspace, so file names in the output point into that workspace (absolute, or relative to the
+// directory make was in); they are mapped back to FileMapping ids so the rest of the tool can speak
+// about the user's files. gcc and clang differ in wording, quoting (UTF-8 curly quotes under a UTF-8
+// locale) and colour, so everything is normalised before it is matched.
+import path from 'node:path';
+import type { Diagnostic, DotDiscopop, ErrorClass, SourceFile } from '../types.js';
+type Severity = Diagnostic['severity'];
 
-export function parseDiagnostics(output: string, dp: DotDiscopop, workspaceRoot: string): Diagnostic[] {
-  void output;
-  void dp;
-  void workspaceRoot;
-  return [];
+// `file:line:col: severity: message`; clang and gcc both print it, gcc sometimes without a column.
+const LOCATED = /^(?<file>.+?):(?<line>\d+):(?:(?<col>\d+):)? (?<sev>fatal error|error|warning|note): (?<msg>.*)$/;
+// `collect2: error: ...`, `clang: error: ...`, `cc1: fatal error: ...`: a tool speaking without a place.
+const UNLOCATED = /^(?<file>[^\s:][^:]*?): (?<sev>fatal error|error|warning|note): (?<msg>.*)$/;
+// `main.c:(.text+0x39): undefined reference to `f'` — the linker names the source file of the object.
+const LINKER_SECTION = /^(?:\S*ld(?:\.\w+)?: )?(?<file>[^:\s]+):\([^)]*\): (?<msg>.+)$/;
+// `/usr/bin/ld: cannot find -lfoo`, `ld.lld: error: undefined symbol: f`.
+const LINKER_BARE = /^(?:\/\S+\/)?(?:ld|ld\.\w+|lld|collect2): (?<msg>.+)$/;
+const MAKE_DIRECTORY = /^g?make(?:\[\d+\])?: (?<what>Entering|Leaving) directory [`'‘](?<dir>.*)['’]$/;
+// ld's `in function 'main':` headers carry no problem of their own.
+const LINKER_CONTEXT = / in function [`'‘].*['’]:$/;
+
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+
+/** Removes terminal colour codes that `-fdiagnostics-color=always` or a forced tty leave in the output. */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
 }
 
+/**
+ * Every diagnostic in `output`, in the order printed. `file` is the project-relative path (forward
+ * slashes) when the file is one of the project's mapped files, else the name as printed; `fileId`
+ * is its FileMapping id. Relative names are resolved against the directory make reports it entered,
+ * else against `workspaceRoot`, where the build ran.
+ */
+export function parseDiagnostics(output: string, dp: DotDiscopop, workspaceRoot: string): Diagnostic[] {
+  const locate = fileLocator(dp, workspaceRoot);
+  const directories: string[] = [];
+  const diagnostics: Diagnostic[] = [];
+
+  for (const rawLine of stripAnsi(output).split(/\r?\n/)) {
+    const line = rawLine.trimEnd();
+    const make = MAKE_DIRECTORY.exec(line)?.groups;
+    if (make) {
+      if (make.what === 'Entering') directories.push(make.dir ?? '');
+      else directories.pop();
+      continue;
+    }
+    const cwd = directories.at(-1) ?? workspaceRoot;
+    const diagnostic = parseLine(line);
+    if (!diagnostic) continue;
+    const source = locate(diagnostic.file, cwd);
+    diagnostics.push(source ? { ...diagnostic, file: source.relPath, fileId: source.id } : diagnostic);
+  }
+  return diagnostics;
+}
+
+/** The first error (or fatal error), which decides a build's error class. */
+export function firstError(diagnostics: readonly Diagnostic[]): Diagnostic | undefined {
+  return diagnostics.find((d) => d.severity === 'error' || d.severity === 'fatal error');
+}
+
+function parseLine(line: string): Diagnostic | undefined {
+  const located = LOCATED.exec(line)?.groups;
+  if (located) {
+    const message = located.msg ?? '';
+    return {
+      file: located.file ?? '',
+      line: Number(located.line),
+      ...(located.col === undefined ? {} : { column: Number(located.col) }),
+      severity: located.sev as Severity,
+      message,
+      errorClass: classifyError(message),
+    };
+  }
+  if (LINKER_CONTEXT.test(line)) return undefined;
+  const linked = LINKER_SECTION.exec(line)?.groups;
+  if (linked) {
+    const message = linked.msg ?? '';
+    return { file: linked.file ?? '', severity: 'error', message, errorClass: 'link' };
+  }
+  const bare = LINKER_BARE.exec(line)?.groups;
+  if (bare && !UNLOCATED.test(line)) {
+    const message = bare.msg ?? '';
+    return { file: 'ld', severity: 'error', message, errorClass: 'link' };
+  }
+  const tool = UNLOCATED.exec(line)?.groups;
+  if (tool) {
+    const message = tool.msg ?? '';
+    return { file: tool.file ?? '', severity: tool.sev as Severity, message, errorClass: classifyError(message) };
+  }
+  return undefined;
+}
+
+/**
+ * Maps a file name from the build output to a project file. The workspace is a copy of the project
+ * root, so a path under either root names the same relative file. Names that resolve to nothing
+ * known (a script that cd'ed without make saying so) fall back to the one mapped file they end with.
+ */
+function fileLocator(dp: DotDiscopop, workspaceRoot: string): (printed: string, cwd: string) => SourceFile | undefined {
+  const byRelPath = new Map<string, SourceFile>();
+  for (const source of dp.files.values()) byRelPath.set(source.relPath, source);
+  const roots = [workspaceRoot, dp.projectRoot].map((root) => path.resolve(root));
+
+  return (printed, cwd) => {
+    const absolute = path.resolve(cwd, printed);
+    for (const root of roots) {
+      const relative = path.relative(root, absolute);
+      if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
+      const found = byRelPath.get(relative.split(path.sep).join('/'));
+      if (found) return found;
+    }
+    if (path.isAbsolute(printed)) return undefined;
+    const tail = path.posix.normalize(printed.split(path.sep).join('/')).replace(/^(\.\/)+/, '');
+    const candidates = [...byRelPath.values()].filter((s) => s.relPath === tail || s.relPath.endsWith(`/${tail}`));
+    return candidates.length === 1 ? candidates[0] : undefined;
+  };
+}
+
+// First match wins, so narrower wordings come before the broader ones they overlap with (clang's
+// "unexpected OpenMP clause 'shared' in directive" is a known clause in the wrong place, not an
+// unknown one). Each entry lists the gcc wording, then clang's, as the compilers print them.
+const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
+  [/Hunk #\d+ FAILED|can't find file to patch|malformed patch|Only garbage was found in the patch input|Reversed \(or previously applied\) patch detected|unexpected end of file in patch/, 'patch-does-not-apply'],
+  [/undefined reference to|multiple definition of|ld returned \d+ exit status|linker command failed|cannot find -l|undefined symbol: /, 'link'],
+  // clang says "expected variable name or data member of current class" for `this` and for any
+  // other non-variable inside a member function; both are repaired by dropping the entry.
+  [/'this' allowed in OpenMP only|expected variable name or data member of current class/, 'this-in-clause'],
+  [/appears more than once in data clauses|appears both in data and map clauses|\b(?:private|shared|firstprivate|lastprivate|reduction|linear) variable cannot be (?:private|shared|firstprivate|lastprivate|reduction|linear)\b|variable can appear only once in OpenMP/, 'duplicate-data-sharing'],
+  [/'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has an incomplete type|variable of incomplete type/, 'invalid-privatization'],
+  // clang rejects `reduction(+:s)` on a struct and `reduction(^:d)` on a double only through the
+  // combiner it cannot build ("invalid operands to binary expression"). The unpatched project
+  // compiled, so in a patched build that wording comes from the added reduction clause.
+  [/user defined reduction not found|has invalid type for 'reduction|is not valid for specified reduction operation|invalid operands to binary expression|reduction variable must be shared/, 'invalid-reduction'],
+  [/is not valid for '#pragma omp|unexpected OpenMP clause '[^']+' in directive/, 'clause-not-allowed'],
+  // gcc rejects a misspelt clause; clang only warns that it ignores the rest of the line.
+  [/expected '#pragma omp' clause before|extra tokens at the end of '#pragma omp|expected an OpenMP clause|unknown OpenMP clause/, 'unknown-clause'],
+  [/not enough (?:perfectly nested |for )?loops|collapsed loops not perfectly nested|expected \d+ for loops after '#pragma omp/, 'collapse-not-nested'],
+  [/for statement expected before|statement after '#pragma omp [^']*' must be a for loop/, 'directive-not-before-loop'],
+  [/invalid controlling predicate|missing controlling predicate|invalid increment expression|missing increment expression|invalid type for iteration variable|expected iteration declaration or initialization|condition of OpenMP for loop must be|increment clause of OpenMP for loop|increment expression must cause|initialization clause of OpenMP for loop is not in canonical form|variable must be of integer or pointer type/, 'non-canonical-loop'],
+  [/break statement used with OpenMP for loop|'break' statement cannot be used in OpenMP for loop|invalid (?:branch to\/from|exit from|entry to) OpenMP structured block|cannot return from OpenMP region/, 'early-exit'],
+  // One class for every name that is not in scope at the pragma (body local, for-init index,
+  // bare member name, IR name): gcc and clang word them all alike.
+  [/undeclared \(first use in this function\)|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/, 'undeclared-in-clause'],
+];
+
+/** The error class of one diagnostic message (gcc or clang, any quoting), from its text alone. */
 export function classifyError(message: string): ErrorClass {
-  void message;
+  const text = stripAnsi(message).replace(/[‘’`]/g, "'");
+  for (const [pattern, errorClass] of CLASS_RULES) if (pattern.test(text)) return errorClass;
   return 'other';
 }

@@ -1,0 +1,66 @@
+// Real compilers for the diagnostics tests. clang is optional on a developer machine; CI installs it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runProcess } from '../../src/process.js';
+import type { DotDiscopop, SourceFile } from '../../src/types.js';
+
+export interface Compiler {
+  family: 'gcc' | 'clang';
+  c: string;
+  cxx: string;
+}
+
+export const GCC: Compiler = { family: 'gcc', c: 'gcc', cxx: 'g++' };
+export const CLANG: Compiler = { family: 'clang', c: 'clang', cxx: 'clang++' };
+
+export const CLANG_MISSING_HINT = 'clang is not installed: apt-get install -y clang libomp-dev';
+
+export async function isInstalled(command: string): Promise<boolean> {
+  const outcome = await runProcess({ command, args: ['--version'], cwd: tmpdir(), timeoutMs: 20_000 });
+  return outcome.kind === 'exited' && outcome.exitCode === 0;
+}
+
+export interface CompileRequest {
+  compiler: Compiler;
+  source: string;
+  cwd: string;
+  /** Link into an executable instead of stopping after the object file. */
+  link?: boolean;
+  env?: Record<string, string>;
+  extraFlags?: string[];
+}
+
+/** Compiles one file with -fopenmp and returns what the compiler printed (stdout then stderr). */
+export async function compile(request: CompileRequest): Promise<{ exitCode: number; output: string }> {
+  const command = request.source.endsWith('.cpp') ? request.compiler.cxx : request.compiler.c;
+  const outDir = mkdtempSync(path.join(tmpdir(), 'pr-diag-'));
+  try {
+    const output = path.join(outDir, request.link ? 'a.out' : 'a.o');
+    const args = ['-fopenmp', ...(request.extraFlags ?? []), ...(request.link ? [] : ['-c']), request.source, '-o', output];
+    const outcome = await runProcess({ command, args, cwd: request.cwd, env: request.env, timeoutMs: 60_000 });
+    if (outcome.kind !== 'exited') throw new Error(`${command} did not finish: ${outcome.kind}`);
+    return { exitCode: outcome.exitCode, output: outcome.stdout + outcome.stderr };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+/** The parts of a DotDiscopop that diagnostics parsing reads, for a project with the given files. */
+export function projectWith(projectRoot: string, relPaths: string[]): DotDiscopop {
+  const files = new Map<string, SourceFile>();
+  relPaths.forEach((relPath, index) => {
+    const id = String(index + 1);
+    files.set(id, { id, relPath, path: path.join(projectRoot, relPath) });
+  });
+  return {
+    dotDir: path.join(projectRoot, '.discopop'),
+    projectRoot,
+    files,
+    suggestions: [],
+    config: { name: 'tiny', dir: '', compileScript: '', settings: {}, settingsSource: 'seq_settings.json (derived)' },
+    applied: [],
+    hasHotspotData: false,
+    notices: [],
+  };
+}

@@ -1,16 +1,24 @@
-// One failing suggestion, everything a repairer (built-in or agent) and verification need.
+// What a repair works on, and what the built-in repairer hands back. Shared by the attempt loop,
+// the six checks and the built-in repairer.
 import type { BuildResult, Suggestion } from '../types.js';
 
 export interface RepairTask {
   suggestion: Suggestion;
-  /** file id → original source text */
+  /** File id → original source text. */
   sources: Map<string, string>;
-  /** file id → generated patch text */
+  /** File id → generated patch text, as DiscoPoP wrote it. */
   generated: Map<string, string>;
-  /** file id → source with the generated patch applied */
+  /** File id → source with the generated patch applied. */
   patched: Map<string, string>;
-  /** the failing build of the generated set */
+  /** The failing build of the generated set; diagnostic lines refer to the patched files. */
   build: BuildResult;
 }
 
-export type BuiltinResult = { kind: 'answer'; text: string; rules: string[] } | { kind: 'declined'; reason: string };
+/**
+ * `answer`: a corrected patch set in the form a model answers with (one ```diff block per changed
+ * file), plus the names of the rules that produced it. `declined`: no rule can repair this without
+ * restructuring code or guessing; `reason` says why, for the agent's prompt and the report.
+ */
+export type BuiltinResult =
+  | { kind: 'answer'; text: string; rules: string[] }
+  | { kind: 'declined'; reason: string };

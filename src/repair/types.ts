@@ -47,7 +47,7 @@ export interface BuiltinInfo {
   declined: string | null;
 }
 
-interface OutcomeCommon {
+export interface OutcomeCommon {
   /** Agent calls made, answered and unanswered. */
   attempts: number;
   unanswered: number;

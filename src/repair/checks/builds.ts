@@ -1,0 +1,38 @@
+// Check 6: the suggestion is rebuilt in isolation with the canonical patch set, exactly as the
+// write-back would leave it. It must build. When it does not, the follow-up names the errors that
+// are new compared with the generated patch's build, since those are the ones the answer caused.
+import type { BuildResult, Diagnostic, PatchSet } from '../../types.js';
+import type { VerifyBuilder } from '../types.js';
+import type { RepairTask } from '../task.js';
+import { pass, reject, type CheckOutcome } from './result.js';
+
+export async function buildsCheck(o: { task: RepairTask; canonical: PatchSet; pool: VerifyBuilder }): Promise<CheckOutcome<BuildResult>> {
+  const build = await o.pool.build(o.task.suggestion.id, o.canonical, 'verify');
+  if (build.ok) return pass(build);
+  return reject(buildFailureText(o.task.build, build));
+}
+
+export function buildFailureText(generated: BuildResult, candidate: BuildResult): string {
+  if (candidate.failedAt === 'timeout') return 'The build with the corrected patch set did not finish within the build time limit.';
+  if (candidate.failedAt === 'patch') return `GNU patch could not apply the corrected patch set:\n${candidate.output.trim()}`;
+  const errors = candidate.diagnostics.filter(isError);
+  if (errors.length === 0) return `The project does not build with the corrected patch set:\n${candidate.output.trim()}`;
+  const before = new Set(generated.diagnostics.filter(isError).map(identity));
+  const fresh = errors.filter((d) => !before.has(identity(d)));
+  if (fresh.length > 0) return `The project does not build with the corrected patch set. New compiler errors:\n${fresh.map(render).join('\n')}`;
+  return `The project still does not build; the errors of the generated patch remain:\n${errors.map(render).join('\n')}`;
+}
+
+function isError(d: Diagnostic): boolean {
+  return d.severity === 'error' || d.severity === 'fatal error';
+}
+
+/** Line numbers move when a repair adds or removes lines, so an error is its file and message. */
+function identity(d: Diagnostic): string {
+  return `${d.fileId ?? d.file}\u0000${d.message}`;
+}
+
+function render(d: Diagnostic): string {
+  const place = [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
+  return `${place}: ${d.severity}: ${d.message}`;
+}

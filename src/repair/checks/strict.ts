@@ -1,0 +1,37 @@
+// --strict: a candidate may only change directive lines, and may not take away a reduction or a
+// privatizing clause (or a variable from one): without them the parallel loop can race even
+// though it compiles, so such a repair needs a human decision.
+import { PRIVATIZING_CLAUSES } from '../../patch/openmp.js';
+import type { ClauseChange } from '../../store/results.js';
+import { pass, reject, type CheckOutcome } from './result.js';
+import type { DirectivesKept } from './directives.js';
+
+export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
+  if (kept.nonDirectiveLinesChanged) {
+    return reject('In strict mode only directive lines may change, and the answer changes other lines; change the #pragma omp lines only.');
+  }
+  const weakening = kept.clauseChanges.filter(weakensPrivatization);
+  if (weakening.length > 0) {
+    return reject(`In strict mode privatizing and reduction clauses may not be removed: ${weakening.map(describe).join('; ')}. Keep them and fix the directive another way.`);
+  }
+  return pass(null);
+}
+
+function weakensPrivatization(change: ClauseChange): boolean {
+  const isPrivatizing = (clause: string | undefined) => clause !== undefined && PRIVATIZING_CLAUSES.has(clause);
+  switch (change.kind) {
+    case 'clause-removed':
+    case 'variable-removed':
+      return isPrivatizing(change.clause);
+    case 'variable-moved':
+      return isPrivatizing(change.from) && !isPrivatizing(change.to);
+    default:
+      return false;
+  }
+}
+
+function describe(change: ClauseChange): string {
+  const variable = change.variable ? ` ${change.variable}` : '';
+  const where = change.kind === 'variable-moved' ? ` from ${change.from} to ${change.to}` : ` (${change.clause ?? '?'})`;
+  return `${change.kind}${variable}${where} in "${change.directive}"`;
+}

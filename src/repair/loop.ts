@@ -1,0 +1,202 @@
+// The attempt loop for one failing suggestion: the built-in repairer first (no agent budget), then
+// up to --prompts fresh agent conversations, one ladder rung each, each with up to --retries
+// follow-ups that say only what was wrong. Answered calls are capped by --max-attempts; a call
+// without an answer is repeated in place from --agent-error-retries and never counts as a try.
+import { builtinRepair } from '../agent/builtin/index.js';
+import type { CallResult, Conversation } from '../agent/types.js';
+import type { BuiltinResult } from './task.js';
+import { loadPromptLadder, type PromptLadder } from './ladder.js';
+import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
+import type { RepairTask } from './task.js';
+import type { AttemptTranscript } from './transcript.js';
+import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from './types.js';
+import { verify, type Verdict } from './verify.js';
+
+/** Counters of one suggestion's repair, turned into the outcome at the end. */
+class Tally {
+  /** Number of the last try under attempts/<id>/, builtin and agent together. */
+  tries = 0;
+  calls = 0;
+  unanswered = 0;
+  answered = 0;
+  costUsd = 0;
+  builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
+  lastRejection: string | null = null;
+}
+
+export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Promise<RepairOutcome> {
+  const tally = new Tally();
+  const common = (): OutcomeCommon => ({
+    attempts: tally.calls,
+    unanswered: tally.unanswered,
+    builtin: tally.builtin,
+    firstError: task.build.firstError ?? null,
+    costUsd: tally.costUsd,
+  });
+  const unrepaired = (status: UnrepairedOutcome['status'], reason: string): RepairOutcome => ({ ...common(), status, reason });
+
+  if (deps.budget.fatal) return unrepaired('skipped', deps.budget.stop()!.reason);
+
+  if (deps.options.builtin) {
+    const verdict = await builtinTry(task, deps, tally);
+    if (verdict?.accepted) return accepted(verdict, 'builtin', tally.tries, common());
+  }
+  if (!deps.agent) {
+    return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
+  }
+
+  const outcome = await agentTries(task, deps, tally, common);
+  if (tally.calls > 0) deps.budget.noteSuggestion(outcome.status !== 'agent_unreachable');
+  return outcome;
+}
+
+async function builtinTry(task: RepairTask, deps: RepairDeps, tally: Tally): Promise<Verdict | null> {
+  const attempt = ++tally.tries;
+  tally.builtin.tries += 1;
+  const id = task.suggestion.id;
+  deps.emit({ type: 'call-started', id, attempt, tier: 'builtin', prompt: 1, turn: 0 });
+  const started = Date.now();
+  const result: BuiltinResult = await builtinRepair(task);
+  deps.emit({
+    type: 'call-finished',
+    id,
+    attempt,
+    tier: 'builtin',
+    outcome: result.kind === 'answer' ? 'answered' : 'declined',
+    detail: result.kind === 'declined' ? result.reason : null,
+    duration_ms: Date.now() - started,
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
+    cli_version: null,
+  });
+  const base = { id, attempt, tier: 'builtin' as const, conversation: 0, turn: 0, prompt: null };
+  if (result.kind === 'declined') {
+    tally.builtin.declined = `declined: ${result.reason}`;
+    await deps.attempts.write({ ...base, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, ...noVerdict() });
+    return null;
+  }
+  const verdict = await checkAnswer(result.text, task, deps, attempt);
+  await deps.attempts.write({ ...base, source: `builtin: ${result.rules.join(', ')}`, answer: result.text, callOutcome: 'answered', callDetail: null, ...transcriptOf(verdict) });
+  tally.builtin.accepted = verdict.accepted;
+  if (!verdict.accepted) tally.builtin.declined = `rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
+  return verdict;
+}
+
+async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, common: () => OutcomeCommon): Promise<RepairOutcome> {
+  const agent = deps.agent!;
+  const { options } = deps;
+  const id = task.suggestion.id;
+  const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
+  const limits = options;
+  let errorAllowance = options.agent.agentErrorRetries;
+  const stopped = (status: UnrepairedOutcome['status'], reason: string): UnrepairedOutcome => ({ ...common(), status, reason });
+
+  for (let conversationNo = 1; conversationNo <= options.agent.prompts; conversationNo += 1) {
+    let conversation: Conversation = await agent.open();
+    const opened = conversation;
+    try {
+      let prompt: BuiltPrompt = rungPrompt({ ladder, conversation: conversationNo, task, limits });
+      for (let turn = 0; turn <= options.agent.retries; turn += 1) {
+        if (tally.answered >= options.agent.maxAttempts) return stopped('failed', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
+        // Repeat the call in place until it is answered; unanswered calls use their own allowance.
+        let result: CallResult;
+        for (;;) {
+          if (deps.signal.aborted) return stopped('skipped', 'interrupted');
+          const stop = deps.budget.stop();
+          if (stop) return stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.reason);
+          const attempt = ++tally.tries;
+          result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
+          tally.calls += 1;
+          tally.costUsd += result.usage.costUsd ?? 0;
+          deps.budget.addCost(result.usage.costUsd);
+          const base = { id, attempt, tier: 'agent' as const, conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text };
+          if (result.kind === 'answered') {
+            tally.answered += 1;
+            conversation = result.conversation;
+            const verdict = await checkAnswer(result.text, task, deps, attempt);
+            await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, ...transcriptOf(verdict) });
+            if (verdict.accepted) return accepted(verdict, 'agent', attempt, common());
+            tally.lastRejection = `attempt ${attempt} rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
+            prompt = followUpPrompt({ ladder, task, check: verdict.rejectedBy, reason: verdict.reason, limits });
+            break;
+          }
+          await deps.attempts.write({ ...base, answer: null, callOutcome: result.reason, callDetail: result.detail, ...noVerdict() });
+          if (result.kind === 'fatal') {
+            deps.budget.setFatal(result.reason, result.detail);
+            return stopped('skipped', deps.budget.stop()!.reason);
+          }
+          tally.unanswered += 1;
+          if (errorAllowance === 0) {
+            return stopped('agent_unreachable', `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`);
+          }
+          errorAllowance -= 1;
+        }
+      }
+    } finally {
+      await agent.close(opened);
+    }
+  }
+  return stopped('failed', exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`));
+}
+
+async function call(deps: RepairDeps, conversation: Conversation, prompt: string, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {
+  const { id, attempt } = at;
+  deps.emit({ type: 'call-started', id, attempt, tier: 'agent', prompt: at.conversationNo, turn: at.turn });
+  const result = await deps.agent!.call(conversation, prompt, deps.signal);
+  deps.emit({
+    type: 'call-finished',
+    id,
+    attempt,
+    tier: 'agent',
+    outcome: result.kind === 'answered' ? 'answered' : result.reason,
+    detail: result.kind === 'answered' ? null : result.detail,
+    duration_ms: result.usage.durationMs,
+    input_tokens: result.usage.inputTokens ?? null,
+    output_tokens: result.usage.outputTokens ?? null,
+    cost_usd: result.usage.costUsd ?? null,
+    cli_version: result.usage.cliVersion ?? null,
+  });
+  return result;
+}
+
+async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verdict> {
+  const verdict = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir });
+  for (const check of verdict.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, ...check });
+  return verdict;
+}
+
+function accepted(verdict: Verdict & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon): RepairedOutcome {
+  return {
+    ...common,
+    status: 'repaired',
+    canonical: verdict.canonical,
+    changedFiles: verdict.changedFiles,
+    acceptedAttempt: attempt,
+    tier,
+    clauseChanges: verdict.clauseChanges,
+    nonDirectiveLinesChanged: verdict.nonDirectiveLinesChanged,
+    build: verdict.build,
+  };
+}
+
+function exhausted(tally: Tally, why: string): string {
+  return tally.lastRejection ? `no candidate passed verification (${why}); last: ${tally.lastRejection}` : `no candidate passed verification (${why})`;
+}
+
+function transcriptOf(verdict: Verdict): Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict'> {
+  return {
+    extracted: verdict.extracted,
+    canonical: verdict.canonical ? new Map(verdict.canonical) : null,
+    verdict: {
+      accepted: verdict.accepted,
+      rejectedBy: verdict.accepted ? null : verdict.rejectedBy,
+      reason: verdict.accepted ? null : verdict.reason,
+      checks: verdict.checks,
+    },
+  };
+}
+
+function noVerdict(): Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict'> {
+  return { extracted: null, canonical: null, verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] } };
+}

@@ -1,0 +1,145 @@
+// Builds the text of each call from a ladder template and the failing suggestion. Limits:
+// diagnostics are cut to --max-error-chars; a prompt longer than --max-prompt-chars loses source
+// context first (fewer lines, then none), then findings, then more diagnostics. The patches are
+// never cut: a model cannot correct a patch it has not seen whole.
+import type { RunOptions } from '../run-options.js';
+import type { Diagnostic, PatternInfo } from '../types.js';
+import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './ladder.js';
+import type { RepairTask } from './task.js';
+
+type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
+
+export interface BuiltPrompt {
+  text: string;
+  /** Template name, recorded in the transcript. */
+  template: string;
+}
+
+export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task: RepairTask; limits: Limits }): BuiltPrompt {
+  const template = rungFor(o.ladder, o.conversation);
+  const { task, limits } = o;
+  const diagnostics = cutText(diagnosticsText(task), limits.maxErrorChars);
+  const base: RungValues = {
+    suggestion_id: task.suggestion.id,
+    pattern_type: task.suggestion.pattern?.type ?? 'no DiscoPoP pattern entry',
+    files: task.suggestion.files.map((f) => f.source.relPath).join(', '),
+    generated_patches: generatedPatchesText(task),
+    diagnostics,
+    source_context: '',
+    context_lines: String(limits.contextLines),
+    discopop_findings: findingsText(task.suggestion.pattern),
+  };
+  const render = (values: RungValues) => renderTemplate(template, values);
+  const uses = (name: string) => template.placeholders.has(name);
+
+  // Shrink the context window step by step until the prompt fits or no context is left.
+  for (let lines = limits.contextLines; ; lines = Math.floor(lines / 2)) {
+    const text = render({ ...base, context_lines: String(lines), source_context: sourceContextText(task, lines) });
+    if (text.length <= limits.maxPromptChars) return { text, template: template.name };
+    if (lines === 0 || !uses('source_context')) break;
+  }
+  const withoutContext: RungValues = { ...base, context_lines: '0', source_context: '(left out: the prompt size limit)' };
+  let text = render(withoutContext);
+  if (text.length <= limits.maxPromptChars) return { text, template: template.name };
+  const withoutFindings: RungValues = { ...withoutContext, discopop_findings: '(left out: the prompt size limit)' };
+  text = render(withoutFindings);
+  const over = text.length - limits.maxPromptChars;
+  if (over > 0) {
+    const room = Math.max(0, diagnostics.length - over);
+    text = render({ ...withoutFindings, diagnostics: cutText(diagnostics, room) });
+  }
+  return { text, template: template.name };
+}
+
+export function followUpPrompt(o: { ladder: PromptLadder; task: RepairTask; check: string; reason: string; limits: Limits }): BuiltPrompt {
+  const text = renderTemplate(o.ladder.followUp, {
+    check: o.check,
+    reason: cutText(o.reason, o.limits.maxErrorChars),
+    suggestion_id: o.task.suggestion.id,
+    files: o.task.suggestion.files.map((f) => f.source.relPath).join(', '),
+  });
+  return { text, template: o.ladder.followUp.name };
+}
+
+/** Keeps the head (the first errors are the ones that matter) and says how much was dropped. */
+export function cutText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const note = `\n[… ${text.length - maxChars} more characters cut]`;
+  if (maxChars <= note.length) return text.slice(0, Math.max(0, maxChars));
+  return text.slice(0, maxChars - note.length) + note;
+}
+
+function generatedPatchesText(task: RepairTask): string {
+  return task.suggestion.files
+    .map((file) => {
+      const text = task.generated.get(file.fileId) ?? file.text;
+      return `### ${file.source.relPath}\n\n\`\`\`diff\n${text}${text.endsWith('\n') ? '' : '\n'}\`\`\``;
+    })
+    .join('\n\n');
+}
+
+/** Project-relative diagnostics when the build stage parsed them; its raw output otherwise. */
+function diagnosticsText(task: RepairTask): string {
+  const { build } = task;
+  if (build.diagnostics.length === 0) return build.output.trim() || '(the build failed without any output)';
+  return build.diagnostics.map(renderDiagnostic).join('\n');
+}
+
+function renderDiagnostic(d: Diagnostic): string {
+  const place = [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
+  return `${place}: ${d.severity}: ${d.message}`;
+}
+
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm;
+
+/** The original source around every hunk of the generated patch, numbered like the file. */
+export function sourceContextText(task: RepairTask, contextLines: number): string {
+  const blocks: string[] = [];
+  for (const file of task.suggestion.files) {
+    const source = task.sources.get(file.fileId);
+    const patch = task.generated.get(file.fileId) ?? file.text;
+    if (source === undefined) continue;
+    const lines = source.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const ranges = mergeRanges(
+      [...patch.matchAll(HUNK_HEADER)].map((m) => {
+        const start = Number(m[1]);
+        const length = m[2] === undefined ? 1 : Number(m[2]);
+        return [Math.max(1, start - contextLines), Math.min(lines.length, start + Math.max(length, 1) - 1 + contextLines)] as const;
+      }),
+    );
+    const width = String(lines.length).length;
+    for (const [from, to] of ranges) {
+      const numbered = lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`);
+      blocks.push(`### ${file.source.relPath}, lines ${from}-${to}\n\n\`\`\`\n${numbered.join('\n')}\n\`\`\``);
+    }
+  }
+  return blocks.join('\n\n') || '(no source available)';
+}
+
+function mergeRanges(ranges: (readonly [number, number])[]): [number, number][] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [from, to] of sorted) {
+    const last = merged.at(-1);
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  return merged;
+}
+
+function findingsText(pattern: PatternInfo | null): string {
+  if (!pattern) return 'DiscoPoP recorded no findings for this suggestion (it has no entry in explorer/patterns.json).';
+  const list = (values: string[]) => (values.length > 0 ? values.join(', ') : '(none)');
+  return [
+    `- pattern: ${pattern.type} (pattern id ${pattern.patternId})`,
+    `- loop: file ${pattern.fileId}, lines ${pattern.startLine}-${pattern.endLine}`,
+    ...(pattern.pragma ? [`- suggested directive: ${pattern.pragma}`] : []),
+    ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 1 ? [`- collapse level: ${pattern.collapseLevel}`] : []),
+    `- shared: ${list(pattern.shared)}`,
+    `- private: ${list(pattern.private)}`,
+    `- firstprivate: ${list(pattern.firstPrivate)}`,
+    `- lastprivate: ${list(pattern.lastPrivate)}`,
+    `- reduction: ${list(pattern.reduction)}`,
+  ].join('\n');
+}

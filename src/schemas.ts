@@ -2,8 +2,17 @@
 import type { z } from 'zod';
 import { ResultsFileSchema } from './store/results.js';
 import { EventSchema } from './store/events.js';
+import { AppliedSuggestionsSchema } from './discopop/applied.js';
+import { SettingsFileSchema } from './discopop/build-config.js';
+import { HotspotsFileSchema } from './discopop/hotspots.js';
+import { PatternsFileSchema } from './discopop/patterns.js';
 
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
   'progress-event.schema.json': EventSchema,
+  // DiscoPoP's files as patch-repair reads them (only the parts it relies on are constrained).
+  'discopop-patterns.schema.json': PatternsFileSchema,
+  'discopop-hotspots.schema.json': HotspotsFileSchema,
+  'discopop-applied-suggestions.schema.json': AppliedSuggestionsSchema,
+  'discopop-settings.schema.json': SettingsFileSchema,
 };

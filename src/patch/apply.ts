@@ -1,0 +1,162 @@
+// Applies one file block to one source, hunk by hunk in order, all or nothing.
+import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
+import { locateHunk, newSide, oldSide, type Located } from './locate.js';
+import type { LineMatch } from './similarity.js';
+import { squeeze } from './similarity.js';
+
+interface SourceText {
+  lines: string[];
+  endsWithNewline: boolean;
+  crlf: boolean;
+}
+
+function splitSource(source: string): SourceText {
+  const crlf = source.includes('\r\n');
+  const text = crlf ? source.replace(/\r\n/g, '\n') : source;
+  const endsWithNewline = text.endsWith('\n');
+  const lines = text.length === 0 ? [] : text.split('\n');
+  if (endsWithNewline) lines.pop();
+  return { lines, endsWithNewline, crlf };
+}
+
+function joinSource(lines: readonly string[], endsWithNewline: boolean, crlf: boolean): string {
+  const eol = crlf ? '\r\n' : '\n';
+  return lines.join(eol) + (endsWithNewline && lines.length > 0 ? eol : '');
+}
+
+interface Placement {
+  hunk: Hunk;
+  located: Located;
+  start: number;
+}
+
+export function applyFilePatch(source: string, patch: FilePatch): FileApplyReport {
+  const text = splitSource(source);
+  const view = { lines: text.lines, squeezed: text.lines.map(squeeze) };
+  const reports: HunkReport[] = [];
+  const placements: Placement[] = [];
+  let carried = 0;
+  let minStart = 0;
+  patch.hunks.forEach((hunk, index) => {
+    const expected = oldSide(hunk);
+    const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
+    const declared = nominal === null ? null : Math.max(0, nominal + carried);
+    const located = locateHunk({ file: view, hunk, declared, minStart });
+    reports.push(hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines }));
+    if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
+    placements.push({ hunk, located, start: located.start });
+    const span = located.status === 'already-applied' ? newSide(hunk).length : expected.length;
+    minStart = located.start + span;
+    if (nominal !== null) {
+      const growth = located.status === 'already-applied' ? newSide(hunk).length - expected.length : 0;
+      carried = located.start - nominal + growth;
+    }
+  });
+
+  const failed = reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
+  const alreadyApplied = !failed && reports.every((report) => report.status === 'already-applied');
+  const ok = !failed && !alreadyApplied && reports.length > 0;
+  return {
+    fileId: null,
+    path: patch.oldPath ?? patch.newPath,
+    ok,
+    alreadyApplied,
+    result: ok ? build(text, placements) : null,
+    hunks: reports,
+  };
+}
+
+function build(text: SourceText, placements: readonly Placement[]): string {
+  const out: string[] = [];
+  let cursor = 0;
+  let endsWithNewline = text.endsWithNewline;
+  for (const { hunk, located, start } of placements) {
+    if (located.status === 'already-applied') continue;
+    while (cursor < start) out.push(text.lines[cursor++]!);
+    const oldLength = oldSide(hunk).length;
+    out.push(...replaceAt(text.lines, hunk, start, located.levels));
+    cursor = start + oldLength;
+    if (cursor === text.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
+      endsWithNewline = !hunk.newNoNewlineAtEnd;
+    }
+  }
+  while (cursor < text.lines.length) out.push(text.lines[cursor++]!);
+  return joinSource(out, endsWithNewline, text.crlf);
+}
+
+/** Context keeps the file's text; added lines follow the file's indentation where the hunk's differed. */
+function replaceAt(lines: readonly string[], hunk: Hunk, start: number, levels: LineMatch[] | null): string[] {
+  const out: string[] = [];
+  let oldIndex = 0;
+  hunk.lines.forEach((line, position) => {
+    if (line.kind === 'context') out.push(lines[start + oldIndex++]!);
+    else if (line.kind === 'remove') oldIndex++;
+    else out.push(levels === null ? line.text : reindent(line.text, hunk, position, lines, start));
+  });
+  return out;
+}
+
+function reindent(added: string, hunk: Hunk, position: number, lines: readonly string[], start: number): string {
+  const reference = indentReference(hunk, position);
+  if (reference === null) return added;
+  const patchIndent = leading(reference.text);
+  const fileIndent = leading(lines[start + reference.oldIndex]!);
+  if (patchIndent === fileIndent) return added;
+  const addedIndent = leading(added);
+  const body = added.slice(addedIndent.length);
+  if (addedIndent.startsWith(patchIndent)) return fileIndent + addedIndent.slice(patchIndent.length) + body;
+  const shallower = patchIndent.length - addedIndent.length;
+  return fileIndent.slice(0, Math.max(0, fileIndent.length - shallower)) + body;
+}
+
+/** The nearest non-blank old-side line after the added line (the statement it precedes), else before it. */
+function indentReference(hunk: Hunk, position: number): { text: string; oldIndex: number } | null {
+  const oldIndexes: number[] = [];
+  let counter = 0;
+  for (const line of hunk.lines) oldIndexes.push(line.kind === 'add' ? -1 : counter++);
+  const usable = (index: number) => hunk.lines[index]!.kind !== 'add' && hunk.lines[index]!.text.trim() !== '';
+  for (let index = position + 1; index < hunk.lines.length; index++) {
+    if (usable(index)) return { text: hunk.lines[index]!.text, oldIndex: oldIndexes[index]! };
+  }
+  for (let index = position - 1; index >= 0; index--) {
+    if (usable(index)) return { text: hunk.lines[index]!.text, oldIndex: oldIndexes[index]! };
+  }
+  return null;
+}
+
+function leading(line: string): string {
+  return /^\s*/.exec(line)![0];
+}
+
+function hunkReport(o: { index: number; hunk: Hunk; located: Located; declared: number | null; nominal: number | null; lines: readonly string[] }): HunkReport {
+  const { index, hunk, located, declared, nominal, lines } = o;
+  const expected = oldSide(hunk);
+  const at = located.start ?? declared;
+  const span = located.status === 'already-applied' ? newSide(hunk).length : expected.length;
+  const found = at === null ? [] : lines.slice(at, at + span);
+  const troubled = located.status === 'failed' || located.status === 'ambiguous';
+  const around = at ?? 0;
+  return {
+    index,
+    header: hunk.header,
+    status: located.status,
+    declaredLine: declared === null ? null : declared + 1,
+    bestLine: located.start === null ? null : located.start + 1,
+    candidates: located.candidates.map((place) => place + 1),
+    score: located.score,
+    expected,
+    found,
+    detail: located.status === 'offset' && nominal !== null
+      ? `${located.detail} (offset ${located.start! - nominal} lines)`
+      : located.detail,
+    reread: troubled && (at !== null || located.candidates.length > 0)
+      ? rereadRange(located.candidates.length > 0 ? located.candidates : [around], span, lines.length)
+      : null,
+  };
+}
+
+function rereadRange(places: readonly number[], span: number, total: number): { from: number; to: number } {
+  const from = Math.max(1, Math.min(...places) + 1 - 3);
+  const to = Math.min(total, Math.max(...places) + span + 3);
+  return { from, to: Math.max(from, to) };
+}

@@ -1,0 +1,202 @@
+// Which OpenMP directives a patch adds, and whether a candidate keeps those of the generated
+// patch: same construct, directly above the same statement (its target). Clauses may change.
+import type { ClauseChange } from '../store/results.js';
+import type { FilePatch } from './model.js';
+import { align, type AlignedLine } from './alignment.js';
+import { isOmpPragma, joinContinuations, parseDirective, type Clause, type Directive } from './openmp.js';
+
+/** Every `#pragma omp` directive the patch adds, continuation lines joined. */
+export function directivesAddedByPatch(patch: FilePatch): Directive[] {
+  const directives: Directive[] = [];
+  for (const hunk of patch.hunks) {
+    const added = hunk.lines.filter((line) => line.kind === 'add').map((line) => line.text);
+    for (let index = 0; index < added.length; index++) {
+      if (!isOmpPragma(added[index]!)) continue;
+      const end = continuationEnd(added, index);
+      const directive = parseDirective(joinContinuations(added.slice(index, end + 1)));
+      if (directive !== null) directives.push(directive);
+      index = end;
+    }
+  }
+  return directives;
+}
+
+function continuationEnd(lines: readonly string[], start: number): number {
+  let end = start;
+  while (end < lines.length - 1 && /\\\s*$/.test(lines[end]!)) end++;
+  return end;
+}
+
+/** A directive a patch added, located in original-file terms. */
+interface PlacedDirective {
+  directive: Directive;
+  text: string;
+  /** Original line of the first statement after it; null if that statement is new. */
+  target: number | null;
+  targetText: string;
+  /** Original line right below the directive (a blank or comment line may precede the target). */
+  below: number | null;
+}
+
+function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
+  const found: PlacedDirective[] = [];
+  const texts = lines.map((line) => line.text);
+  for (let index = 0; index < lines.length; index++) {
+    if (!lines[index]!.changed || !isOmpPragma(texts[index]!)) continue;
+    const end = continuationEnd(texts, index);
+    const text = joinContinuations(texts.slice(index, end + 1));
+    const directive = parseDirective(text);
+    index = end;
+    if (directive === null) continue;
+    const targetIndex = targetAfter(texts, end + 1);
+    found.push({
+      directive,
+      text: text.trim(),
+      target: targetIndex === null ? null : lines[targetIndex]!.original,
+      targetText: targetIndex === null ? '(end of file)' : texts[targetIndex]!.trim(),
+      below: lines[end + 1]?.original ?? null,
+    });
+  }
+  return found;
+}
+
+/** First statement at or after `from`: blank lines, comments and stacked directives are skipped. */
+function targetAfter(lines: readonly string[], from: number): number | null {
+  let inBlockComment = false;
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index]!.trim();
+    if (inBlockComment) {
+      if (line.includes('*/')) inBlockComment = false;
+      continue;
+    }
+    if (line === '' || line.startsWith('//') || isOmpPragma(line)) continue;
+    if (line.startsWith('/*')) {
+      if (!line.includes('*/')) inBlockComment = true;
+      else if (line.endsWith('*/')) continue;
+      else return index;
+      continue;
+    }
+    return index;
+  }
+  return null;
+}
+
+export type DirectivesVerdict =
+  | { ok: true; changes: ClauseChange[]; nonDirectiveLinesChanged: boolean }
+  | { ok: false; reason: string };
+
+export interface DirectivesRequest {
+  /** Unpatched source, the source with the generated patch, the source with the candidate. */
+  original: string;
+  generated: string;
+  candidate: string;
+  /** File id recorded in the clause changes. */
+  fileId?: string;
+}
+
+export function checkDirectivesKept(o: DirectivesRequest): DirectivesVerdict {
+  const expected = addedDirectives(align(o.original, o.generated).lines);
+  const candidateAlignment = align(o.original, o.candidate);
+  const offered = addedDirectives(candidateAlignment.lines);
+  const changes: ClauseChange[] = [];
+  const used = new Set<PlacedDirective>();
+  for (const wanted of expected) {
+    const match = offered.find((candidate) => !used.has(candidate) && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct);
+    if (match === undefined) return { ok: false, reason: whyMissing(wanted, offered, candidateAlignment.lines) };
+    used.add(match);
+    changes.push(...clauseChanges(wanted, match, o.fileId ?? ''));
+  }
+  const directive = directiveLines(candidateAlignment.lines);
+  const nonDirectiveLinesChanged = candidateAlignment.removed > 0 || candidateAlignment.lines.some((line, index) => line.changed && !directive.has(index));
+  return { ok: true, changes, nonDirectiveLinesChanged };
+}
+
+function sameTarget(a: PlacedDirective, b: PlacedDirective): boolean {
+  return a.target !== null && b.target !== null ? a.target === b.target : a.target === b.target && a.targetText === b.targetText;
+}
+
+/** Indexes of `#pragma omp` lines and their continuation lines. */
+function directiveLines(lines: readonly AlignedLine[]): Set<number> {
+  const texts = lines.map((line) => line.text);
+  const indexes = new Set<number>();
+  for (let index = 0; index < texts.length; index++) {
+    if (!isOmpPragma(texts[index]!)) continue;
+    const end = continuationEnd(texts, index);
+    for (let line = index; line <= end; line++) indexes.add(line);
+    index = end;
+  }
+  return indexes;
+}
+
+function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[], candidate: readonly AlignedLine[]): string {
+  const name = `the directive \`${wanted.text}\` above \`${wanted.targetText}\`${wanted.target === null ? '' : ` (line ${wanted.target + 1})`}`;
+  const atTarget = offered.find((other) => sameTarget(other, wanted));
+  if (atTarget !== undefined) {
+    return `${name} became \`${atTarget.directive.construct}\`: the construct \`${wanted.directive.construct}\` must stay; only its clauses may change`;
+  }
+  const elsewhere = offered.find((other) => other.directive.construct === wanted.directive.construct);
+  if (elsewhere !== undefined) {
+    return `${name} was moved above \`${elsewhere.targetText}\`${elsewhere.target === null ? '' : ` (line ${elsewhere.target + 1})`}, another statement; it must stay directly above its loop`;
+  }
+  if (candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
+    return `${name} was commented out; it must stay in effect (only its clauses may change)`;
+  }
+  return `${name} was dropped; it must stay (only its clauses may change)`;
+}
+
+interface ClauseKey {
+  key: string;
+  clause: Clause;
+}
+
+function keyed(directive: Directive): ClauseKey[] {
+  return directive.clauses.map((clause) => ({ key: clause.modifier === undefined ? clause.name : `${clause.name}(${clause.modifier}:)`, clause }));
+}
+
+function clauseChanges(generated: PlacedDirective, candidate: PlacedDirective, file: string): ClauseChange[] {
+  const changes: ClauseChange[] = [];
+  const directive = generated.text;
+  const before = keyed(generated.directive);
+  const after = keyed(candidate.directive);
+  const varsIn = (list: ClauseKey[], key: string) => new Set(list.filter((entry) => entry.key === key).flatMap((entry) => entry.clause.vars ?? []));
+  const keyOf = (list: ClauseKey[], variable: string) => list.find((entry) => entry.clause.vars?.includes(variable))?.key;
+
+  for (const { key, clause } of before) {
+    if (!after.some((entry) => entry.key === key && (entry.clause.vars !== undefined || entry.clause.args === clause.args))) {
+      changes.push({ file, directive, kind: 'clause-removed', clause: key, from: renderArgs(clause) });
+    }
+  }
+  for (const { key, clause } of after) {
+    if (!before.some((entry) => entry.key === key && (entry.clause.vars !== undefined || entry.clause.args === clause.args))) {
+      changes.push({ file, directive, kind: 'clause-added', clause: key, to: renderArgs(clause) });
+    }
+  }
+  const beforeKeys = [...new Set(before.map((entry) => entry.key))];
+  for (const key of beforeKeys) {
+    for (const variable of varsIn(before, key)) {
+      if (varsIn(after, key).has(variable)) continue;
+      const now = keyOf(after, variable);
+      changes.push(now === undefined
+        ? { file, directive, kind: 'variable-removed', clause: key, variable }
+        : { file, directive, kind: 'variable-moved', variable, from: key, to: now });
+    }
+  }
+  for (const key of new Set(after.map((entry) => entry.key))) {
+    for (const variable of varsIn(after, key)) {
+      if (varsIn(before, key).has(variable) || keyOf(before, variable) !== undefined) continue;
+      changes.push({ file, directive, kind: 'variable-added', clause: key, variable });
+    }
+  }
+  if (generated.below !== candidate.below) {
+    changes.push({ file, directive, kind: 'directive-moved', from: lineName(generated.below), to: lineName(candidate.below) });
+  }
+  return changes;
+}
+
+function renderArgs(clause: Clause): string {
+  return clause.args === null ? clause.name : `${clause.name}(${clause.args})`;
+}
+
+function lineName(original: number | null): string {
+  return original === null ? 'above a new line' : `above line ${original + 1}`;
+}

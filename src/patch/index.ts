@@ -1,0 +1,12 @@
+// The patch engine: pure functions from patch text and sources to values; only canonicalPatch
+// runs a process (GNU diff).
+export type { FileApplyReport, FilePatch, Hunk, HunkLine, HunkReport, HunkStatus, ScoreParts } from './model.js';
+export { parsePatches, type ParsedPatches } from './parse.js';
+export { mapToPatchSet, type MapOptions, type MapResult } from './map.js';
+export { applyFilePatch } from './apply.js';
+export { applyPatchSet, type PatchSetRequest, type PatchSetResult } from './patch-set.js';
+export { renderApplyFailure } from './failure.js';
+export { canonicalPatch, type CanonicalRequest } from './canonical.js';
+export { checkDirectivesKept, directivesAddedByPatch, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
+export { FUZZY_GATE, FUZZY_LADDER } from './locate.js';
+export * from './openmp.js';

@@ -1,0 +1,229 @@
+// Finds where one hunk belongs in a file: exact at the declared line, exact anywhere, already
+// applied, whitespace-tolerant, then scored fuzzy matching. Equally good places are never
+// guessed between, and a hunk that inserts a directive must keep the line after it intact.
+import { isOmpPragma } from './openmp.js';
+import type { Hunk, HunkStatus, ScoreParts } from './model.js';
+import { compareLines, squeeze, type LineMatch } from './similarity.js';
+
+/** Weights of the score; a hunk whose lines all match exactly scores 1.0. */
+const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mismatch: 0 };
+/** Below this a place is not a match at all. */
+export const FUZZY_GATE = 0.6;
+/** Windows around the declared line, nearest first. */
+export const FUZZY_LADDER = [1, 2, 5, 10, 50, Infinity] as const;
+const TIE = 1e-9;
+
+export interface FileView {
+  lines: readonly string[];
+  squeezed: readonly string[];
+}
+
+export interface Located {
+  status: HunkStatus;
+  /** 0-based start of the match (of the new side for already-applied). */
+  start: number | null;
+  candidates: number[];
+  score: ScoreParts | null;
+  /** Per old-side line, how it matched at `start` (fuzzy and tolerant matches only). */
+  levels: LineMatch[] | null;
+  detail: string;
+}
+
+export interface LocateRequest {
+  file: FileView;
+  hunk: Hunk;
+  /** 0-based index where the hunk should start, already shifted by earlier hunks; null if unknown. */
+  declared: number | null;
+  /** Hunks land in order: nothing before this index. */
+  minStart: number;
+}
+
+export function oldSide(hunk: Hunk): string[] {
+  return hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.text);
+}
+
+export function newSide(hunk: Hunk): string[] {
+  return hunk.lines.filter((line) => line.kind !== 'remove').map((line) => line.text);
+}
+
+export function locateHunk(request: LocateRequest): Located {
+  const { file, hunk, declared, minStart } = request;
+  const expected = oldSide(hunk);
+  const replacement = newSide(hunk);
+  const last = file.lines.length - expected.length;
+  if (expected.length === 0) return locateContextless(request, replacement);
+
+  if (declared !== null && declared >= minStart && declared <= last && matchesExactly(file, expected, declared)) {
+    return found('exact', declared, 'matches exactly at the declared line');
+  }
+  if (declared !== null && declared >= minStart && matchesExactly(file, replacement, declared)) {
+    return found('already-applied', declared, 'its change is already in the file at the declared line');
+  }
+  const exact = scanExact(file, expected, minStart);
+  if (exact.length === 1) return found('offset', exact[0]!, 'matches exactly away from the declared line');
+  if (exact.length > 1) return ambiguous(exact, 'matches exactly');
+
+  const applied = scanExact(file, replacement, minStart);
+  if (applied.length > 0) return found('already-applied', nearest(applied, declared), 'its change is already in the file');
+
+  return locateFuzzy(request, expected, replacement);
+}
+
+function found(status: HunkStatus, start: number, detail: string): Located {
+  return { status, start, candidates: [start], score: null, levels: null, detail };
+}
+
+function ambiguous(places: number[], how: string): Located {
+  const shown = places.slice(0, 5).map((place) => place + 1).join(', ');
+  return {
+    status: 'ambiguous',
+    start: null,
+    candidates: places,
+    score: null,
+    levels: null,
+    detail: `${how} at ${places.length} places (lines ${shown}${places.length > 5 ? ', …' : ''}) and the declared line is on none of them`,
+  };
+}
+
+/** A hunk without context or removed lines can only go where its header says. */
+function locateContextless(request: LocateRequest, replacement: string[]): Located {
+  const { file, declared, minStart } = request;
+  if (declared === null || declared < minStart || declared > file.lines.length) {
+    return { status: 'failed', start: null, candidates: [], score: null, levels: null, detail: 'has no context lines and no usable line number' };
+  }
+  if (matchesExactly(file, replacement, declared)) return found('already-applied', declared, 'its lines are already in the file');
+  return found('exact', declared, 'inserts at the declared line (no context to check)');
+}
+
+function matchesExactly(file: FileView, expected: readonly string[], start: number): boolean {
+  if (start < 0 || start + expected.length > file.lines.length) return false;
+  for (let offset = 0; offset < expected.length; offset++) {
+    if (file.lines[start + offset] !== expected[offset]) return false;
+  }
+  return true;
+}
+
+function scanExact(file: FileView, expected: readonly string[], minStart: number): number[] {
+  const places: number[] = [];
+  if (expected.length === 0) return places;
+  for (let start = minStart; start + expected.length <= file.lines.length; start++) {
+    if (file.lines[start] === expected[0] && matchesExactly(file, expected, start)) places.push(start);
+  }
+  return places;
+}
+
+function nearest(places: readonly number[], declared: number | null): number {
+  if (declared === null) return places[0]!;
+  return places.reduce((best, place) => (Math.abs(place - declared) < Math.abs(best - declared) ? place : best));
+}
+
+/** Old-side indexes that must match at least loosely: removed lines, and the line a directive lands on. */
+export function anchoredLines(hunk: Hunk): Set<number> {
+  const anchored = new Set<number>();
+  let oldIndex = 0;
+  let afterDirective = false;
+  for (const line of hunk.lines) {
+    if (line.kind === 'add') {
+      if (isOmpPragma(line.text)) afterDirective = true;
+      continue;
+    }
+    if (line.kind === 'remove' || afterDirective) anchored.add(oldIndex);
+    afterDirective = false;
+    oldIndex++;
+  }
+  return anchored;
+}
+
+interface Scored {
+  start: number;
+  parts: ScoreParts;
+  levels: LineMatch[];
+  valid: boolean;
+}
+
+function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: readonly string[], anchored: Set<number>, start: number): Scored | null {
+  // Cheap pre-check: a place needs enough whitespace-equal lines to reach the gate at all.
+  let looseCount = 0;
+  for (let offset = 0; offset < expected.length; offset++) {
+    if (file.squeezed[start + offset] === squeezedExpected[offset]) looseCount++;
+  }
+  const reachable = (looseCount + 0.5 * (expected.length - looseCount)) / expected.length;
+  if (reachable < FUZZY_GATE || looseCount < Math.min(2, expected.length)) return null;
+  const parts: ScoreParts = { score: 0, exact: 0, loose: 0, near: 0, mismatch: 0, lines: expected.length };
+  const levels: LineMatch[] = [];
+  let valid = true;
+  let weighted = 0;
+  for (let offset = 0; offset < expected.length; offset++) {
+    const level = compareLines(expected[offset]!, file.lines[start + offset]!, squeezedExpected[offset]!, file.squeezed[start + offset]!);
+    levels.push(level);
+    parts[level]++;
+    weighted += WEIGHT[level];
+    if (anchored.has(offset) && (level === 'near' || level === 'mismatch')) valid = false;
+  }
+  parts.score = weighted / expected.length;
+  return { start, parts, levels, valid: valid && parts.score >= FUZZY_GATE };
+}
+
+function locateFuzzy(request: LocateRequest, expected: string[], replacement: string[]): Located {
+  const { file, hunk, declared, minStart } = request;
+  const squeezedExpected = expected.map(squeeze);
+  const anchored = anchoredLines(hunk);
+  const scored: Scored[] = [];
+  for (let start = minStart; start + expected.length <= file.lines.length; start++) {
+    const result = scoreAt(file, expected, squeezedExpected, anchored, start);
+    if (result !== null) scored.push(result);
+  }
+  const tolerant = scored.filter((entry) => entry.parts.near === 0 && entry.parts.mismatch === 0);
+  if (tolerant.length > 0) return pick(tolerant, declared, 'matches once whitespace is ignored');
+
+  const squeezedReplacement = replacement.map(squeeze);
+  const appliedLoosely: number[] = [];
+  for (let start = minStart; start + replacement.length <= file.lines.length; start++) {
+    if (squeezedReplacement.every((line, offset) => file.squeezed[start + offset] === line)) appliedLoosely.push(start);
+  }
+  if (appliedLoosely.length > 0) {
+    return found('already-applied', nearest(appliedLoosely, declared), 'its change is already in the file (whitespace aside)');
+  }
+
+  const valid = scored.filter((entry) => entry.valid);
+  if (valid.length > 0) return pick(valid, declared, 'matches approximately');
+  const best = scored.reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
+  return {
+    status: 'failed',
+    start: best?.start ?? null,
+    candidates: [],
+    score: best?.parts ?? null,
+    levels: best?.levels ?? null,
+    detail: best === null
+      ? 'no place in the file resembles its context'
+      : best.parts.score >= FUZZY_GATE
+        ? 'the closest place differs in a line that must match exactly (a removed line, or the line right after an inserted directive)'
+        : `the closest place scores ${best.parts.score.toFixed(2)}, below the gate ${FUZZY_GATE}`,
+  };
+}
+
+/**
+ * The best-scoring place wins; a nearer place never beats a better one, since the hunk's text is
+ * stronger evidence than its line number. Equal best scores are ambiguous unless the declared
+ * line is one of them. The ladder only names how far from the declared line the match was.
+ */
+function pick(entries: Scored[], declared: number | null, how: string): Located {
+  const top = Math.max(...entries.map((entry) => entry.parts.score));
+  const best = entries.filter((entry) => entry.parts.score >= top - TIE);
+  const onDeclared = best.find((entry) => entry.start === declared);
+  if (best.length > 1 && onDeclared === undefined) {
+    return { ...ambiguous(best.map((entry) => entry.start), `${how} equally well`), score: best[0]!.parts };
+  }
+  const winner = onDeclared ?? best[0]!;
+  const distance = declared === null ? Infinity : Math.abs(winner.start - declared);
+  const window = FUZZY_LADDER.find((width) => distance <= width)!;
+  const where = window === Infinity ? 'away from the declared line' : `within ±${window} lines of the declared line`;
+  return {
+    status: 'fuzzy',
+    start: winner.start,
+    candidates: [winner.start],
+    score: winner.parts,
+    levels: winner.levels,
+    detail: `${how} ${where} (score ${winner.parts.score.toFixed(2)})`,
+  };
+}

@@ -1,0 +1,86 @@
+// Maps the file blocks of an answer onto the files of the suggestion's patch set. A block's path
+// is only ever a key into the set, never opened: exact absolute path, then project-relative path,
+// then a unique basename. Anything that escapes the project is refused with a reason.
+import { posix } from 'node:path';
+import type { PatchFile } from '../types.js';
+import type { FilePatch } from './model.js';
+import { parsePatches } from './parse.js';
+
+export type MapResult = { ok: true; byFileId: Map<string, FilePatch> } | { ok: false; reason: string };
+
+export interface MapOptions {
+  /** Resolves symlinks (fs.realpathSync); without it no symlink check is made. */
+  realpath?: (path: string) => string;
+}
+
+export function mapToPatchSet(patches: FilePatch[], files: readonly PatchFile[], projectRoot: string, options: MapOptions = {}): MapResult {
+  const byFileId = new Map<string, FilePatch>();
+  const root = posix.normalize(toSlashes(projectRoot)).replace(/\/$/, '');
+  for (const [index, patch] of patches.entries()) {
+    const mapped = mapOne(patch, index + 1, files, root, options);
+    if (!mapped.ok) return mapped;
+    const earlier = byFileId.get(mapped.file.fileId);
+    byFileId.set(mapped.file.fileId, earlier === undefined ? patch : mergeBlocks(earlier, patch));
+  }
+  return { ok: true, byFileId };
+}
+
+function mapOne(patch: FilePatch, number: number, files: readonly PatchFile[], root: string, options: MapOptions): { ok: true; file: PatchFile } | { ok: false; reason: string } {
+  const raw = patch.oldPath ?? patch.newPath;
+  const label = `block ${number}${raw === null ? '' : ` (${raw})`}`;
+  const refuse = (why: string) => ({ ok: false as const, reason: `${label}: ${why}` });
+  if (raw === null) {
+    if (files.length === 1) return { ok: true, file: files[0]! };
+    return refuse(`has no --- / +++ file header, and this suggestion changes ${files.length} files; name the file`);
+  }
+  const name = toSlashes(raw);
+  if (name.split('/').includes('..')) return refuse('path contains `..` and would leave the project');
+
+  let relative = name.replace(/^(\.\/)+/, '');
+  if (name.startsWith('/')) {
+    const absolute = posix.normalize(name);
+    const exact = files.filter((file) => file.source.path === absolute || generatedHeaderPath(file) === absolute);
+    if (exact.length === 1) return { ok: true, file: exact[0]! };
+    if (!absolute.startsWith(`${root}/`)) return refuse(`absolute path outside the project root ${root}`);
+    relative = absolute.slice(root.length + 1);
+  }
+  if (options.realpath !== undefined) {
+    const resolved = safeRealpath(options.realpath, `${root}/${relative}`);
+    const realRoot = safeRealpath(options.realpath, root) ?? root;
+    if (resolved !== null && resolved !== realRoot && !resolved.startsWith(`${realRoot}/`)) {
+      return refuse(`path leads out of the project through a symbolic link (to ${resolved})`);
+    }
+  }
+  const byRelative = files.filter((file) => file.source.relPath === relative);
+  if (byRelative.length === 1) return { ok: true, file: byRelative[0]! };
+  const base = posix.basename(relative);
+  const byBase = files.filter((file) => posix.basename(file.source.relPath) === base);
+  if (byBase.length === 1) return { ok: true, file: byBase[0]! };
+  const known = files.map((file) => file.source.relPath).join(', ');
+  if (byBase.length > 1) return refuse(`file name ${base} matches ${byBase.length} files of the patch set (${known}); give the project-relative path`);
+  return refuse(`not a file of this suggestion's patch set (${known})`);
+}
+
+function toSlashes(path: string): string {
+  return path.replace(/\\/g, '/');
+}
+
+function generatedHeaderPath(file: PatchFile): string | null {
+  return parsePatches(file.text).patches[0]?.oldPath ?? null;
+}
+
+function safeRealpath(realpath: (path: string) => string, path: string): string | null {
+  try {
+    return toSlashes(realpath(path));
+  } catch {
+    // A path that does not exist cannot lead anywhere through a link.
+    return null;
+  }
+}
+
+/** Two blocks for one file: their hunks, in file order when every hunk says where it goes. */
+function mergeBlocks(first: FilePatch, second: FilePatch): FilePatch {
+  const hunks = [...first.hunks, ...second.hunks];
+  if (hunks.every((hunk) => hunk.oldStart !== null)) hunks.sort((a, b) => a.oldStart! - b.oldStart!);
+  return { ...first, hunks };
+}

@@ -1,0 +1,202 @@
+// Reads unified diffs the way models and DiscoPoP write them. jsdiff's parsePatch throws when a
+// header's counts disagree with its body and cannot read `@@ @@`, which is exactly what models
+// produce, so the body is the authority here: hunks are recounted and the header only hints.
+import type { FilePatch, Hunk, HunkLine } from './model.js';
+
+export interface ParsedPatches {
+  patches: FilePatch[];
+  /** Things that were tolerated or could not be read, one sentence each. */
+  problems: string[];
+}
+
+const GENERATOR_SUFFIX = '.discopop_patch_generator.temp';
+const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*)?@@+/;
+const FENCE = /^\s*(```|~~~)/;
+const TIMESTAMP = /\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4}|\s*Z)?\s*$/;
+
+export function parsePatches(text: string): ParsedPatches {
+  const lines = text.split(/\r?\n/);
+  const patches: FilePatch[] = [];
+  const problems: string[] = [];
+  let current: FilePatch | null = null;
+  let index = 0;
+  while (index < lines.length) {
+    const line = lines[index]!;
+    if (isFileHeader(lines, index)) {
+      current = {
+        oldPath: cleanPath(line.slice(4), 'a/'),
+        newPath: cleanPath(lines[index + 1]!.slice(4), 'b/'),
+        hunks: [],
+      };
+      patches.push(current);
+      index += 2;
+      continue;
+    }
+    const header = HUNK_HEADER.exec(line);
+    if (header) {
+      if (current === null) {
+        current = { oldPath: null, newPath: null, hunks: [] };
+        patches.push(current);
+      }
+      const read = readHunk(lines, index, header);
+      current.hunks.push(read.hunk);
+      if (read.hunk.recounted) {
+        problems.push(`hunk ${current.hunks.length} of ${describe(current)}: header ${read.hunk.header.trim()} disagrees with its body; recounted`);
+      }
+      index = read.next;
+      continue;
+    }
+    if (FENCE.test(line)) current = null;
+    index++;
+  }
+  const withHunks = patches.filter((patch) => {
+    if (patch.hunks.length === 0) problems.push(`${describe(patch)}: file header without any hunk; ignored`);
+    return patch.hunks.length > 0;
+  });
+  if (withHunks.length === 0) problems.push('no unified diff hunk (`@@ ... @@`) found');
+  return { patches: withHunks, problems };
+}
+
+function describe(patch: FilePatch): string {
+  return patch.oldPath ?? patch.newPath ?? 'the block without file header';
+}
+
+function isFileHeader(lines: readonly string[], index: number): boolean {
+  return lines[index]!.startsWith('--- ') && (lines[index + 1]?.startsWith('+++ ') ?? false);
+}
+
+/** Strips timestamps, quotes, the git prefix and the generator's temp suffix; /dev/null → null. */
+export function cleanPath(raw: string, gitPrefix: 'a/' | 'b/'): string | null {
+  let path = raw.includes('\t') ? raw.slice(0, raw.indexOf('\t')) : raw.replace(TIMESTAMP, '');
+  path = path.trim();
+  if (path.length >= 2 && path.startsWith('"') && path.endsWith('"')) path = path.slice(1, -1);
+  if (path === '/dev/null' || path === '') return null;
+  if (path.startsWith(gitPrefix)) path = path.slice(2);
+  if (path.endsWith(GENERATOR_SUFFIX)) path = path.slice(0, -GENERATOR_SUFFIX.length);
+  return path;
+}
+
+interface BodyLine {
+  line: HunkLine | 'no-newline';
+  raw: string;
+}
+
+function readHunk(lines: readonly string[], start: number, header: RegExpExecArray): { hunk: Hunk; next: number } {
+  const declared = header[1] === undefined ? null : {
+    oldStart: Number(header[1]),
+    oldCount: header[2] === undefined ? 1 : Number(header[2]),
+    newCount: header[4] === undefined ? 1 : Number(header[4]),
+  };
+  const body: BodyLine[] = [];
+  let oldSeen = 0;
+  let index = start + 1;
+  for (; index < lines.length; index++) {
+    const raw = lines[index]!;
+    const countsUnmet = declared !== null && oldSeen < declared.oldCount;
+    if (!countsUnmet && isFileHeader(lines, index)) break;
+    const line = bodyLine(raw);
+    if (line === null) break;
+    if (line === 'blank') {
+      if (!bodyContinuesAfter(lines, index + 1)) break;
+      body.push({ line: { kind: 'context', text: '' }, raw });
+    } else {
+      body.push({ line, raw });
+    }
+    if (line === 'blank' || (line !== 'no-newline' && line.kind !== 'add')) oldSeen++;
+  }
+  const trimmed = fitToDeclaredCounts(body, lines, index, declared);
+  return { hunk: toHunk(lines[start]!, trimmed.body, declared), next: trimmed.next };
+}
+
+/** One line of a hunk body, 'blank' for an empty line, null where the body ends. */
+function bodyLine(raw: string): HunkLine | 'no-newline' | 'blank' | null {
+  if (raw === '') return 'blank';
+  if (HUNK_HEADER.test(raw) || FENCE.test(raw)) return null;
+  switch (raw[0]) {
+    case ' ':
+      return { kind: 'context', text: raw.slice(1) };
+    case '-':
+      return { kind: 'remove', text: raw.slice(1) };
+    case '+':
+      return { kind: 'add', text: raw.slice(1) };
+    case '\t':
+      // A context line whose leading space an editor dropped.
+      return { kind: 'context', text: raw };
+    case '\\':
+      return 'no-newline';
+    default:
+      return null;
+  }
+}
+
+/** An empty line is blank context only when more hunk lines follow it. */
+function bodyContinuesAfter(lines: readonly string[], from: number): boolean {
+  for (let index = from; index < lines.length; index++) {
+    const raw = lines[index]!;
+    if (raw === '') continue;
+    if (isFileHeader(lines, index)) return false;
+    const line = bodyLine(raw);
+    return line !== null && line !== 'blank';
+  }
+  return false;
+}
+
+/**
+ * Where the header's counts are met exactly at a blank line, the rest is prose after the diff
+ * (a markdown list item starts with `- `), not more hunk; trailing blank lines the counts ask
+ * for are blank context lines whose single space was trimmed.
+ */
+function fitToDeclaredCounts(
+  body: BodyLine[],
+  lines: readonly string[],
+  next: number,
+  declared: { oldCount: number; newCount: number } | null,
+): { body: BodyLine[]; next: number } {
+  if (declared === null) return { body, next };
+  let oldCount = 0;
+  let newCount = 0;
+  for (let index = 0; index < body.length; index++) {
+    if (oldCount === declared.oldCount && newCount === declared.newCount && body[index]!.raw === '') {
+      return { body: body.slice(0, index), next: next - (body.length - index) };
+    }
+    const line = body[index]!.line;
+    if (line === 'no-newline') continue;
+    if (line.kind !== 'add') oldCount++;
+    if (line.kind !== 'remove') newCount++;
+  }
+  let cursor = next;
+  const extended = [...body];
+  while (oldCount < declared.oldCount && newCount < declared.newCount && lines[cursor] === '' && cursor < lines.length - 1) {
+    extended.push({ line: { kind: 'context', text: '' }, raw: '' });
+    oldCount++;
+    newCount++;
+    cursor++;
+  }
+  return { body: extended, next: cursor };
+}
+
+function toHunk(header: string, body: BodyLine[], declared: { oldStart: number; oldCount: number; newCount: number } | null): Hunk {
+  const hunkLines: HunkLine[] = [];
+  let oldNoNewlineAtEnd = false;
+  let newNoNewlineAtEnd = false;
+  for (const { line } of body) {
+    if (line !== 'no-newline') {
+      hunkLines.push(line);
+      continue;
+    }
+    const previous = hunkLines[hunkLines.length - 1];
+    if (previous === undefined) continue;
+    if (previous.kind !== 'add') oldNoNewlineAtEnd = true;
+    if (previous.kind !== 'remove') newNoNewlineAtEnd = true;
+  }
+  const oldCount = hunkLines.filter((line) => line.kind !== 'add').length;
+  const newCount = hunkLines.filter((line) => line.kind !== 'remove').length;
+  return {
+    oldStart: declared?.oldStart ?? null,
+    header,
+    lines: hunkLines,
+    recounted: declared !== null && (declared.oldCount !== oldCount || declared.newCount !== newCount),
+    oldNoNewlineAtEnd,
+    newNoNewlineAtEnd,
+  };
+}

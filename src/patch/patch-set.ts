@@ -1,0 +1,60 @@
+// Applies a candidate patch set all-or-none: to the unpatched sources first, and when that fails,
+// as a change on top of the generated patch (models often write against the patched file).
+import { applyFilePatch } from './apply.js';
+import { renderApplyFailure } from './failure.js';
+import type { FileApplyReport, FilePatch } from './model.js';
+
+export type PatchSetResult =
+  | { ok: true; basis: 'unpatched' | 'on-top'; contents: Map<string, string>; reports: FileApplyReport[] }
+  | { ok: false; verdict: 'failed' | 'already-applied'; reports: FileApplyReport[]; text: string };
+
+export interface PatchSetRequest {
+  /** Unpatched source text per file id. */
+  sources: Map<string, string>;
+  candidate: Map<string, FilePatch>;
+  generated: Map<string, FilePatch>;
+}
+
+/** `contents` holds the files the candidate changes; the others keep their generated patch. */
+export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
+  const direct = applyAll(o.sources, o.candidate);
+  if (direct.ok) return { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
+
+  const patched = applyAll(o.sources, o.generated);
+  const onTop = patched.ok ? applyAll(withDefaults(patched.contents, o.sources), o.candidate) : null;
+  if (onTop?.ok) return { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports };
+
+  if (onTop !== null && onTop.reports.every((report) => report.alreadyApplied)) {
+    return {
+      ok: false,
+      verdict: 'already-applied',
+      reports: onTop.reports,
+      text: 'The patch is already contained in the generated patch: applied on top of it, it changes nothing. Change what the build error points at.',
+    };
+  }
+  const text = renderApplyFailure(direct.reports);
+  const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
+  return { ok: false, verdict: direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed', reports: direct.reports, text: text + note };
+}
+
+function withDefaults(changed: Map<string, string>, sources: Map<string, string>): Map<string, string> {
+  const merged = new Map(sources);
+  for (const [fileId, content] of changed) merged.set(fileId, content);
+  return merged;
+}
+
+function applyAll(sources: Map<string, string>, patches: Map<string, FilePatch>): { ok: boolean; contents: Map<string, string>; reports: FileApplyReport[] } {
+  const contents = new Map<string, string>();
+  const reports: FileApplyReport[] = [];
+  for (const [fileId, patch] of patches) {
+    const source = sources.get(fileId);
+    if (source === undefined) {
+      reports.push({ fileId, path: patch.oldPath, ok: false, alreadyApplied: false, result: null, hunks: [] });
+      continue;
+    }
+    const report = { ...applyFilePatch(source, patch), fileId };
+    reports.push(report);
+    if (report.ok && report.result !== null) contents.set(fileId, report.result);
+  }
+  return { ok: reports.length > 0 && reports.every((report) => report.ok), contents, reports };
+}

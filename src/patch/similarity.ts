@@ -1,0 +1,35 @@
+// Line comparison levels the applier scores with.
+
+export type LineMatch = 'exact' | 'loose' | 'near' | 'mismatch';
+
+/** Whitespace carries no meaning in C for matching purposes: indentation, trailing blanks, spacing. */
+export function squeeze(line: string): string {
+  return line.replace(/\s+/g, '');
+}
+
+const NEAR_SIMILARITY = 0.7;
+
+/** Compares a patch line with a file line; `squeezed*` are squeeze() of each, passed in to avoid recomputing. */
+export function compareLines(patchLine: string, fileLine: string, squeezedPatch: string, squeezedFile: string): LineMatch {
+  if (patchLine === fileLine) return 'exact';
+  if (squeezedPatch === squeezedFile) return 'loose';
+  return similarity(squeezedPatch, squeezedFile) >= NEAR_SIMILARITY ? 'near' : 'mismatch';
+}
+
+/** 1 − normalised Levenshtein distance; 0 for texts whose lengths alone rule out similarity. */
+export function similarity(a: string, b: string): number {
+  const longest = Math.max(a.length, b.length);
+  if (longest === 0) return 1;
+  if (Math.min(a.length, b.length) / longest < NEAR_SIMILARITY) return 0;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  let current = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min(substitution, previous[j]! + 1, current[j - 1]! + 1);
+    }
+    [previous, current] = [current, previous];
+  }
+  return 1 - previous[b.length]! / longest;
+}

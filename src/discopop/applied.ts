@@ -18,7 +18,7 @@ export async function readApplied(o: { dotDir: string; problems: Problems }): Pr
   return read.kind === 'ok' ? read.value.applied : [];
 }
 
-export function refuseIfApplied(dp: DotDiscopop): void {
+export function refuseIfApplied(dp: Pick<DotDiscopop, 'applied' | 'dotDir'>): void {
   if (dp.applied.length === 0) return;
   const plural = dp.applied.length === 1 ? 'suggestion' : 'suggestions';
   throw new RefusedError(

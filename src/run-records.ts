@@ -1,0 +1,109 @@
+// Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
+// exit code that options.md promises.
+import type { RepairOutcome } from './repair/types.js';
+import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './store/results.js';
+import type { BuildResult, Suggestion } from './types.js';
+
+export interface AgentIdentity {
+  backend: string | null;
+  model: string | null;
+}
+
+function baseRecord(suggestion: Suggestion): SuggestionRecord {
+  return {
+    id: suggestion.id,
+    status: 'skipped',
+    hotspot: suggestion.hotspot,
+    pattern_type: suggestion.pattern?.type ?? null,
+    files: suggestion.files.map((file) => file.fileId),
+    changed_files: [],
+    attempts: 0,
+    unanswered: 0,
+    builtin: { tries: 0, accepted: false, declined: null },
+    backend: null,
+    model: null,
+    accepted_attempt: null,
+    first_error: null,
+    error_class: null,
+    reason: null,
+    repaired_earlier: false,
+    clause_changes: [],
+    non_directive_lines_changed: false,
+  };
+}
+
+export function noPatchRecord(suggestion: Suggestion): SuggestionRecord {
+  return { ...baseRecord(suggestion), status: 'skipped', reason: 'no patch' };
+}
+
+export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean): SuggestionRecord {
+  return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier };
+}
+
+/** A failing suggestion that gets no repair: --discover-only, --max-repairs, an agent stop, an interrupt. */
+export function unrepairedRecord(
+  suggestion: Suggestion,
+  build: BuildResult,
+  o: { status: 'failed' | 'skipped'; reason: string | null },
+): SuggestionRecord {
+  return { ...baseRecord(suggestion), ...failure(build), status: o.status, reason: o.reason };
+}
+
+export function outcomeRecord(
+  suggestion: Suggestion,
+  build: BuildResult,
+  outcome: RepairOutcome,
+  o: AgentIdentity & { dryRun: boolean },
+): SuggestionRecord {
+  const usedAgent = outcome.attempts > 0;
+  const common = {
+    ...baseRecord(suggestion),
+    ...failure(build),
+    attempts: outcome.attempts,
+    unanswered: outcome.unanswered,
+    builtin: outcome.builtin,
+    backend: usedAgent ? o.backend : outcome.builtin.tries > 0 ? 'builtin' : null,
+    model: usedAgent ? o.model : null,
+  };
+  if (outcome.status === 'repaired') {
+    return {
+      ...common,
+      status: o.dryRun ? 'not_applied' : 'repaired',
+      backend: outcome.tier === 'builtin' ? 'builtin' : o.backend,
+      model: outcome.tier === 'builtin' ? null : o.model,
+      changed_files: outcome.changedFiles,
+      accepted_attempt: outcome.acceptedAttempt,
+      clause_changes: outcome.clauseChanges,
+      non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
+    };
+  }
+  return { ...common, status: outcome.status, reason: outcome.reason };
+}
+
+function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class'> {
+  return { first_error: build.firstError ?? null, error_class: build.errorClass ?? 'other' };
+}
+
+export function countStatuses(records: readonly SuggestionRecord[]): Record<SuggestionStatus, number> {
+  const counts = Object.fromEntries(SUGGESTION_STATUSES.map((status) => [status, 0])) as Record<SuggestionStatus, number>;
+  for (const record of records) counts[record.status] += 1;
+  return counts;
+}
+
+/**
+ * 0: everything considered builds or was repaired (or would be, under --dry-run); skipped for
+ * "no patch" or by --max-repairs included. 1: something failed, its agent was unreachable, or it
+ * was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
+ */
+export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'>, o: { fatalAgentError: boolean }): number {
+  if (o.fatalAgentError) return 4;
+  const unfinished = results.suggestions.some(
+    (record) =>
+      record.status === 'failed' ||
+      record.status === 'agent_unreachable' ||
+      (record.status === 'skipped' && record.reason !== 'no patch' && !record.reason?.startsWith(MAX_REPAIRS_REASON)),
+  );
+  return unfinished ? 1 : 0;
+}
+
+export const MAX_REPAIRS_REASON = '--max-repairs reached';

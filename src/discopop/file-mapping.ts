@@ -14,7 +14,8 @@ interface Entry {
 }
 
 export interface FileMapping {
-  files: Map<string, SourceFile>;
+  /** Null when the mapping is missing or its files cannot be placed; the problems say why. */
+  files: Map<string, SourceFile> | null;
   /** Set when the recorded root differs from the current one. */
   relocatedFrom?: string;
 }
@@ -31,21 +32,15 @@ export async function readFileMapping(o: {
   } catch (error) {
     if (!isNotFound(error)) throw error;
     o.problems.add(file, 'whole file', 'expected the file mapping DiscoPoP writes while instrumenting; the file is missing');
-    return { files: new Map() };
+    return { files: null };
   }
   const entries = parseEntries(text, file, o.problems);
   if (entries.length === 0) return { files: new Map() };
 
   const recordedRoot = await findRecordedRoot(entries, o.projectRoot);
   if (recordedRoot === undefined) {
-    for (const entry of entries.filter((e) => !isInside(o.projectRoot, e.path))) {
-      o.problems.add(
-        file,
-        `line ${entry.line}`,
-        `expected a path inside the project root ${o.projectRoot} (the parent of the .discopop folder); ${entry.path} is outside it, and no relocation finds every mapped file under it`,
-      );
-    }
-    return { files: new Map() };
+    await reportUnplaced({ entries, projectRoot: o.projectRoot, file, problems: o.problems });
+    return { files: null };
   }
   const files = new Map<string, SourceFile>();
   for (const entry of entries) {
@@ -97,6 +92,21 @@ async function findRecordedRoot(entries: Entry[], projectRoot: string): Promise<
     if (found.every(Boolean)) return candidate;
   }
   return undefined;
+}
+
+/** Names the entries that keep the project from being found: outside it, and absent from it. */
+async function reportUnplaced(o: { entries: Entry[]; projectRoot: string; file: string; problems: Problems }) {
+  const deepest = commonAncestors(o.entries.map((e) => e.path))[0] ?? '/';
+  for (const entry of o.entries) {
+    const rel = relative(deepest, entry.path);
+    if (isInside(o.projectRoot, entry.path) || (await pathKind(join(o.projectRoot, rel))) === 'file') continue;
+    o.problems.add(
+      o.file,
+      `line ${entry.line}`,
+      `expected a path inside the project root ${o.projectRoot} (the parent of the .discopop folder); ` +
+        `${entry.path} is outside it, and ${rel.split(sep).join('/')} does not exist under it either`,
+    );
+  }
 }
 
 /** Directories that contain every path, deepest first. */

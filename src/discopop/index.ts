@@ -37,8 +37,9 @@ export async function readDotDiscopop(dotDir: string, configName: string): Promi
   ]);
   const folders = await readPatchSets({ dotDir: dot, files: mapping.files, problems });
   problems.throwIfAny();
-  // readBuildConfig reports every reason it returns nothing, so throwIfAny has already thrown.
-  if (config === undefined) throw new Error('build configuration missing without a problem reported');
+  // Both readers report every reason they return nothing, so throwIfAny has already thrown.
+  if (mapping.files === null || config === undefined) throw new Error('unusable input without a problem reported');
+  const files = mapping.files;
 
   const suggestions: Suggestion[] = folders.map((folder) => {
     const pattern: PatternInfo | null = patterns.get(folder.id) ?? null;
@@ -56,7 +57,7 @@ export async function readDotDiscopop(dotDir: string, configName: string): Promi
   return {
     dotDir: dot,
     projectRoot,
-    files: mapping.files,
+    files,
     suggestions,
     config,
     applied,

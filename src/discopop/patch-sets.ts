@@ -14,9 +14,10 @@ export interface PatchSetFolder {
   files: PatchFile[];
 }
 
+/** With `files` null (an unusable FileMapping.txt) the patches are listed but not checked against it. */
 export async function readPatchSets(o: {
   dotDir: string;
-  files: ReadonlyMap<string, SourceFile>;
+  files: ReadonlyMap<string, SourceFile> | null;
   problems: Problems;
 }): Promise<PatchSetFolder[]> {
   const root = join(o.dotDir, 'patch_generator');
@@ -35,7 +36,7 @@ export async function readPatchSets(o: {
 async function readPatchSet(o: {
   id: string;
   dir: string;
-  files: ReadonlyMap<string, SourceFile>;
+  files: ReadonlyMap<string, SourceFile> | null;
   problems: Problems;
 }): Promise<PatchSetFolder> {
   const names = (await readdir(o.dir, { withFileTypes: true }))
@@ -49,6 +50,7 @@ async function readPatchSet(o: {
       o.problems.add(patchPath, 'file name', 'expected "<file id>.patch" with a numeric FileMapping id');
       continue;
     }
+    if (o.files === null) continue;
     const source = o.files.get(fileId);
     if (source === undefined) {
       o.problems.add(patchPath, `file id ${fileId}`, 'expected an id listed in FileMapping.txt');

@@ -1,6 +1,7 @@
 // Check 1: the answer holds a patch block for each file it changes, and every block names a file
 // of this suggestion's patch set. Paths are resolved by the patch engine against the set, never
 // used as given, so `..`, absolute paths elsewhere and other suggestions' files are rejected here.
+import { realpathSync } from 'node:fs';
 import { mapToPatchSet, parsePatches } from '../../patch/index.js';
 import type { FilePatch } from '../../patch/model.js';
 import type { DotDiscopop } from '../../types.js';
@@ -22,25 +23,14 @@ export function extractCandidate(answer: string, task: RepairTask, dp: Pick<DotD
   }
   if (answer.includes('\u0000')) return reject('The answer contains binary data (NUL bytes); send the patches as plain-text unified diffs.');
 
-  const { patches, problems } = parsePatches(diffText(answer));
+  // The parser skips prose and code fences around the diffs, as models write them.
+  const { patches, problems } = parsePatches(answer);
   const notes = problems.length > 0 ? ` Problems found: ${problems.join('; ')}` : '';
   if (patches.length === 0) {
     return reject(`The answer holds no unified diff (no "--- path", "+++ path" and "@@" hunk lines were found).${notes}`);
   }
-  const mapped = mapToPatchSet(patches, task.suggestion.files, dp.projectRoot);
+  const mapped = mapToPatchSet(patches, task.suggestion.files, dp.projectRoot, { realpath: realpathSync });
   if (!mapped.ok) return reject(mapped.reason);
   if (mapped.byFileId.size === 0) return reject(`The answer's diffs change no file of this patch set.${notes}`);
   return pass({ byFileId: mapped.byFileId });
-}
-
-const FENCE = /^```[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
-
-/**
- * Models wrap diffs in fenced blocks between prose; the fenced blocks that look like diffs are the
- * answer. An answer without such blocks is taken whole and the parser skips what is not a diff.
- */
-export function diffText(answer: string): string {
-  const normalized = answer.replace(/\r\n/g, '\n');
-  const blocks = [...normalized.matchAll(FENCE)].map((m) => m[1] ?? '').filter((block) => /^(---|\+\+\+|@@) /m.test(block));
-  return blocks.length > 0 ? blocks.join('\n') : normalized;
 }

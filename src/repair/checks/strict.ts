@@ -18,7 +18,8 @@ export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
 }
 
 function weakensPrivatization(change: ClauseChange): boolean {
-  const isPrivatizing = (clause: string | undefined) => clause !== undefined && PRIVATIZING_CLAUSES.has(clause);
+  // Clauses are recorded with their modifier, e.g. `reduction(+:)`; the name decides.
+  const isPrivatizing = (clause: string | undefined) => clause !== undefined && PRIVATIZING_CLAUSES.has(clause.split('(')[0]!.trim());
   switch (change.kind) {
     case 'clause-removed':
     case 'variable-removed':

@@ -186,7 +186,8 @@ function rejectRunOptions(program: Command, subcommand: string): void {
     .filter((o) => o.attributeName() !== 'dotDpPath' && program.getOptionValueSource(o.attributeName()) === 'cli')
     .map((o) => o.long ?? o.flags);
   if (given.length > 0) {
-    throw new UsageError(`${subcommand} takes only --dot-dp-path; ${given.join(', ')} belong to a repair run`);
+    const verb = given.length === 1 ? 'belongs' : 'belong';
+    throw new UsageError(`${subcommand} takes only --dot-dp-path; ${given.join(', ')} ${verb} to a repair run`);
   }
 }
 
@@ -271,7 +272,7 @@ async function agentSettings(
 }
 
 /** A path the user named (flag or environment) must exist; the default location may be absent. */
-function llmConfigLocation(
+export function llmConfigLocation(
   flag: string | undefined,
   dotDir: string,
   ctx: CommandLineContext,

@@ -1,0 +1,61 @@
+// Runs the configuration's compile.sh inside a workspace the way DiscoPoP's project manager runs
+// it in its copy of the project: the parent environment plus every settings key,
+// DP_PROJECT_ROOT_DIR and DOT_DISCOPOP pointing into the copy, OMP_NUM_THREADS, and the
+// configuration folder (inside the copy) as working directory.
+import { access, constants } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
+import { runProcess, type RunOutcome } from '../process.js';
+import type { DotDiscopop } from '../types.js';
+
+export interface CompileRequest {
+  dp: DotDiscopop;
+  workspaceRoot: string;
+  threads: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface CompileLayout {
+  script: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Where compile.sh and its folder are in the workspace, and the environment it gets. */
+export function compileLayout(o: { dp: DotDiscopop; workspaceRoot: string; threads: number }): CompileLayout {
+  const { dp, workspaceRoot } = o;
+  const inWorkspace = (abs: string) => join(workspaceRoot, relative(dp.projectRoot, abs));
+  const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
+  return {
+    script: inWorkspace(scriptInProject),
+    cwd: inWorkspace(dp.config.dir),
+    env: {
+      ...dp.config.settings,
+      DP_PROJECT_ROOT_DIR: workspaceRoot,
+      DOT_DISCOPOP: inWorkspace(dp.dotDir),
+      OMP_NUM_THREADS: String(o.threads),
+    },
+  };
+}
+
+/**
+ * stderr is merged into stdout by the shell so the output reads in the order it was written
+ * (make's command lines next to gcc's errors). A compile.sh without the execute bit is run with
+ * bash, as DiscoPoP's newer project manager does, rather than failing on a permission error.
+ */
+export async function runCompileScript(request: CompileRequest): Promise<RunOutcome> {
+  const layout = compileLayout(request);
+  const executable = await access(layout.script, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  const command = executable ? [layout.script] : ['bash', layout.script];
+  return runProcess({
+    command: 'sh',
+    args: ['-c', 'exec "$@" 2>&1', 'sh', ...command],
+    cwd: layout.cwd,
+    env: layout.env,
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+  });
+}

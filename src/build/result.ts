@@ -1,0 +1,94 @@
+// Turns what patch and compile.sh said into a BuildResult. Output is reported with the user's
+// project root in place of the workspace path: that is where the user (and the model) looks, and
+// it keeps results identical whichever worker built them.
+import { describeOutcome, type RunOutcome } from '../process.js';
+import type { BuildResult, Diagnostic, DotDiscopop } from '../types.js';
+import type { ApplyFailure } from './apply.js';
+import { classifyError, parseDiagnostics } from './diagnostics.js';
+
+export function patchFailure(o: { dp: DotDiscopop; output: string; failures: ApplyFailure[]; workspaceRoot: string; durationMs: number }): BuildResult {
+  const diagnostics: Diagnostic[] = o.failures.map((failure) => ({
+    file: failure.relPath ?? failure.fileId,
+    fileId: failure.fileId,
+    severity: 'error',
+    message: failure.reason,
+    errorClass: 'patch-does-not-apply',
+  }));
+  const first = o.failures[0];
+  return {
+    ok: false,
+    failedAt: 'patch',
+    output: inProject(o.output, o.workspaceRoot, o.dp),
+    diagnostics,
+    errorClass: 'patch-does-not-apply',
+    firstError: first ? `${first.relPath ?? `file ${first.fileId}`}: ${first.reason}` : 'patch failed',
+    durationMs: o.durationMs,
+  };
+}
+
+/**
+ * `patchNotes`: what GNU patch said beyond "patching file" (offsets, fuzz), kept at the top of
+ * the output because a hunk that landed elsewhere than intended explains many a compile error.
+ */
+export function compileResult(o: {
+  dp: DotDiscopop;
+  outcome: RunOutcome;
+  workspaceRoot: string;
+  timeoutMs: number;
+  durationMs: number;
+  patchNotes?: string;
+}): BuildResult {
+  const { outcome, dp, workspaceRoot } = o;
+  const compiled = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;
+  const raw = (o.patchNotes ?? '') + compiled;
+  if (outcome.kind === 'exited' && outcome.exitCode === 0) {
+    return { ok: true, output: inProject(raw, workspaceRoot, dp), diagnostics: [], durationMs: o.durationMs };
+  }
+  if (outcome.kind === 'timeout') {
+    const line = `compile.sh did not finish within ${Math.round(o.timeoutMs / 1000)} s and was stopped`;
+    return {
+      ok: false,
+      failedAt: 'timeout',
+      output: inProject(`${raw}\n${line}\n`, workspaceRoot, dp),
+      diagnostics: [],
+      errorClass: 'other',
+      firstError: line,
+      durationMs: o.durationMs,
+    };
+  }
+  const diagnostics = parseDiagnostics(compiled, dp, workspaceRoot);
+  const firstDiagnostic = diagnostics.find((d) => d.severity === 'error' || d.severity === 'fatal error');
+  const fallback = firstErrorLine(compiled) ?? `compile.sh ${describeOutcome(outcome)}`;
+  const firstError = firstDiagnostic ? describeDiagnostic(firstDiagnostic) : inProject(fallback, workspaceRoot, dp);
+  const output = outcome.kind === 'exited' ? raw : `${raw}\ncompile.sh ${describeOutcome(outcome)}\n`;
+  return {
+    ok: false,
+    failedAt: 'compile',
+    output: inProject(output, workspaceRoot, dp),
+    diagnostics,
+    errorClass: firstDiagnostic?.errorClass ?? classifyError(fallback),
+    firstError,
+    durationMs: o.durationMs,
+  };
+}
+
+export function describeDiagnostic(d: Diagnostic): string {
+  const place = [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
+  return `${place}: ${d.severity}: ${d.message}`;
+}
+
+/** The first line that reads like an error, for when no compiler diagnostic was recognised. */
+function firstErrorLine(output: string): string | undefined {
+  const lines = output.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  return lines.find((line) => /\berror\b/i.test(line)) ?? lines.at(-1);
+}
+
+function inProject(text: string, workspaceRoot: string, dp: DotDiscopop): string {
+  return text.split(workspaceRoot).join(dp.projectRoot);
+}
+
+/** Patch's output when it says more than which files it patched; empty otherwise. */
+export function patchNotes(output: string): string {
+  const lines = output.split('\n').filter((line) => line.trim().length > 0);
+  return lines.some((line) => !line.startsWith('patching file ')) ? lines.join('\n') + '\n' : '';
+}

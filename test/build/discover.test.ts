@@ -1,0 +1,61 @@
+// discover(): the reference build gates the run; every suggestion with a patch is built alone.
+import { afterEach, describe, expect, it } from 'vitest';
+import { readdir } from 'node:fs/promises';
+import { discover } from '../../src/build/discover.js';
+import { BuildPool } from '../../src/build/pool.js';
+import { RefusedError } from '../../src/errors.js';
+import { generatorPatch, insertBefore, makeProject, suggestion, type TestProject } from './project.js';
+
+let project: TestProject | undefined;
+let pool: BuildPool | undefined;
+
+afterEach(async () => {
+  await pool?.dispose();
+  await project?.remove();
+  pool = project = undefined;
+});
+
+async function poolFor(p: TestProject, jobs: number): Promise<BuildPool> {
+  project = p;
+  pool = await BuildPool.create({ dp: p.dp, scratchDir: p.scratch, jobs, threads: 2, timeoutMs: 60_000, signal: new AbortController().signal, emit: p.emit });
+  return pool;
+}
+
+describe('discover', () => {
+  it('refuses the run with the first diagnostics when the project does not build without any suggestion', async () => {
+    const p = await makeProject({ settings: { CC: 'gcc', CFLAGS: '-O0 -fopenmp -DBROKEN=1 -include /nonexistent/missing.h' } });
+    const b = await poolFor(p, 2);
+    const ok = suggestion(p, '1', { 'src/a.c': await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for')) });
+    const error = await discover({ dp: p.dp, considered: [ok], pool: b, emit: p.emit }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RefusedError);
+    expect((error as RefusedError).exitCode).toBe(3);
+    expect((error as Error).message).toContain('does not build without any suggestion applied');
+    expect((error as Error).message).toContain('/nonexistent/missing.h');
+    // Only the reference was built.
+    expect(p.events.filter((e) => e.type === 'build-started')).toHaveLength(1);
+  });
+
+  it('builds every considered suggestion with a patch in isolation and leaves out those without one', async () => {
+    const p = await makeProject();
+    const b = await poolFor(p, 2);
+    const pragmaA = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for private(i)'));
+    const brokenB = await generatorPatch(p, 'src/b.c', insertBefore('for (i = 0', '#pragma omp parallel for private(t)'));
+    const bodyLocalA = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for private(t)'));
+    const considered = [
+      suggestion(p, '0', { 'src/a.c': pragmaA }),
+      suggestion(p, '1', { 'src/b.c': brokenB }),
+      suggestion(p, '2', {}),
+      suggestion(p, '3', { 'src/a.c': bodyLocalA }),
+      suggestion(p, '4', { 'src/a.c': pragmaA, 'src/b.c': brokenB }),
+    ];
+    const result = await discover({ dp: p.dp, considered, pool: b, emit: p.emit });
+    expect(result.reference.ok).toBe(true);
+    expect([...result.builds.keys()].sort()).toEqual(['0', '1', '3', '4']);
+    const ok = Object.fromEntries([...result.builds].map(([id, r]) => [id, r.ok]));
+    expect(ok).toEqual({ '0': true, '1': false, '3': false, '4': false });
+    expect(result.builds.get('3')?.output).toMatch(/src\/a\.c:\d+:\d+: error: .t. undeclared/);
+    expect(p.events[0]).toMatchObject({ type: 'discovery-started', suggestions: ['0', '1', '2', '3', '4'], jobs: 2 });
+    await b.dispose();
+    expect(await readdir(p.scratch)).toEqual([]);
+  });
+});

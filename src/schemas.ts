@@ -2,6 +2,8 @@
 import type { z } from 'zod';
 import { ResultsFileSchema } from './store/results.js';
 import { EventSchema } from './store/events.js';
+import { VerdictSchema } from './store/verdict.js';
+import { JournalSchema } from './store/journal.js';
 import { AppliedSuggestionsSchema } from './discopop/applied.js';
 import { SettingsFileSchema } from './discopop/build-config.js';
 import { HotspotsFileSchema } from './discopop/hotspots.js';
@@ -10,6 +12,8 @@ import { PatternsFileSchema } from './discopop/patterns.js';
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
   'progress-event.schema.json': EventSchema,
+  'verdict.schema.json': VerdictSchema,
+  'write-back-journal.schema.json': JournalSchema,
   // DiscoPoP's files as patch-repair reads them (only the parts it relies on are constrained).
   'discopop-patterns.schema.json': PatternsFileSchema,
   'discopop-hotspots.schema.json': HotspotsFileSchema,

@@ -8,6 +8,11 @@ const base = { t: z.string().describe('ISO time') };
 
 const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'strict']);
 export type CheckName = z.infer<typeof CheckName>;
+export const CheckNameSchema = CheckName;
+
+/** How an agent or built-in call ended: answered, declined, or the no-answer / fatal reason. */
+export const CallOutcomeSchema = z.enum(['answered', 'declined', 'unreachable', 'server-error', 'rate-limited', 'timeout', 'crashed', 'auth', 'quota', 'misconfigured']);
+export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
 
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('run-started'), run: RunRecordSchema }),
@@ -40,7 +45,7 @@ export const EventSchema = z.discriminatedUnion('type', [
     id: z.string(),
     attempt: z.number().int().positive(),
     tier: z.enum(['builtin', 'agent']),
-    outcome: z.enum(['answered', 'declined', 'unreachable', 'server-error', 'rate-limited', 'timeout', 'crashed', 'auth', 'quota', 'misconfigured']),
+    outcome: CallOutcomeSchema,
     detail: z.string().nullable(),
     duration_ms: z.number(),
     input_tokens: z.number().nullable(),

@@ -1,0 +1,77 @@
+// Each run starts with a clean patch_repair/: the previous run's results.json, progress.jsonl and
+// attempts/ move to history/<its run id>/. The moves are renames, so an interrupted rotation is
+// finished by the next start (what is left is found and moved into the same folder).
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { exists, isNotFound } from './fs-atomic.js';
+import { repairDir } from './paths.js';
+import { ResultsFileSchema } from './results.js';
+import { EventSchema } from './events.js';
+
+const ROTATED = ['attempts', 'progress.jsonl', 'results.json'] as const;
+
+export function historyDir(dotDir: string): string {
+  return join(repairDir(dotDir), 'history');
+}
+
+/** Rotates the previous run out of the way; returns its run id, or null when there was none. */
+export async function startRun(dotDir: string, runId: string): Promise<{ previous: string | null }> {
+  const base = repairDir(dotDir);
+  const present: string[] = [];
+  for (const name of ROTATED) if (await exists(join(base, name))) present.push(name);
+  if (present.length === 0) return { previous: null };
+  const previous = (await previousRunId(base)) ?? `unknown-before-${runId}`;
+  const target = await freeTarget(historyDir(dotDir), previous, present);
+  await mkdir(target, { recursive: true });
+  for (const name of present) await rename(join(base, name), join(target, name));
+  return { previous };
+}
+
+async function previousRunId(base: string): Promise<string | null> {
+  const fromResults = await readJson(join(base, 'results.json'));
+  const results = ResultsFileSchema.safeParse(fromResults);
+  if (results.success) return sanitize(results.data.run.id);
+  const firstLine = (await readText(join(base, 'progress.jsonl')))?.split('\n', 1)[0];
+  if (firstLine) {
+    try {
+      const event = EventSchema.safeParse(JSON.parse(firstLine));
+      if (event.success && event.data.type === 'run-started') return sanitize(event.data.run.id);
+    } catch {
+      // A torn first line: the run died before it wrote anything useful.
+    }
+  }
+  return null;
+}
+
+/** The same run id twice (a copied .discopop) must not overwrite what is already in history. */
+async function freeTarget(history: string, id: string, moving: string[]): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = join(history, n === 1 ? id : `${id}-${n}`);
+    let clash = false;
+    for (const name of moving) if (await exists(join(candidate, name))) clash = true;
+    if (!clash) return candidate;
+  }
+}
+
+function sanitize(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'unnamed';
+}
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+async function readJson(path: string): Promise<unknown> {
+  const text = await readText(path);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,13 @@
+// The store: everything patch-repair keeps in .discopop/patch_repair/, and the write-back into
+// patch_generator/. See docs/outputs.md for the files and docs/fault-injection.md for the kill points.
+export { acquireLock, lockPath, type RunLock } from './lock.js';
+export { createRunScratch, cleanupStaleScratch, scratchRecordPath, type RunScratch } from './scratch.js';
+export { startRun, historyDir } from './history.js';
+export { writeBack, recoverWriteBack, type WriteBackResult } from './write-back.js';
+export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
+export { AttemptStore, readAttempts, attemptsDir, type AttemptInput, type AttemptDetails, type StoredAttempt } from './attempts.js';
+export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
+export { writeResults, readResults, resultsPath } from './results-file.js';
+export { digestDir } from './patch-set-files.js';
+export { repairDir } from './paths.js';
+export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

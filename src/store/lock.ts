@@ -1,0 +1,125 @@
+// One run per .discopop: the lock file patch_repair/run.lock names its holder. It is created with
+// link(2), which fails atomically when the name exists, so two starting runs can never both win.
+// A lock whose holder is gone (killed run, or another host) is taken over with a notice.
+import { link, mkdir, readFile, rename, unlink } from 'node:fs/promises';
+import { unlinkSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { RefusedError } from '../errors.js';
+import { writeFileSynced, isNotFound } from './fs-atomic.js';
+import { isLiveOnThisHost, thisOwner } from './process-alive.js';
+import { repairDir } from './paths.js';
+
+export const LockFileSchema = z.object({
+  pid: z.number().int().positive(),
+  host: z.string(),
+  started: z.string().describe('ISO time the lock was taken'),
+});
+type LockFile = z.infer<typeof LockFileSchema>;
+
+export interface RunLock {
+  /** Set when a lock left by a dead run was taken over; the caller shows it. */
+  notice: string | null;
+  release(): Promise<void>;
+}
+
+export function lockPath(dotDir: string): string {
+  return join(repairDir(dotDir), 'run.lock');
+}
+
+export async function acquireLock(dotDir: string): Promise<RunLock> {
+  const path = lockPath(dotDir);
+  await mkdir(repairDir(dotDir), { recursive: true });
+  const mine: LockFile = { ...thisOwner(), started: new Date().toISOString() };
+  const content = `${JSON.stringify(mine)}\n`;
+  const candidate = `${path}.${process.pid}.new`;
+  await writeFileSynced(candidate, content);
+  try {
+    let notice: string | null = null;
+    if (!(await tryLink(candidate, path))) {
+      const holder = await readHolder(path);
+      if (holder && isLiveOnThisHost(holder)) {
+        throw new RefusedError(
+          `${path}: held by pid ${holder.pid} (running since ${holder.started}); another patch-repair run is using this .discopop`,
+        );
+      }
+      await takeOver(path, holder);
+      if (!(await tryLink(candidate, path))) {
+        throw new RefusedError(`${path}: another patch-repair run took the lock at the same moment`);
+      }
+      notice = holder
+        ? `took over the lock of an earlier run that is gone (pid ${holder.pid} on ${holder.host}, since ${holder.started})`
+        : `took over an unreadable lock file left by an earlier run`;
+    }
+    return holdLock(path, content, notice);
+  } finally {
+    await unlink(candidate).catch(() => undefined);
+  }
+}
+
+async function tryLink(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+async function readHolder(path: string): Promise<LockFile | null> {
+  try {
+    const parsed = LockFileSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Moves the dead holder's lock aside. Two runs may both judge it dead; renaming is atomic, and the
+ * loser of that race either finds nothing to move or, if it moved the winner's fresh lock, puts
+ * it back and refuses.
+ */
+async function takeOver(path: string, judged: LockFile | null): Promise<void> {
+  const aside = `${path}.${process.pid}.stale`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+  const moved = await readHolder(aside);
+  if (moved && judged && (moved.pid !== judged.pid || moved.started !== judged.started)) {
+    await tryLink(aside, path);
+    await unlink(aside);
+    throw new RefusedError(`${path}: held by pid ${moved.pid} (running since ${moved.started}); another patch-repair run is using this .discopop`);
+  }
+  await unlink(aside);
+}
+
+function holdLock(path: string, content: string, notice: string | null): RunLock {
+  // A run that ends through process.exit (a signal handler) never reaches the caller's finally;
+  // the exit hook still removes the lock, synchronously, as exit handlers must.
+  const onExit = () => releaseSync(path, content);
+  process.once('exit', onExit);
+  let released = false;
+  return {
+    notice,
+    async release() {
+      if (released) return;
+      released = true;
+      process.removeListener('exit', onExit);
+      releaseSync(path, content);
+    },
+  };
+}
+
+function releaseSync(path: string, content: string): void {
+  try {
+    // Never remove a lock that another run has taken over in the meantime.
+    if (readFileSync(path, 'utf8') === content) unlinkSync(path);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}

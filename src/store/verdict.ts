@@ -1,0 +1,57 @@
+// attempts/<id>/<n>/verdict.json: what became of one try. Written for every try, accepted,
+// rejected, declined or unanswered, so a reviewer can follow every call the run made.
+import { z } from 'zod';
+import { CallOutcomeSchema, CheckNameSchema } from './events.js';
+import { ClauseChangeSchema } from './results.js';
+
+export const ApplyReportSchema = z.object({
+  basis: z.enum(['unpatched', 'on-top']).nullable().describe('what the candidate applied to; null when it did not apply'),
+  files: z.array(
+    z.object({
+      file: z.string().describe('file id'),
+      applied: z.boolean(),
+      hunks: z.array(
+        z.object({
+          hunk: z.number().int().positive(),
+          applied: z.boolean(),
+          line: z.number().int().nullable().describe('line of the source where the hunk landed'),
+          offset: z.number().int().nullable().describe('lines away from where the hunk header said'),
+          fuzz: z.number().int().nonnegative().nullable().describe('context lines that had to be ignored'),
+          reason: z.string().nullable().describe('why it did not apply, in the words the model is shown'),
+        }),
+      ),
+    }),
+  ),
+});
+export type ApplyReport = z.infer<typeof ApplyReportSchema>;
+
+export const UsageSchema = z.object({
+  duration_ms: z.number().nonnegative(),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  cost_usd: z.number().nullable(),
+  cli_version: z.string().nullable(),
+});
+
+export const VerdictSchema = z.object({
+  version: z.literal(1),
+  id: z.string().describe('suggestion id'),
+  attempt: z.number().int().positive().describe('the <n> of attempts/<id>/<n>/'),
+  tier: z.enum(['builtin', 'agent']),
+  prompt: z.number().int().nonnegative().describe('which --prompts conversation, from 1; 0 for the built-in repairer'),
+  turn: z.number().int().nonnegative().describe('0 = first call of the conversation, then follow-ups'),
+  source: z.string().describe('ladder rung, follow-up, or the built-in rules applied'),
+  call_outcome: CallOutcomeSchema,
+  call_detail: z.string().nullable(),
+  outcome: z
+    .enum(['accepted', 'rejected', 'declined', 'unanswered', 'fatal'])
+    .describe('unanswered and fatal calls used no prompt or retry'),
+  rejected_by: CheckNameSchema.nullable().describe('the check that rejected the candidate'),
+  reason: z.string().nullable().describe('why it was rejected: the text of the follow-up turn'),
+  checks: z.array(z.object({ check: CheckNameSchema, passed: z.boolean(), reason: z.string().nullable() })),
+  apply_report: ApplyReportSchema.nullable(),
+  clause_changes: z.array(ClauseChangeSchema),
+  non_directive_lines_changed: z.boolean().nullable(),
+  usage: UsageSchema.nullable(),
+});
+export type Verdict = z.infer<typeof VerdictSchema>;

@@ -1,0 +1,165 @@
+// Write-back: the only code that changes patch_generator/<id>/, and only with a verified patch set.
+// Order of events, each step durable before the next:
+//   journal (prepared) → backup of the generated set → temp files → journal (committed)
+//   → renames → re-read and compare → backups/<id>.written → journal removed.
+// A kill before the commit leaves the folder untouched (recovery undoes); after it, every new byte
+// is already on disk and recovery finishes the renames. Either way the folder holds the generated
+// set or the complete repair, and a backup exists whenever it is the repair.
+import { readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { faultPoint } from '../fault.js';
+import type { PatchSet, Suggestion } from '../types.js';
+import { createBackup, dropBackupDir, hasCurrentBackup, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
+import { exists, isNotFound, syncDir, writeFileSynced } from './fs-atomic.js';
+import { type Journal, readJournals, removeJournal, writeJournal } from './journal.js';
+import { journalPath, safeName, suggestionDir } from './paths.js';
+import { digestBytes, digestDir, digestSet, patchFileName, readSet, tempNameFor } from './patch-set-files.js';
+import { removeTempFiles } from './install-set.js';
+import { finishRestore } from './restore-one.js';
+
+export interface WriteBackResult {
+  /** Digest of the set now in patch_generator/<id>/ (what backups/<id>.written records). */
+  digest: string;
+  /** File ids whose patch file was replaced or added; empty when the set was already in place. */
+  changedFiles: string[];
+}
+
+type WriteBackJournal = Extract<Journal, { kind: 'write-back' }>;
+
+export async function writeBack(dotDir: string, suggestion: Suggestion, canonical: PatchSet): Promise<WriteBackResult> {
+  const id = suggestion.id;
+  const dir = suggestionDir(dotDir, id);
+  if (await exists(journalPath(dotDir, id))) {
+    throw new Error(`${journalPath(dotDir, id)}: an interrupted write-back is pending; recoverWriteBack must run first`);
+  }
+  const current = await readSet(dir);
+  const changes = new Map<string, Buffer>();
+  const changedFiles: string[] = [];
+  for (const [fileId, text] of canonical) {
+    const name = patchFileName(safeName(fileId, 'file id'));
+    const bytes = Buffer.from(text, 'utf8');
+    if (current.get(name)?.equals(bytes)) continue;
+    changes.set(name, bytes);
+    changedFiles.push(fileId);
+  }
+  if (changes.size === 0) return { digest: digestSet(current), changedFiles };
+
+  const target = new Map(current);
+  for (const [name, bytes] of changes) target.set(name, bytes);
+  const journal: WriteBackJournal = {
+    version: 1,
+    kind: 'write-back',
+    id,
+    state: 'prepared',
+    backup: (await hasCurrentBackup(dotDir, id, digestSet(current))) ? 'kept' : 'created',
+    files: [...changes].map(([name, bytes]) => ({ name, digest: digestBytes(bytes) })),
+    target_digest: digestSet(target),
+  };
+  await writeJournal(dotDir, journal);
+  faultPoint('write-back.after-journal-prepared');
+  if (journal.backup === 'created') await createBackup(dotDir, id);
+  faultPoint('write-back.after-backup');
+
+  for (const [name, bytes] of changes) {
+    await writeFileSynced(join(dir, tempNameFor(name)), bytes);
+    faultPoint('write-back.after-temp-file');
+  }
+  await syncDir(dir);
+  faultPoint('write-back.before-commit');
+  await writeJournal(dotDir, { ...journal, state: 'committed' });
+  faultPoint('write-back.after-commit');
+
+  for (const name of changes.keys()) {
+    await rename(join(dir, tempNameFor(name)), join(dir, name));
+    faultPoint('write-back.after-rename');
+  }
+  await syncDir(dir);
+
+  const problem = await compareWithTarget(dir, target);
+  if (problem) {
+    await undoFromBackup(dotDir, id, `re-reading the written patch set found ${problem}`);
+    throw new Error(
+      `${dir}: ${problem} after the write-back; the generated patch set was put back from ${id}'s backup`,
+    );
+  }
+  faultPoint('write-back.before-written');
+  await writeWrittenDigest(dotDir, id, journal.target_digest);
+  faultPoint('write-back.after-written');
+  await removeJournal(dotDir, id);
+  return { digest: journal.target_digest, changedFiles };
+}
+
+/**
+ * Finishes or undoes every write-back and restore a killed run left unfinished. Runs at the start
+ * of every run; returns one line per suggestion it dealt with.
+ */
+export async function recoverWriteBack(dotDir: string): Promise<string[]> {
+  const notices: string[] = [];
+  for (const journal of await readJournals(dotDir)) {
+    const id = journal.id;
+    if (journal.kind === 'restore') {
+      await finishRestore(dotDir, id);
+      notices.push(`suggestion ${id}: finished putting back its generated patch set (${journal.reason})`);
+    } else if (journal.state === 'prepared') {
+      await undoPrepared(dotDir, journal);
+      notices.push(`suggestion ${id}: an interrupted write-back was undone; patch_generator/${id}/ had not been changed`);
+    } else {
+      notices.push(await rollForward(dotDir, journal));
+    }
+  }
+  await removeBackupLeftovers(dotDir);
+  return notices;
+}
+
+async function undoPrepared(dotDir: string, journal: WriteBackJournal): Promise<void> {
+  await removeTempFiles(suggestionDir(dotDir, journal.id));
+  if (journal.backup === 'created') {
+    // The folder still holds the generated set; the backup made of it is not needed.
+    await dropBackupDir(dotDir, journal.id);
+    await removeWrittenDigest(dotDir, journal.id);
+  }
+  await removeJournal(dotDir, journal.id);
+}
+
+async function rollForward(dotDir: string, journal: WriteBackJournal): Promise<string> {
+  const id = journal.id;
+  const dir = suggestionDir(dotDir, id);
+  for (const file of journal.files) {
+    const temp = join(dir, tempNameFor(file.name));
+    const staged = await readIfPresent(temp);
+    if (staged !== null && digestBytes(staged) === file.digest) await rename(temp, join(dir, file.name));
+  }
+  await removeTempFiles(dir);
+  await syncDir(dir);
+  if ((await digestDir(dir)) !== journal.target_digest) {
+    await undoFromBackup(dotDir, id, 'an interrupted write-back could not be completed');
+    return `suggestion ${id}: an interrupted write-back could not be completed; its generated patch set was put back`;
+  }
+  await writeWrittenDigest(dotDir, id, journal.target_digest);
+  await removeJournal(dotDir, id);
+  return `suggestion ${id}: completed an interrupted write-back of its verified repair`;
+}
+
+/** Returns the generated set from the backup; the restore journal makes this itself survive a kill. */
+async function undoFromBackup(dotDir: string, id: string, reason: string): Promise<void> {
+  await writeJournal(dotDir, { version: 1, kind: 'restore', id, reason });
+  await finishRestore(dotDir, id);
+}
+
+async function compareWithTarget(dir: string, target: ReadonlyMap<string, Buffer>): Promise<string | null> {
+  const inPlace = await readSet(dir);
+  for (const [name, bytes] of target) {
+    if (!inPlace.get(name)?.equals(bytes)) return `${name} differs from the verified patch`;
+  }
+  for (const name of inPlace.keys()) if (!target.has(name)) return `an unexpected file ${name}`;
+  return null;
+}
+
+async function readIfPresent(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}

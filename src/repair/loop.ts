@@ -115,18 +115,18 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
             tally.answered += 1;
             conversation = result.conversation;
             const verdict = await checkAnswer(result.text, task, deps, attempt);
-            await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, ...transcriptOf(verdict) });
+            await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, usage: result.usage, ...transcriptOf(verdict) });
             if (verdict.accepted) return accepted(verdict, 'agent', attempt, common());
             tally.lastRejection = `attempt ${attempt} rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
             prompt = followUpPrompt({ ladder, task, check: verdict.rejectedBy, reason: verdict.reason, limits });
             break;
           }
-          await deps.attempts.write({ ...base, answer: null, callOutcome: result.reason, callDetail: result.detail, ...noVerdict() });
+          tally.unanswered += 1;
+          await deps.attempts.write({ ...base, answer: null, callOutcome: result.reason, callDetail: result.detail, usage: result.usage, ...noVerdict() });
           if (result.kind === 'fatal') {
             deps.budget.setFatal(result.reason, result.detail);
             return stopped('skipped', deps.budget.stop()!.reason);
           }
-          tally.unanswered += 1;
           if (errorAllowance === 0) {
             return stopped('agent_unreachable', `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`);
           }
@@ -184,8 +184,13 @@ function exhausted(tally: Tally, why: string): string {
   return tally.lastRejection ? `no candidate passed verification (${why}); last: ${tally.lastRejection}` : `no candidate passed verification (${why})`;
 }
 
-function transcriptOf(verdict: Verdict): Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict'> {
+type VerdictPart = Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict' | 'applyReport' | 'clauseChanges' | 'nonDirectiveLinesChanged'>;
+
+function transcriptOf(verdict: Verdict): VerdictPart {
   return {
+    applyReport: verdict.applyReport,
+    clauseChanges: verdict.directives?.clauseChanges ?? [],
+    nonDirectiveLinesChanged: verdict.directives?.nonDirectiveLinesChanged ?? null,
     extracted: verdict.extracted,
     canonical: verdict.canonical ? new Map(verdict.canonical) : null,
     verdict: {
@@ -197,6 +202,6 @@ function transcriptOf(verdict: Verdict): Pick<AttemptTranscript, 'extracted' | '
   };
 }
 
-function noVerdict(): Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict'> {
-  return { extracted: null, canonical: null, verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] } };
+function noVerdict(): VerdictPart {
+  return { applyReport: null, clauseChanges: [], nonDirectiveLinesChanged: null, extracted: null, canonical: null, verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] } };
 }

@@ -1,6 +1,9 @@
 // One try of one suggestion as it is written under attempts/<id>/<n>/: what was asked, what came
 // back, what verification made of it. Written for every try, accepted or not, answered or not.
+import type { CallUsage } from '../agent/types.js';
 import type { CheckName } from '../store/events.js';
+import type { ClauseChange } from '../store/results.js';
+import type { ApplyReport } from '../store/verdict.js';
 import type { CheckResult } from './checks/result.js';
 
 export interface AttemptTranscript {
@@ -31,4 +34,11 @@ export interface AttemptTranscript {
     reason: string | null;
     checks: CheckResult[];
   };
+  /** How each hunk applied (or why not), once the dry run was reached. */
+  applyReport?: ApplyReport | null;
+  /** For a candidate that got past the directives check. */
+  clauseChanges?: ClauseChange[];
+  nonDirectiveLinesChanged?: boolean | null;
+  /** What the agent CLI reported for the call; absent for the built-in repairer. */
+  usage?: CallUsage | null;
 }

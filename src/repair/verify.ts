@@ -5,13 +5,14 @@
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
 import type { CheckName } from '../store/events.js';
+import type { ApplyReport } from '../store/verdict.js';
 import type { ClauseChange } from '../store/results.js';
 import type { RunOptions } from '../run-options.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
 import { resultingCode } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
-import { directivesKept } from './checks/directives.js';
+import { directivesKept, type DirectivesKept } from './checks/directives.js';
 import { dryRunApply } from './checks/dry-run.js';
 import { extractCandidate } from './checks/extraction.js';
 import type { CheckOutcome, CheckResult } from './checks/result.js';
@@ -32,6 +33,9 @@ interface Progress {
   /** file id → the answer's patch, rendered back as diff text (for the transcript). */
   extracted: Map<string, string> | null;
   canonical: Map<string, string> | null;
+  applyReport: ApplyReport | null;
+  /** Clause changes and other changed lines, once the directives check ran. */
+  directives: DirectivesKept | null;
 }
 
 export type Verdict =
@@ -48,7 +52,7 @@ export type Verdict =
   | (Progress & { accepted: false; rejectedBy: CheckName; reason: string });
 
 export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verdict> {
-  const state: Progress = { checks: [], extracted: null, canonical: null };
+  const state: Progress = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null };
   const run = <T>(check: CheckName, outcome: CheckOutcome<T>): outcome is { ok: true; value: T } => {
     state.checks.push({ check, passed: outcome.ok, reason: outcome.ok ? null : outcome.reason });
     return outcome.ok;
@@ -62,7 +66,8 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   if (!run('extraction', extraction)) return rejected();
   state.extracted = new Map([...extraction.value.byFileId].map(([id, patch]) => [id, renderFilePatch(patch)]));
 
-  const dryRun = dryRunApply({ task, candidate: extraction.value.byFileId, generated: generatedPatches(task) });
+  const { outcome: dryRun, applyReport } = dryRunApply({ task, candidate: extraction.value.byFileId, generated: generatedPatches(task) });
+  state.applyReport = applyReport;
   if (!run('dry-run-apply', dryRun)) return rejected();
 
   const applied = resultingCode(task, dryRun.value.contents);
@@ -74,6 +79,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
 
   const kept = directivesKept(task, applied.value.results);
   if (!run('directives-kept', kept)) return rejected();
+  state.directives = kept.value;
 
   if (deps.options.strict && !run('strict', strictCheck(kept.value))) return rejected();
 

@@ -1,0 +1,47 @@
+// The built-in repairer: a deterministic first tier for the common OpenMP clause errors of
+// DiscoPoP patches. It changes only the directive lines the generated patch added and answers
+// in the same form as a model, so its answer goes through the same six checks.
+import type { BuiltinResult, RepairTask } from '../../repair/task.js';
+import { fileDiff, generatedHeaderLines } from './answer-diff.js';
+import { foreignErrors, readCompilerMessages } from './compiler-messages.js';
+import { repairFile } from './repair-file.js';
+
+export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
+  const { build, suggestion } = task;
+  if (build.ok) return declined('the generated patch set builds; there is nothing to repair');
+  if (build.failedAt === 'patch') return declined(`the generated patch does not apply (${firstLine(build.output)}); no directive rule can help`);
+  if (build.failedAt === 'timeout') return declined('the build timed out; no compiler error to repair');
+  const foreign = foreignErrors(build, suggestion);
+  if (foreign.length > 0) return declined(`an error outside the suggestion's files: ${foreign[0]!.trim()}`);
+  const messages = readCompilerMessages(build, suggestion);
+  const errors = messages.filter((message) => message.severity === 'error' || message.severity === 'fatal error');
+  if (errors.length === 0) return declined(`no compiler error in the suggestion's files (${build.firstError ?? firstLine(build.output)})`);
+
+  const answers: string[] = [];
+  const rules: string[] = [];
+  for (const file of suggestion.files) {
+    const generated = task.generated.get(file.fileId);
+    const patched = task.patched.get(file.fileId);
+    const original = task.sources.get(file.fileId);
+    if (generated === undefined || patched === undefined || original === undefined) {
+      return declined(`${file.source.relPath}: the task carries no source or patch for file id ${file.fileId}`);
+    }
+    const outcome = await repairFile({ generatedPatch: generated, patched, errors: errors.filter((error) => error.fileId === file.fileId) });
+    if (outcome.kind === 'declined') return declined(`${file.source.relPath}: ${outcome.reason}`);
+    if (outcome.kind === 'unchanged') continue;
+    const headers = generatedHeaderLines(generated);
+    if (!headers.ok) return declined(`${file.source.relPath}: ${headers.reason}`);
+    answers.push(`\`\`\`diff\n${fileDiff({ headers, original, repaired: outcome.source })}\`\`\`\n`);
+    for (const rule of outcome.rules) if (!rules.includes(rule)) rules.push(rule);
+  }
+  if (answers.length === 0) return declined('no built-in rule changes any directive of this suggestion');
+  return { kind: 'answer', text: answers.join('\n'), rules };
+}
+
+function declined(reason: string): BuiltinResult {
+  return { kind: 'declined', reason };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'no output';
+}

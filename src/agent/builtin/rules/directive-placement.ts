@@ -1,0 +1,46 @@
+// A loop directive that does not stand directly above its loop (design.md, "Directive
+// identity"): above a block, an `if` or a label that leads into the loop, or above another
+// pragma. The directive moves onto its loop. Declines when that would mean editing other lines
+// (the loop shares its line with other code) or when the statement is no `for` loop at all.
+import { isOmpPragma } from '../../../patch/openmp.js';
+import { isLoopConstruct } from './clauses.js';
+import type { Rule } from './rule.js';
+
+const PLACEMENT_ERROR = /^for statement expected before/;
+
+export const directivePlacement: Rule = {
+  name: 'move-directive-onto-loop',
+  apply(input) {
+    const { directive } = input.state;
+    const errors = input.errors.filter((message) => PLACEMENT_ERROR.test(message.text));
+    const lookup = input.site.lookup;
+    if (!isLoopConstruct(directive)) return { kind: 'result', state: input.state, resolved: [] };
+    if (lookup.kind === 'not-a-loop') {
+      return errors.length > 0 ? { kind: 'declined', reason: lookup.reason } : { kind: 'result', state: input.state, resolved: [] };
+    }
+    if (errors.length === 0 && lookup.path.length === 0) return { kind: 'result', state: input.state, resolved: [] };
+    const loopRow = lookup.loop.startPosition.row;
+    const between = input.lines.slice(input.row + input.lineCount, loopRow);
+    if (lookup.path.length === 0 && between.every(isBlankOrComment)) return { kind: 'result', state: input.state, resolved: [] };
+    // A pragma between the two cannot be stepped over: gcc wants the loop pragma (OpenMP or
+    // `GCC ivdep`/`unroll`) directly above the `for`, so one of the two would have to go.
+    const pragmaIndex = between.findIndex((line) => /^\s*#\s*pragma\b/.test(line));
+    if (pragmaIndex >= 0) {
+      const pragmaRow = input.row + input.lineCount + pragmaIndex;
+      const what = input.addedRows.has(pragmaRow) ? 'a second directive of this suggestion'
+        : isOmpPragma(between[pragmaIndex]!) ? 'an OpenMP directive of the original source' : `'${between[pragmaIndex]!.trim()}'`;
+      return { kind: 'declined', reason: `${what} (line ${pragmaRow + 1}) stands between the directive and its loop at line ${loopRow + 1}; one of the two would have to go` };
+    }
+    const loopLine = input.lines[loopRow] ?? '';
+    const prefix = loopLine.slice(0, lookup.loop.startPosition.column);
+    if (prefix.trim() !== '') {
+      return { kind: 'declined', reason: `the loop at line ${loopRow + 1} shares its line with '${prefix.trim()}'; putting the directive above it needs that line split` };
+    }
+    const indent = /^\s*/.exec(loopLine)![0];
+    return { kind: 'result', state: { directive: { ...directive, indent }, aboveRow: loopRow }, resolved: errors };
+  },
+};
+
+function isBlankOrComment(line: string): boolean {
+  return /^\s*$/.test(line) || /^\s*\/\//.test(line) || /^\s*\/\*.*\*\/\s*$/.test(line);
+}

@@ -1,0 +1,60 @@
+// Clause names that do not exist at the directive: locals of the loop body, indices declared in
+// the for-init, IR names (`i10`, `in.addr`, `tmp_var37`), mangled globals, bare member names.
+// They are dropped from every clause: a body local is private anyway, and a name that is not a
+// variable here cannot be meant as one.
+import type { Clause } from '../../../patch/openmp.js';
+import { isDataSharing, leadingIdentifier, removeEntries } from './clauses.js';
+import { errorsNaming, type Rule, type RuleInput } from './rule.js';
+
+const NOT_DECLARED = [
+  /^'([^']+)' undeclared/,
+  /^'([^']+)' has not been declared/,
+  /^'([^']+)' was not declared in this scope/,
+  /^use of undeclared identifier '([^']+)'/,
+  /^'([^']+)' is not a variable in clause/,
+];
+/** gcc's follow-up when an IR name such as `in.addr` breaks the clause. */
+const BROKEN_ENTRY = /^expected .* before '(\.|->)' token/;
+const IDENTIFIER = /^[A-Za-z_]\w*$/;
+const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
+
+export const outOfScopeNames: Rule = {
+  name: 'drop-out-of-scope-names',
+  apply(input) {
+    const onLine = input.errors.filter((message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount);
+    const reported = new Map(NOT_DECLARED.flatMap((pattern) => errorsNaming(onLine, pattern)).map((hit) => [hit.name, hit.message]));
+    const dropped = new Set<string>();
+    const drop = (entry: string, clause: Clause) => {
+      if (!isDataSharing(clause) && !OTHER_CLAUSES_WITH_NAMES.has(clause.name)) return false;
+      if (entry === 'this' || /[[(]/.test(entry)) return false;
+      if (!shouldDrop(entry, input, reported)) return false;
+      dropped.add(entry);
+      return true;
+    };
+    const directive = removeEntries(input.state.directive, drop);
+    const droppedLeads = new Set([...dropped].map(leadingIdentifier));
+    const resolved = onLine.filter((message) => {
+      const named = undeclaredName(message.text);
+      if (named !== null) return dropped.has(named) || droppedLeads.has(named);
+      return BROKEN_ENTRY.test(message.text) && [...dropped].some((entry) => !IDENTIFIER.test(entry));
+    });
+    return { kind: 'result', state: { ...input.state, directive }, resolved };
+  },
+};
+
+/** The name a "not declared" message is about, or null for other messages. */
+export function undeclaredName(text: string): string | null {
+  return NOT_DECLARED.map((pattern) => pattern.exec(text)?.[1]).find((name) => name !== undefined) ?? null;
+}
+
+function shouldDrop(entry: string, input: RuleInput, reported: Map<string, unknown>): boolean {
+  if (!IDENTIFIER.test(entry)) return true;
+  if (reported.has(entry)) return true;
+  const visible = input.site.visible.get(entry);
+  if (visible?.kind === 'function') return true;
+  if (visible) return false;
+  // Not visible as far as this file shows. Headers can declare globals and classes can have
+  // members we cannot see, so only drop on certain grounds.
+  if (input.undeclaredInFunction.has(entry)) return true;
+  return input.site.declaredInside.has(entry) && input.site.membersKnown;
+}

@@ -1,0 +1,223 @@
+// Scope analysis at a directive: which statement it governs, which loop that is, the names
+// declared inside that loop, and the names (with their types) visible where the directive stands.
+import { declarationsOf, isDeclarationNode, type Declaration } from './declarations.js';
+import type { SyntaxNode, SyntaxTree } from './syntax.js';
+
+const STATEMENTS = new Set([
+  'for_statement', 'for_range_loop', 'while_statement', 'do_statement', 'if_statement', 'switch_statement',
+  'compound_statement', 'labeled_statement', 'expression_statement', 'declaration', 'return_statement',
+  'break_statement', 'continue_statement', 'goto_statement', 'try_statement', 'throw_statement',
+]);
+const LOOPS = new Set(['for_statement', 'for_range_loop']);
+
+export type LoopLookup =
+  | { kind: 'loop'; loop: SyntaxNode; path: SyntaxNode[] }
+  | { kind: 'not-a-loop'; statement: SyntaxNode | null; reason: string };
+
+export interface DirectiveSite {
+  /** The first statement after the directive: what the directive governs as written. */
+  target: SyntaxNode | null;
+  /** The loop a loop directive belongs to: the target, or the loop the target leads into. */
+  lookup: LoopLookup;
+  /** Names visible at the directive, innermost declaration first. */
+  visible: Map<string, Declaration>;
+  /** Names declared in the governed statement (loop init and body included). */
+  declaredInside: Set<string>;
+  /** False inside a member function whose class (or a base) is not in this file: member names are unknown. */
+  membersKnown: boolean;
+  /** Rows of the enclosing function (gcc reports an undeclared name only once per function in C). */
+  functionRows: { first: number; last: number } | null;
+}
+
+/** `afterRow`: the first row after the directive's own line(s). */
+export function analyzeSite(tree: SyntaxTree, afterRow: number): DirectiveSite {
+  const target = firstStatementFrom(tree.rootNode, afterRow);
+  const lookup = target ? findLoop(target) : { kind: 'not-a-loop' as const, statement: null, reason: 'no statement follows the directive' };
+  const governed = lookup.kind === 'loop' ? lookup.loop : target;
+  const visible = new Map<string, Declaration>();
+  let membersKnown = true;
+  let functionRows: DirectiveSite['functionRows'] = null;
+  if (governed) {
+    const scopes = collectVisible(tree.rootNode, governed, visible);
+    membersKnown = scopes.membersKnown;
+    functionRows = scopes.functionRows;
+  }
+  return { target, lookup, visible, declaredInside: governed ? namesDeclaredIn(governed) : new Set(), membersKnown, functionRows };
+}
+
+/** The first statement starting at or after `row`, in document order (outermost at a position). */
+function firstStatementFrom(node: SyntaxNode, row: number): SyntaxNode | null {
+  for (const child of node.namedChildren) {
+    if (!child || child.endPosition.row < row) continue;
+    if (child.startPosition.row >= row && STATEMENTS.has(child.type)) return child;
+    const inner = firstStatementFrom(child, row);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+/**
+ * Follows the target into a block, an `if` or a label to the loop it leads with. `path` lists the
+ * statements passed on the way (empty when the directive already stands above its loop).
+ */
+export function findLoop(target: SyntaxNode): LoopLookup {
+  const path: SyntaxNode[] = [];
+  let node: SyntaxNode | null = target;
+  while (node) {
+    if (LOOPS.has(node.type)) return { kind: 'loop', loop: node, path };
+    if (node.type === 'while_statement' || node.type === 'do_statement') {
+      const word = node.type === 'while_statement' ? 'while' : 'do';
+      return { kind: 'not-a-loop', statement: node, reason: `the directive stands above a '${word}' loop (line ${node.startPosition.row + 1}); OpenMP needs a canonical 'for' loop, so the loop must be rewritten` };
+    }
+    path.push(node);
+    if (node.type === 'compound_statement') node = node.namedChildren.find((child) => child !== null && child.type !== 'comment') ?? null;
+    else if (node.type === 'if_statement') node = node.childForFieldName('consequence');
+    else if (node.type === 'labeled_statement') node = node.namedChildren.find((child) => child !== null && STATEMENTS.has(child.type)) ?? null;
+    else break;
+  }
+  return { kind: 'not-a-loop', statement: target, reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}), not above a 'for' loop` };
+}
+
+function describe(node: SyntaxNode): string {
+  return node.type.replace(/_statement$/, ' statement').replace(/_/g, ' ');
+}
+
+function collectVisible(root: SyntaxNode, from: SyntaxNode, visible: Map<string, Declaration>) {
+  let membersKnown = true;
+  let functionRows: DirectiveSite['functionRows'] = null;
+  const add = (declarations: Declaration[]) => {
+    for (const declaration of declarations) if (!visible.has(declaration.name)) visible.set(declaration.name, declaration);
+  };
+  let child = from;
+  for (let scope = from.parent; scope; child = scope, scope = scope.parent) {
+    switch (scope.type) {
+      case 'for_statement':
+      case 'for_range_loop':
+        if (child.id === scope.childForFieldName('body')?.id) add(loopHeaderDeclarations(scope));
+        break;
+      case 'function_definition':
+      case 'lambda_expression': {
+        add(parametersOf(scope));
+        if (scope.type === 'function_definition' && functionRows === null) {
+          functionRows = { first: scope.startPosition.row, last: scope.endPosition.row };
+          const members = membersFor(root, scope);
+          if (members === null) membersKnown = false;
+          else add(members);
+        }
+        break;
+      }
+      default:
+        // Blocks, namespaces, the translation unit: what is declared before the directive.
+        for (const sibling of scope.namedChildren) {
+          if (!sibling || sibling.startIndex >= child.startIndex) break;
+          if (isDeclarationNode(sibling) && sibling.type !== 'for_range_loop') add(blockAware(scope, declarationsOf(sibling, 'variable')));
+          if (sibling.type === 'function_definition') add(functionNameOf(sibling));
+        }
+    }
+  }
+  return { membersKnown, functionRows };
+}
+
+/**
+ * Inside a block, `Coefficients c(base);` and `std::vector<double> v(n);` parse like function
+ * declarations (C++'s most vexing parse); in HPC code they are objects, so a block's
+ * "functions" are taken as variables.
+ */
+function blockAware(scope: SyntaxNode, declarations: Declaration[]): Declaration[] {
+  if (scope.type !== 'compound_statement') return declarations;
+  return declarations.map((declaration) => (declaration.kind === 'function' ? { ...declaration, kind: 'variable' } : declaration));
+}
+
+function loopHeaderDeclarations(loop: SyntaxNode): Declaration[] {
+  if (loop.type === 'for_range_loop') return declarationsOf(loop, 'variable');
+  const init = loop.childForFieldName('initializer');
+  return init && init.type === 'declaration' ? declarationsOf(init, 'variable') : [];
+}
+
+function functionDeclarator(node: SyntaxNode): SyntaxNode | null {
+  let declarator = node.childForFieldName('declarator');
+  while (declarator && declarator.type !== 'function_declarator') declarator = declarator.childForFieldName('declarator');
+  return declarator;
+}
+
+function parametersOf(fn: SyntaxNode): Declaration[] {
+  const list = fn.type === 'lambda_expression'
+    ? fn.childForFieldName('declarator')?.childForFieldName('parameters')
+    : functionDeclarator(fn)?.childForFieldName('parameters');
+  if (!list) return [];
+  return list.namedChildren.flatMap((parameter) =>
+    parameter && isDeclarationNode(parameter) ? declarationsOf(parameter, 'parameter') : []);
+}
+
+function functionNameOf(fn: SyntaxNode): Declaration[] {
+  const name = functionDeclarator(fn)?.childForFieldName('declarator');
+  if (!name || name.type !== 'identifier') return [];
+  return [{ name: name.text, row: name.startPosition.row, kind: 'function', typeText: '', typeName: null,
+    isConst: false, isPointer: false, isReference: false, isArray: false }];
+}
+
+/**
+ * Data members seen by a member function: those of the enclosing class body, or of the class
+ * named in `Class::method`. Null when the class is not in this file or has bases (unknown members).
+ */
+function membersFor(root: SyntaxNode, fn: SyntaxNode): Declaration[] | null {
+  let classNode: SyntaxNode | null = null;
+  if (fn.parent?.type === 'field_declaration_list') classNode = fn.parent.parent;
+  else {
+    const name = functionDeclarator(fn)?.childForFieldName('declarator');
+    if (name?.type !== 'qualified_identifier') return [];
+    const className = name.childForFieldName('scope')?.text.replace(/<.*$/, '');
+    classNode = className ? findClass(root, className) : null;
+  }
+  if (!classNode) return null;
+  if (classNode.namedChildren.some((child) => child?.type === 'base_class_clause')) return null;
+  const body = classNode.childForFieldName('body');
+  if (!body) return null;
+  return body.namedChildren.flatMap((member) =>
+    member && member.type === 'field_declaration' ? declarationsOf(member, 'member') : []);
+}
+
+function findClass(node: SyntaxNode, name: string): SyntaxNode | null {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if ((child.type === 'class_specifier' || child.type === 'struct_specifier') && child.childForFieldName('name')?.text === name
+      && child.childForFieldName('body')) return child;
+    if (child.type === 'function_definition') continue;
+    const inner = findClass(child, name);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+function namesDeclaredIn(node: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  const visit = (current: SyntaxNode) => {
+    if (isDeclarationNode(current)) for (const declaration of declarationsOf(current, 'variable')) names.add(declaration.name);
+    for (const child of current.namedChildren) if (child) visit(child);
+  };
+  visit(node);
+  return names;
+}
+
+/** Loops nested perfectly under `loop` (itself included): each body is exactly one `for`. */
+export function perfectlyNestedDepth(loop: SyntaxNode): number {
+  let depth = 1;
+  for (let inner = onlyLoopInBody(loop); inner; inner = onlyLoopInBody(inner)) depth++;
+  return depth;
+}
+
+/** The loop `levels - 1` perfectly nested levels below `loop` (`loop` itself for 1). */
+export function nestedLoop(loop: SyntaxNode, levels: number): SyntaxNode {
+  let current = loop;
+  for (let level = 1; level < levels; level++) current = onlyLoopInBody(current) ?? current;
+  return current;
+}
+
+function onlyLoopInBody(loop: SyntaxNode): SyntaxNode | null {
+  let body = loop.childForFieldName('body');
+  if (body?.type === 'compound_statement') {
+    const statements = body.namedChildren.filter((child) => child !== null && child.type !== 'comment');
+    body = statements.length === 1 ? statements[0]! : null;
+  }
+  return body && LOOPS.has(body.type) ? body : null;
+}

@@ -119,6 +119,14 @@ describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s',
       expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false });
     });
 
+    it('answers under the generated patch\'s own header lines', () => {
+      const run = runs.get(name)!;
+      const generatedHeader = run.prepared.task.generated.get('1')!.split('\n').slice(0, 2);
+      const blocks = [...(run.result.kind === 'answer' ? run.result.text : '').matchAll(/```diff\n([\s\S]*?)```/g)];
+      expect(blocks).toHaveLength(1);
+      expect(blocks[0]![1]!.split('\n').slice(0, 2)).toEqual(generatedHeader);
+    });
+
     it('changes only the directive lines the generated patch added', () => {
       const run = runs.get(name)!;
       const original = run.prepared.task.sources.get('1')!.split('\n');

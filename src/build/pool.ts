@@ -79,6 +79,8 @@ export class BuildPool {
       return pool;
     } catch (error) {
       await rm(root, { recursive: true, force: true });
+      // An interrupt during the copy surfaces as whatever file operation it cut short.
+      o.signal.throwIfAborted();
       throw error;
     }
   }

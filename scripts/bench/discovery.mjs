@@ -1,0 +1,242 @@
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--only plain|data]
+// Discovery (reference build + every suggestion built alone) with BuildPool against what
+// DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
+// of the built project, `patch`, compile.sh, delete the copy, one after the other. Run twice: on
+// the plain project, and with data files inside the project tree.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { BuildPool, discover } from '../../dist/build/index.js';
+import { runProcess } from '../../dist/process.js';
+
+function option(args, name, fallback) {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : fallback;
+}
+
+const SETTINGS = { CC: 'gcc', CXX: 'g++', CFLAGS: '-O2 -fopenmp', CXXFLAGS: '-O2 -fopenmp' };
+const MAKEFILE = [
+  'SRCS = $(sort $(wildcard src/*.c))',
+  'OBJS = $(SRCS:.c=.o)',
+  'prog: $(OBJS)',
+  '\t$(CC) $(CFLAGS) -o $@ $(OBJS) -lm',
+  'src/%.o: src/%.c src/common.h',
+  '\t$(CC) $(CFLAGS) -c -o $@ $<',
+  '',
+].join('\n');
+const COMPILE_SH = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS"\n';
+
+/** One loop kernel; `pragma` is inserted above its `for` by the suggestions. */
+function kernel(tu, k) {
+  return [
+    `double k${tu}_${k}(int n, double *restrict a, const double *restrict b) {`,
+    '    int i;',
+    '    double s = 0.0;',
+    '    for (i = 0; i < n; i++) {',
+    `        double t = b[i] * 1.0001 + ${k}.0;`,
+    '        a[i] = t * t + sqrt(t);',
+    '        s += a[i];',
+    '    }',
+    '    return s;',
+    '}',
+  ].join('\n');
+}
+
+/** Work for the optimiser so one translation unit takes a realistic fraction of a second. */
+function filler(tu, f) {
+  const cases = Array.from({ length: 24 }, (_, c) => `        case ${c}: acc = acc * ${c + 2}.5 + x[(j + ${c}) % m] / (1.0 + acc * acc); break;`);
+  return [
+    `double f${tu}_${f}(const double *x, int m, int steps) {`,
+    '    double acc = 0.0;',
+    '    for (int j = 0; j < steps; j++) {',
+    '        switch ((j * 7 + m) % 24) {',
+    ...cases,
+    '        }',
+    '    }',
+    '    return acc;',
+    '}',
+  ].join('\n');
+}
+
+/** The generator's insertion: a new line right above the loop of the named kernel. */
+function insertAboveLoop(text, signature, line) {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(signature));
+  const loop = lines.findIndex((l, i) => i > start && l.startsWith('    for (i = 0'));
+  lines.splice(loop, 0, line);
+  return lines.join('\n');
+}
+
+export async function generateProject(base, tus, suggestions) {
+  const root = join(base, 'project');
+  const dotDir = join(root, '.discopop');
+  const configDir = join(dotDir, 'project', 'configs', 'bench');
+  await mkdir(join(root, 'src'), { recursive: true });
+  await mkdir(configDir, { recursive: true });
+  const loopsPerTu = Math.ceil(suggestions / tus);
+  await writeFile(join(root, 'Makefile'), MAKEFILE);
+  await writeFile(join(root, 'src', 'common.h'), '#include <math.h>\n#define N 1024\n');
+  const files = new Map();
+  for (let tu = 0; tu < tus; tu++) {
+    const rel = `src/tu_${String(tu).padStart(3, '0')}.c`;
+    const parts = ['#include "common.h"'];
+    for (let k = 0; k < loopsPerTu; k++) parts.push(kernel(tu, k));
+    for (let f = 0; f < 10; f++) parts.push(filler(tu, f));
+    await writeFile(join(root, rel), parts.join('\n\n') + '\n');
+    files.set(String(tu + 1), { id: String(tu + 1), path: join(root, rel), relPath: rel });
+  }
+  const main = ['#include <stdio.h>', '#include "common.h"', 'int main(void) {', '    printf("ok\\n");', '    return 0;', '}', ''].join('\n');
+  await writeFile(join(root, 'src', 'main.c'), main);
+  await writeFile(join(dotDir, 'FileMapping.txt'), [...files.values()].map((f) => `${f.id}\t${f.path}\n`).join(''));
+  await writeFile(join(configDir, 'compile.sh'), COMPILE_SH);
+  await chmod(join(configDir, 'compile.sh'), 0o755);
+  await writeFile(join(configDir, 'par_settings.json'), JSON.stringify(SETTINGS));
+
+  const list = [];
+  const broken = new Set();
+  for (let s = 0; s < suggestions; s++) {
+    const tu = s % tus;
+    const loop = Math.floor(s / tus);
+    const file = files.get(String(tu + 1));
+    // About one in ten names a body-local in private(): "'t' undeclared", as DiscoPoP does.
+    const bad = s % 10 === 3;
+    if (bad) broken.add(String(s));
+    const pragma = `    #pragma omp parallel for private(i${bad ? ',t' : ''}) shared(a,b) reduction(+:s) `;
+    const original = await readFile(file.path, 'utf8');
+    const patched = insertAboveLoop(original, `double k${tu}_${loop}(`, pragma);
+    const temp = `${file.path}.discopop_patch_generator.temp`;
+    await writeFile(temp, patched);
+    const diff = await runProcess({ command: 'diff', args: ['-Naru', file.path, temp], cwd: dotDir });
+    await rm(temp);
+    if (diff.kind !== 'exited' || diff.exitCode !== 1) throw new Error(`diff -Naru failed for suggestion ${s}`);
+    const dir = join(dotDir, 'patch_generator', String(s));
+    await mkdir(dir, { recursive: true });
+    const patchPath = join(dir, `${file.id}.patch`);
+    await writeFile(patchPath, diff.stdout);
+    list.push({ id: String(s), dir, files: [{ fileId: file.id, patchPath, text: diff.stdout, source: file }], pattern: null, hotspot: 'YES' });
+  }
+  const dp = {
+    dotDir,
+    projectRoot: root,
+    files,
+    suggestions: list,
+    config: { name: 'bench', dir: configDir, compileScript: join(configDir, 'compile.sh'), settings: SETTINGS, settingsSource: 'par_settings.json' },
+    applied: [],
+    hasHotspotData: false,
+    notices: [],
+  };
+  return { root, dp, broken };
+}
+
+async function addDataFiles(root, megabytes) {
+  const dir = join(root, 'data');
+  await mkdir(dir, { recursive: true });
+  const chunk = 50;
+  for (let written = 0, n = 0; written < megabytes; written += chunk, n++) {
+    const size = Math.min(chunk, megabytes - written) * 1024 * 1024;
+    await writeFile(join(dir, `input_${n}.bin`), randomBytes(size));
+  }
+}
+
+async function runOurs(dp, base, jobs) {
+  const started = performance.now();
+  const controller = new AbortController();
+  const pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs, threads: 1, timeoutMs: 600_000, signal: controller.signal, emit: () => {} });
+  try {
+    const result = await discover({ dp, considered: dp.suggestions, pool, emit: () => {} });
+    const failing = [...result.builds].filter(([, r]) => !r.ok).map(([id]) => id);
+    return { seconds: (performance.now() - started) / 1000, failing };
+  } finally {
+    await pool.dispose();
+  }
+}
+
+function must(outcome, what) {
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) throw new Error(`${what}: ${outcome.kind} ${outcome.stderr ?? outcome.message ?? ''}`);
+  return outcome;
+}
+
+async function compileIn(dp, copyRoot) {
+  const configDir = join(copyRoot, relative(dp.projectRoot, dp.config.dir));
+  return runProcess({
+    command: join(configDir, 'compile.sh'),
+    cwd: configDir,
+    env: { ...dp.config.settings, DP_PROJECT_ROOT_DIR: copyRoot, DOT_DISCOPOP: join(copyRoot, '.discopop'), OMP_NUM_THREADS: '1' },
+  });
+}
+
+/** The autotuner's way: one full copy of the built project per suggestion, one at a time. */
+async function runBaseline(dp, base) {
+  const started = performance.now();
+  const work = join(base, 'baseline');
+  await mkdir(work, { recursive: true });
+  const reference = join(work, 'reference');
+  must(await runProcess({ command: 'cp', args: ['-a', dp.projectRoot, reference], cwd: work }), 'copy');
+  const refStarted = performance.now();
+  must(await compileIn(dp, reference), 'reference build');
+  const referenceSeconds = (performance.now() - refStarted) / 1000;
+  const failing = [];
+  let rebuildSeconds = 0;
+  for (const s of dp.suggestions) {
+    const copy = join(work, `s${s.id}`);
+    must(await runProcess({ command: 'cp', args: ['-a', reference, copy], cwd: work }), 'copy');
+    let ok = true;
+    for (const f of s.files) {
+      const target = join(copy, f.source.relPath);
+      const patch = await runProcess({ command: 'patch', args: [target, f.patchPath], cwd: join(copy, '.discopop') });
+      ok &&= patch.kind === 'exited' && patch.exitCode === 0;
+    }
+    if (ok) {
+      const build = await compileIn(dp, copy);
+      rebuildSeconds += build.durationMs / 1000;
+      ok = build.kind === 'exited' && build.exitCode === 0;
+    }
+    if (!ok) failing.push(s.id);
+    await rm(copy, { recursive: true, force: true });
+  }
+  await rm(work, { recursive: true, force: true });
+  return { seconds: (performance.now() - started) / 1000, failing, referenceSeconds, rebuildSeconds };
+}
+
+function sameIds(a, b) {
+  return JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+}
+
+async function compare(label, dp, base, jobs, broken) {
+  const ours = await runOurs(dp, base, jobs);
+  const baseline = await runBaseline(dp, base);
+  const limit = baseline.referenceSeconds + baseline.rebuildSeconds / jobs;
+  const ratio = baseline.seconds / ours.seconds;
+  console.log(`\n${label}`);
+  console.log(`  baseline (copy per suggestion, sequential): ${baseline.seconds.toFixed(1)} s`);
+  console.log(`  BuildPool (-j ${jobs}):                         ${ours.seconds.toFixed(1)} s`);
+  console.log(`  speed-up: ${ratio.toFixed(2)}x`);
+  console.log(
+    `  limit: reference ${baseline.referenceSeconds.toFixed(1)} s + rebuilds ${baseline.rebuildSeconds.toFixed(1)} s / ${jobs} = ${limit.toFixed(1)} s; BuildPool is ${((ours.seconds / limit - 1) * 100).toFixed(0)}% above it`,
+  );
+  const identical = sameIds(ours.failing, baseline.failing);
+  console.log(`  failing ids: ${ours.failing.length} (BuildPool) vs ${baseline.failing.length} (baseline), identical: ${identical ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
+  return { label, ours: ours.seconds, baseline: baseline.seconds, ratio, limit, identical };
+}
+
+export default async function bench(args) {
+  const tus = Number(option(args, '--tus', 40));
+  const suggestions = Number(option(args, '--suggestions', 100));
+  const jobs = Number(option(args, '--jobs', availableParallelism()));
+  const dataMb = Number(option(args, '--data-mb', 500));
+  const only = option(args, '--only', 'both');
+  const base = await mkdtemp(join(tmpdir(), 'pr-bench-discovery-'));
+  try {
+    const { dp, broken } = await generateProject(base, tus, suggestions);
+    console.log(`Discovery benchmark: ${tus} translation units, ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
+    if (only !== 'data') await compare('plain project', dp, base, jobs, broken);
+    if (only !== 'plain') {
+      await addDataFiles(dp.projectRoot, dataMb);
+      await compare(`with ${dataMb} MB of data files in the project tree`, dp, base, jobs, broken);
+    }
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+}

@@ -1,10 +1,11 @@
 // Applies one file block to one source, hunk by hunk in order, all or nothing.
 import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
-import { locateHunk, newSide, oldSide, type Located } from './locate.js';
+import { FileView, locateHunk, newSide, oldSide, type Located } from './locate.js';
 import type { LineMatch } from './similarity.js';
-import { squeeze } from './similarity.js';
 
 interface SourceText {
+  /** The text with LF line ends. */
+  text: string;
   lines: string[];
   endsWithNewline: boolean;
   crlf: boolean;
@@ -16,12 +17,14 @@ function splitSource(source: string): SourceText {
   const endsWithNewline = text.endsWith('\n');
   const lines = text.length === 0 ? [] : text.split('\n');
   if (endsWithNewline) lines.pop();
-  return { lines, endsWithNewline, crlf };
+  return { text, lines, endsWithNewline, crlf };
 }
 
-function joinSource(lines: readonly string[], endsWithNewline: boolean, crlf: boolean): string {
-  const eol = crlf ? '\r\n' : '\n';
-  return lines.join(eol) + (endsWithNewline && lines.length > 0 ? eol : '');
+/** Character offset where each line starts, plus one past the end. */
+function lineOffsets(source: SourceText): number[] {
+  const offsets = [0];
+  for (const line of source.lines) offsets.push(offsets[offsets.length - 1]! + line.length + 1);
+  return offsets;
 }
 
 interface Placement {
@@ -32,7 +35,7 @@ interface Placement {
 
 export function applyFilePatch(source: string, patch: FilePatch): FileApplyReport {
   const text = splitSource(source);
-  const view = { lines: text.lines, squeezed: text.lines.map(squeeze) };
+  const view = new FileView(text.lines);
   const reports: HunkReport[] = [];
   const placements: Placement[] = [];
   let carried = 0;
@@ -66,22 +69,28 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
   };
 }
 
-function build(text: SourceText, placements: readonly Placement[]): string {
-  const out: string[] = [];
+/** Untouched stretches are copied as whole slices of the text; only hunks are rebuilt line by line. */
+function build(source: SourceText, placements: readonly Placement[]): string {
+  const offsets = lineOffsets(source);
+  const pieces: string[] = [];
   let cursor = 0;
-  let endsWithNewline = text.endsWithNewline;
+  let endsWithNewline = source.endsWithNewline;
   for (const { hunk, located, start } of placements) {
     if (located.status === 'already-applied') continue;
-    while (cursor < start) out.push(text.lines[cursor++]!);
-    const oldLength = oldSide(hunk).length;
-    out.push(...replaceAt(text.lines, hunk, start, located.levels));
-    cursor = start + oldLength;
-    if (cursor === text.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
+    pieces.push(source.text.slice(offsets[cursor], offsets[start]));
+    const replaced = replaceAt(source.lines, hunk, start, located.levels);
+    if (replaced.length > 0) pieces.push(`${replaced.join('\n')}\n`);
+    cursor = start + oldSide(hunk).length;
+    if (cursor === source.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
       endsWithNewline = !hunk.newNoNewlineAtEnd;
     }
   }
-  while (cursor < text.lines.length) out.push(text.lines[cursor++]!);
-  return joinSource(out, endsWithNewline, text.crlf);
+  pieces.push(source.text.slice(offsets[cursor]));
+  let text = pieces.join('');
+  // Every line was written with a newline; the last one keeps the file's (or the hunk's) ending.
+  if (text.endsWith('\n') && !endsWithNewline) text = text.slice(0, -1);
+  else if (!text.endsWith('\n') && endsWithNewline && text.length > 0) text += '\n';
+  return source.crlf ? text.replace(/\n/g, '\r\n') : text;
 }
 
 /** Context keeps the file's text; added lines follow the file's indentation where the hunk's differed. */

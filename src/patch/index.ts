@@ -8,5 +8,5 @@ export { applyPatchSet, type PatchSetRequest, type PatchSetResult } from './patc
 export { renderApplyFailure } from './failure.js';
 export { canonicalPatch, type CanonicalRequest } from './canonical.js';
 export { checkDirectivesKept, directivesAddedByPatch, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
-export { FUZZY_GATE, FUZZY_LADDER } from './locate.js';
+export { FUZZY_GATE, FUZZY_LADDER, FUZZY_MARGIN } from './locate.js';
 export * from './openmp.js';

@@ -11,11 +11,19 @@ const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mis
 export const FUZZY_GATE = 0.6;
 /** Windows around the declared line, nearest first. */
 export const FUZZY_LADDER = [1, 2, 5, 10, 50, Infinity] as const;
-const TIE = 1e-9;
+/** Places whose scores differ by less than this match "equally well": too close to choose between. */
+export const FUZZY_MARGIN = 0.1;
 
-export interface FileView {
-  lines: readonly string[];
-  squeezed: readonly string[];
+/** The file's lines; their whitespace-free forms are computed only when a hunk needs tolerant matching. */
+export class FileView {
+  private squeezedCache: readonly string[] | null = null;
+
+  constructor(readonly lines: readonly string[]) {}
+
+  get squeezed(): readonly string[] {
+    this.squeezedCache ??= this.lines.map(squeeze);
+    return this.squeezedCache;
+  }
 }
 
 export interface Located {
@@ -60,10 +68,12 @@ export function locateHunk(request: LocateRequest): Located {
     return found('already-applied', declared, 'its change is already in the file at the declared line');
   }
   const exact = scanExact(file, expected, minStart);
+  const applied = scanExact(file, replacement, minStart);
+  if (exact.length > 0 && applied.length > 0) {
+    return ambiguous([...exact, ...applied].sort((a, b) => a - b), 'could apply at one place while its change is already at another; it matches');
+  }
   if (exact.length === 1) return found('offset', exact[0]!, 'matches exactly away from the declared line');
   if (exact.length > 1) return ambiguous(exact, 'matches exactly');
-
-  const applied = scanExact(file, replacement, minStart);
   if (applied.length > 0) return found('already-applied', nearest(applied, declared), 'its change is already in the file');
 
   return locateFuzzy(request, expected, replacement);
@@ -143,9 +153,10 @@ interface Scored {
 
 function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: readonly string[], anchored: Set<number>, start: number): Scored | null {
   // Cheap pre-check: a place needs enough whitespace-equal lines to reach the gate at all.
+  const squeezed = file.squeezed;
   let looseCount = 0;
   for (let offset = 0; offset < expected.length; offset++) {
-    if (file.squeezed[start + offset] === squeezedExpected[offset]) looseCount++;
+    if (squeezed[start + offset] === squeezedExpected[offset]) looseCount++;
   }
   const reachable = (looseCount + 0.5 * (expected.length - looseCount)) / expected.length;
   if (reachable < FUZZY_GATE || looseCount < Math.min(2, expected.length)) return null;
@@ -173,14 +184,16 @@ function locateFuzzy(request: LocateRequest, expected: string[], replacement: st
     const result = scoreAt(file, expected, squeezedExpected, anchored, start);
     if (result !== null) scored.push(result);
   }
-  const tolerant = scored.filter((entry) => entry.parts.near === 0 && entry.parts.mismatch === 0);
-  if (tolerant.length > 0) return pick(tolerant, declared, 'matches once whitespace is ignored');
-
   const squeezedReplacement = replacement.map(squeeze);
   const appliedLoosely: number[] = [];
   for (let start = minStart; start + replacement.length <= file.lines.length; start++) {
     if (squeezedReplacement.every((line, offset) => file.squeezed[start + offset] === line)) appliedLoosely.push(start);
   }
+  const tolerant = scored.filter((entry) => entry.parts.near === 0 && entry.parts.mismatch === 0);
+  if (tolerant.length > 0 && appliedLoosely.length > 0) {
+    return ambiguous([...tolerant.map((entry) => entry.start), ...appliedLoosely].sort((a, b) => a - b), 'could apply at one place while its change is already at another (whitespace aside); it matches');
+  }
+  if (tolerant.length > 0) return pick(tolerant, declared, 'matches once whitespace is ignored');
   if (appliedLoosely.length > 0) {
     return found('already-applied', nearest(appliedLoosely, declared), 'its change is already in the file (whitespace aside)');
   }
@@ -204,13 +217,14 @@ function locateFuzzy(request: LocateRequest, expected: string[], replacement: st
 
 /**
  * The best-scoring place wins; a nearer place never beats a better one, since the hunk's text is
- * stronger evidence than its line number. Equal best scores are ambiguous unless the declared
- * line is one of them. The ladder only names how far from the declared line the match was.
+ * stronger evidence than its line number. Places within FUZZY_MARGIN of the best are equally good
+ * and make the hunk ambiguous unless the declared line is one of them. The ladder only names how
+ * far from the declared line the match was.
  */
 function pick(entries: Scored[], declared: number | null, how: string): Located {
   const top = Math.max(...entries.map((entry) => entry.parts.score));
-  const best = entries.filter((entry) => entry.parts.score >= top - TIE);
-  const onDeclared = best.find((entry) => entry.start === declared);
+  const best = entries.filter((entry) => entry.parts.score > top - FUZZY_MARGIN);
+  const onDeclared = best.find((entry) => entry.start === declared && entry.parts.score === top);
   if (best.length > 1 && onDeclared === undefined) {
     return { ...ambiguous(best.map((entry) => entry.start), `${how} equally well`), score: best[0]!.parts };
   }

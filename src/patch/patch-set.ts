@@ -20,8 +20,11 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const direct = applyAll(o.sources, o.candidate);
   if (direct.ok) return { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
 
-  const patched = applyAll(o.sources, o.generated);
-  const onTop = patched.ok ? applyAll(withDefaults(patched.contents, o.sources), o.candidate) : null;
+  // An ambiguous hunk did match the unpatched sources, only at several places; reading it as a
+  // change on top of the generated patch would just pick one of them by another route.
+  const ambiguous = direct.reports.some((report) => report.hunks.some((hunk) => hunk.status === 'ambiguous'));
+  const patched = ambiguous ? null : applyAll(o.sources, o.generated);
+  const onTop = patched?.ok ? applyAll(withDefaults(patched.contents, o.sources), o.candidate) : null;
   if (onTop?.ok) return { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports };
 
   if (onTop !== null && onTop.reports.every((report) => report.alreadyApplied)) {

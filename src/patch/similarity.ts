@@ -9,11 +9,21 @@ export function squeeze(line: string): string {
 
 const NEAR_SIMILARITY = 0.7;
 
-/** Compares a patch line with a file line; `squeezed*` are squeeze() of each, passed in to avoid recomputing. */
+/**
+ * Compares a patch line with a file line; `squeezed*` are squeeze() of each, passed in to avoid
+ * recomputing. A line only counts as near when it names the same identifiers in the same order:
+ * `x3[i] = y3[i]` and `x17[i] = y17[i]` are similar text but different statements, and treating
+ * them as near would pull a hunk towards a look-alike loop elsewhere in the file.
+ */
 export function compareLines(patchLine: string, fileLine: string, squeezedPatch: string, squeezedFile: string): LineMatch {
   if (patchLine === fileLine) return 'exact';
   if (squeezedPatch === squeezedFile) return 'loose';
+  if (identifiers(patchLine) !== identifiers(fileLine)) return 'mismatch';
   return similarity(squeezedPatch, squeezedFile) >= NEAR_SIMILARITY ? 'near' : 'mismatch';
+}
+
+function identifiers(line: string): string {
+  return (line.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).join(' ');
 }
 
 /** 1 − normalised Levenshtein distance; 0 for texts whose lengths alone rule out similarity. */

@@ -4,10 +4,9 @@
 // without an answer is repeated in place from --agent-error-retries and never counts as a try.
 import { builtinRepair } from '../agent/builtin/index.js';
 import type { CallResult, Conversation } from '../agent/types.js';
-import type { BuiltinResult } from './task.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
-import type { RepairTask } from './task.js';
+import type { BuiltinResult, RepairTask } from './task.js';
 import type { AttemptTranscript } from './transcript.js';
 import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from './types.js';
 import { verify, type Verdict } from './verify.js';
@@ -92,21 +91,28 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
   let errorAllowance = options.agent.agentErrorRetries;
   const stopped = (status: UnrepairedOutcome['status'], reason: string): UnrepairedOutcome => ({ ...common(), status, reason });
 
+  // Why no further call may be made now: an interrupt, the run-level budget, or --max-attempts.
+  const blocked = (): UnrepairedOutcome | null => {
+    if (deps.signal.aborted) return stopped('skipped', 'interrupted');
+    const stop = deps.budget.stop();
+    if (stop) return stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.reason);
+    if (tally.answered >= options.agent.maxAttempts) return stopped('failed', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
+    return null;
+  };
+
   for (let conversationNo = 1; conversationNo <= options.agent.prompts; conversationNo += 1) {
+    const before = blocked();
+    if (before) return before;
     let conversation: Conversation = await agent.open();
-    const opened = conversation;
     try {
       let prompt: BuiltPrompt = rungPrompt({ ladder, conversation: conversationNo, task, limits });
       for (let turn = 0; turn <= options.agent.retries; turn += 1) {
-        if (tally.answered >= options.agent.maxAttempts) return stopped('failed', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
         // Repeat the call in place until it is answered; unanswered calls use their own allowance.
-        let result: CallResult;
         for (;;) {
-          if (deps.signal.aborted) return stopped('skipped', 'interrupted');
-          const stop = deps.budget.stop();
-          if (stop) return stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.reason);
+          const stop = blocked();
+          if (stop) return stop;
           const attempt = ++tally.tries;
-          result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
+          const result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
           tally.calls += 1;
           tally.costUsd += result.usage.costUsd ?? 0;
           deps.budget.addCost(result.usage.costUsd);
@@ -134,7 +140,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
         }
       }
     } finally {
-      await agent.close(opened);
+      await agent.close(conversation);
     }
   }
   return stopped('failed', exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`));

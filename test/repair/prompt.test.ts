@@ -1,0 +1,115 @@
+// What the model is shown: the rungs' content and the size limits. Pure: the task is built in
+// memory from the same sources as the build tests use.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadPromptLadder, type PromptLadder } from '../../src/repair/ladder.js';
+import { cutText, followUpPrompt, rungPrompt } from '../../src/repair/prompt.js';
+import type { RepairTask } from '../../src/repair/task.js';
+import type { Diagnostic, PatternInfo } from '../../src/types.js';
+import { GENERATED_PATCH, MAIN_C } from './project.js';
+
+const ROOT = '/home/dev/demo';
+const GENERATED = GENERATED_PATCH.replaceAll('<root>', ROOT);
+const ERROR: Diagnostic = { file: 'src/main.c', fileId: '1', line: 11, column: 49, severity: 'error', message: "'tmp_var37' undeclared (first use in this function)", errorClass: 'undeclared-in-clause' };
+const PATTERN: PatternInfo = { type: 'reduction', patternId: 1, fileId: '1', startLine: 11, endLine: 13, pragma: '#pragma omp parallel for', firstPrivate: [], private: ['i'], lastPrivate: [], shared: ['a', 'b', 'tmp_var37'], reduction: ['+:sum'] };
+
+function task(o: { diagnostics?: Diagnostic[]; output?: string; pattern?: PatternInfo | null } = {}): RepairTask {
+  const source = { id: '1', path: `${ROOT}/src/main.c`, relPath: 'src/main.c' };
+  return {
+    suggestion: { id: '1', dir: `${ROOT}/.discopop/patch_generator/1`, files: [{ fileId: '1', patchPath: `${ROOT}/.discopop/patch_generator/1/1.patch`, text: GENERATED, source }], pattern: o.pattern === undefined ? PATTERN : o.pattern, hotspot: 'YES' },
+    sources: new Map([['1', MAIN_C]]),
+    generated: new Map([['1', GENERATED]]),
+    patched: new Map([['1', MAIN_C]]),
+    build: { ok: false, failedAt: 'compile', output: o.output ?? '', diagnostics: o.diagnostics ?? [ERROR], errorClass: 'undeclared-in-clause', firstError: ERROR.message, durationMs: 1 },
+  };
+}
+const limits = { contextLines: 60, maxErrorChars: 8000, maxPromptChars: 60000 };
+
+let ladder: PromptLadder;
+beforeAll(async () => {
+  ladder = await loadPromptLadder();
+});
+
+describe('the rungs', () => {
+  it('rung 1 shows the generated patch whole and the diagnostics with project paths', () => {
+    const { text, template } = rungPrompt({ ladder, conversation: 1, task: task(), limits });
+    expect(template).toBe('rung-1.md');
+    expect(text).toContain('suggestion 1 (reduction)');
+    expect(text).toContain(`### src/main.c\n\n\`\`\`diff\n${GENERATED}\`\`\``);
+    expect(text).toContain("src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)");
+    expect(text).not.toMatch(/\{\{/);
+  });
+
+  it('rung 2 adds the original source around the patched region, numbered like the file', () => {
+    const { text } = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, contextLines: 2 } });
+    // The hunk covers lines 8-13 of the original; two lines on each side.
+    expect(text).toContain('### src/main.c, lines 6-15\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {');
+    expect(text).toContain('15      return 0;\n```');
+    expect(text).toContain('Up to 2 lines on each side');
+    expect(text).not.toContain('16  }');
+  });
+
+  it('rung 3 adds what DiscoPoP found, or says it found nothing', () => {
+    const { text } = rungPrompt({ ladder, conversation: 3, task: task(), limits });
+    expect(text).toContain('- loop: file 1, lines 11-13');
+    expect(text).toContain('- shared: a, b, tmp_var37');
+    expect(text).toContain('- reduction: +:sum');
+    expect(text).toContain('- firstprivate: (none)');
+    const without = rungPrompt({ ladder, conversation: 3, task: task({ pattern: null }), limits });
+    expect(without.text).toContain('DiscoPoP recorded no findings for this suggestion');
+    expect(without.text).toContain('suggestion 1 (no DiscoPoP pattern entry)');
+  });
+
+  it('falls back to the raw build output when no diagnostic was parsed', () => {
+    const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: [], output: 'ld: cannot find -lfoo\n' }), limits });
+    expect(text).toContain('```\nld: cannot find -lfoo\n```');
+  });
+});
+
+describe('limits', () => {
+  const many = Array.from({ length: 400 }, (_, i) => ({ ...ERROR, line: i + 1 }));
+
+  it('cuts the diagnostics to --max-error-chars, keeping the first errors', () => {
+    const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: many }), limits: { ...limits, maxErrorChars: 300 } });
+    const diagnostics = text.split('## Compiler diagnostics\n\n```\n')[1]!.split('\n```')[0]!;
+    expect(diagnostics.length).toBe(300);
+    expect(diagnostics.startsWith('src/main.c:1:49: error:')).toBe(true);
+    expect(diagnostics).toMatch(/\[… \d+ more characters cut\]$/);
+  });
+
+  it('drops source context before anything else, and never cuts the patches', () => {
+    const full = rungPrompt({ ladder, conversation: 2, task: task(), limits }).text;
+    const noContext = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, contextLines: 0 } }).text;
+    // Room for the prompt with one line of context but not with sixty.
+    const max = noContext.length + 150;
+    const shrunk = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, maxPromptChars: max } }).text;
+    expect(full.length).toBeGreaterThan(max);
+    expect(shrunk.length).toBeLessThanOrEqual(max);
+    expect(shrunk).toContain(GENERATED);
+    expect(shrunk).toContain(ERROR.message);
+    expect(shrunk).toMatch(/Up to [0-3] lines on each side/);
+
+    const tiny = rungPrompt({ ladder, conversation: 3, task: task({ diagnostics: many }), limits: { ...limits, maxPromptChars: 3000 } }).text;
+    expect(tiny).toContain(GENERATED);
+    expect(tiny).toContain('(left out: the prompt size limit)');
+    expect(tiny.length).toBeLessThanOrEqual(3000);
+  });
+
+  it('sends the patches whole even when they alone exceed --max-prompt-chars', () => {
+    const { text } = rungPrompt({ ladder, conversation: 1, task: task(), limits: { ...limits, maxPromptChars: 100 } });
+    expect(text).toContain(GENERATED);
+  });
+
+  it('cuts a long rejection in a follow-up too', () => {
+    const reason = 'x'.repeat(5000);
+    const { text, template } = followUpPrompt({ ladder, task: task(), check: 'builds', reason, limits: { ...limits, maxErrorChars: 1000 } });
+    expect(template).toBe('follow-up.md');
+    expect(text).toContain('rejected at the "builds" check');
+    expect(text).not.toContain('x'.repeat(1001));
+    expect(text).toContain('more characters cut]');
+  });
+
+  it('cutText leaves short text alone', () => {
+    expect(cutText('abc', 3)).toBe('abc');
+    expect(cutText('abcdef', 3)).toBe('abc');
+  });
+});

@@ -92,7 +92,7 @@ describe('argv → RunOptions', () => {
   });
 
   it('resolves paths against the working directory', async () => {
-    const { root, dot } = minimalProject({ 'scratch/': '', 'my-prompts/': '' });
+    const { root, dot } = minimalProject({ 'scratch/': '', 'my-prompts/': '', 'llm.json': '{}' });
     const options = await runOptions(
       ['--dot-dp-path', '.discopop', '--work-dir', 'scratch', '--prompt-dir', 'my-prompts', '--llm-config', 'llm.json'],
       root,

@@ -12,7 +12,7 @@ import { InterruptedError } from './errors.js';
 import { faultPoint } from './fault.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
 import { killAllProcessGroups } from './process.js';
-import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { renderSummary } from './report/summary.js';
 import type { RunOptions } from './run-options.js';
@@ -129,12 +129,14 @@ interface RunContext {
   interrupt: Interrupt;
   runId: string;
   started: string;
+  scratchDir: string;
 }
 
 async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt, io: RunIo): Promise<number> {
-  const lock = await acquireLock(options.dotDir);
-  const cleanups: (() => Promise<void>)[] = [() => lock.release()];
+  const cleanups: (() => Promise<void>)[] = [];
   try {
+    const lock = await acquireLock(options.dotDir);
+    cleanups.unshift(() => lock.release());
     if (lock.notice) reporter.notice(lock.notice);
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(`finished an interrupted write-back: ${line}`);
     for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
@@ -143,7 +145,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     refuseIfApplied(dp);
     const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
     // A broken --prompt-dir must stop the run before any build spends minutes.
-    const ladder = options.mode === 'repair' || options.mode === 'dry-run' ? await loadPromptLadder(options.promptDir) : null;
+    const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
 
     const runId = newRunId();
     await startRun(options.dotDir, runId);
@@ -153,100 +155,145 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       log.emit(input);
       reporter.handle({ t: new Date().toISOString(), ...input } as RunEvent);
     };
-    for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
-
     const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
     cleanups.unshift(() => scratch.dispose());
-    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString() };
-    const run = runRecord(context, { backend: null, model: null });
-    emit({ type: 'run-started', run });
+    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
+    emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
+    for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
-    const pool = await BuildPool.create({
-      dp,
-      scratchDir: scratch.dir,
-      jobs: options.jobs,
-      threads: options.threads,
-      timeoutMs: options.buildTimeoutS * 1000,
-      signal: interrupt.signal,
-      emit,
-    });
-    cleanups.unshift(() => pool.dispose());
-    const discovery = await discover({ dp, considered, pool, emit });
-    interrupt.check();
-    faultPoint('after-discovery');
-
-    const records = new Map<string, SuggestionRecord>();
-    const failing: Suggestion[] = [];
-    for (const suggestion of considered) {
-      const build = discovery.builds.get(suggestion.id);
-      if (!build) records.set(suggestion.id, noPatchRecord(suggestion));
-      else if (build.ok) records.set(suggestion.id, buildsRecord(suggestion, await repairedEarlier(options.dotDir, suggestion.id)));
-      else failing.push(suggestion);
-    }
-
-    let identity: AgentIdentity = { backend: null, model: null };
-    let fatalAgentError = false;
-    let endpointDown = false;
-    let costUsd = 0;
-    if (options.mode === 'discover-only' || failing.length === 0) {
-      for (const suggestion of failing) {
-        records.set(suggestion.id, unrepairedRecord(suggestion, discovery.builds.get(suggestion.id)!, { status: 'failed', reason: null }));
-      }
-    } else {
-      const agent = await chooseAgent(context, ladder!, scratch.dir, io);
-      identity = { backend: agent?.backend ?? null, model: agent?.model ?? null };
-      const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
-      const deps = {
+    const tally = new Tally(context, considered);
+    try {
+      const pool = await BuildPool.create({
         dp,
-        options,
-        pool,
-        agent,
-        emit,
-        attempts: new AttemptStore(options.dotDir),
-        signal: interrupt.signal,
-        budget,
         scratchDir: scratch.dir,
-        ladder: ladder!,
-      };
-      let repaired = 0;
-      for (const [index, suggestion] of failing.entries()) {
-        const build = discovery.builds.get(suggestion.id)!;
-        if (options.maxRepairs > 0 && repaired >= options.maxRepairs) {
-          records.set(suggestion.id, unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` }));
-          continue;
-        }
-        emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
-        const outcome = await repairSuggestion(await repairTask(suggestion, dp, build), deps);
-        interrupt.check();
-        const record = outcomeRecord(suggestion, build, outcome, { ...identity, dryRun: options.mode === 'dry-run' });
-        if (outcome.status === 'repaired') {
-          repaired += 1;
-          if (options.mode === 'repair') await writeRepair(context, suggestion, outcome, record);
-        }
-        records.set(suggestion.id, record);
-        emit({ type: 'suggestion-finished', record });
+        jobs: options.jobs,
+        threads: options.threads,
+        timeoutMs: options.buildTimeoutS * 1000,
+        signal: interrupt.signal,
+        emit,
+      });
+      cleanups.unshift(() => pool.dispose());
+      const discovery = await discover({ dp, considered, pool, emit });
+      interrupt.check();
+      faultPoint('after-discovery');
+      const failing = tally.recordDiscovery(discovery.builds, await repairedEarlierIds(options.dotDir, considered));
+      if (options.mode === 'discover-only') {
+        for (const { suggestion, build } of failing) tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
+      } else if (failing.length > 0) {
+        await repairAll(context, tally, failing, { pool, ladder: ladder!, io });
       }
-      fatalAgentError = budget.fatal !== null;
-      endpointDown = budget.endpointDown;
-      costUsd = budget.costUsd;
+    } catch (error) {
+      if (error instanceof InterruptedError) await tally.conclude(error.exitCode, 'interrupted');
+      throw error;
     }
-
-    const suggestions = considered.map((suggestion) => records.get(suggestion.id)!);
-    const results: ResultsFile = { version: 1, run: runRecord(context, identity), suggestions };
-    const exitCode = exitCodeFor(results, { fatalAgentError });
-    results.run = { ...results.run, finished: new Date().toISOString(), counts: countStatuses(suggestions), endpoint_down: endpointDown, cost_usd: costUsd, exit_code: exitCode };
-    await writeResults(options.dotDir, results);
-    emit({ type: 'run-finished', run: results.run });
-    reporter.print(`\n${renderSummary(results)}`);
-    return exitCode;
+    return await tally.conclude(null, null);
   } finally {
     for (const cleanup of cleanups) await cleanup();
   }
 }
 
-async function chooseAgent(context: RunContext, ladder: PromptLadder, scratchDir: string, io: RunIo): Promise<Agent | null> {
+interface Failing {
+  suggestion: Suggestion;
+  build: BuildResult;
+}
+
+async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder; io: RunIo }): Promise<void> {
+  const { options, dp, emit, interrupt } = context;
+  const agent = await chooseAgent(context, o.ladder, o.io);
+  tally.identity = { backend: agent?.backend ?? null, model: agent?.model ?? null };
+  const deps: RepairDeps = {
+    dp,
+    options,
+    pool: o.pool,
+    agent,
+    emit,
+    attempts: new AttemptStore(options.dotDir),
+    signal: interrupt.signal,
+    budget: tally.budget,
+    scratchDir: context.scratchDir,
+    ladder: o.ladder,
+  };
+  let repaired = 0;
+  for (const [index, { suggestion, build }] of failing.entries()) {
+    if (options.maxRepairs > 0 && repaired >= options.maxRepairs) {
+      tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` }));
+      continue;
+    }
+    emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+    const outcome = await repairSuggestion(await repairTask(suggestion, dp, build), deps);
+    interrupt.check();
+    const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
+    if (outcome.status === 'repaired') {
+      repaired += 1;
+      if (options.mode === 'repair') await writeRepair(context, suggestion, outcome, record);
+    }
+    tally.finish(record);
+  }
+}
+
+/** The records of one run as they come in, and the results.json they end in. */
+class Tally {
+  readonly records = new Map<string, SuggestionRecord>();
+  readonly budget: RunBudget;
+  identity: AgentIdentity = { backend: null, model: null };
+  private readonly builds = new Map<string, BuildResult>();
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly considered: Suggestion[],
+  ) {
+    this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
+  }
+
+  finish(record: SuggestionRecord): void {
+    this.records.set(record.id, record);
+    this.context.emit({ type: 'suggestion-finished', record });
+  }
+
+  /** Records what discovery settles (no patch, builds) and returns the failing suggestions. */
+  recordDiscovery(builds: Map<string, BuildResult>, repairedEarlier: Set<string>): Failing[] {
+    const failing: Failing[] = [];
+    for (const suggestion of this.considered) {
+      const build = builds.get(suggestion.id);
+      if (build) this.builds.set(suggestion.id, build);
+      if (!build) this.finish(noPatchRecord(suggestion));
+      else if (build.ok) this.finish(buildsRecord(suggestion, repairedEarlier.has(suggestion.id)));
+      else failing.push({ suggestion, build });
+    }
+    return failing;
+  }
+
+  /**
+   * Writes results.json and prints the summary. An interrupted run records every suggestion it
+   * did not finish as skipped, so results.json always has one record per considered suggestion.
+   */
+  async conclude(interruptExit: number | null, unfinishedReason: string | null): Promise<number> {
+    const { options, emit, reporter } = this.context;
+    const suggestions = this.considered.map(
+      (suggestion) =>
+        this.records.get(suggestion.id) ??
+        unrepairedRecord(suggestion, this.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason }),
+    );
+    const results: ResultsFile = { version: 1, run: runRecord(this.context, this.identity), suggestions };
+    const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: this.budget.fatal !== null });
+    results.run = {
+      ...results.run,
+      finished: new Date().toISOString(),
+      counts: countStatuses(suggestions),
+      endpoint_down: this.budget.endpointDown,
+      cost_usd: this.budget.costUsd,
+      exit_code: exitCode,
+    };
+    await writeResults(options.dotDir, results);
+    emit({ type: 'run-finished', run: results.run });
+    reporter.print(`\n${renderSummary(results)}`);
+    return exitCode;
+  }
+}
+
+async function chooseAgent(context: RunContext, ladder: PromptLadder, io: RunIo): Promise<Agent | null> {
   const { options, emit } = context;
-  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir, systemPrompt: ladder.system, env: io.agentEnv });
+  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, env: io.agentEnv });
   if (notice) emit({ type: 'notice', level: 'info', message: notice });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: 'no agent and --no-builtin: failing suggestions cannot be repaired' });
   return agent;
@@ -275,10 +322,14 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildR
   return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build };
 }
 
-/** A suggestion that builds now and whose patches are what an earlier repair wrote. */
-async function repairedEarlier(dotDir: string, id: string): Promise<boolean> {
-  const written = await readWrittenDigest(dotDir, id);
-  return written !== null && written === (await digestDir(`${dotDir}/patch_generator/${id}`));
+/** Suggestions whose patches are what an earlier repair wrote (backups/<id>.written matches). */
+async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const { id, dir } of considered) {
+    const written = await readWrittenDigest(dotDir, id);
+    if (written !== null && written === (await digestDir(dir))) ids.add(id);
+  }
+  return ids;
 }
 
 function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {

@@ -40,13 +40,13 @@ export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean): 
   return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier };
 }
 
-/** A failing suggestion that gets no repair: --discover-only, --max-repairs, an agent stop, an interrupt. */
+/** A suggestion that gets no repair: --discover-only, --max-repairs, an interrupt (null build: not built yet). */
 export function unrepairedRecord(
   suggestion: Suggestion,
-  build: BuildResult,
+  build: BuildResult | null,
   o: { status: 'failed' | 'skipped'; reason: string | null },
 ): SuggestionRecord {
-  return { ...baseRecord(suggestion), ...failure(build), status: o.status, reason: o.reason };
+  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: o.reason };
 }
 
 export function outcomeRecord(

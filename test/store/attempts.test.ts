@@ -1,0 +1,96 @@
+// Every try leaves its transcript under attempts/<id>/<n>/, whatever became of it.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { AttemptStore, attemptsDir, readAttempts, type AttemptInput } from '../../src/store/index.js';
+import { VerdictSchema } from '../../src/store/verdict.js';
+import { makeDotDir, patchText, removeDotDir } from './helpers.js';
+
+let dotDir = '';
+afterEach(async () => removeDotDir(dotDir));
+
+const rejected: AttemptInput = {
+  id: '3',
+  attempt: 1,
+  tier: 'agent',
+  conversation: 1,
+  turn: 0,
+  source: 'rung-1',
+  prompt: '# Repair this OpenMP patch\n',
+  answer: '```diff\n--- a/main.c\n+++ b/main.c\n```\n',
+  callOutcome: 'answered',
+  callDetail: null,
+  extracted: new Map([['1', patchText('1', '#pragma omp parallel for ')]]),
+  canonical: null,
+  verdict: {
+    accepted: false,
+    rejectedBy: 'dry-run-apply',
+    reason: 'hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`',
+    checks: [
+      { check: 'extraction', passed: true, reason: null },
+      { check: 'dry-run-apply', passed: false, reason: 'hunk 1 of main.c does not apply' },
+    ],
+  },
+  applyReport: {
+    basis: null,
+    files: [{ file: '1', applied: false, hunks: [{ hunk: 1, applied: false, line: null, offset: null, fuzz: null, reason: 'context differs' }] }],
+  },
+  usage: { durationMs: 5120, inputTokens: 1800, outputTokens: 240, costUsd: 0.012, cliVersion: '2.0.1' },
+};
+
+it('writes prompt, answer, extracted and canonical patches and a schema-valid verdict', async () => {
+  dotDir = await makeDotDir();
+  const store = new AttemptStore(dotDir);
+  await store.write(rejected);
+  const accepted: AttemptInput = {
+    ...rejected,
+    attempt: 2,
+    turn: 1,
+    source: 'follow-up',
+    canonical: new Map([['1', patchText('1', '#pragma omp parallel for reduction(+:sum) ')]]),
+    verdict: { accepted: true, rejectedBy: null, reason: null, checks: [] },
+    clauseChanges: [{ file: '1', directive: '#pragma omp parallel for', kind: 'clause-added', clause: 'reduction' }],
+    applyReport: null,
+  };
+  await store.write(accepted);
+
+  const dir = join(attemptsDir(dotDir), '3', '1');
+  expect((await readdir(dir)).sort()).toEqual(['answer.txt', 'extracted', 'prompt.md', 'verdict.json']);
+  const verdict = VerdictSchema.parse(JSON.parse(await readFile(join(dir, 'verdict.json'), 'utf8')));
+  expect(verdict).toMatchObject({
+    tier: 'agent',
+    prompt: 1,
+    turn: 0,
+    outcome: 'rejected',
+    rejected_by: 'dry-run-apply',
+    usage: { duration_ms: 5120, input_tokens: 1800, cost_usd: 0.012 },
+  });
+  expect(verdict.apply_report?.files[0]?.hunks[0]?.reason).toBe('context differs');
+
+  const stored = await readAttempts(dotDir, '3');
+  expect(stored.map((a) => [a.attempt, a.verdict?.outcome])).toEqual([[1, 'rejected'], [2, 'accepted']]);
+  expect(stored[1]!.canonical.get('1')).toContain('reduction(+:sum)');
+  expect(stored[1]!.verdict?.clause_changes).toHaveLength(1);
+});
+
+it('records an unanswered call with its reason and no answer file', async () => {
+  dotDir = await makeDotDir();
+  await new AttemptStore(dotDir).write({
+    ...rejected,
+    answer: null,
+    extracted: null,
+    callOutcome: 'timeout',
+    callDetail: 'no output within 300 s',
+    verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] },
+    applyReport: null,
+  });
+  const [stored] = await readAttempts(dotDir, '3');
+  expect(stored!.answer).toBeNull();
+  expect(stored!.prompt).toBe('# Repair this OpenMP patch\n');
+  expect(stored!.verdict).toMatchObject({ outcome: 'unanswered', call_outcome: 'timeout', call_detail: 'no output within 300 s' });
+});
+
+it('rejects a call outcome the schema does not know instead of writing a bad verdict', async () => {
+  dotDir = await makeDotDir();
+  await expect(new AttemptStore(dotDir).write({ ...rejected, callOutcome: 'exploded' })).rejects.toThrow();
+});

@@ -1,0 +1,47 @@
+// Valid records for the store's own files, built the way the pipeline fills them.
+import type { ResultsFile, RunRecord, SuggestionRecord } from '../../src/store/results.js';
+
+export function runRecord(id: string): RunRecord {
+  return {
+    id,
+    started: '2026-11-30T14:00:00.000Z',
+    finished: '2026-11-30T14:05:00.000Z',
+    mode: 'repair',
+    dot_discopop: '/home/dev/demo/.discopop',
+    config: 'default',
+    backend: 'builtin',
+    model: null,
+    options: { prompts: 3 },
+    counts: { ok: 1, repaired: 1, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 },
+    endpoint_down: false,
+    cost_usd: 0,
+    exit_code: 0,
+  };
+}
+
+export function suggestionRecord(id: string): SuggestionRecord {
+  return {
+    id,
+    status: 'repaired',
+    hotspot: 'YES',
+    pattern_type: 'do_all',
+    files: ['1'],
+    changed_files: ['1'],
+    attempts: 0,
+    unanswered: 0,
+    builtin: { tries: 1, accepted: true, declined: null },
+    backend: 'builtin',
+    model: null,
+    accepted_attempt: 1,
+    first_error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'",
+    error_class: 'undeclared-in-clause',
+    reason: null,
+    repaired_earlier: false,
+    clause_changes: [],
+    non_directive_lines_changed: false,
+  };
+}
+
+export function resultsFile(runId: string): ResultsFile {
+  return { version: 1, run: runRecord(runId), suggestions: [suggestionRecord('3')] };
+}

@@ -1,0 +1,135 @@
+// What a user relies on from write-back and --restore when nothing is interrupted: only changed
+// files are replaced, the backup is the generated set, a regenerated suggestion is never
+// overwritten by --restore, and every restore action is logged.
+import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { digestDir, restoreAll, restoreLogPath, writeBack } from '../../src/store/index.js';
+import type { Suggestion } from '../../src/types.js';
+import { makeDotDir, patchText, readFolder, removeDotDir, writeSuggestion } from './helpers.js';
+
+let dotDir = '';
+afterEach(async () => removeDotDir(dotDir));
+
+const suggestion = (id: string): Suggestion => ({ id, dir: join(dotDir, 'patch_generator', id), files: [], pattern: null, hotspot: null });
+const folder = (id: string) => join(dotDir, 'patch_generator', id);
+const backups = () => join(dotDir, 'patch_repair', 'backups');
+
+const generated = {
+  '1.patch': patchText('1', '#pragma omp parallel for private(i) reduction(+:sum) '),
+  '2.patch': patchText('2', '#pragma omp parallel for '),
+};
+const fixed1 = patchText('1', '#pragma omp parallel for reduction(+:sum) ');
+
+it('replaces only the files the repair changed, backs up the generated set and records the digest', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  const untouched = await stat(join(folder('4'), '2.patch'));
+
+  const result = await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1], ['2', generated['2.patch']]]));
+
+  expect(result.changedFiles).toEqual(['1']);
+  expect(await readFolder(folder('4'))).toEqual({ '1.patch': fixed1, '2.patch': generated['2.patch'] });
+  expect((await stat(join(folder('4'), '2.patch'))).ino).toBe(untouched.ino);
+  expect(await readFolder(join(backups(), '4'))).toEqual(generated);
+  expect((await readFile(join(backups(), '4.written'), 'utf8')).trim()).toBe(result.digest);
+  expect(result.digest).toBe(await digestDir(folder('4')));
+  expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
+});
+
+it('writes nothing and makes no backup when the set is already in place', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  const result = await writeBack(dotDir, suggestion('4'), new Map([['2', generated['2.patch']]]));
+  expect(result.changedFiles).toEqual([]);
+  expect(await readFolder(backups())).toEqual({});
+});
+
+it('keeps the generated backup when an earlier repair is repaired again', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  const again = patchText('1', '#pragma omp parallel for reduction(+:sum) shared(a) ');
+  await writeBack(dotDir, suggestion('4'), new Map([['1', again]]));
+  expect(await readFolder(join(backups(), '4'))).toEqual(generated);
+  await restoreAll(dotDir);
+  expect(await readFolder(folder('4'))).toEqual(generated);
+});
+
+it('--restore puts every repaired set back byte for byte, removing files the repair added', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  await writeSuggestion(dotDir, '12', { '3.patch': patchText('3', '#pragma omp parallel for ') });
+  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1], ['5', patchText('5', '#include <omp.h>')]]));
+  await writeBack(dotDir, suggestion('12'), new Map([['3', patchText('3', '#pragma omp parallel for shared(x) ')]]));
+
+  const summary = await restoreAll(dotDir);
+
+  expect(summary.restored).toEqual(['4', '12']);
+  expect(summary.line).toBe('Restored 2 patch sets (4, 12).');
+  expect(await readFolder(folder('4'))).toEqual(generated);
+  expect(await readFolder(folder('12'))).toEqual({ '3.patch': patchText('3', '#pragma omp parallel for ') });
+  expect(await readFolder(backups())).toEqual({});
+  const log = (await readFile(restoreLogPath(dotDir), 'utf8')).trim().split('\n');
+  expect(log).toHaveLength(2);
+  expect(log[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+ restored 4: /);
+});
+
+it('--restore leaves a suggestion the generator rewrote since the repair alone and drops its stale backup', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  const regenerated = { '1.patch': patchText('1', '#pragma omp parallel for simd '), '2.patch': generated['2.patch'] };
+  await writeSuggestion(dotDir, '4', regenerated);
+
+  const summary = await restoreAll(dotDir);
+
+  expect(summary.restored).toEqual([]);
+  expect(summary.dropped).toEqual([{ id: '4', reason: 'patch_generator/4/ was regenerated since the repair; the newer patches are left alone' }]);
+  expect(summary.line).toMatch(/^Dropped 1 stale backup \(4: /);
+  expect(await readFolder(folder('4'))).toEqual(regenerated);
+  expect(await readFolder(backups())).toEqual({});
+  expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain('dropped the backup of 4: patch_generator/4/ was regenerated');
+});
+
+it('a repair of a regenerated suggestion replaces the stale backup with the new generation', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  const regenerated = { '1.patch': patchText('1', '#pragma omp parallel for simd '), '2.patch': generated['2.patch'] };
+  await writeSuggestion(dotDir, '4', regenerated);
+
+  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+
+  expect(await readFolder(join(backups(), '4'))).toEqual(regenerated);
+  await restoreAll(dotDir);
+  expect(await readFolder(folder('4'))).toEqual(regenerated);
+});
+
+it('--restore with no backups says so and changes nothing', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  const summary = await restoreAll(dotDir);
+  expect(summary.line).toBe('Nothing to restore: no backups in patch_repair/backups/.');
+  expect(await readFolder(folder('4'))).toEqual(generated);
+});
+
+it('leaves a backup without its .written digest alone unless it equals the folder', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', { '1.patch': fixed1, '2.patch': generated['2.patch'] });
+  await mkdir(join(backups(), '4'), { recursive: true });
+  for (const [name, text] of Object.entries(generated)) await writeFile(join(backups(), '4', name), text);
+
+  const summary = await restoreAll(dotDir);
+
+  expect(summary.leftAlone.map((l) => l.id)).toEqual(['4']);
+  expect(await readFolder(join(backups(), '4'))).toEqual(generated);
+  expect(await readFolder(folder('4'))).toEqual({ '1.patch': fixed1, '2.patch': generated['2.patch'] });
+});
+
+it('refuses a file id that could leave the suggestion folder', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  await expect(writeBack(dotDir, suggestion('4'), new Map([['../../x', fixed1]]))).rejects.toThrow(/unsafe file id/);
+  expect(await readFolder(folder('4'))).toEqual(generated);
+});

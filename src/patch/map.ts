@@ -69,13 +69,17 @@ function generatedHeaderPath(file: PatchFile): string | null {
   return parsePatches(file.text).patches[0]?.oldPath ?? null;
 }
 
+/** Resolves the longest existing prefix of the path, so a link is caught even when the file behind it is missing. */
 function safeRealpath(realpath: (path: string) => string, path: string): string | null {
-  try {
-    return toSlashes(realpath(path));
-  } catch {
-    // A path that does not exist cannot lead anywhere through a link.
-    return null;
+  const parts = path.split('/');
+  for (let keep = parts.length; keep > 1; keep--) {
+    try {
+      return [toSlashes(realpath(parts.slice(0, keep).join('/'))), ...parts.slice(keep)].join('/');
+    } catch {
+      // This prefix does not exist; try its parent.
+    }
   }
+  return null;
 }
 
 /** Two blocks for one file: their hunks, in file order when every hunk says where it goes. */

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { applyFilePatch } from '../../src/patch/apply.js';
+import { applyPatchSet } from '../../src/patch/patch-set.js';
+import { parsePatches } from '../../src/patch/parse.js';
+import type { FilePatch } from '../../src/patch/model.js';
+import { GENERATED_21, MAIN_C, MAIN_C_PATCHED, REDUCTION_PRAGMA, insertLine } from './fixtures.js';
+
+function patchOf(text: string): FilePatch {
+  const { patches } = parsePatches(text);
+  expect(patches).toHaveLength(1);
+  return patches[0]!;
+}
+
+function hunkText(start: number | null, lines: string[]): string {
+  return ['--- a/src/main.c', '+++ b/src/main.c', start === null ? '@@ @@' : `@@ -${start},6 +${start},7 @@`, ...lines, ''].join('\n');
+}
+
+const REDUCTION_HUNK = GENERATED_21.split('\n').slice(3, 10);
+
+/** Two identical loops: the reduction loop of MAIN_C again, 40 lines further down. */
+function twinLoops(): { source: string; first: number; second: number } {
+  const loop = MAIN_C.split('\n').slice(7, 13);
+  const filler = Array.from({ length: 40 }, (_, index) => `    a[${index}] = ${index};`);
+  const lines = MAIN_C.split('\n');
+  lines.splice(13, 0, ...filler, ...loop);
+  return { source: lines.join('\n'), first: 11, second: 11 + 6 + filler.length };
+}
+
+describe('applyFilePatch', () => {
+  it('applies the generated patch exactly at its declared line', () => {
+    const report = applyFilePatch(MAIN_C, patchOf(GENERATED_21));
+    expect(report.ok).toBe(true);
+    expect(report.hunks[0]).toMatchObject({ status: 'exact', declaredLine: 8, bestLine: 8 });
+    expect(report.result).toBe(MAIN_C_PATCHED);
+  });
+
+  it('finds the hunk away from a drifted line number and reports the offset', () => {
+    const report = applyFilePatch(MAIN_C, patchOf(hunkText(2, REDUCTION_HUNK)));
+    expect(report.hunks[0]).toMatchObject({ status: 'offset', bestLine: 8 });
+    expect(report.hunks[0]!.detail).toContain('offset 6 lines');
+    expect(report.result).toBe(MAIN_C_PATCHED);
+  });
+
+  it('applies with whitespace-only differences and re-indents the added lines to the file', () => {
+    const reindented = REDUCTION_HUNK.map((line) => line.replace(/^([ +])    /, '$1'));
+    const report = applyFilePatch(MAIN_C, patchOf(hunkText(8, reindented)));
+    expect(report.hunks[0]!.status).toBe('fuzzy');
+    expect(report.hunks[0]!.score).toMatchObject({ loose: 6, near: 0, mismatch: 0 });
+    expect(report.result).toBe(MAIN_C_PATCHED);
+  });
+
+  it('applies fuzzily over a misremembered context line, keeping the file text, with the score parts', () => {
+    const spoiled = REDUCTION_HUNK.map((line) => (line.includes('b[i] = i * 2.0') ? '         b[i] = i * 3.0;' : line));
+    const report = applyFilePatch(MAIN_C, patchOf(hunkText(9, spoiled)));
+    expect(report.hunks[0]).toMatchObject({ status: 'fuzzy', bestLine: 8, score: { exact: 5, near: 1, mismatch: 0, lines: 6 } });
+    expect(report.hunks[0]!.score!.score).toBeCloseTo((5 + 0.5) / 6);
+    expect(report.result).toBe(MAIN_C_PATCHED);
+  });
+
+  it('refuses a hunk that matches two identical loops when the declared line is on neither', () => {
+    const { source, second } = twinLoops();
+    const report = applyFilePatch(source, patchOf(hunkText(second - 3 + 2, REDUCTION_HUNK)));
+    expect(report.ok).toBe(false);
+    expect(report.hunks[0]!.status).toBe('ambiguous');
+    expect(report.hunks[0]!.candidates).toEqual([8, second - 3]);
+  });
+
+  it('takes the identical loop the declared line points at exactly', () => {
+    const { source, second } = twinLoops();
+    const report = applyFilePatch(source, patchOf(hunkText(second - 3, REDUCTION_HUNK)));
+    expect(report.hunks[0]!.status).toBe('exact');
+    expect(report.result).toBe(insertLine(source, second, REDUCTION_PRAGMA));
+  });
+
+  it('refuses fuzzy placement of a directive when the line under it differs (the pragma anchor)', () => {
+    const wrongLoop = REDUCTION_HUNK.map((line) => (line.startsWith('     for') ? '     for (i = 0; i <= N; i++) {' : line));
+    const report = applyFilePatch(MAIN_C, patchOf(hunkText(8, wrongLoop)));
+    expect(report.ok).toBe(false);
+    expect(report.hunks[0]!.status).toBe('failed');
+    expect(report.hunks[0]!.detail).toContain('right after an inserted directive');
+  });
+
+  it('applies the same near-miss when the hunk inserts no directive', () => {
+    const wrongLoop = REDUCTION_HUNK.map((line) => (line.startsWith('     for') ? '     for (i = 0; i <= N; i++) {' : line.startsWith('+') ? '+    /* dot product */' : line));
+    const report = applyFilePatch(MAIN_C, patchOf(hunkText(8, wrongLoop)));
+    expect(report.hunks[0]!.status).toBe('fuzzy');
+  });
+
+  it('lands hunks in order, carrying the first hunk\'s offset to the second', () => {
+    const patch = [
+      '--- a/src/main.c',
+      '+++ b/src/main.c',
+      '@@ -1,3 +1,4 @@',
+      ' #include <stdio.h>',
+      '+#include <omp.h>',
+      ' #define N 1000',
+      ' ',
+      '@@ -9,5 +10,6 @@',
+      ...REDUCTION_HUNK.slice(1),
+    ].join('\n');
+    const withBanner = `/* banner */\n/* banner */\n${MAIN_C}`;
+    const report = applyFilePatch(withBanner, patchOf(patch));
+    expect(report.hunks.map((hunk) => [hunk.status, hunk.declaredLine, hunk.bestLine])).toEqual([
+      ['offset', 1, 3],
+      ['exact', 11, 11],
+    ]);
+    expect(report.result).toBe(`/* banner */\n/* banner */\n${insertLine(insertLine(MAIN_C, 11, REDUCTION_PRAGMA), 2, '#include <omp.h>')}`);
+  });
+
+  it('never places a later hunk above an earlier one', () => {
+    const patch = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -11,2 +11,3 @@', '     for (i = 0; i < N; i++) {', '+        /* x */', '         sum += a[i] * b[i];', '@@ -7,2 +8,3 @@', '     for (i = 0; i < N; i++) {', '+        /* y */', '         a[i] = i * 0.5;'].join('\n');
+    const report = applyFilePatch(MAIN_C, patchOf(patch));
+    expect(report.ok).toBe(false);
+    expect(report.hunks[1]!.status).toBe('failed');
+  });
+
+  it('is all-or-none: one failing hunk leaves no result', () => {
+    const patch = [...GENERATED_21.split('\n').slice(0, 10), '@@ -14,1 +15,1 @@', '-    printf("%d\\n", sum);', '+    printf("%g\\n", sum);', ''].join('\n');
+    const report = applyFilePatch(MAIN_C, patchOf(patch));
+    expect(report.hunks.map((hunk) => hunk.status)).toEqual(['exact', 'failed']);
+    expect(report.ok).toBe(false);
+    expect(report.result).toBeNull();
+  });
+
+  it('reports a patch whose change is already there as already applied, never reversing it', () => {
+    const report = applyFilePatch(MAIN_C_PATCHED, patchOf(GENERATED_21));
+    expect(report.alreadyApplied).toBe(true);
+    expect(report.ok).toBe(false);
+    expect(report.hunks[0]).toMatchObject({ status: 'already-applied', bestLine: 8 });
+  });
+
+  it('keeps CRLF line ends and handles a final line without newline', () => {
+    const crlf = MAIN_C.replace(/\n/g, '\r\n');
+    expect(applyFilePatch(crlf, patchOf(GENERATED_21)).result).toBe(MAIN_C_PATCHED.replace(/\n/g, '\r\n'));
+    const eof = ['--- k.c', '+++ k.c', '@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+b', ''].join('\n');
+    expect(applyFilePatch('a\nb', patchOf(eof)).result).toBe('a\nb\n');
+  });
+});
+
+describe('applyPatchSet', () => {
+  const generated = new Map([['1', patchOf(GENERATED_21)]]);
+  const sources = new Map([['1', MAIN_C]]);
+
+  it('applies to the unpatched sources when it can', () => {
+    const outcome = applyPatchSet({ sources, generated, candidate: generated });
+    expect(outcome).toMatchObject({ ok: true, basis: 'unpatched' });
+    if (outcome.ok) expect(outcome.contents.get('1')).toBe(MAIN_C_PATCHED);
+  });
+
+  it('takes an answer written against the patched file as a change on top of the generated patch', () => {
+    const onTop = hunkText(8, REDUCTION_HUNK.map((line) => (line.startsWith('+') ? `-${REDUCTION_PRAGMA}\n+    #pragma omp parallel for shared(a,b) reduction(+:sum) ` : line)));
+    const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(onTop)]]) });
+    expect(outcome).toMatchObject({ ok: true, basis: 'on-top' });
+    if (outcome.ok) expect(outcome.contents.get('1')).toBe(insertLine(MAIN_C, 11, '    #pragma omp parallel for shared(a,b) reduction(+:sum) '));
+  });
+
+  it('says so when the answer only repeats the generated patch on top of itself', () => {
+    const candidate = patchOf(GENERATED_21.replace('-8,6 +8,7', '-9,6 +9,7'));
+    const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C_PATCHED]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map([['1', candidate]]) });
+    expect(outcome).toMatchObject({ ok: false, verdict: 'already-applied' });
+  });
+
+  it('is all-or-none across files', () => {
+    const other = patchOf(['--- a/src/util.c', '+++ b/src/util.c', '@@ -1,1 +1,1 @@', '-int missing;', '+int present;', ''].join('\n'));
+    const outcome = applyPatchSet({
+      sources: new Map([['1', MAIN_C], ['2', 'int x;\n']]),
+      generated,
+      candidate: new Map([['1', patchOf(GENERATED_21)], ['2', other]]),
+    });
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.verdict).toBe('failed');
+      expect(outcome.reports.map((report) => report.ok)).toEqual([true, false]);
+      expect(outcome.text).toContain('src/util.c: the patch does not apply');
+    }
+  });
+});

@@ -11,6 +11,7 @@ export interface CompilerMessage {
   text: string;
 }
 
+const ANSI_ESCAPE = /\x1b\[[0-9;]*[A-Za-z]/g;
 const MESSAGE = /^(.+?):(\d+):(?:(\d+):)? (error|fatal error|warning|note): (.*)$/;
 
 /**
@@ -21,7 +22,8 @@ const MESSAGE = /^(.+?):(\d+):(?:(\d+):)? (error|fatal error|warning|note): (.*)
 export function readCompilerMessages(build: BuildResult, suggestion: Suggestion): CompilerMessage[] {
   const messages: CompilerMessage[] = [];
   for (const rawLine of build.output.split('\n')) {
-    const match = MESSAGE.exec(rawLine.replace(/\r$/, ''));
+    // compile.sh may force colours (-fdiagnostics-color=always); the escapes are not part of the text.
+    const match = MESSAGE.exec(rawLine.replace(ANSI_ESCAPE, '').replace(/\r$/, ''));
     if (!match) continue;
     const fileId = fileIdOf(match[1]!, suggestion);
     if (fileId === null) continue;
@@ -45,7 +47,7 @@ export function foreignErrors(build: BuildResult, suggestion: Suggestion): strin
   return build.output
     .split('\n')
     .filter((line) => {
-      const match = MESSAGE.exec(line);
+      const match = MESSAGE.exec(line.replace(ANSI_ESCAPE, ''));
       return match !== null && match[4]!.endsWith('error') && fileIdOf(match[1]!, suggestion) === null;
     });
 }

@@ -3,13 +3,12 @@
 // follow-ups forked from the last answered turn or, without session support, replayed.
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { describeOutcome, runProcess, type RunOutcome } from '../process.js';
-import { classifyFailure } from './classify.js';
+import { runProcess, type RunOutcome } from '../process.js';
 import type { Descriptor } from './descriptor.js';
 import { agentEnvironment } from './environment.js';
-import { parseStructured, type ParsedOutput } from './output.js';
+import { callResultOf } from './result.js';
 import { fillArgs, placeholdersIn, type Values } from './template.js';
-import type { Agent, CallResult, CallUsage, Conversation } from './types.js';
+import type { Agent, CallResult, Conversation } from './types.js';
 
 export interface CliAgentOptions {
   descriptor: Descriptor;
@@ -23,12 +22,13 @@ export interface CliAgentOptions {
   env?: Readonly<Record<string, string>>;
   /** SIGTERM → SIGKILL grace for a CLI that outlives its timeout. */
   graceMs?: number;
+  /** Sees every CLI run as it came back (debug logs; tests record fixtures with it). */
+  onRun?: (run: { args: string[]; outcome: RunOutcome }) => void;
 }
 
 // Agent output is a patch plus some prose; anything near this is a runaway CLI.
 const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 const VERSION_TIMEOUT_MS = 30_000;
-const DETAIL_CHARS = 600;
 
 export class CliAgent implements Agent {
   readonly backend: string;
@@ -88,64 +88,16 @@ export class CliAgent implements Agent {
       maxOutputBytes: MAX_OUTPUT_BYTES,
       signal,
     });
-    return this.interpret(outcome, conversation, prompt, cliVersion);
-  }
-
-  private interpret(outcome: RunOutcome, conversation: Conversation, prompt: string, cliVersion?: string): CallResult {
-    const usage: CallUsage = { durationMs: outcome.durationMs, reachedModel: false };
-    if (cliVersion !== undefined) usage.cliVersion = cliVersion;
-    switch (outcome.kind) {
-      case 'spawn-failed':
-        return { kind: 'fatal', reason: 'misconfigured', detail: `${this.executable} ${describeOutcome(outcome)}`, usage };
-      case 'canceled':
-        return { kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered', usage };
-      case 'timeout':
-        return {
-          kind: 'no-answer',
-          reason: 'timeout',
-          detail: `no answer within ${Math.round(this.o.timeoutMs / 1000)} s (agent timeout); the CLI was killed`,
-          usage,
-        };
-      case 'signaled':
-        return { kind: 'no-answer', reason: 'crashed', detail: `${this.backend} ${describeOutcome(outcome)}`, usage };
-      case 'exited':
-        break;
-    }
-
-    const parsed = this.parse(outcome.stdout, outcome.exitCode);
-    if (parsed.inputTokens !== undefined) usage.inputTokens = parsed.inputTokens;
-    if (parsed.outputTokens !== undefined) usage.outputTokens = parsed.outputTokens;
-    if (parsed.costUsd !== undefined) usage.costUsd = parsed.costUsd;
-    usage.reachedModel = (parsed.answered && outcome.exitCode === 0) || (parsed.outputTokens ?? 0) > 0;
-
-    // An exit code alone never makes an answer: the parsed output must say so too (agents.md §3).
-    if (outcome.exitCode === 0 && parsed.answered) {
-      const turns = [...conversation.turns, { prompt, answer: parsed.text }];
-      const next: Conversation = { id: conversation.id, dir: conversation.dir, turns };
-      if (parsed.sessionId !== undefined) next.sessionId = parsed.sessionId;
-      return { kind: 'answered', text: parsed.text, conversation: next, usage };
-    }
-
-    const fixed = this.d.exitCodes[String(outcome.exitCode)];
-    const stderr = lastLines(outcome.stderr);
-    const message =
-      parsed.error?.message ??
-      (outcome.exitCode === 0
-        ? `exited 0 without a final result${outcome.truncated ? ' (output cut at the size limit)' : ''}`
-        : stderr || `exited with code ${outcome.exitCode} and printed no error`);
-    const failure = fixed
-      ? classifyFailure({ descriptor: { signs: [{ pattern: '.', reason: fixed }] }, message })
-      : classifyFailure({ descriptor: this.d, message, status: parsed.error?.status, stderr: outcome.stderr });
-    const status = parsed.error?.status !== undefined ? ` (HTTP ${parsed.error.status})` : '';
-    const detail = clip(`${message}${status}`);
-    return failure.kind === 'fatal'
-      ? { kind: 'fatal', reason: failure.reason, detail, usage }
-      : { kind: 'no-answer', reason: failure.reason, detail, usage };
-  }
-
-  private parse(stdout: string, exitCode: number): ParsedOutput {
-    if (this.d.output.format === 'text') return { parsed: true, answered: exitCode === 0, text: stdout };
-    return parseStructured(stdout, this.d.output);
+    this.o.onRun?.({ args, outcome });
+    return callResultOf({
+      descriptor: this.d,
+      outcome,
+      conversation,
+      prompt,
+      timeoutMs: this.o.timeoutMs,
+      executable: this.executable,
+      cliVersion,
+    });
   }
 
   private values(o: { prompt: string; promptFile: string | undefined; sessionId: string | undefined }): Values {
@@ -201,12 +153,4 @@ export function replay(turns: readonly { prompt: string; answer: string }[], pro
   });
   parts.push(`=== Request ${turns.length + 1} (answer this one) ===\n${prompt}`);
   return parts.join('\n\n');
-}
-
-function lastLines(text: string): string {
-  return text.trim().split('\n').slice(-5).join(' | ');
-}
-
-function clip(text: string): string {
-  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text;
 }

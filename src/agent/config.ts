@@ -1,5 +1,12 @@
-// PLACEHOLDER until the agent-backends work lands: llm_config.json resolution.
+// llm_config.json and the resolution of agent settings (options.md): command-line flag, then the
+// chosen connection, then that backend's entry in `backends`, then the backend descriptor's
+// defaults, then the built-in defaults.
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
 import type { AgentSettings } from '../run-options.js';
+import { isDescriptorPath, loadDescriptor } from './descriptor.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable'>>;
 
@@ -11,15 +18,145 @@ export const AGENT_DEFAULTS = {
   agentErrorRetries: 2,
 } as const;
 
+const count = z.number().int().nonnegative();
+const positiveCount = z.number().int().positive();
+
+/** Settings a connection or a backend entry may give; the same names as the flags, snake_case. */
+const SharedSettings = {
+  model: z.string().min(1).optional(),
+  prompts: positiveCount.optional(),
+  retries: count.optional(),
+  max_attempts: positiveCount.optional(),
+  agent_error_retries: count.optional(),
+  agent_timeout: z.number().positive().optional().describe('seconds one agent call may take'),
+  max_cost: z.number().positive().optional().describe('USD'),
+};
+
+const ConnectionSchema = z
+  .object({
+    backend: z.string().min(1).optional().describe('claude, opencode, builtin, a descriptor in backends/, or a descriptor file'),
+    ...SharedSettings,
+  })
+  .strict();
+
+const BackendEntrySchema = z
+  .object({
+    executable: z.string().min(1).optional().describe('the agent CLI to run; relative paths are relative to this file'),
+    ...SharedSettings,
+  })
+  .strict();
+
+export const LlmConfigSchema = z
+  .object({
+    $schema: z.string().optional(),
+    /** Part of the experiment: means the same on any machine. */
+    connections: z.record(z.string().min(1), ConnectionSchema).default({}),
+    /** Part of the installation: where the agent lives here. */
+    backends: z.record(z.string().min(1), BackendEntrySchema).default({}),
+  })
+  .strict();
+
+export type LlmConfig = z.infer<typeof LlmConfigSchema>;
+type Shared = { [K in keyof typeof SharedSettings]?: z.infer<(typeof SharedSettings)[K]> };
+
+// Exact key names: `max_tokens` or `token_budget` are settings, not secrets.
+const CREDENTIAL_KEYS = new Set(['api_key', 'apiKey', 'auth_token', 'token', 'password', 'secret']);
+
+function credentialKeyPath(value: unknown, path: string[] = []): string[] | null {
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    if (CREDENTIAL_KEYS.has(key)) return [...path, key];
+    const found = credentialKeyPath(child, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Reads and validates llm_config.json; null when it does not exist and was not asked for. */
+export async function readLlmConfig(file: string, explicit: boolean): Promise<LlmConfig | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !explicit) return null;
+    throw new UsageError(`${file}: cannot read the LLM configuration: ${code ?? String(error)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  const credential = credentialKeyPath(raw);
+  if (credential) {
+    throw new UsageError(
+      `${file}: ${credential.join('.')}: credentials do not belong here; the agent CLI owns authentication (log in with it, or set its own environment variables), so remove this key`,
+    );
+  }
+  const parsed = LlmConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const keys = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
+    const where = keys.length > 0 ? keys.join('.') : '(top level)';
+    throw new UsageError(`${file}: ${where}: ${issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message}`);
+  }
+  return parsed.data;
+}
+
+function chooseConnection(config: LlmConfig | null, flags: AgentFlags, file: string): string | undefined {
+  const names = Object.keys(config?.connections ?? {});
+  if (flags.connection !== undefined) {
+    if (!names.includes(flags.connection)) {
+      const known = names.length > 0 ? `defined: ${names.join(', ')}` : 'it defines none';
+      throw new UsageError(`--connection ${flags.connection}: no such connection in ${file} (${known})`);
+    }
+    return flags.connection;
+  }
+  if (names.length === 1) return names[0];
+  // An explicit --backend needs no connection; otherwise the choice must not be a guess.
+  if (names.length > 1 && flags.backend === undefined) {
+    throw new UsageError(`${file}: several connections are defined (${names.join(', ')}); choose one with --connection`);
+  }
+  return undefined;
+}
+
 /** Flags → connection → backend entry → descriptor defaults → built-in defaults. */
 export async function resolveAgentSettings(input: {
   flags: AgentFlags;
   llmConfigPath: string;
   llmConfigExplicit: boolean;
 }): Promise<AgentSettings> {
-  return { ...AGENT_DEFAULTS, ...stripUndefined(input.flags) };
-}
+  const { flags, llmConfigPath: file } = input;
+  const config = await readLlmConfig(file, input.llmConfigExplicit);
+  const connectionName = chooseConnection(config, flags, file);
+  const connection = connectionName !== undefined ? config!.connections[connectionName]! : undefined;
+  // A descriptor path is relative to where it was written: the shell's cwd for --backend, the
+  // configuration's folder for a connection. Made absolute here so createAgent finds it too.
+  const named = flags.backend ?? connection?.backend;
+  const base = flags.backend !== undefined ? process.cwd() : dirname(file);
+  const backend = named !== undefined && isDescriptorPath(named) ? resolve(base, named) : named;
+  const entry = named !== undefined ? config?.backends[named] : undefined;
+  const descriptorDefaults = backend !== undefined && backend !== 'builtin' ? (await loadDescriptor(backend)).defaults : {};
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const layers: Shared[] = [connection ?? {}, entry ?? {}];
+  const pick = <K extends keyof Shared>(key: K): Shared[K] => layers.find((l) => l[key] !== undefined)?.[key];
+
+  const settings: AgentSettings = {
+    agentTimeoutS: flags.agentTimeoutS ?? pick('agent_timeout') ?? descriptorDefaults.agent_timeout ?? AGENT_DEFAULTS.agentTimeoutS,
+    prompts: flags.prompts ?? pick('prompts') ?? AGENT_DEFAULTS.prompts,
+    retries: flags.retries ?? pick('retries') ?? AGENT_DEFAULTS.retries,
+    maxAttempts: flags.maxAttempts ?? pick('max_attempts') ?? AGENT_DEFAULTS.maxAttempts,
+    agentErrorRetries: flags.agentErrorRetries ?? pick('agent_error_retries') ?? AGENT_DEFAULTS.agentErrorRetries,
+  };
+  const model = flags.model ?? pick('model') ?? descriptorDefaults.model;
+  const maxCost = flags.maxCostUsd ?? pick('max_cost');
+  if (connectionName !== undefined) settings.connection = connectionName;
+  if (backend !== undefined) settings.backend = backend;
+  if (model !== undefined) settings.model = model;
+  if (maxCost !== undefined) settings.maxCostUsd = maxCost;
+  if (entry?.executable !== undefined) {
+    settings.executable = isAbsolute(entry.executable) || !entry.executable.includes('/') ? entry.executable : resolve(dirname(file), entry.executable);
+  }
+  return settings;
 }

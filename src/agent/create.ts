@@ -4,7 +4,7 @@ import { access, constants } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { AgentSettings } from '../run-options.js';
-import { CliAgent } from './cli-agent.js';
+import { CliAgent, type CliAgentOptions } from './cli-agent.js';
 import { builtinBackendNames, loadDescriptor, type Descriptor } from './descriptor.js';
 import { MissingValue } from './template.js';
 import type { Agent } from './types.js';
@@ -18,6 +18,7 @@ export interface CreateAgentOptions {
   env?: Readonly<Record<string, string>>;
   /** Where detection looks; defaults to $PATH. */
   searchPath?: string;
+  onRun?: CliAgentOptions['onRun'];
 }
 
 export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent | null; notice: string | null }> {
@@ -51,6 +52,7 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
     scratchDir: resolve(o.scratchDir),
     systemPrompt: o.systemPrompt,
     env: o.env,
+    onRun: o.onRun,
   });
   try {
     agent.checkArguments();

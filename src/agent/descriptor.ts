@@ -120,13 +120,13 @@ export async function builtinBackendNames(): Promise<string[]> {
   return files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort();
 }
 
-function looksLikePath(backend: string): boolean {
+export function isDescriptorPath(backend: string): boolean {
   return backend.includes('/') || backend.endsWith('.json');
 }
 
 /** `--backend` value → descriptor: a name in backends/, or a descriptor file path. */
 export async function loadDescriptor(backend: string, cwd: string = process.cwd()): Promise<Descriptor> {
-  if (looksLikePath(backend)) return readDescriptorFile(resolve(cwd, backend));
+  if (isDescriptorPath(backend)) return readDescriptorFile(resolve(cwd, backend));
   const file = join(backendsDir(), `${backend}.json`);
   try {
     await access(file);

@@ -1,0 +1,127 @@
+// The whole product on the bundled demo, through the built CLI, with the built-in repairer and
+// real gcc, GNU patch and diff: what a user runs after `npm ci`.
+import { mkdtempSync, readFileSync, readdirSync, cpSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/process.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/store/results.js';
+import { useFixture } from '../helpers/fixture.js';
+import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+
+const CLI = path.resolve('dist/cli.js');
+const BROKEN = ['2', '3', '4', '5', '6'];
+
+async function cli(dotDir: string, ...args: string[]) {
+  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
+  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
+  return outcome;
+}
+
+function results(dotDir: string): ResultsFile {
+  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+}
+
+function statuses(file: ResultsFile): Record<string, string> {
+  return Object.fromEntries(file.suggestions.map((record) => [record.id, record.status]));
+}
+
+const userFiles = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
+
+describe('patch-repair on the demo with the built-in repairer', () => {
+  it('repairs every broken suggestion, writes only verified canonical patch sets, and --restore undoes it', async () => {
+    const { root, dotDir } = useFixture('demo');
+    const before = snapshotTree(root, userFiles);
+
+    const run = await cli(dotDir, '--backend', 'builtin');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const first = results(dotDir);
+    expect(statuses(first)).toEqual({ '0': 'ok', '1': 'ok', '2': 'repaired', '3': 'repaired', '4': 'repaired', '5': 'repaired', '6': 'repaired', '7': 'skipped' });
+    expect(run.stdout).toContain('Agent unreachable: 0 (no answer; not a failed repair)');
+    for (const id of BROKEN) {
+      const record = first.suggestions.find((s) => s.id === id)!;
+      expect(record).toMatchObject({ backend: 'builtin', attempts: 0, builtin: { tries: 1, accepted: true }, accepted_attempt: 1 });
+      expect(record.error_class).not.toBeNull();
+    }
+
+    // Only the repaired suggestions' patch files changed in the user's tree.
+    const written = changedPaths(before, snapshotTree(root, userFiles));
+    expect(written).toEqual(BROKEN.map((id) => path.join('.discopop', 'patch_generator', id, readdirSync(path.join(dotDir, 'patch_generator', id))[0]!)).sort());
+
+    for (const id of BROKEN) {
+      const [file] = readdirSync(path.join(dotDir, 'patch_generator', id));
+      const repaired = readFileSync(path.join(dotDir, 'patch_generator', id, file!), 'utf8');
+      const generated = readFileSync(path.join(dotDir, 'patch_repair', 'backups', id, file!), 'utf8');
+      // Canonical form: the generated patch's header paths, diff's TAB + timestamp, directives kept.
+      const [minus, plus] = repaired.split('\n');
+      expect(minus!.split('\t')[0]).toBe(generated.split('\n')[0]!.split('\t')[0]);
+      expect(plus!.split('\t')[0]).toBe(generated.split('\n')[1]!.split('\t')[0]);
+      expect(minus).toMatch(/\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}$/);
+      const directives = (text: string) => text.split('\n').filter((line) => /^\+\s*#\s*pragma omp/.test(line)).length;
+      expect(directives(repaired)).toBe(directives(generated));
+      await expectBuildsWithRealPatchAndGcc(root, id);
+    }
+
+    // A second run finds everything building, and knows which were repaired earlier.
+    const again = await cli(dotDir, '--backend', 'builtin');
+    expect(again.exitCode).toBe(0);
+    const second = results(dotDir);
+    expect(second.suggestions.filter((s) => s.repaired_earlier).map((s) => s.id)).toEqual(BROKEN);
+    expect(readdirSync(path.join(dotDir, 'patch_repair', 'history'))).toHaveLength(1);
+
+    const restore = await cli(dotDir, '--restore');
+    expect(restore.exitCode).toBe(0);
+    expect(restore.stdout).toContain('Restored 5 patch sets');
+    expect(changedPaths(before, snapshotTree(root, userFiles))).toEqual([]);
+  });
+
+  it('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied', async () => {
+    const { root, dotDir } = useFixture('demo');
+    const before = snapshotTree(root, userFiles);
+    const run = await cli(dotDir, '--backend', 'builtin', '--dry-run');
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(changedPaths(before, snapshotTree(root, userFiles), { mtimes: true })).toEqual([]);
+    const file = results(dotDir);
+    expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'not_applied'));
+    // The verified patches are still there to read, in the transcripts.
+    const canonical = path.join(dotDir, 'patch_repair', 'attempts', '2', '1', 'canonical');
+    expect(readdirSync(canonical).length).toBeGreaterThan(0);
+  });
+
+  it('--discover-only names the broken suggestions with their error class and exits 1', async () => {
+    const { root, dotDir } = useFixture('demo');
+    const before = snapshotTree(root, userFiles);
+    const run = await cli(dotDir, '--discover-only');
+    expect(run.exitCode).toBe(1);
+    const file = results(dotDir);
+    expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'failed'));
+    expect(file.suggestions.find((s) => s.id === '3')).toMatchObject({ attempts: 0, error_class: 'undeclared-in-clause' });
+    expect(file.suggestions.find((s) => s.id === '5')).toMatchObject({ error_class: 'invalid-privatization' });
+    expect(readdirSync(path.join(dotDir, 'patch_repair')).sort()).toEqual(['progress.jsonl', 'results.json', 'scratch.json']);
+    expect(changedPaths(before, snapshotTree(root, userFiles), { mtimes: true })).toEqual([]);
+  });
+});
+
+/** Applies the suggestion's current patch set with GNU patch, as DiscoPoP's applicator would, and compiles. */
+async function expectBuildsWithRealPatchAndGcc(root: string, id: string): Promise<void> {
+  const copy = path.join(mkdtempSync(path.join(tmpdir(), 'pr-verify-')), 'project');
+  try {
+    cpSync(root, copy, { recursive: true });
+    const dotDir = path.join(copy, '.discopop');
+    const mapping = new Map(
+      readFileSync(path.join(dotDir, 'FileMapping.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t') as [string, string]),
+    );
+    for (const patchFile of readdirSync(path.join(dotDir, 'patch_generator', id))) {
+      const target = mapping.get(patchFile.replace(/\.patch$/, ''))!.replace(root, copy);
+      const patched = await runProcess({ command: 'patch', args: ['--batch', target, path.join(dotDir, 'patch_generator', id, patchFile)], cwd: dotDir });
+      expect(patched, `patch ${id}/${patchFile}`).toMatchObject({ kind: 'exited', exitCode: 0 });
+    }
+    const built = await runProcess({ command: 'make', args: ['-s', 'CC=gcc', 'CFLAGS=-fopenmp -Werror=unknown-pragmas'], cwd: copy });
+    expect(built, `make after suggestion ${id}`).toMatchObject({ kind: 'exited', exitCode: 0 });
+  } finally {
+    rmSync(path.dirname(copy), { recursive: true, force: true });
+  }
+}

@@ -54,6 +54,10 @@ describe('discover', () => {
     const ok = Object.fromEntries([...result.builds].map(([id, r]) => [id, r.ok]));
     expect(ok).toEqual({ '0': true, '1': false, '3': false, '4': false });
     expect(result.builds.get('3')?.output).toMatch(/src\/a\.c:\d+:\d+: error: .t. undeclared/);
+    // Diagnostics name the user's file, whichever workspace built it.
+    expect(result.builds.get('3')).toMatchObject({ failedAt: 'compile', errorClass: 'undeclared-in-clause' });
+    expect(result.builds.get('3')?.diagnostics[0]).toMatchObject({ fileId: '2', severity: 'error' });
+    expect(result.builds.get('3')?.firstError).toMatch(/^src\/a\.c:\d+:\d+: error: .t. undeclared/);
     expect(p.events[0]).toMatchObject({ type: 'discovery-started', suggestions: ['0', '1', '2', '3', '4'], jobs: 2 });
     await b.dispose();
     expect(await readdir(p.scratch)).toEqual([]);

@@ -184,12 +184,33 @@ describe('run-level stops', () => {
   });
 });
 
+describe('interrupts', () => {
+  it('an interrupted run makes no further call and leaves the suggestion skipped', async () => {
+    const h = await harness([good()]);
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await repairSuggestion(project.task, { ...h.deps, signal: controller.signal });
+    expect(outcome).toMatchObject({ status: 'skipped', reason: 'interrupted', attempts: 0 });
+    expect(await h.agent.calls()).toHaveLength(0);
+  });
+});
+
 describe('the built-in repairer tier', () => {
   it('without an agent and with --no-builtin the suggestion fails and says why', async () => {
     const h = await harness([good()], { options: { builtin: false } });
     const outcome = await repairSuggestion(project.task, { ...h.deps, agent: null });
     expect(outcome).toMatchObject({ status: 'failed', attempts: 0, builtin: { tries: 0, accepted: false, declined: null } });
     expect(outcome.status !== 'repaired' && outcome.reason).toBe('no agent available and the built-in repairer is off (--no-builtin)');
+  });
+
+  it('a declined built-in try is recorded, and without an agent the suggestion fails with its reason', async () => {
+    const h = await harness([good()], { options: { builtin: true } });
+    const unappliable = { ...project.task, build: { ...project.task.build, failedAt: 'patch' as const, output: 'Hunk #1 FAILED at 8.\n' } };
+    const outcome = await repairSuggestion(unappliable, { ...h.deps, agent: null });
+    expect(outcome).toMatchObject({ status: 'failed', attempts: 0, builtin: { tries: 1, accepted: false } });
+    expect(outcome.builtin.declined).toMatch(/^declined: the generated patch does not apply \(Hunk #1 FAILED at 8\.\)/);
+    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^built-in repairer: declined: .*; no agent available$/);
+    expect(h.written).toMatchObject([{ tier: 'builtin', attempt: 1, callOutcome: 'declined', answer: null }]);
   });
 
   it('goes first, through the same checks, and uses no agent budget', async () => {

@@ -1,7 +1,7 @@
 // BuildPool with real gcc, make and GNU patch on a small project.
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildPool } from '../../src/build/pool.js';
@@ -146,6 +146,17 @@ describe('BuildPool', () => {
     const started = p.events.filter((e) => e.type === 'build-started').map((e) => (e.type === 'build-started' ? e.id : ''));
     expect(started.sort()).toEqual(['1', '2', '3', '4', null].sort());
     expect(p.events.filter((e) => e.type === 'build-finished')).toHaveLength(5);
+  });
+
+  it('re-points links into the project at the copy, so a build writing through one leaves the user\'s tree alone', async () => {
+    const script = '#!/bin/sh\necho built > "$DP_PROJECT_ROOT_DIR/out-link/marker" && cat "$DP_PROJECT_ROOT_DIR/out-link/marker"\n';
+    const p = await makeProject({ compileSh: script });
+    await mkdir(join(p.root, 'out'));
+    await symlink(join(p.root, 'out'), join(p.root, 'out-link'));
+    const b = await start(p);
+    const result = await b.referenceBuild();
+    expect(result).toMatchObject({ ok: true, output: 'built\n' });
+    expect(await readdir(join(p.root, 'out'))).toEqual([]);
   });
 
   it('leaves no workspace after dispose', async () => {

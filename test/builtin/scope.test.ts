@@ -123,3 +123,11 @@ void f(std::vector<std::vector<double>> &rows) {
     expect(site.declaredInside.has('j')).toBe(true);
   });
 });
+
+describe('analyzeSite at the edges', () => {
+  it('finds no target for a directive at the end of a block', async () => {
+    const site = await siteAt('void f(int n, double *v) {\n  v[0] = n;\n  #pragma omp parallel for\n}\nvoid g(double *v) {\n  for (int i = 0; i < 4; i++) v[i] = 0;\n}\n');
+    expect(site.target).toBeNull();
+    expect(site.lookup).toMatchObject({ kind: 'not-a-loop' });
+  });
+});

@@ -45,11 +45,16 @@ export function analyzeSite(tree: SyntaxTree, afterRow: number): DirectiveSite {
   return { target, lookup, visible, declaredInside: governed ? namesDeclaredIn(governed) : new Set(), membersKnown, functionRows };
 }
 
-/** The first statement starting at or after `row`, in document order (outermost at a position). */
+/**
+ * The first statement starting at or after `row`, in document order (outermost at a position).
+ * The search stays inside the innermost node that encloses the directive: a directive at the
+ * end of a block governs nothing, not the next function's first statement.
+ */
 function firstStatementFrom(node: SyntaxNode, row: number): SyntaxNode | null {
   for (const child of node.namedChildren) {
     if (!child || child.endPosition.row < row) continue;
-    if (child.startPosition.row >= row && STATEMENTS.has(child.type)) return child;
+    if (child.startPosition.row < row) return firstStatementFrom(child, row);
+    if (STATEMENTS.has(child.type)) return child;
     const inner = firstStatementFrom(child, row);
     if (inner) return inner;
   }

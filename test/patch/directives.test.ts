@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { checkDirectivesKept, directivesAddedByPatch } from '../../src/patch/directives.js';
+import { parsePatches } from '../../src/patch/parse.js';
+import { GENERATED_21, MAIN_C, MAIN_C_PATCHED, REDUCTION_PRAGMA, insertLine } from './fixtures.js';
+
+/** MAIN_C with a second, identical reduction loop below the first. */
+const TWIN = MAIN_C.replace('    printf', '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n    printf');
+const TWIN_GENERATED = insertLine(TWIN, 11, REDUCTION_PRAGMA);
+
+describe('directivesAddedByPatch', () => {
+  it('extracts the generated directive with its construct and clauses', () => {
+    const [directive] = directivesAddedByPatch(parsePatches(GENERATED_21).patches[0]!);
+    expect(directive).toMatchObject({ indent: '    ', construct: 'parallel for' });
+    expect(directive!.clauses.map((clause) => [clause.name, clause.modifier, clause.vars])).toEqual([
+      ['private', undefined, ['i']],
+      ['shared', undefined, ['a', 'b']],
+      ['reduction', '+', ['sum']],
+    ]);
+  });
+
+  it('joins backslash continuations and reads spaced and GPU forms', () => {
+    const patch = [
+      '--- k.c', '+++ k.c', '@@ -1,2 +1,5 @@', ' int x;',
+      '+  # pragma omp target teams distribute parallel for device(0) \\',
+      '+      map(to: a[0:n]) map(from: b[0:n]) ',
+      '+#pragma omp task firstprivate(n) depends(in:a) ',
+      ' for (;;) {}',
+    ].join('\n');
+    const directives = directivesAddedByPatch(parsePatches(patch).patches[0]!);
+    expect(directives.map((directive) => directive.construct)).toEqual(['target teams distribute parallel for', 'task']);
+    expect(directives[0]!.clauses.map((clause) => [clause.name, clause.modifier, clause.vars])).toEqual([
+      ['device', undefined, undefined],
+      ['map', 'to', ['a[0:n]']],
+      ['map', 'from', ['b[0:n]']],
+    ]);
+  });
+});
+
+describe('checkDirectivesKept', () => {
+  const check = (candidate: string, generated = MAIN_C_PATCHED, original = MAIN_C) => checkDirectivesKept({ original, generated, candidate, fileId: '1' });
+
+  it('passes a candidate that only changes clauses, and lists the changes', () => {
+    const candidate = insertLine(MAIN_C, 11, '    #pragma omp parallel for shared(a,b,i) reduction(+:sum) schedule(static) ');
+    const verdict = check(candidate);
+    expect(verdict).toEqual({
+      ok: true,
+      nonDirectiveLinesChanged: false,
+      changes: [
+        { file: '1', directive: REDUCTION_PRAGMA.trim(), kind: 'clause-removed', clause: 'private', from: 'private(i)' },
+        { file: '1', directive: REDUCTION_PRAGMA.trim(), kind: 'clause-added', clause: 'schedule', to: 'schedule(static)' },
+        { file: '1', directive: REDUCTION_PRAGMA.trim(), kind: 'variable-moved', variable: 'i', from: 'private', to: 'shared' },
+      ],
+    });
+  });
+
+  it('passes the generated patch itself with no changes', () => {
+    expect(check(MAIN_C_PATCHED)).toEqual({ ok: true, changes: [], nonDirectiveLinesChanged: false });
+  });
+
+  it('rejects a candidate that deletes the directive', () => {
+    const verdict = check(MAIN_C);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toBe('the directive `#pragma omp parallel for private(i) shared(a,b) reduction(+:sum)` above `for (i = 0; i < N; i++) {` (line 11) was dropped; it must stay (only its clauses may change)');
+  });
+
+  it('rejects a candidate that comments the directive out', () => {
+    const verdict = check(insertLine(MAIN_C, 11, `    // ${REDUCTION_PRAGMA.trim()}`));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toMatch(/was commented out/);
+  });
+
+  it('rejects a candidate that moves the directive to the other identical loop', () => {
+    const lines = TWIN.split('\n');
+    const second = lines.lastIndexOf('    for (i = 0; i < N; i++) {') + 1;
+    const verdict = check(insertLine(TWIN, second, REDUCTION_PRAGMA), TWIN_GENERATED, TWIN);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toMatch(/\(line 11\) was moved above `for \(i = 0; i < N; i\+\+\) \{` \(line 14\), another statement/);
+  });
+
+  it('rejects a weaker construct, naming both', () => {
+    const verdict = check(insertLine(MAIN_C, 11, '    #pragma omp for reduction(+:sum) '));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toMatch(/became `for`: the construct `parallel for` must stay/);
+  });
+
+  it('accepts moving a misplaced directive onto its target as a repair', () => {
+    // A blank line separates the generated pragma from its loop; the candidate closes the gap.
+    const original = MAIN_C.replace('    }\n    for (i = 0; i < N; i++) {\n        sum', '    }\n\n    for (i = 0; i < N; i++) {\n        sum');
+    const verdict = checkDirectivesKept({ original, generated: insertLine(original, 11, REDUCTION_PRAGMA), candidate: insertLine(original, 12, REDUCTION_PRAGMA) });
+    expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false, changes: [{ kind: 'directive-moved', from: 'above line 11', to: 'above line 12' }] });
+  });
+
+  it('flags changes outside the directives', () => {
+    const candidate = MAIN_C_PATCHED.replace('printf("%f\\n", sum);', 'printf("%g\\n", sum);');
+    expect(check(candidate)).toMatchObject({ ok: true, nonDirectiveLinesChanged: true });
+  });
+});

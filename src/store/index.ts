@@ -9,5 +9,6 @@ export { AttemptStore, readAttempts, attemptsDir, type AttemptInput, type Attemp
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';
+export { readWrittenDigest } from './backup.js';
 export { repairDir } from './paths.js';
 export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

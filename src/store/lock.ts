@@ -38,23 +38,32 @@ export async function acquireLock(dotDir: string): Promise<RunLock> {
     let notice: string | null = null;
     if (!(await tryLink(candidate, path))) {
       const holder = await readHolder(path);
-      if (holder && isLiveOnThisHost(holder)) {
-        throw new RefusedError(
-          `${path}: held by pid ${holder.pid} (running since ${holder.started}); another patch-repair run is using this .discopop`,
-        );
-      }
+      if (holder && isLiveOnThisHost(holder)) throw heldBy(path, holder);
       await takeOver(path, holder);
       if (!(await tryLink(candidate, path))) {
         throw new RefusedError(`${path}: another patch-repair run took the lock at the same moment`);
       }
-      notice = holder
-        ? `took over the lock of an earlier run that is gone (pid ${holder.pid} on ${holder.host}, since ${holder.started})`
-        : `took over an unreadable lock file left by an earlier run`;
+      notice = takeOverNotice(holder);
     }
     return holdLock(path, content, notice);
   } finally {
     await unlink(candidate).catch(() => undefined);
   }
+}
+
+function heldBy(path: string, holder: LockFile): RefusedError {
+  return new RefusedError(
+    `${path}: held by pid ${holder.pid} (running since ${holder.started}); another patch-repair run is using this .discopop`,
+  );
+}
+
+function takeOverNotice(holder: LockFile | null): string {
+  if (!holder) return 'took over an unreadable lock file left by an earlier run';
+  if (holder.host !== thisOwner().host) {
+    // Its pid cannot be checked from here; a shared .discopop used from two nodes at once is the user's call.
+    return `took over the lock of pid ${holder.pid} on host ${holder.host} (since ${holder.started}); if that run is still active, stop one of the two`;
+  }
+  return `took over the lock of an earlier run that is gone (pid ${holder.pid}, since ${holder.started})`;
 }
 
 async function tryLink(from: string, to: string): Promise<boolean> {
@@ -93,7 +102,7 @@ async function takeOver(path: string, judged: LockFile | null): Promise<void> {
   if (moved && judged && (moved.pid !== judged.pid || moved.started !== judged.started)) {
     await tryLink(aside, path);
     await unlink(aside);
-    throw new RefusedError(`${path}: held by pid ${moved.pid} (running since ${moved.started}); another patch-repair run is using this .discopop`);
+    throw heldBy(path, moved);
   }
   await unlink(aside);
 }

@@ -70,7 +70,7 @@ export async function restoreAll(dotDir: string): Promise<RestoreSummary> {
 function summaryLine(s: RestoreSummary): string {
   const parts: string[] = [];
   if (s.restored.length) parts.push(`restored ${count(s.restored.length, 'patch set')} (${s.restored.join(', ')})`);
-  if (s.dropped.length) parts.push(`dropped ${count(s.dropped.length, 'stale backup')} (${s.dropped.map((d) => d.id).join(', ')}: regenerated or removed since the repair)`);
+  if (s.dropped.length) parts.push(`dropped ${count(s.dropped.length, 'stale backup')} (${s.dropped.map((d) => d.id).join(', ')}), leaving the newer patches alone`);
   if (s.leftAlone.length) parts.push(`left ${count(s.leftAlone.length, 'backup')} without a .written digest alone (${s.leftAlone.map((d) => d.id).join(', ')})`);
   if (parts.length === 0) return 'Nothing to restore: no backups in patch_repair/backups/.';
   const text = parts.join('; ');

@@ -86,7 +86,7 @@ it('--restore leaves a suggestion the generator rewrote since the repair alone a
 
   expect(summary.restored).toEqual([]);
   expect(summary.dropped).toEqual([{ id: '4', reason: 'patch_generator/4/ was regenerated since the repair; the newer patches are left alone' }]);
-  expect(summary.line).toMatch(/^Dropped 1 stale backup \(4: /);
+  expect(summary.line).toBe('Dropped 1 stale backup (4), leaving the newer patches alone.');
   expect(await readFolder(folder('4'))).toEqual(regenerated);
   expect(await readFolder(backups())).toEqual({});
   expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain('dropped the backup of 4: patch_generator/4/ was regenerated');

@@ -79,7 +79,9 @@ export async function prepareFixture(fixture: Fixture, scratch: string): Promise
     const target = lines[directive.start_line - 1] ?? '';
     lines.splice(directive.start_line - 1, 0, /^\s*/.exec(target)![0] + renderGeneratorPragma(directive));
   }
-  const patched = lines.join('\n');
+  // The generator writes every line with a final newline, so a file without one gains it (formats.md §2.7).
+  const joined = lines.join('\n');
+  const patched = joined.endsWith('\n') ? joined : `${joined}\n`;
   const tempPath = `${sourcePath}.discopop_patch_generator.temp`;
   await writeFile(tempPath, patched);
   const diff = await runProcess({ command: 'diff', args: ['-Naru', sourcePath, tempPath], cwd: root });

@@ -1,10 +1,9 @@
-// The command line (options.md) → one validated RunOptions, or a subcommand. Names, short forms
-// and defaults follow DiscoPoP's own tools. Nothing here runs anything: the result is data, so the
-// whole surface can be tested argv → value.
-import { readFileSync } from 'node:fs';
+// Command-line flags → one validated RunOptions (options.md). Every bad value becomes one line of a
+// single UsageError, so the user sees all of them at once. Defaults live here, not in the commander
+// declarations of cli.ts: an agent setting left out must stay undefined so that the LLM
+// configuration can supply it (flag > connection > backend > built-in).
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
 import { resolveAgentSettings, AGENT_DEFAULTS, type AgentFlags } from './agent/config.js';
 import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
@@ -12,18 +11,9 @@ import { UsageError } from './errors.js';
 import type { AgentSettings, LogLevel, Mode, RunOptions } from './run-options.js';
 import type { Hotness } from './types.js';
 
-export type Invocation =
-  | { command: 'run'; options: RunOptions }
-  | { command: 'show'; dotDir: string; id?: string }
-  | { command: 'report'; dotDir: string }
-  /** Help or version was printed; nothing else to do. */
-  | { command: 'exit'; code: number };
-
-export interface CommandLineContext {
+export interface OptionsContext {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Where help and version text go. */
-  writeOut: (text: string) => void;
 }
 
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
@@ -33,7 +23,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'C
 const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
 
 /** Raw values as commander hands them over: strings, or booleans for switches. */
-interface RawFlags {
+export interface RunFlags {
   dotDpPath?: string;
   config?: string;
   hotspotTypes?: string;
@@ -65,133 +55,8 @@ interface RawFlags {
   writeLog?: boolean;
 }
 
-type Parsed =
-  | { command: 'run'; flags: RawFlags }
-  | { command: 'show'; dotDpPath?: string; id?: string }
-  | { command: 'report'; dotDpPath?: string };
-
-export async function parseCommandLine(argv: readonly string[], ctx: CommandLineContext): Promise<Invocation> {
-  let parsed: Parsed | undefined;
-  const program = buildProgram(ctx, (p) => {
-    parsed = p;
-  });
-  try {
-    await program.parseAsync(expandHotspotShortFlag(argv), { from: 'user' });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    if (error.exitCode === 0) return { command: 'exit', code: 0 };
-    throw new UsageError(`${error.message.replace(/^error: /, '')} (see patch-repair --help)`);
-  }
-  if (parsed === undefined) throw new Error('commander finished without calling an action');
-  if (parsed.command === 'run') return { command: 'run', options: await toRunOptions(parsed.flags, ctx) };
-  const dotDir = await subcommandDotDir(parsed.dotDpPath, ctx.cwd);
-  return parsed.command === 'show'
-    ? { command: 'show', dotDir, ...(parsed.id !== undefined && { id: parsed.id }) }
-    : { command: 'report', dotDir };
-}
-
-/**
- * DiscoPoP spells the hotspot option `-ht`: two letters after one dash, which commander (like any
- * getopt-style parser) would read as `-h -t`. Rewriting it to the long form keeps both spellings
- * identical, `-ht=X` included.
- */
-export function expandHotspotShortFlag(argv: readonly string[]): string[] {
-  const end = argv.indexOf('--');
-  return argv.map((arg, i) => {
-    if (end !== -1 && i > end) return arg;
-    if (arg === '-ht') return '--hotspot-types';
-    if (arg.startsWith('-ht=')) return `--hotspot-types=${arg.slice('-ht='.length)}`;
-    return arg;
-  });
-}
-
-function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): Command {
-  const program = new Command('patch-repair');
-  const quiet = (cmd: Command) =>
-    cmd.exitOverride().configureOutput({ writeOut: ctx.writeOut, writeErr: () => {}, outputError: () => {} });
-  quiet(program)
-    .description(
-      'Find DiscoPoP suggestions whose patch does not build, repair them with a coding agent or the built-in repairer, verify, and write back only verified patch sets.',
-    )
-    .version(packageVersion(), '-V, --version')
-    .enablePositionalOptions()
-    // No option carries a commander default: an option left out must stay undefined so that the
-    // LLM configuration can supply it (flag > connection > backend > built-in).
-    .option('--dot-dp-path <path>', 'the .discopop folder; the project root is its parent (default: current directory)')
-    .option('-c, --config <name>', 'execution configuration under project/configs/ (default: tiny)')
-    .addOption(hotspotTypesOption())
-    .option('-s, --suggestions <ids>', 'comma-separated suggestion ids; overrides the hotspot filter')
-    .option('-t, --threads <n>', 'OMP_NUM_THREADS given to the builds (default: 1)')
-    .option('-j, --jobs <n>', 'builds run at once (default: available cores)')
-    .option('--work-dir <dir>', 'where workspaces and agent conversations live (default: OS temporary directory)')
-    .option('--prompts <n>', `independent attempts per suggestion (default: ${AGENT_DEFAULTS.prompts})`)
-    .option('--retries <m>', `follow-up turns inside one attempt (default: ${AGENT_DEFAULTS.retries})`)
-    .option('--max-attempts <n>', `ceiling on answered agent calls per suggestion (default: ${AGENT_DEFAULTS.maxAttempts})`)
-    .option('--max-repairs <n>', 'stop after this many repaired suggestions; 0 = no limit (default: 0)')
-    .option(
-      '--agent-error-retries <k>',
-      `extra calls per suggestion when a call gets no answer (default: ${AGENT_DEFAULTS.agentErrorRetries})`,
-    )
-    .option('--connection <name>', 'a connection of the LLM configuration (default: the only one defined)')
-    .option('--backend <name>', 'opencode, claude, builtin, or a descriptor in backends/ (default: from the connection)')
-    .option('--model <id>', "the backend's model id (default: from the connection)")
-    .option('--agent-timeout <s>', `seconds one agent call may take (default: ${AGENT_DEFAULTS.agentTimeoutS})`)
-    .option('--max-cost <usd>', 'stop agent calls once the reported cost of this run reaches it')
-    .option('--strict', 'refuse candidates that remove a reduction or privatizing clause or change non-directive lines')
-    .option('--llm-config <path>', `LLM configuration (default: $${LLM_CONFIG_ENV}, else <dot-dp-path>/patch_repair/llm_config.json)`)
-    .option('--prompt-dir <dir>', 'prompt templates to use instead of the built-in ones')
-    .option('--context-lines <n>', 'source lines of context around each patched region in a prompt (default: 60)')
-    .option('--max-error-chars <n>', 'most characters of compiler diagnostics in one prompt (default: 8000)')
-    .option('--max-prompt-chars <n>', 'most characters of a whole prompt (default: 60000)')
-    .option('--no-builtin', 'skip the built-in repairer; send every failing suggestion to the agent')
-    .option('--discover-only', 'preflight and discovery only: no agent call, nothing written but the results')
-    .option('--dry-run', 'run the whole pipeline but leave patch_generator/ as it was')
-    .option('--restore', 'put back the patch sets backed up by earlier repairs, and exit')
-    .option('--log <level>', 'DEBUG, INFO, WARNING, ERROR, CRITICAL (default: WARNING)')
-    .option('--write-log', 'also write the log to patch_repair/patch_repair.log')
-    .action((flags: RawFlags) => done({ command: 'run', flags }));
-
-  quiet(program.command('show'))
-    .description('redisplay a finished run from progress.jsonl')
-    .argument('[id]', 'one suggestion to show in detail')
-    .option('--dot-dp-path <path>', 'the .discopop folder (default: current directory)')
-    .action((id: string | undefined, o: { dotDpPath?: string }, cmd: Command) => {
-      rejectRunOptions(program, 'show');
-      done({ command: 'show', dotDpPath: o.dotDpPath ?? parentDotDp(cmd), ...(id !== undefined && { id }) });
-    });
-  quiet(program.command('report'))
-    .description('write the HTML review page of the last run')
-    .option('--dot-dp-path <path>', 'the .discopop folder (default: current directory)')
-    .action((o: { dotDpPath?: string }, cmd: Command) => {
-      rejectRunOptions(program, 'report');
-      done({ command: 'report', dotDpPath: o.dotDpPath ?? parentDotDp(cmd) });
-    });
-  return program;
-}
-
-/** Declared by its long name (see expandHotspotShortFlag); the help shows DiscoPoP's spelling. */
-function hotspotTypesOption(): Option {
-  const option = new Option('--hotspot-types <list>', 'hotspot types to consider: yes, no, maybe (default: yes,maybe)');
-  option.flags = '-ht, --hotspot-types <list>';
-  return option;
-}
-
-/** `patch-repair --dot-dp-path X show` reads as naturally as `show --dot-dp-path X`. */
-function parentDotDp(cmd: Command): string | undefined {
-  return (cmd.parent?.opts() as RawFlags | undefined)?.dotDpPath;
-}
-
-function rejectRunOptions(program: Command, subcommand: string): void {
-  const given = program.options
-    .filter((o) => o.attributeName() !== 'dotDpPath' && program.getOptionValueSource(o.attributeName()) === 'cli')
-    .map((o) => o.long ?? o.flags);
-  if (given.length > 0) {
-    const verb = given.length === 1 ? 'belongs' : 'belong';
-    throw new UsageError(`${subcommand} takes only --dot-dp-path; ${given.join(', ')} ${verb} to a repair run`);
-  }
-}
-
-async function subcommandDotDir(raw: string | undefined, cwd: string): Promise<string> {
+/** The folder `show` and `report` read; they validate its contents themselves. */
+export async function subcommandDotDir(raw: string | undefined, cwd: string): Promise<string> {
   const dir = resolve(cwd, raw ?? '.');
   if ((await pathKind(dir)) !== 'directory') {
     throw new UsageError(`${dir}: --dot-dp-path: expected the .discopop folder of an earlier run; it is not a directory`);
@@ -199,7 +64,7 @@ async function subcommandDotDir(raw: string | undefined, cwd: string): Promise<s
   return dir;
 }
 
-async function toRunOptions(flags: RawFlags, ctx: CommandLineContext): Promise<RunOptions> {
+export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promise<RunOptions> {
   const problems: string[] = [];
   const count = (name: string, raw: string | undefined, min: number, fallback: number) =>
     raw === undefined ? fallback : wholeNumber(name, raw, min, problems) ?? fallback;
@@ -275,7 +140,7 @@ async function agentSettings(
 export function llmConfigLocation(
   flag: string | undefined,
   dotDir: string,
-  ctx: CommandLineContext,
+  ctx: OptionsContext,
 ): { path: string; explicit: boolean } {
   if (flag !== undefined) return { path: resolve(ctx.cwd, flag), explicit: true };
   const fromEnv = ctx.env[LLM_CONFIG_ENV];
@@ -283,7 +148,7 @@ export function llmConfigLocation(
   return { path: join(dotDir, 'patch_repair', 'llm_config.json'), explicit: false };
 }
 
-function pickMode(flags: RawFlags, problems: string[]): Mode {
+function pickMode(flags: RunFlags, problems: string[]): Mode {
   const chosen = (
     [
       ['--restore', flags.restore],
@@ -359,8 +224,3 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function packageVersion(): string {
-  // Both src/ (tests) and dist/ (installed) sit one level below package.json.
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}

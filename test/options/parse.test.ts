@@ -3,7 +3,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { expandHotspotShortFlag, llmConfigLocation, parseCommandLine, type CommandLineContext } from '../../src/options.js';
+import { expandHotspotShortFlag, parseCommandLine, type CommandLineContext } from '../../src/cli.js';
+import { llmConfigLocation } from '../../src/options.js';
 import type { RunOptions } from '../../src/run-options.js';
 import { minimalProject, writeTree } from '../discopop/dot-tree.js';
 

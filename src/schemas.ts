@@ -8,6 +8,8 @@ import { AppliedSuggestionsSchema } from './discopop/applied.js';
 import { SettingsFileSchema } from './discopop/build-config.js';
 import { HotspotsFileSchema } from './discopop/hotspots.js';
 import { PatternsFileSchema } from './discopop/patterns.js';
+import { LlmConfigSchema } from './agent/config.js';
+import { DescriptorSchema } from './agent/descriptor.js';
 
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
@@ -19,4 +21,6 @@ export const SCHEMAS: Record<string, z.ZodType> = {
   'discopop-hotspots.schema.json': HotspotsFileSchema,
   'discopop-applied-suggestions.schema.json': AppliedSuggestionsSchema,
   'discopop-settings.schema.json': SettingsFileSchema,
+  'llm-config.schema.json': LlmConfigSchema,
+  'backend-descriptor.schema.json': DescriptorSchema,
 };

@@ -1,0 +1,100 @@
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/agent/create.js';
+import { UsageError } from '../../src/errors.js';
+import type { AgentSettings } from '../../src/run-options.js';
+
+const BASE: AgentSettings = { agentTimeoutS: 20, prompts: 2, retries: 2, maxAttempts: 6, agentErrorRetries: 2 };
+const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+
+function executable(dir: string, name: string, script: string): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  writeFileSync(file, `#!/bin/sh\n${script}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+describe('createAgent: detection only when an agent is needed', () => {
+  it('builtin means no agent and nothing to say', async () => {
+    expect(await createAgent({ settings: { ...BASE, backend: 'builtin' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' })).toEqual({ agent: null, notice: null });
+  });
+
+  it('uses the only agent CLI on PATH and names it', async () => {
+    const bin = temp('pr-bin-');
+    const claude = executable(bin, 'claude', 'exit 0');
+    const { agent, notice } = await createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: bin });
+    expect(agent?.backend).toBe('claude');
+    expect(notice).toBe(`using claude (${claude}), the only agent CLI found on PATH`);
+  });
+
+  it('refuses to guess between several installed CLIs', async () => {
+    const bin = temp('pr-bin-');
+    executable(bin, 'claude', 'exit 0');
+    executable(join(bin, 'other'), 'opencode', 'exit 0');
+    const run = createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: [bin, join(bin, 'other')].join(delimiter) });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(/several agent CLIs found on PATH: claude \(.*\), opencode \(.*\); choose one with --backend/);
+  });
+
+  it('with none installed the built-in repairer runs alone, and says so', async () => {
+    const { agent, notice } = await createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: temp('pr-empty-') });
+    expect(agent).toBeNull();
+    expect(notice).toMatch(/^no agent CLI found on PATH \(looked for claude, opencode\); the built-in repairer runs alone$/);
+  });
+
+  it('an unknown backend name lists the known ones', async () => {
+    await expect(createAgent({ settings: { ...BASE, backend: 'gpt' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' })).rejects.toThrow(
+      /--backend gpt: unknown backend \(known: claude, opencode, builtin; or give a descriptor file path\)/,
+    );
+  });
+
+  it('a missing executable is a fatal misconfiguration at the first call, not a crash', async () => {
+    const { agent } = await createAgent({
+      settings: { ...BASE, backend: 'claude', executable: '/nonexistent/claude' },
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+    });
+    const r = await agent!.call(await agent!.open(), 'p');
+    expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
+  });
+});
+
+describe('the minimal descriptor works as is', () => {
+  const minimal = { name: 'my-agent', command: ['my-agent', '--model', '{model}'], prompt: 'stdin' };
+
+  async function setup(script: string, model: string | null = 'tiny-1') {
+    const dir = temp('pr-minimal-');
+    const bin = join(dir, 'bin');
+    executable(bin, 'my-agent', script);
+    const file = join(dir, 'my-agent.json');
+    writeFileSync(file, JSON.stringify(minimal));
+    const settings: AgentSettings = { ...BASE, backend: file, ...(model ? { model } : {}) };
+    return createAgent({ settings, scratchDir: join(dir, 'scratch'), systemPrompt: 'SYSTEM', env: { PATH: `${bin}${delimiter}${process.env.PATH}` } });
+  }
+
+  it('answers with stdout; follow-ups replay the conversation in one fresh call', async () => {
+    const { agent } = await setup('printf "model=%s\\n" "$2"; cat');
+    const c = await agent!.open();
+    const r1 = await agent!.call(c, 'first request');
+    expect(r1).toMatchObject({ kind: 'answered', text: 'model=tiny-1\nSYSTEM\n\nfirst request' });
+    if (r1.kind !== 'answered') return;
+    expect(r1.conversation.sessionId).toBeUndefined();
+    const r2 = await agent!.call(r1.conversation, 'it did not apply');
+    expect(r2.kind).toBe('answered');
+    if (r2.kind !== 'answered') return;
+    expect(r2.text).toMatch(/^model=tiny-1\nSYSTEM\n\nThis continues an earlier exchange/);
+    expect(r2.text).toMatch(/first request[\s\S]*model=tiny-1[\s\S]*it did not apply$/);
+  });
+
+  it('a failing exit is no answer, classified from stderr', async () => {
+    const { agent } = await setup('echo "HTTP 503 Service Unavailable" >&2; exit 1');
+    expect(await agent!.call(await agent!.open(), 'p')).toMatchObject({ kind: 'no-answer', reason: 'server-error' });
+  });
+
+  it('an unfilled {model} is a usage error naming the flag', async () => {
+    await expect(setup('cat', null)).rejects.toThrow(/backend my-agent: its command needs \{model\}, which has no value: give --model/);
+  });
+});

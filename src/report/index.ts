@@ -1,8 +1,3 @@
-// PLACEHOLDER: `show` and `report` land with the review work.
-export async function show(options: { dotDir: string; id?: string }): Promise<number> {
-  throw new Error(`show not implemented yet (${options.dotDir})`);
-}
-
-export async function report(options: { dotDir: string }): Promise<number> {
-  throw new Error(`report not implemented yet (${options.dotDir})`);
-}
+// `patch-repair show` and `patch-repair report`: review a run after the fact, from what it recorded.
+export { show, type ShowOptions } from './show.js';
+export { report, type ReportOptions } from './html/report.js';

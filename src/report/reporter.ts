@@ -1,16 +1,28 @@
-// The one owner of the terminal during a run. Stages emit events; this turns them into plain
-// one-line messages on stderr-free stdout (no escape codes), so CI logs stay readable.
+// The one owner of the terminal during a run. Stages emit events; the reporter turns them into
+// output: progress bars redrawn in place on an interactive terminal, plain one-line messages
+// without escape codes everywhere else (pipes, log files, CI, NO_COLOR).
 import type { RunEvent } from '../store/events.js';
+import { describeEvent } from './event-line.js';
+import { createBarReporter } from './bar-reporter.js';
+import { type Env, isInteractive, type OutputStream } from './terminal.js';
+
+export { describeEvent };
 
 export interface Reporter {
   handle(event: RunEvent): void;
   notice(text: string): void;
+  /** Text after the live part of the run (the summary); bars are taken down first. */
   print(text: string): void;
   close(): void;
 }
 
-export function createReporter(o: { stream: NodeJS.WritableStream }): Reporter {
-  const write = (line: string) => o.stream.write(`${line}\n`);
+/** `env` decides with the stream whether bars and colours are allowed; the process's own by default. */
+export function createReporter(o: { stream: OutputStream; env?: Env }): Reporter {
+  return isInteractive(o.stream, o.env ?? process.env) ? createBarReporter(o.stream) : createLineReporter(o.stream);
+}
+
+export function createLineReporter(stream: NodeJS.WritableStream): Reporter {
+  const write = (line: string) => stream.write(`${line}\n`);
   return {
     handle(event) {
       const line = describeEvent(event);
@@ -20,37 +32,4 @@ export function createReporter(o: { stream: NodeJS.WritableStream }): Reporter {
     print: (text) => write(text),
     close() {},
   };
-}
-
-/** One line for the events a person watching a run wants to see; null for the rest. */
-export function describeEvent(event: RunEvent): string | null {
-  switch (event.type) {
-    case 'notice':
-      return `${event.level === 'info' ? 'note' : event.level}: ${event.message}`;
-    case 'discovery-started':
-      return `Building ${event.suggestions.length} suggestion(s) with ${event.jobs} job(s)`;
-    case 'build-finished': {
-      if (event.purpose === 'verify') return null;
-      const what = event.id === null ? 'reference build' : `suggestion ${event.id}`;
-      return event.ok ? `${what}: builds` : `${what}: fails (${event.error_class ?? 'other'}) ${event.first_error ?? ''}`.trimEnd();
-    }
-    case 'repair-started':
-      return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
-    case 'call-finished': {
-      const who = event.tier === 'builtin' ? 'built-in repairer' : 'agent';
-      if (event.outcome === 'answered') return `  try ${event.attempt}: ${who} answered`;
-      if (event.outcome === 'declined') return `  try ${event.attempt}: ${who} declined: ${event.detail ?? ''}`;
-      return `  try ${event.attempt}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
-    }
-    case 'check':
-      return event.passed ? null : `  try ${event.attempt}: rejected by ${event.check}: ${firstLine(event.reason)}`;
-    case 'written':
-      return `  suggestion ${event.id}: verified patch set written (${event.files.join(', ')})`;
-    default:
-      return null;
-  }
-}
-
-function firstLine(text: string | null): string {
-  return (text ?? '').split('\n')[0] ?? '';
 }

@@ -1,0 +1,99 @@
+// The interactive terminal: a discovery bar and a repair bar redrawn in place by cli-progress.
+// Every other line goes through the bars' log buffer, which prints it where the bars were on the
+// next redraw; the bars are then drawn again below it, so no line lands in the middle of a bar.
+import cliProgress from 'cli-progress';
+import type { RunEvent } from '../store/events.js';
+import { ProgressTracker, type DiscoveryProgress, type RepairProgress } from './progress-tracker.js';
+import { describeEvent } from './event-line.js';
+import type { Reporter } from './reporter.js';
+import type { OutputStream } from './terminal.js';
+
+type Bar = cliProgress.SingleBar;
+
+const ERASE_LINE = '\x1b[2K';
+
+export function createBarReporter(stream: OutputStream): Reporter {
+  const tracker = new ProgressTracker();
+  let bars: cliProgress.MultiBar | null = null;
+  let discoveryBar: Bar | null = null;
+  let repairBar: Bar | null = null;
+
+  const start = () => {
+    bars ??= new cliProgress.MultiBar(
+      {
+        stream,
+        format: '{label} {bar} {value}/{total} {status}',
+        barsize: 24,
+        fps: 10,
+        hideCursor: true,
+        // Log lines wrap like any output; the bars themselves are cut to the terminal's width.
+        linewrap: true,
+        // A flushed log line overwrites the bars; cli-progress only redraws a bar whose text changed.
+        forceRedraw: true,
+        clearOnComplete: false,
+        // The pipeline owns SIGINT/SIGTERM; close() restores the cursor on every way out.
+        gracefulExit: false,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    return bars;
+  };
+  const write = (line: string) => {
+    // Each logged line erases what it overwrites: after the first, they land on old bar lines.
+    if (bars) bars.log(`${ERASE_LINE}${line}\n`);
+    else stream.write(`${line}\n`);
+  };
+  const stop = () => {
+    if (!bars) return;
+    // stop() renders the bars one last time but does not flush lines still waiting in the log buffer.
+    bars.update();
+    bars.stop();
+    bars = discoveryBar = repairBar = null;
+  };
+  const redraw = () => {
+    const { discovery, repair } = tracker;
+    if (discovery) {
+      discoveryBar ??= start().create(discovery.total, 0, { label: 'Building ', status: '' });
+      discoveryBar.setTotal(discovery.total);
+      discoveryBar.update(discovery.done, { status: discoveryStatus(discovery) });
+    }
+    if (repair) {
+      repairBar ??= start().create(repair.total, 0, { label: 'Repairing', status: '' });
+      repairBar.setTotal(repair.total);
+      repairBar.update(repair.done, { status: repairStatus(repair) });
+    }
+  };
+
+  return {
+    handle(event: RunEvent) {
+      if (tracker.apply(event)) redraw();
+      if (event.type === 'build-finished' && event.purpose === 'discovery' && event.ok) return;
+      const line = describeEvent(event);
+      if (line) write(line);
+    },
+    notice: (text) => write(`note: ${text}`),
+    print(text) {
+      stop();
+      stream.write(`${text}\n`);
+    },
+    close: stop,
+  };
+}
+
+function discoveryStatus(d: DiscoveryProgress): string {
+  const failing = `| failing ${d.failing}`;
+  if (d.referenceRunning) return `${failing} | reference build running`;
+  return d.finished ? `${failing} | done` : failing;
+}
+
+function repairStatus(r: RepairProgress): string {
+  const unanswered = `unanswered ${r.unanswered}`;
+  if (r.done >= r.total && r.tier === null) return `| ${unanswered} | done`;
+  const attempt =
+    r.tier === 'builtin'
+      ? 'built-in repairer'
+      : r.tier === 'agent'
+        ? `attempt ${r.attempt}${r.maxAttempts !== null ? ` of ${r.maxAttempts}` : ''}`
+        : 'starting';
+  return `| suggestion ${r.id}: ${attempt} | ${unanswered}`;
+}

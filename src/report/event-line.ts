@@ -1,0 +1,35 @@
+// The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
+import type { RunEvent } from '../store/events.js';
+
+/** One line for the events a person watching a run wants to see; null for the rest. */
+export function describeEvent(event: RunEvent): string | null {
+  switch (event.type) {
+    case 'notice':
+      return `${event.level === 'info' ? 'note' : event.level}: ${event.message}`;
+    case 'discovery-started':
+      return `Building ${event.suggestions.length} suggestion(s) with ${event.jobs} job(s)`;
+    case 'build-finished': {
+      if (event.purpose === 'verify') return null;
+      const what = event.id === null ? 'reference build' : `suggestion ${event.id}`;
+      return event.ok ? `${what}: builds` : `${what}: fails (${event.error_class ?? 'other'}) ${event.first_error ?? ''}`.trimEnd();
+    }
+    case 'repair-started':
+      return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
+    case 'call-finished': {
+      const who = event.tier === 'builtin' ? 'built-in repairer' : 'agent';
+      if (event.outcome === 'answered') return `  try ${event.attempt}: ${who} answered`;
+      if (event.outcome === 'declined') return `  try ${event.attempt}: ${who} declined: ${event.detail ?? ''}`;
+      return `  try ${event.attempt}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
+    }
+    case 'check':
+      return event.passed ? null : `  try ${event.attempt}: rejected by ${event.check}: ${firstLine(event.reason)}`;
+    case 'written':
+      return `  suggestion ${event.id}: verified patch set written (${event.files.join(', ')})`;
+    default:
+      return null;
+  }
+}
+
+function firstLine(text: string | null): string {
+  return (text ?? '').split('\n')[0] ?? '';
+}

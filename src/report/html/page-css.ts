@@ -1,0 +1,30 @@
+// The review page's own styles; diff2html's stylesheet is inlined beside them.
+export const PAGE_CSS = `
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1f2328; }
+h1 { margin: 0 0 .4em; font-size: 1.6em; }
+h2 { margin: 1.6em 0 .4em; font-size: 1.2em; border-bottom: 1px solid #d0d7de; padding-bottom: .2em; }
+h3 { font-size: 1em; margin: .2em 0 .4em; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1em 1em; margin: 0 0 .6em; }
+.facts dt { font-weight: 600; }
+.facts dd { margin: 0; font-family: ui-monospace, monospace; }
+.totals { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .5em; }
+.warning { background: #fff8c5; border: 1px solid #d4a72c; padding: .4em .6em; }
+table.suggestions { border-collapse: collapse; margin: 1em 0; }
+table.suggestions th, table.suggestions td { border: 1px solid #d0d7de; padding: .25em .6em; text-align: left; }
+table.suggestions th { background: #f6f8fa; }
+.status { display: inline-block; border-radius: 1em; padding: 0 .6em; font-weight: 600; }
+.status-ok { background: #dafbe1; color: #116329; }
+.status-repaired { background: #ddf4ff; color: #0a3069; }
+.status-not_applied { background: #d8f3f0; color: #0b4f47; }
+.status-failed { background: #ffebe9; color: #a40e26; }
+.status-agent_unreachable { background: #fbefff; color: #6e2390; }
+.status-skipped { background: #eaeef2; color: #57606a; }
+.status-unfinished { background: #fff1e5; color: #953800; }
+.panes { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; align-items: start; }
+.pane { min-width: 0; }
+.pane-empty p { color: #57606a; }
+.rejection, .raw-patch { white-space: pre-wrap; background: #fff5f5; border: 1px solid #ffcecb; padding: .4em; font-size: 12px; }
+.first-error code { white-space: pre-wrap; }
+.transcripts { margin-top: .6em; }
+.d2h-file-collapse { display: none; }
+`;

@@ -1,0 +1,153 @@
+// The review page: one self-contained HTML file. Its only CSS is inlined (diff2html's and ours), it
+// has no script, and its Content-Security-Policy forbids loading anything, so it reads the same
+// offline as online. Transcript links are relative to patch_repair/, where the page is written.
+import { html as diffToHtml } from 'diff2html';
+import type { StoredAttempt } from '../../store/index.js';
+import type { SuggestionStatus } from '../../store/results.js';
+import { SUGGESTION_STATUSES } from '../../store/results.js';
+import type { ReviewData, SuggestionReview } from './review-data.js';
+import { PAGE_CSS } from './page-css.js';
+
+const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
+  ok: 'builds',
+  repaired: 'repaired',
+  not_applied: 'repaired, not written (--dry-run)',
+  failed: 'failed',
+  agent_unreachable: 'agent unreachable',
+  skipped: 'skipped',
+  unfinished: 'not finished',
+};
+
+export function renderPage(data: ReviewData, o: { diff2htmlCss: string }): string {
+  const { run } = data.replay.results;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>patch-repair review: run ${esc(run.id)}</title>
+<style>${o.diff2htmlCss}</style>
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+${header(data)}
+${table(data)}
+${data.suggestions.map(section).join('\n')}
+</body>
+</html>
+`;
+}
+
+function header(data: ReviewData): string {
+  const { replay } = data;
+  const { run } = replay.results;
+  const facts: [string, string][] = [
+    ['run', run.id],
+    ['mode', run.mode],
+    ['started', run.started],
+    ['finished', replay.finished ? (run.finished ?? '') : 'did not finish'],
+    ['backend', run.backend ?? '-'],
+    ['model', run.model ?? '-'],
+    ['.discopop', run.dot_discopop],
+    ['config', run.config],
+    ['exit code', run.exit_code === null ? '-' : String(run.exit_code)],
+  ];
+  if (run.cost_usd > 0) facts.push(['agent cost', `$${run.cost_usd.toFixed(4)}`]);
+  const unfinished = replay.unfinished.length;
+  const totals = [...SUGGESTION_STATUSES.map((status) => [status, run.counts[status] ?? 0] as const), ['unfinished', unfinished] as const]
+    .filter(([status, count]) => count > 0 || status === 'agent_unreachable')
+    .map(([status, count]) => `<li class="status status-${status}" data-total="${status}">${esc(STATUS_TITLES[status])}: <b>${count}</b></li>`)
+    .join('');
+  const warning = replay.finished
+    ? ''
+    : `<p class="warning">The run did not finish: its progress.jsonl ends at ${esc(replay.lastEventAt)}${replay.truncated ? ' with a cut-off line' : ''}. Shown up to there.</p>`;
+  const endpoint = run.endpoint_down ? '<p class="warning">The agent endpoint looked down: no calls were made after three suggestions in a row got no answer.</p>' : '';
+  return `<header>
+<h1>patch-repair review</h1>
+${warning}${endpoint}
+<dl class="facts">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+<ul class="totals">${totals}</ul>
+<details><summary>options</summary><pre>${esc(JSON.stringify(run.options, null, 2))}</pre></details>
+</header>`;
+}
+
+function table(data: ReviewData): string {
+  const rows = data.suggestions.map((s) => {
+    const r = s.record;
+    const status = r?.status ?? 'unfinished';
+    const calls = r ? `${r.attempts}${r.unanswered > 0 ? ` / ${r.unanswered} unanswered` : ''}${r.builtin.tries > 0 ? ` (+${r.builtin.tries} built-in)` : ''}` : '-';
+    return `<tr data-id="${esc(s.id)}" data-status="${status}">
+<td><a href="#s-${esc(s.id)}">${esc(s.id)}</a></td><td>${esc(r?.hotspot ?? '-')}</td><td>${esc([...(r?.files ?? s.generated.keys())].join(', ') || '-')}</td>
+<td><span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></td><td>${esc(calls)}</td><td>${esc(r?.error_class ?? '-')}</td></tr>`;
+  });
+  return `<table class="suggestions">
+<thead><tr><th>id</th><th>hotspot</th><th>files</th><th>status</th><th>agent calls / unanswered</th><th>first error class</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+}
+
+function section(s: SuggestionReview): string {
+  const r = s.record;
+  const status = r?.status ?? 'unfinished';
+  const lines: string[] = [`<h2>Suggestion ${esc(s.id)} <span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></h2>`];
+  if (r?.first_error) lines.push(`<p class="first-error">First error (${esc(r.error_class ?? 'other')}): <code>${esc(r.first_error)}</code></p>`);
+  if (r?.reason) lines.push(`<p class="reason">${esc(r.reason)}</p>`);
+  lines.push(panes(s));
+  if (s.attempts.length > 0) lines.push(transcripts(s));
+  return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
+}
+
+function panes(s: SuggestionReview): string {
+  const generated = pane({ role: 'generated', title: 'Generated patch', patches: s.generated });
+  const c = s.candidate;
+  if (!c) {
+    const why = s.record?.status === 'ok' ? 'Builds as generated: nothing to repair.' : 'No try produced a patch.';
+    return `<div class="panes">${generated}<div class="pane pane-empty" data-pane="none"><h3>No candidate</h3><p>${esc(why)}</p></div></div>`;
+  }
+  const title = c.accepted ? `Repaired patch (attempt ${c.attempt})` : `Last rejected candidate (attempt ${c.attempt}, ${c.kind})`;
+  const reason = c.reason ? `<pre class="rejection">${esc(c.reason)}</pre>` : '';
+  return `<div class="panes">${generated}${pane({ role: c.accepted ? 'repaired' : 'rejected', title, patches: c.patches, before: reason })}</div>`;
+}
+
+function pane(o: { role: string; title: string; patches: Map<string, string>; before?: string }): string {
+  const body = o.patches.size === 0 ? '<p>(no patch files)</p>' : [...o.patches.values()].map(renderDiff).join('\n');
+  return `<div class="pane" data-pane="${o.role}"><h3>${esc(o.title)}</h3>${o.before ?? ''}${body}</div>`;
+}
+
+function renderDiff(patch: string): string {
+  const rendered = diffToHtml(patch, { outputFormat: 'line-by-line', drawFileList: false, matching: 'lines' });
+  // A text diff2html cannot read as a diff is still shown, verbatim.
+  return rendered.includes('d2h-file-wrapper') ? rendered : `<pre class="raw-patch">${esc(patch)}</pre>`;
+}
+
+function transcripts(s: SuggestionReview): string {
+  const items = s.attempts.map((a) => `<li>${attemptSummary(a)}: ${attemptLinks(s.id, a).join(' · ')}</li>`);
+  return `<details class="transcripts"><summary>Transcripts (${s.attempts.length} ${s.attempts.length === 1 ? 'try' : 'tries'})</summary><ul>${items.join('')}</ul></details>`;
+}
+
+function attemptSummary(a: StoredAttempt): string {
+  const v = a.verdict;
+  if (!v) return `${a.attempt}: no verdict (the run ended during this try)`;
+  const who = v.tier === 'builtin' ? 'built-in' : `agent, prompt ${v.prompt}, turn ${v.turn}`;
+  const what = v.outcome === 'rejected' ? `rejected by ${v.rejected_by ?? 'a check'}` : v.outcome === 'unanswered' || v.outcome === 'fatal' ? `${v.outcome} (${v.call_outcome})` : v.outcome;
+  return `${a.attempt} (${esc(who)}): <b>${esc(what)}</b>`;
+}
+
+function attemptLinks(id: string, a: StoredAttempt): string[] {
+  const base = `attempts/${encodeURIComponent(id)}/${a.attempt}`;
+  const link = (path: string, label: string) => `<a href="${esc(`${base}/${path}`)}">${esc(label)}</a>`;
+  const links: string[] = [];
+  if (a.prompt !== null) links.push(link('prompt.md', 'prompt'));
+  if (a.answer !== null) links.push(link('answer.txt', 'answer'));
+  for (const file of a.extracted.keys()) links.push(link(`extracted/${encodeURIComponent(file)}.patch`, `extracted ${file}`));
+  for (const file of a.canonical.keys()) links.push(link(`canonical/${encodeURIComponent(file)}.patch`, `canonical ${file}`));
+  if (a.verdict) links.push(link('verdict.json', 'verdict'));
+  return links;
+}
+
+function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,27 @@
+// `patch-repair report`: writes patch_repair/report.html for the last run.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../store/fs-atomic.js';
+import { repairDir } from '../../store/paths.js';
+import type { OutputStream } from '../terminal.js';
+import { renderPage } from './page.js';
+import { gatherReview } from './review-data.js';
+
+export interface ReportOptions {
+  dotDir: string;
+  stream?: OutputStream;
+}
+
+export function reportPath(dotDir: string): string {
+  return join(repairDir(dotDir), 'report.html');
+}
+
+export async function report(o: ReportOptions): Promise<number> {
+  const data = await gatherReview(o.dotDir);
+  const css = await readFile(createRequire(import.meta.url).resolve('diff2html/bundles/css/diff2html.min.css'), 'utf8');
+  const path = reportPath(o.dotDir);
+  await writeFileAtomic(path, renderPage(data, { diff2htmlCss: css }));
+  (o.stream ?? process.stdout).write(`Wrote ${path}\n`);
+  return 0;
+}

@@ -1,0 +1,54 @@
+// A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
+// its summary, so `show` and the review page print the numbers the run printed. A killed run (no
+// run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
+import { countStatuses } from '../run-records.js';
+import type { RunEvent } from '../store/events.js';
+import { readEventLog } from '../store/index.js';
+import type { ResultsFile, RunRecord, SuggestionRecord } from '../store/results.js';
+import { UsageError } from '../errors.js';
+import { eventLogPath } from '../store/event-log.js';
+
+export interface ReplayedRun {
+  /** Records of the suggestions that finished, in the order the run considered them. */
+  results: ResultsFile;
+  finished: boolean;
+  /** The log's last line was cut off. */
+  truncated: boolean;
+  /** Considered suggestions without a record: the run ended before they finished. */
+  unfinished: string[];
+  /** Time of the last event in the log. */
+  lastEventAt: string;
+  events: RunEvent[];
+}
+
+export async function replayRun(dotDir: string): Promise<ReplayedRun> {
+  const { events, truncated } = await readEventLog(dotDir);
+  return replayEvents({ events, truncated, source: eventLogPath(dotDir) });
+}
+
+export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
+  const { events } = o;
+  let started: RunRecord | null = null;
+  let finishedRun: RunRecord | null = null;
+  let considered: string[] | null = null;
+  const records = new Map<string, SuggestionRecord>();
+  for (const event of events) {
+    if (event.type === 'run-started') started ??= event.run;
+    else if (event.type === 'discovery-started') considered ??= event.suggestions;
+    else if (event.type === 'suggestion-finished') records.set(event.record.id, event.record);
+    else if (event.type === 'run-finished') finishedRun = event.run;
+  }
+  if (!started) throw new UsageError(`${o.source}: line 1: no run-started event; this is not the log of a patch-repair run`);
+  // Suggestions whose discovery never started are not known; those that finished are listed anyway.
+  const order = considered ?? [...records.keys()];
+  const suggestions = order.flatMap((id) => records.get(id) ?? []);
+  const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions) };
+  return {
+    results: { version: 1, run, suggestions },
+    finished: finishedRun !== null,
+    truncated: o.truncated,
+    unfinished: order.filter((id) => !records.has(id)),
+    lastEventAt: events.at(-1)!.t,
+    events,
+  };
+}

@@ -1,0 +1,115 @@
+// `patch-repair show [id]`: the last run redisplayed from progress.jsonl, and one suggestion's
+// attempts from its transcripts. Reads only; never builds or calls an agent.
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { eventLogPath } from '../store/event-log.js';
+import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
+import type { SuggestionRecord } from '../store/results.js';
+import { replayRun, type ReplayedRun } from './run-replay.js';
+import { renderSummary } from './summary.js';
+import { type Env, isInteractive, type OutputStream, paintDiff, painter } from './terminal.js';
+
+export interface ShowOptions {
+  dotDir: string;
+  id?: string;
+  stream?: OutputStream;
+  env?: Env;
+}
+
+export async function show(o: ShowOptions): Promise<number> {
+  const stream = o.stream ?? process.stdout;
+  const paint = painter(isInteractive(stream, o.env ?? process.env));
+  const replay = await replayRun(o.dotDir);
+  const text = o.id === undefined ? renderRun(replay, o.dotDir) : renderSuggestion({ replay, id: o.id, dotDir: o.dotDir, attempts: await readAttempts(o.dotDir, o.id), paint });
+  stream.write(`${text}\n`);
+  return 0;
+}
+
+/** The run header, a blank line, then the summary exactly as the live run printed it. */
+export function renderRun(replay: ReplayedRun, dotDir: string): string {
+  const lines = [...runHeader(replay, dotDir), '', renderSummary(replay.results)];
+  if (replay.unfinished.length > 0) lines.push(`Not finished: ${replay.unfinished.join(', ')} (the run ended before their results were recorded)`);
+  return lines.join('\n');
+}
+
+export function runHeader(replay: ReplayedRun, dotDir: string): string[] {
+  const { run } = replay.results;
+  const agent = run.backend ? `, backend ${run.backend}${run.model ? `, model ${run.model}` : ''}` : '';
+  const first = `Run ${run.id} (${run.mode}${agent}), started ${run.started}`;
+  const lines = [replay.finished ? `${first}, finished ${run.finished}, exit code ${run.exit_code}` : first];
+  if (!replay.finished) {
+    const torn = replay.truncated ? ', its last line cut off' : '';
+    lines.push(`The run did not finish: ${eventLogPath(dotDir)} ends at ${replay.lastEventAt}${torn}; shown up to there.`);
+  }
+  return lines;
+}
+
+interface SuggestionView {
+  replay: ReplayedRun;
+  id: string;
+  dotDir: string;
+  attempts: StoredAttempt[];
+  paint: ReturnType<typeof painter>;
+}
+
+export function renderSuggestion(v: SuggestionView): string {
+  const record = v.replay.results.suggestions.find((r) => r.id === v.id);
+  const lines = runHeader(v.replay, v.dotDir);
+  if (!record && !v.replay.unfinished.includes(v.id)) {
+    const known = [...v.replay.results.suggestions.map((r) => r.id), ...v.replay.unfinished];
+    throw new UsageError(`suggestion ${v.id}: not considered by the last run (it considered ${known.join(', ') || 'none'})`);
+  }
+  lines.push('');
+  lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);
+  if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
+  if (record?.reason) lines.push(`Reason: ${record.reason}`);
+  lines.push('');
+  if (v.attempts.length === 0) lines.push('No repair attempts were recorded.');
+  else lines.push('Attempts:', ...v.attempts.flatMap(attemptLines));
+
+  const accepted = v.attempts.find((a) => a.verdict?.outcome === 'accepted');
+  const shown = accepted ?? lastCandidate(v.attempts);
+  if (shown) {
+    const patches = shown.canonical.size > 0 ? shown.canonical : shown.extracted;
+    const kind = shown.canonical.size > 0 ? 'canonical' : 'extracted';
+    const dir = join(attemptsDir(v.dotDir), v.id, String(shown.attempt), kind);
+    lines.push('', accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
+    for (const text of patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
+  }
+  return lines.join('\n');
+}
+
+function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof painter>): string {
+  const color = record.status === 'repaired' || record.status === 'not_applied' || record.status === 'ok' ? 'green' : record.status === 'agent_unreachable' ? 'magenta' : record.status === 'skipped' ? 'dim' : 'red';
+  const facts = [`hotspot ${record.hotspot ?? '-'}`, record.pattern_type && `pattern ${record.pattern_type}`, `files ${record.files.join(', ') || '-'}`];
+  const calls = record.unanswered > 0 ? `${record.attempts} agent call(s), ${record.unanswered} unanswered` : `${record.attempts} agent call(s)`;
+  const builtin = record.builtin.tries > 0 ? `, ${record.builtin.tries} built-in tr${record.builtin.tries === 1 ? 'y' : 'ies'}` : '';
+  return `Suggestion ${record.id}: ${paint(color, record.status)} (${facts.filter(Boolean).join(', ')}; ${calls}${builtin})`;
+}
+
+function attemptLines(a: StoredAttempt): string[] {
+  const v = a.verdict;
+  if (!v) return [`  ${a.attempt}  no verdict: the run ended during this attempt`];
+  const who = v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
+  const head = `  ${a.attempt}  ${who}: `;
+  switch (v.outcome) {
+    case 'accepted':
+      return [`${head}accepted`];
+    case 'rejected':
+      return [`${head}rejected by ${v.rejected_by ?? 'a check'}`, ...indent(v.reason)];
+    case 'declined':
+      return [`${head}declined`, ...indent(v.call_detail ?? v.reason)];
+    case 'unanswered':
+    case 'fatal':
+      return [`${head}${v.outcome} (${v.call_outcome})`, ...indent(v.call_detail)];
+  }
+}
+
+function indent(text: string | null): string[] {
+  return text ? text.replace(/\n+$/, '').split('\n').map((line) => `       ${line}`) : [];
+}
+
+/** The last try that produced a patch, for a suggestion no try repaired. */
+function lastCandidate(attempts: StoredAttempt[]): StoredAttempt | undefined {
+  return attempts.filter((a) => a.canonical.size > 0 || a.extracted.size > 0).at(-1);
+}

@@ -1,5 +1,6 @@
 // Two runs must never share one .discopop; a lock left by a killed run must not block the next.
 import { readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { RefusedError } from '../../src/errors.js';
@@ -68,5 +69,17 @@ it('releases the lock when the run ends through process.exit without calling rel
   dotDir = await makeDotDir();
   const outcome = await runChild({ op: 'lock-then-exit', dotDir });
   expect(outcome.kind === 'exited' && outcome.exitCode === 0, describeRun(outcome)).toBe(true);
+  await expect(readFile(lockPath(dotDir))).rejects.toThrow(/ENOENT/);
+});
+
+it('lets exactly one of several runs starting together take over a dead run\'s lock', async () => {
+  dotDir = await makeDotDir();
+  await acquireLock(dotDir).then((lock) => lock.release());
+  // Above Linux's largest pid_max: a holder that cannot be alive.
+  await writeFile(lockPath(dotDir), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: '2026-11-30T10:00:00.000Z' }));
+  const outcomes = await Promise.all([1, 2, 3, 4].map(() => runChild({ op: 'try-lock', dotDir, holdMs: 2000 })));
+  const lines = outcomes.map((o) => (o.kind === 'exited' ? o.stdout.trim() : describeRun(o)));
+  expect(lines.filter((line) => line.startsWith('won ')), lines.join('\n')).toHaveLength(1);
+  expect(lines.filter((line) => line.startsWith('refused RefusedError: ')), lines.join('\n')).toHaveLength(3);
   await expect(readFile(lockPath(dotDir))).rejects.toThrow(/ENOENT/);
 });

@@ -3,12 +3,13 @@
 // overwritten by --restore, and every restore action is logged.
 import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { digestDir, restoreAll, restoreLogPath, writeBack } from '../../src/store/index.js';
 import type { Suggestion } from '../../src/types.js';
-import { makeDotDir, patchText, readFolder, removeDotDir, writeSuggestion } from './helpers.js';
+import { assertDistIsFresh, makeDotDir, patchText, readFolder, removeDotDir, runChild, writeSuggestion } from './helpers.js';
 
 let dotDir = '';
+beforeAll(assertDistIsFresh);
 afterEach(async () => removeDotDir(dotDir));
 
 const suggestion = (id: string): Suggestion => ({ id, dir: join(dotDir, 'patch_generator', id), files: [], pattern: null, hotspot: null });
@@ -132,4 +133,26 @@ it('refuses a file id that could leave the suggestion folder', async () => {
   await writeSuggestion(dotDir, '4', generated);
   await expect(writeBack(dotDir, suggestion('4'), new Map([['../../x', fixed1]]))).rejects.toThrow(/unsafe file id/);
   expect(await readFolder(folder('4'))).toEqual(generated);
+});
+
+it('puts the generated set back and fails when what was written is not what was verified', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  const outcome = await runChild(
+    { op: 'write-back-tampered', dotDir, id: '4', canonical: { '1': fixed1 }, tamper: join(folder('4'), '1.patch') },
+    'write-back.after-rename:SIGUSR2',
+  );
+  expect(outcome.kind === 'exited' && outcome.exitCode !== 0).toBe(true);
+  expect(outcome.kind === 'exited' && outcome.stderr).toContain('1.patch differs from the verified patch');
+  expect(await readFolder(folder('4'))).toEqual(generated);
+  expect(await readFolder(backups())).toEqual({});
+  expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
+});
+
+it('refuses to start a write-back while an interrupted one is pending', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  const outcome = await runChild({ op: 'write-back', dotDir, id: '4', canonical: { '1': fixed1 } }, 'write-back.after-commit');
+  expect(outcome.kind).toBe('signaled');
+  await expect(writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]))).rejects.toThrow(/recoverWriteBack must run first/);
 });

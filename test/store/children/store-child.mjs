@@ -11,6 +11,25 @@ switch (request.op) {
     await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
     break;
   }
+  case 'write-back-tampered': {
+    // Stands for another program writing into the folder between the renames and the re-read;
+    // the test delivers the signal from a fault point.
+    process.on('SIGUSR2', () => writeFileSync(request.tamper, 'changed behind our back\n'));
+    const canonical = new Map(Object.entries(request.canonical));
+    await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    break;
+  }
+  case 'try-lock': {
+    try {
+      const lock = await acquireLock(request.dotDir);
+      process.stdout.write(`won ${lock.notice}\n`);
+      await new Promise((resolve) => setTimeout(resolve, request.holdMs));
+      await lock.release();
+    } catch (error) {
+      process.stdout.write(`refused ${error.constructor.name}: ${error.message}\n`);
+    }
+    break;
+  }
   case 'restore':
     await restoreAll(request.dotDir);
     break;

@@ -78,6 +78,37 @@ describe('readDotDiscopop', () => {
     ]);
   });
 
+  it.each<[string, Record<string, string>, string]>([
+    [
+      'a repeated file id',
+      { '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n1\t<root>/src/other.c\n' },
+      'FileMapping.txt: line 2: expected each file id once; id 1 is already on line 1',
+    ],
+    [
+      'a relative path',
+      { '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n2\tsrc/util.c\n' },
+      'FileMapping.txt: line 2: expected an absolute path, got "src/util.c"',
+    ],
+    [
+      'a patch not named after a file id',
+      { '.discopop/patch_generator/3/main.patch': '--- a\n+++ b\n' },
+      'patch_generator/3/main.patch: file name: expected "<file id>.patch" with a numeric FileMapping id',
+    ],
+    [
+      'a patched source that no longer exists',
+      { '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n2\t<root>/src/gone.c\n', '.discopop/patch_generator/3/2.patch': 'x' },
+      'patch_generator/3/2.patch: file id 2: expected the patched source <root>/src/gone.c to exist',
+    ],
+  ])('names %s', async (_case, files, expected) => {
+    const { root, dot } = minimalProject(files);
+    expect(await usageLines(readDotDiscopop(dot, 'tiny'))).toEqual([`${dot}/${expected.replace('<root>', root)}`]);
+  });
+
+  it('accepts CRLF line ends and blank lines in FileMapping.txt', async () => {
+    const { dot } = minimalProject({ '.discopop/FileMapping.txt': '1\t<root>/src/main.c\r\n\r\n' });
+    expect((await readDotDiscopop(dot, 'tiny')).files.get('1')?.relPath).toBe('src/main.c');
+  });
+
   it('reports every problem of the folder at once, one line each', async () => {
     const { dot } = minimalProject({
       '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n2 <root>/src/util.c\n',

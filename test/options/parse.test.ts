@@ -107,6 +107,16 @@ describe('argv → RunOptions', () => {
   });
 });
 
+describe('--restore', () => {
+  it('does not read the LLM configuration, so a broken or missing one cannot block a restore', async () => {
+    const { dot } = minimalProject({ 'broken.json': '{ not json' });
+    const options = await runOptions(['--restore', '--llm-config', '../broken.json', '--prompts', '3'], dot);
+    expect(options.mode).toBe('restore');
+    expect(options.agent).toMatchObject({ prompts: 3, retries: 2 });
+    await expect(runOptions(['--llm-config', '../broken.json'], dot)).rejects.toThrow(UsageError);
+  });
+});
+
 describe('the LLM configuration location', () => {
   const ctx = context('/home/dev/demo', { DISCOPOP_PATCH_REPAIR_LLM_CONFIG: 'shared/llm.json' });
 

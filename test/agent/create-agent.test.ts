@@ -98,3 +98,51 @@ describe('the minimal descriptor works as is', () => {
     await expect(setup('cat', null)).rejects.toThrow(/backend my-agent: its command needs \{model\}, which has no value: give --model/);
   });
 });
+
+describe('the worked example of docs/backends.md', () => {
+  // The descriptor exactly as the documentation shows it, over a fake acme-code.
+  const acme = {
+    name: 'acme',
+    command: ['acme-code', 'ask', '--json', ['--model', '{model}'], '--no-tools', '--system', '{system_prompt}'],
+    followUp: ['--continue-from', '{session_id}'],
+    prompt: 'stdin',
+    output: {
+      format: 'json',
+      text: { path: 'reply' },
+      sessionId: { path: 'conversation' },
+      answered: { is: { ok: true } },
+      error: { where: { ok: false }, message: 'error.text', status: 'error.http' },
+      usage: { inputTokens: 'tokens.in', outputTokens: 'tokens.out' },
+    },
+    exitCodes: { '3': 'misconfigured' },
+    env: { ACME_NO_UPDATE_CHECK: '1' },
+    defaults: { agent_timeout: 600 },
+  };
+  const script = [
+    'prompt=$(cat)',
+    'case "$prompt" in',
+    '  *slow*) echo \'{"ok": false, "error": {"http": 429, "text": "slow down"}}\'; exit 1 ;;',
+    '  *badflag*) echo "unrecognised flag" >&2; exit 3 ;;',
+    'esac',
+    'from=none; while [ $# -gt 0 ]; do [ "$1" = --continue-from ] && from=$2; shift; done',
+    'echo "{\\"ok\\": true, \\"reply\\": \\"from $from, env $ACME_NO_UPDATE_CHECK\\", \\"conversation\\": \\"c-42\\", \\"tokens\\": {\\"in\\": 900, \\"out\\": 120}}"',
+  ].join('\n');
+
+  it('answers, continues from the session, and classifies a 429 and a bad-flag exit', async () => {
+    const dir = temp('pr-acme-');
+    executable(join(dir, 'bin'), 'acme-code', script);
+    writeFileSync(join(dir, 'acme.json'), JSON.stringify(acme));
+    const { agent } = await createAgent({
+      settings: { ...BASE, backend: join(dir, 'acme.json'), model: 'm1' },
+      scratchDir: join(dir, 'scratch'),
+      systemPrompt: 's',
+      env: { PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH}` },
+    });
+    const r1 = await agent!.call(await agent!.open(), 'fix');
+    expect(r1).toMatchObject({ kind: 'answered', text: 'from none, env 1', usage: { inputTokens: 900, outputTokens: 120 } });
+    if (r1.kind !== 'answered') return;
+    expect(await agent!.call(r1.conversation, 'again')).toMatchObject({ kind: 'answered', text: 'from c-42, env 1' });
+    expect(await agent!.call(r1.conversation, 'slow')).toMatchObject({ kind: 'no-answer', reason: 'rate-limited', detail: 'slow down (HTTP 429)' });
+    expect(await agent!.call(r1.conversation, 'badflag')).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
+  });
+});

@@ -122,6 +122,10 @@ describe.skipIf(opencode === null)('opencode CLI against the loopback stub', () 
     const r = await agent.call(c, 'Write the file.');
     recordFixture('opencode', name, runs[runs.length - 1]);
     expect(['answered', 'no-answer']).toContain(r.kind);
+    if (r.kind === 'answered') {
+      // opencode answered the tool call itself, with an error, instead of running it.
+      expect(JSON.stringify(stub.modelCalls().at(-1)!.body?.messages)).toContain('unavailable tool');
+    }
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(c.dir)).toEqual([]);

@@ -46,6 +46,7 @@ const EXPECTED: Record<string, Record<string, string>> = {
   opencode: {
     answer: 'answered',
     'write-tool': 'answered',
+    'shell-tool': 'answered',
     'rate-limited-429': 'no-answer:rate-limited',
     'server-error-500': 'no-answer:server-error',
     'overloaded-529': 'no-answer:server-error',

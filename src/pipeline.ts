@@ -138,8 +138,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const lock = await acquireLock(options.dotDir);
     cleanups.unshift(() => lock.release());
     if (lock.notice) reporter.notice(lock.notice);
+    faultPoint('pipeline.after-lock');
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(`finished an interrupted write-back: ${line}`);
     for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
+    faultPoint('pipeline.after-recovery');
 
     const dp = await readDotDiscopop(options.dotDir, options.config);
     refuseIfApplied(dp);
@@ -149,6 +151,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
 
     const runId = newRunId();
     await startRun(options.dotDir, runId);
+    faultPoint('pipeline.after-history');
     const log = openEventLog(options.dotDir);
     cleanups.unshift(() => log.close());
     const emit: Emit = (input) => {
@@ -157,6 +160,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     };
     const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
     cleanups.unshift(() => scratch.dispose());
+    faultPoint('pipeline.after-scratch');
     const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
@@ -175,7 +179,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       cleanups.unshift(() => pool.dispose());
       const discovery = await discover({ dp, considered, pool, emit });
       interrupt.check();
-      faultPoint('after-discovery');
+      faultPoint('pipeline.after-discovery');
       const failing = tally.recordDiscovery(discovery.builds, await repairedEarlierIds(options.dotDir, considered));
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
@@ -220,7 +224,9 @@ async function repairAll(context: RunContext, tally: Tally, failing: Failing[], 
       continue;
     }
     emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+    faultPoint('pipeline.before-repair');
     const outcome = await repairSuggestion(await repairTask(suggestion, dp, build), deps);
+    faultPoint('pipeline.after-repair');
     interrupt.check();
     const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
     if (outcome.status === 'repaired') {
@@ -284,7 +290,9 @@ class Tally {
       cost_usd: this.budget.costUsd,
       exit_code: exitCode,
     };
+    faultPoint('pipeline.before-results');
     await writeResults(options.dotDir, results);
+    faultPoint('pipeline.after-results');
     emit({ type: 'run-finished', run: results.run });
     reporter.print(`\n${renderSummary(results)}`);
     return exitCode;
@@ -300,11 +308,11 @@ async function chooseAgent(context: RunContext, ladder: PromptLadder, io: RunIo)
 }
 
 async function writeRepair(context: RunContext, suggestion: Suggestion, outcome: Extract<RepairOutcome, { status: 'repaired' }>, record: SuggestionRecord): Promise<void> {
-  faultPoint('before-write-back');
+  faultPoint('pipeline.before-write-back');
   const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
   record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
-  faultPoint('after-write-back');
+  faultPoint('pipeline.after-write-back');
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/agent/builtin/index.js';
-import { checkDirectivesKept } from '../../src/patch/index.js';
+import { applyPatchSet, checkDirectivesKept, mapToPatchSet, parsePatches } from '../../src/patch/index.js';
 import type { BuiltinResult } from '../../src/repair/task.js';
 import {
   applyAndCompile, directivesAboveLoops, expectedLoops, prepareFixture,
@@ -122,6 +122,19 @@ describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s',
         candidate: run.checked!.repaired,
       });
       expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false });
+    });
+
+    it('passes extraction and applies to the unpatched source in the patch engine, as with GNU patch', () => {
+      const run = runs.get(name)!;
+      const { task } = run.prepared;
+      const projectRoot = run.prepared.sourcePath.slice(0, -(fixture.spec.file.length + 1));
+      const mapped = mapToPatchSet(parsePatches(run.result.kind === 'answer' ? run.result.text : '').patches, task.suggestion.files, projectRoot);
+      const generated = mapToPatchSet(parsePatches(task.generated.get('1')!).patches, task.suggestion.files, projectRoot);
+      expect(mapped.ok && [...mapped.byFileId.keys()]).toEqual(['1']);
+      if (!mapped.ok || !generated.ok) return;
+      const applied = applyPatchSet({ sources: task.sources, candidate: mapped.byFileId, generated: generated.byFileId });
+      expect(applied).toMatchObject({ ok: true, basis: 'unpatched' });
+      expect(applied.ok && applied.contents.get('1')).toBe(run.checked!.repaired);
     });
 
     it('answers under the generated patch\'s own header lines', () => {

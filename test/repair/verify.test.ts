@@ -72,6 +72,14 @@ describe('a correct answer', () => {
     expect(verdict.canonical.get('1')).toContain(`+${GOOD_DIRECTIVE}\n`);
     expect(verdict.canonical.get('1')).not.toContain('tmp_var37');
   });
+
+  it('accepts git-style paths and hunk line numbers that are off, as models write them', async () => {
+    const answer = answerDiff(project.root, GOOD_DIRECTIVE, { at: 30 }).replace(`--- ${project.root}/src/main.c`, '--- a/src/main.c').replace(`+++ ${project.root}/src/main.c`, '+++ b/src/main.c');
+    const verdict = await verify(answer, project.task, deps);
+    if (!verdict.accepted) throw new Error(verdict.reason);
+    expect(verdict.canonical.get('1')).toContain('@@ -8,6 +8,7 @@');
+    expect(verdict.applyReport?.files[0]?.hunks[0]).toMatchObject({ applied: true, line: 8 });
+  });
 });
 
 describe('bad answers are rejected with a precise reason', () => {

@@ -124,6 +124,14 @@ describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s',
       expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false });
     });
 
+    it('writes the expected directives with the expected rules', () => {
+      const run = runs.get(name)!;
+      const ownDirectives = (source: string) => source.split('\n').filter((line) => /^\s*#\s*pragma\s+omp\b/.test(line)).map((line) => line.trim());
+      const added = withoutOriginal(ownDirectives(run.checked!.repaired), ownDirectives(run.prepared.task.sources.get('1')!));
+      expect(added).toEqual(fixture.spec.repaired);
+      expect(run.result.kind === 'answer' && run.result.rules).toEqual(fixture.spec.rules);
+    });
+
     it('passes extraction and applies to the unpatched source in the patch engine, as with GNU patch', () => {
       const run = runs.get(name)!;
       const { task } = run.prepared;

@@ -29,6 +29,10 @@ export interface FixtureSpec {
   expect: 'repaired' | 'declined';
   /** For declines: a phrase the reason must contain. */
   reason?: string;
+  /** For repairs: the rules expected to fire, in order. */
+  rules?: string[];
+  /** For repairs: the added directives after the repair, trimmed, in source order. */
+  repaired?: string[];
 }
 
 export interface Fixture {

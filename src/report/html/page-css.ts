@@ -27,4 +27,8 @@ table.suggestions th { background: #f6f8fa; }
 .first-error code { white-space: pre-wrap; }
 .transcripts { margin-top: .6em; }
 .d2h-file-collapse { display: none; }
+/* Directive lines are long; wrapped, both panes show them whole. */
+.d2h-code-line { display: flex; white-space: normal; width: auto; }
+.d2h-code-line-prefix { flex: none; }
+.d2h-code-line-ctn { flex: 1; white-space: pre-wrap; overflow-wrap: anywhere; }
 `;

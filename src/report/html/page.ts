@@ -95,8 +95,12 @@ function section(s: SuggestionReview): string {
   const lines: string[] = [`<h2>Suggestion ${esc(s.id)} <span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></h2>`];
   if (r?.first_error) lines.push(`<p class="first-error">First error (${esc(r.error_class ?? 'other')}): <code>${esc(r.first_error)}</code></p>`);
   if (r?.reason) lines.push(`<p class="reason">${esc(r.reason)}</p>`);
-  lines.push(panes(s));
-  if (s.attempts.length > 0) lines.push(transcripts(s));
+  if (s.generated.size === 0 && !s.candidate && s.attempts.length === 0) {
+    return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
+  }
+  const body = [panes(s), s.attempts.length > 0 ? transcripts(s) : ''].join('\n');
+  // Nothing to review in a suggestion that builds or was skipped: its patch stays one click away.
+  lines.push(status === 'ok' || status === 'skipped' ? `<details><summary>Generated patch</summary>${body}</details>` : body);
   return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
 }
 
@@ -117,8 +121,11 @@ function pane(o: { role: string; title: string; patches: Map<string, string>; be
   return `<div class="pane" data-pane="${o.role}"><h3>${esc(o.title)}</h3>${o.before ?? ''}${body}</div>`;
 }
 
+/** DiscoPoP names the patched side <file>.discopop_patch_generator.temp; it is the same file. */
+const GENERATOR_TEMP_SUFFIX = /^(\+\+\+ \S+?)\.discopop_patch_generator\.temp(?=\s|$)/gm;
+
 function renderDiff(patch: string): string {
-  const rendered = diffToHtml(patch, { outputFormat: 'line-by-line', drawFileList: false, matching: 'lines' });
+  const rendered = diffToHtml(patch.replace(GENERATOR_TEMP_SUFFIX, '$1'), { outputFormat: 'line-by-line', drawFileList: false, matching: 'lines' });
   // A text diff2html cannot read as a diff is still shown, verbatim.
   return rendered.includes('d2h-file-wrapper') ? rendered : `<pre class="raw-patch">${esc(patch)}</pre>`;
 }

@@ -1,4 +1,4 @@
-// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--only plain|data]
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain|data]
 // Discovery (reference build + every suggestion built alone) with BuildPool against what
 // DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
 // of the built project, `patch`, compile.sh, delete the copy, one after the other. Run twice: on
@@ -69,7 +69,7 @@ function insertAboveLoop(text, signature, line) {
   return lines.join('\n');
 }
 
-export async function generateProject(base, tus, suggestions) {
+async function generateProject(base, tus, suggestions, fillers) {
   const root = join(base, 'project');
   const dotDir = join(root, '.discopop');
   const configDir = join(dotDir, 'project', 'configs', 'bench');
@@ -83,7 +83,7 @@ export async function generateProject(base, tus, suggestions) {
     const rel = `src/tu_${String(tu).padStart(3, '0')}.c`;
     const parts = ['#include "common.h"'];
     for (let k = 0; k < loopsPerTu; k++) parts.push(kernel(tu, k));
-    for (let f = 0; f < 10; f++) parts.push(filler(tu, f));
+    for (let f = 0; f < fillers; f++) parts.push(filler(tu, f));
     await writeFile(join(root, rel), parts.join('\n\n') + '\n');
     files.set(String(tu + 1), { id: String(tu + 1), path: join(root, rel), relPath: rel });
   }
@@ -227,10 +227,12 @@ export default async function bench(args) {
   const jobs = Number(option(args, '--jobs', availableParallelism()));
   const dataMb = Number(option(args, '--data-mb', 500));
   const only = option(args, '--only', 'both');
+  // Filler functions per unit: how much a compile costs relative to copying the tree.
+  const fillers = Number(option(args, '--fillers', 10));
   const base = await mkdtemp(join(tmpdir(), 'pr-bench-discovery-'));
   try {
-    const { dp, broken } = await generateProject(base, tus, suggestions);
-    console.log(`Discovery benchmark: ${tus} translation units, ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
+    const { dp, broken } = await generateProject(base, tus, suggestions, fillers);
+    console.log(`Discovery benchmark: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
     if (only !== 'data') await compare('plain project', dp, base, jobs, broken);
     if (only !== 'plain') {
       await addDataFiles(dp.projectRoot, dataMb);

@@ -139,7 +139,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     cleanups.unshift(() => lock.release());
     if (lock.notice) reporter.notice(lock.notice);
     faultPoint('pipeline.after-lock');
-    for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(`finished an interrupted write-back: ${line}`);
+    for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
     for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
 

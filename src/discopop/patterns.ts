@@ -1,4 +1,6 @@
-// explorer/patterns.json (formats.md §1.3). do_all and reduction are what the patch generator
+// explorer/patterns.json (formats.md §1.3), then the optimizer's and the parallel-region merger's
+// files of the same schema: the patch generator makes suggestion folders from all three (the GUI
+// passes optimizer/patterns.json with -a), and an explorer id wins over a later file's. do_all and reduction are what the patch generator
 // turns into `parallel for` code, so they are validated field by field; the other types (task,
 // pipeline, geometric_decomposition, ...) vary between DiscoPoP versions and are only used for
 // their id and line range when those are readable.
@@ -44,10 +46,21 @@ const LOOP_TYPES = ['do_all', 'reduction'] as const;
 
 /** Pattern information by suggestion id (`String(pattern_id)`); empty when the file is absent. */
 export async function readPatterns(o: { dotDir: string; problems: Problems }): Promise<Map<string, PatternInfo>> {
-  const read = await readJsonFile(join(o.dotDir, 'explorer', 'patterns.json'), PatternsFileSchema, o.problems);
   const byId = new Map<string, PatternInfo>();
-  if (read.kind !== 'ok') return byId;
-  const { patterns } = read.value;
+  for (const file of PATTERN_FILES) {
+    const read = await readJsonFile(join(o.dotDir, ...file), PatternsFileSchema, o.problems);
+    if (read.kind === 'ok') addPatterns(byId, read.value.patterns);
+  }
+  return byId;
+}
+
+const PATTERN_FILES = [
+  ['explorer', 'patterns.json'],
+  ['optimizer', 'patterns.json'],
+  ['parallel_region_merger', 'patterns.json'],
+] as const;
+
+function addPatterns(byId: Map<string, PatternInfo>, patterns: z.output<typeof PatternsFileSchema>['patterns']): void {
   for (const type of LOOP_TYPES) {
     for (const entry of patterns[type] ?? []) addFirst(byId, loopPattern(type, entry));
   }
@@ -58,7 +71,6 @@ export async function readPatterns(o: { dotDir: string; problems: Problems }): P
       if (located.success) addFirst(byId, otherPattern(type, located.data));
     }
   }
-  return byId;
 }
 
 function addFirst(byId: Map<string, PatternInfo>, info: PatternInfo): void {

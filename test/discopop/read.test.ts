@@ -252,6 +252,30 @@ describe('explorer/patterns.json', () => {
       reduction: [],
     });
   });
+
+  it('also reads the optimizer and region-merger files, where the explorer id wins', async () => {
+    const { dot } = minimalProject({
+      '.discopop/patch_generator/9/1.patch': '--- a\n+++ b\n',
+      '.discopop/patch_generator/12/1.patch': '--- a\n+++ b\n',
+      '.discopop/explorer/patterns.json': JSON.stringify({ version: '5.0.2', patterns: { do_all: [doAllEntry(3, '1:4', '1:9')] } }),
+      '.discopop/optimizer/patterns.json': JSON.stringify({
+        version: '5.0.2',
+        patterns: {
+          optimizer_output: [{ pattern_id: 9, start_line: '1:9', end_line: '1:11', applied_patterns: [{ pattern_id: 3 }] }],
+          do_all: [{ ...doAllEntry(3, '1:40', '1:41') }],
+        },
+      }),
+      '.discopop/parallel_region_merger/patterns.json': JSON.stringify({
+        version: '5.0.2',
+        patterns: { parallel_region: [{ pattern_id: 12, start_line: '1:2', end_line: '1:20', pragma: '#pragma omp parallel' }] },
+      }),
+    });
+    const dp = await readDotDiscopop(dot, 'tiny');
+    const byId = new Map(dp.suggestions.map((s) => [s.id, s.pattern]));
+    expect(byId.get('3')).toMatchObject({ type: 'do_all', startLine: 4 });
+    expect(byId.get('9')).toMatchObject({ type: 'optimizer_output', startLine: 9, endLine: 11 });
+    expect(byId.get('12')).toMatchObject({ type: 'parallel_region', startLine: 2, pragma: '#pragma omp parallel' });
+  });
 });
 
 describe('refuseIfApplied', () => {

@@ -10,7 +10,7 @@ import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 
 const CLI = path.resolve('dist/cli.js');
-const BROKEN = ['2', '3', '4', '5', '6'];
+const BROKEN = ['2', '3', '4', '5', '6', '9'];
 
 async function cli(dotDir: string, ...args: string[]) {
   const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
@@ -36,7 +36,7 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     const run = await cli(dotDir, '--backend', 'builtin');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const first = results(dotDir);
-    expect(statuses(first)).toEqual({ '0': 'ok', '1': 'ok', '2': 'repaired', '3': 'repaired', '4': 'repaired', '5': 'repaired', '6': 'repaired', '7': 'skipped' });
+    expect(statuses(first)).toEqual({ '0': 'ok', '1': 'ok', '2': 'repaired', '3': 'repaired', '4': 'repaired', '5': 'repaired', '6': 'repaired', '7': 'skipped', '9': 'repaired' });
     expect(run.stdout).toContain('Agent unreachable: 0 (no answer; not a failed repair)');
     for (const id of BROKEN) {
       const record = first.suggestions.find((s) => s.id === id)!;
@@ -44,14 +44,17 @@ describe('patch-repair on the demo with the built-in repairer', () => {
       expect(record.error_class).not.toBeNull();
     }
 
-    // Only the repaired suggestions' patch files changed in the user's tree.
-    const written = changedPaths(before, snapshotTree(root, userFiles));
-    expect(written).toEqual(BROKEN.map((id) => path.join('.discopop', 'patch_generator', id, readdirSync(path.join(dotDir, 'patch_generator', id))[0]!)).sort());
+    // Only the repaired files of the repaired suggestions changed in the user's tree; suggestion 9
+    // spans two files and only one of them needed a repair.
+    const changed = first.suggestions.flatMap((s) => s.changed_files.map((fileId) => path.join('.discopop', 'patch_generator', s.id, `${fileId}.patch`)));
+    expect(first.suggestions.find((s) => s.id === '9')).toMatchObject({ files: ['2', '4'], changed_files: ['4'] });
+    expect(changedPaths(before, snapshotTree(root, userFiles))).toEqual(changed.sort());
 
-    for (const id of BROKEN) {
-      const [file] = readdirSync(path.join(dotDir, 'patch_generator', id));
-      const repaired = readFileSync(path.join(dotDir, 'patch_generator', id, file!), 'utf8');
-      const generated = readFileSync(path.join(dotDir, 'patch_repair', 'backups', id, file!), 'utf8');
+    for (const record of first.suggestions.filter((s) => BROKEN.includes(s.id))) {
+      const { id } = record;
+      const file = `${record.changed_files[0]}.patch`;
+      const repaired = readFileSync(path.join(dotDir, 'patch_generator', id, file), 'utf8');
+      const generated = readFileSync(path.join(dotDir, 'patch_repair', 'backups', id, file), 'utf8');
       // Canonical form: the generated patch's header paths, diff's TAB + timestamp, directives kept.
       const [minus, plus] = repaired.split('\n');
       expect(minus!.split('\t')[0]).toBe(generated.split('\n')[0]!.split('\t')[0]);
@@ -71,7 +74,7 @@ describe('patch-repair on the demo with the built-in repairer', () => {
 
     const restore = await cli(dotDir, '--restore');
     expect(restore.exitCode).toBe(0);
-    expect(restore.stdout).toContain('Restored 5 patch sets');
+    expect(restore.stdout).toContain('Restored 6 patch sets');
     expect(changedPaths(before, snapshotTree(root, userFiles))).toEqual([]);
   });
 

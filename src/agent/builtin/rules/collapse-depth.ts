@@ -1,7 +1,7 @@
 // `collapse(n)` over loops that are not perfectly nested: lowered to the depth that is (a
 // collapse of 1 is the plain loop, so the clause goes).
 import { nestedLoop, perfectlyNestedDepth } from '../scope.js';
-import type { Rule } from './rule.js';
+import { type Rule, unchanged } from './rule.js';
 
 const COLLAPSE_ERROR = /perfectly nested|not enough (for )?loops|collapse/;
 
@@ -11,9 +11,9 @@ export const collapseDepth: Rule = {
     const { directive } = input.state;
     const index = directive.clauses.findIndex((clause) => clause.name === 'collapse');
     const requested = index >= 0 ? Number(directive.clauses[index]!.args) : NaN;
-    if (!Number.isInteger(requested) || input.site.lookup.kind !== 'loop') return { kind: 'result', state: input.state, resolved: [] };
+    if (!Number.isInteger(requested) || input.site.lookup.kind !== 'loop') return unchanged(input);
     const depth = perfectlyNestedDepth(input.site.lookup.loop);
-    if (depth >= requested) return { kind: 'result', state: input.state, resolved: [] };
+    if (depth >= requested) return unchanged(input);
     const clauses = [...directive.clauses];
     if (depth <= 1) clauses.splice(index, 1);
     else clauses[index] = { name: 'collapse', args: String(depth) };

@@ -6,7 +6,7 @@ import type { Directive } from '../../../patch/openmp.js';
 import type { CompilerMessage } from '../compiler-messages.js';
 import type { Declaration } from '../declarations.js';
 import { addEntry, allowsShared, hasEntry, removeEntries } from './clauses.js';
-import type { Rule } from './rule.js';
+import { type Rule, unchanged } from './rule.js';
 
 type Missing = 'copy' | 'default-constructor';
 interface ObjectError { message: CompilerMessage; className: string; missing: Missing }
@@ -24,7 +24,7 @@ export const cxxObjects: Rule = {
       const parsed = parseObjectError(message.text);
       return parsed ? [{ message, ...parsed }] : [];
     });
-    if (objectErrors.length === 0) return { kind: 'result', state: input.state, resolved: [] };
+    if (objectErrors.length === 0) return unchanged(input);
     let directive = input.state.directive;
     const resolved: CompilerMessage[] = [];
     // Non-copyable first: such an object cannot be helped by firstprivate either.

@@ -1,11 +1,11 @@
 // The patch generator writes pipeline dependences as `depends(...)`; OpenMP spells it `depend`.
-import type { Rule } from './rule.js';
+import { type Rule, unchanged } from './rule.js';
 
 export const dependSpelling: Rule = {
   name: 'spell-depend',
   apply(input) {
     const { directive } = input.state;
-    if (!directive.clauses.some((clause) => clause.name === 'depends')) return { kind: 'result', state: input.state, resolved: [] };
+    if (!directive.clauses.some((clause) => clause.name === 'depends')) return unchanged(input);
     const clauses = directive.clauses.map((clause) => (clause.name === 'depends' ? { ...clause, name: 'depend' } : clause));
     const resolved = input.errors.filter((message) => /before 'depends'/.test(message.text));
     return { kind: 'result', state: { ...input.state, directive: { ...directive, clauses } }, resolved };

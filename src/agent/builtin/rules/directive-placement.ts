@@ -4,7 +4,7 @@
 // (the loop shares its line with other code) or when the statement is no `for` loop at all.
 import { isOmpPragma } from '../../../patch/openmp.js';
 import { isLoopConstruct } from './clauses.js';
-import type { Rule } from './rule.js';
+import { type Rule, unchanged } from './rule.js';
 
 const PLACEMENT_ERROR = /^for statement expected before/;
 
@@ -14,14 +14,14 @@ export const directivePlacement: Rule = {
     const { directive } = input.state;
     const errors = input.errors.filter((message) => PLACEMENT_ERROR.test(message.text));
     const lookup = input.site.lookup;
-    if (!isLoopConstruct(directive)) return { kind: 'result', state: input.state, resolved: [] };
+    if (!isLoopConstruct(directive)) return unchanged(input);
     if (lookup.kind === 'not-a-loop') {
-      return errors.length > 0 ? { kind: 'declined', reason: lookup.reason } : { kind: 'result', state: input.state, resolved: [] };
+      return errors.length > 0 ? { kind: 'declined', reason: lookup.reason } : unchanged(input);
     }
-    if (errors.length === 0 && lookup.path.length === 0) return { kind: 'result', state: input.state, resolved: [] };
+    if (errors.length === 0 && lookup.path.length === 0) return unchanged(input);
     const loopRow = lookup.loop.startPosition.row;
     const between = input.lines.slice(input.row + input.lineCount, loopRow);
-    if (lookup.path.length === 0 && between.every(isBlankOrComment)) return { kind: 'result', state: input.state, resolved: [] };
+    if (lookup.path.length === 0 && between.every(isBlankOrComment)) return unchanged(input);
     // A pragma between the two cannot be stepped over: gcc wants the loop pragma (OpenMP or
     // `GCC ivdep`/`unroll`) directly above the `for`, so one of the two would have to go.
     const pragmaIndex = between.findIndex((line) => /^\s*#\s*pragma\b/.test(line));

@@ -3,7 +3,7 @@
 // OpenMP and stays.
 import type { Clause } from '../../../patch/openmp.js';
 import { isDataSharing, removeEntries } from './clauses.js';
-import { errorsNaming, type Rule } from './rule.js';
+import { errorsNaming, type Rule, unchanged } from './rule.js';
 
 const STRENGTH = ['reduction', 'linear', 'lastprivate', 'firstprivate', 'private', 'shared'];
 
@@ -22,7 +22,7 @@ export const duplicateDataSharing: Rule = {
       if (kinds.size === 2 && kinds.has('firstprivate') && kinds.has('lastprivate') && names.length === 2) continue;
       keep.set(entry, strongest(kinds));
     }
-    if (keep.size === 0) return { kind: 'result', state: input.state, resolved: [] };
+    if (keep.size === 0) return unchanged(input);
     // One occurrence per kept clause: the first reduction (or other) clause naming it wins.
     const seen = new Set<string>();
     const directive = removeEntries(input.state.directive, (entry: string, clause: Clause) => {

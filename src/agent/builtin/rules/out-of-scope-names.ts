@@ -22,7 +22,7 @@ export const outOfScopeNames: Rule = {
   name: 'drop-out-of-scope-names',
   apply(input) {
     const onLine = input.errors.filter((message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount);
-    const reported = new Map(NOT_DECLARED.flatMap((pattern) => errorsNaming(onLine, pattern)).map((hit) => [hit.name, hit.message]));
+    const reported = new Set(NOT_DECLARED.flatMap((pattern) => errorsNaming(onLine, pattern)).map((hit) => hit.name));
     const dropped = new Set<string>();
     const drop = (entry: string, clause: Clause) => {
       if (!isDataSharing(clause) && !OTHER_CLAUSES_WITH_NAMES.has(clause.name)) return false;
@@ -47,7 +47,8 @@ export function undeclaredName(text: string): string | null {
   return NOT_DECLARED.map((pattern) => pattern.exec(text)?.[1]).find((name) => name !== undefined) ?? null;
 }
 
-function shouldDrop(entry: string, input: RuleInput, reported: Map<string, unknown>): boolean {
+/** Drops only on certain grounds: gcc's word, a non-identifier, a function, or a loop-local name. */
+function shouldDrop(entry: string, input: RuleInput, reported: Set<string>): boolean {
   if (!IDENTIFIER.test(entry)) return true;
   if (reported.has(entry)) return true;
   const visible = input.site.visible.get(entry);

@@ -20,17 +20,11 @@ function splitSource(source: string): SourceText {
   return { text, lines, endsWithNewline, crlf };
 }
 
-/** Character offset where each line starts, plus one past the end. */
-function lineOffsets(source: SourceText): number[] {
-  const offsets = [0];
-  for (const line of source.lines) offsets.push(offsets[offsets.length - 1]! + line.length + 1);
-  return offsets;
-}
-
 interface Placement {
   hunk: Hunk;
   located: Located;
   start: number;
+  oldLength: number;
 }
 
 export function applyFilePatch(source: string, patch: FilePatch): FileApplyReport {
@@ -42,16 +36,17 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
   let minStart = 0;
   patch.hunks.forEach((hunk, index) => {
     const expected = oldSide(hunk);
+    const replacement = newSide(hunk);
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
-    const located = locateHunk({ file: view, hunk, declared, minStart });
-    reports.push(hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines }));
+    const located = locateHunk({ file: view, hunk, declared, minStart, expected, replacement });
+    const span = located.status === 'already-applied' ? replacement.length : expected.length;
+    reports.push(hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span }));
     if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
-    placements.push({ hunk, located, start: located.start });
-    const span = located.status === 'already-applied' ? newSide(hunk).length : expected.length;
+    placements.push({ hunk, located, start: located.start, oldLength: expected.length });
     minStart = located.start + span;
     if (nominal !== null) {
-      const growth = located.status === 'already-applied' ? newSide(hunk).length - expected.length : 0;
+      const growth = located.status === 'already-applied' ? replacement.length - expected.length : 0;
       carried = located.start - nominal + growth;
     }
   });
@@ -71,21 +66,26 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
 
 /** Untouched stretches are copied as whole slices of the text; only hunks are rebuilt line by line. */
 function build(source: SourceText, placements: readonly Placement[]): string {
-  const offsets = lineOffsets(source);
   const pieces: string[] = [];
   let cursor = 0;
+  let offset = 0;
+  const advanceTo = (line: number) => {
+    while (cursor < line) offset += source.lines[cursor++]!.length + 1;
+  };
   let endsWithNewline = source.endsWithNewline;
-  for (const { hunk, located, start } of placements) {
+  for (const { hunk, located, start, oldLength } of placements) {
     if (located.status === 'already-applied') continue;
-    pieces.push(source.text.slice(offsets[cursor], offsets[start]));
+    const from = offset;
+    advanceTo(start);
+    pieces.push(source.text.slice(from, offset));
     const replaced = replaceAt(source.lines, hunk, start, located.levels);
     if (replaced.length > 0) pieces.push(`${replaced.join('\n')}\n`);
-    cursor = start + oldSide(hunk).length;
+    advanceTo(start + oldLength);
     if (cursor === source.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
       endsWithNewline = !hunk.newNoNewlineAtEnd;
     }
   }
-  pieces.push(source.text.slice(offsets[cursor]));
+  pieces.push(source.text.slice(offset));
   let text = pieces.join('');
   // Every line was written with a newline; the last one keeps the file's (or the hunk's) ending.
   if (text.endsWith('\n') && !endsWithNewline) text = text.slice(0, -1);
@@ -137,11 +137,21 @@ function leading(line: string): string {
   return /^\s*/.exec(line)![0];
 }
 
-function hunkReport(o: { index: number; hunk: Hunk; located: Located; declared: number | null; nominal: number | null; lines: readonly string[] }): HunkReport {
-  const { index, hunk, located, declared, nominal, lines } = o;
-  const expected = oldSide(hunk);
+interface HunkReportRequest {
+  index: number;
+  hunk: Hunk;
+  located: Located;
+  declared: number | null;
+  nominal: number | null;
+  lines: readonly string[];
+  expected: string[];
+  /** Lines the hunk covers in the file: its old side, or its new side when already applied. */
+  span: number;
+}
+
+function hunkReport(o: HunkReportRequest): HunkReport {
+  const { index, hunk, located, declared, nominal, lines, expected, span } = o;
   const at = located.start ?? declared;
-  const span = located.status === 'already-applied' ? newSide(hunk).length : expected.length;
   const found = at === null ? [] : lines.slice(at, at + span);
   const troubled = located.status === 'failed' || located.status === 'ambiguous';
   const around = at ?? 0;

@@ -44,6 +44,9 @@ export interface LocateRequest {
   declared: number | null;
   /** Hunks land in order: nothing before this index. */
   minStart: number;
+  /** oldSide(hunk) and newSide(hunk), computed once by the caller. */
+  expected: readonly string[];
+  replacement: readonly string[];
 }
 
 export function oldSide(hunk: Hunk): string[] {
@@ -55,9 +58,7 @@ export function newSide(hunk: Hunk): string[] {
 }
 
 export function locateHunk(request: LocateRequest): Located {
-  const { file, hunk, declared, minStart } = request;
-  const expected = oldSide(hunk);
-  const replacement = newSide(hunk);
+  const { file, declared, minStart, expected, replacement } = request;
   const last = file.lines.length - expected.length;
   if (expected.length === 0) return locateContextless(request, replacement);
 
@@ -96,7 +97,7 @@ function ambiguous(places: number[], how: string): Located {
 }
 
 /** A hunk without context or removed lines can only go where its header says. */
-function locateContextless(request: LocateRequest, replacement: string[]): Located {
+function locateContextless(request: LocateRequest, replacement: readonly string[]): Located {
   const { file, declared, minStart } = request;
   if (declared === null || declared < minStart || declared > file.lines.length) {
     return { status: 'failed', start: null, candidates: [], score: null, levels: null, detail: 'has no context lines and no usable line number' };
@@ -175,7 +176,7 @@ function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: 
   return { start, parts, levels, valid: valid && parts.score >= FUZZY_GATE };
 }
 
-function locateFuzzy(request: LocateRequest, expected: string[], replacement: string[]): Located {
+function locateFuzzy(request: LocateRequest, expected: readonly string[], replacement: readonly string[]): Located {
   const { file, hunk, declared, minStart } = request;
   const squeezedExpected = expected.map(squeeze);
   const anchored = anchoredLines(hunk);

@@ -15,7 +15,7 @@ const FENCE = /^\s*(```|~~~)/;
 const TIMESTAMP = /\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4}|\s*Z)?\s*$/;
 
 export function parsePatches(text: string): ParsedPatches {
-  const lines = text.split(/\r?\n/);
+  const lines = text.includes('\r') ? text.split(/\r?\n/) : text.split('\n');
   const patches: FilePatch[] = [];
   const problems: string[] = [];
   let current: FilePatch | null = null;
@@ -32,7 +32,7 @@ export function parsePatches(text: string): ParsedPatches {
       index += 2;
       continue;
     }
-    const header = HUNK_HEADER.exec(line);
+    const header = line.startsWith('@@') ? HUNK_HEADER.exec(line) : null;
     if (header) {
       if (current === null) {
         current = { oldPath: null, newPath: null, hunks: [] };
@@ -46,7 +46,7 @@ export function parsePatches(text: string): ParsedPatches {
       index = read.next;
       continue;
     }
-    if (FENCE.test(line)) current = null;
+    if (isFence(line)) current = null;
     index++;
   }
   const withHunks = patches.filter((patch) => {
@@ -55,6 +55,12 @@ export function parsePatches(text: string): ParsedPatches {
   });
   if (withHunks.length === 0) problems.push('no unified diff hunk (`@@ ... @@`) found');
   return { patches: withHunks, problems };
+}
+
+/** Cheap first-character test before the regular expression: this runs on every line. */
+function isFence(line: string): boolean {
+  const first = line.trimStart()[0];
+  return (first === '`' || first === '~') && FENCE.test(line);
 }
 
 function describe(patch: FilePatch): string {
@@ -111,7 +117,7 @@ function readHunk(lines: readonly string[], start: number, header: RegExpExecArr
 /** One line of a hunk body, 'blank' for an empty line, null where the body ends. */
 function bodyLine(raw: string): HunkLine | 'no-newline' | 'blank' | null {
   if (raw === '') return 'blank';
-  if (HUNK_HEADER.test(raw) || FENCE.test(raw)) return null;
+  if ((raw.startsWith('@@') && HUNK_HEADER.test(raw)) || isFence(raw)) return null;
   switch (raw[0]) {
     case ' ':
       return { kind: 'context', text: raw.slice(1) };

@@ -3,7 +3,7 @@
 // (about 10 lines each) with a generated directive naming body locals on the last one, the
 // failing build from real gcc, the patch from real diff -Naru. Cold = first call in the process
 // (tree-sitter WebAssembly load included), warm = median of the following calls.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -41,7 +41,7 @@ export default async function bench(args) {
     lines.splice(loopRow, 0, '    #pragma omp parallel for private(i,t,u) shared(a,b) reduction(+:s) ');
     const patched = lines.join('\n');
     const source = join(dir, 'src', 'kernels.c');
-    await runProcess({ command: 'mkdir', args: ['-p', join(dir, 'src')], cwd: dir });
+    await mkdir(join(dir, 'src'));
     await writeFile(source, original);
     await writeFile(`${source}.discopop_patch_generator.temp`, patched);
     const diff = await runProcess({ command: 'diff', args: ['-Naru', source, `${source}.discopop_patch_generator.temp`], cwd: dir });

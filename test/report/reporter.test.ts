@@ -1,0 +1,91 @@
+// The live reporter: bars redrawn in place on an interactive terminal, and plain lines without a
+// single escape code in pipes, CI and NO_COLOR — fed the events of a small run.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createReporter, describeEvent } from '../../src/report/reporter.js';
+import type { RunEvent } from '../../src/store/events.js';
+import { SAMPLE_RUN, stamped } from './events.js';
+import { FakeTerminal } from './fake-terminal.js';
+import { renderScreen } from './screen.js';
+
+const EVENTS = stamped(SAMPLE_RUN);
+const SUMMARY = 'id  status\nb   repaired';
+const BAR_CHARS = /[█░]/;
+
+function plainLines(events: RunEvent[]): string[] {
+  return events.map(describeEvent).filter((line): line is string => line !== null);
+}
+
+describe('outside an interactive terminal', () => {
+  it.each([
+    ['a pipe', { tty: false }, {}],
+    ['a terminal in CI', { tty: true }, { CI: 'true' }],
+    ['a terminal with NO_COLOR', { tty: true }, { NO_COLOR: '1' }],
+  ])('%s gets one plain line per event worth seeing, and no escape code', (_what, terminal, env) => {
+    const stream = new FakeTerminal(terminal);
+    const reporter = createReporter({ stream, env });
+    for (const event of EVENTS) reporter.handle(event);
+    reporter.print(`\n${SUMMARY}`);
+    reporter.close();
+    expect(stream.text).not.toContain('\x1b');
+    expect(stream.text).toBe(`${[...plainLines(EVENTS), '', SUMMARY].join('\n')}\n`);
+  });
+});
+
+describe('on an interactive terminal', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Feeds the events with a redraw after every `burst` of them: several lines may wait for one redraw. */
+  function play(events: RunEvent[], stream: FakeTerminal, burst = 1) {
+    vi.useFakeTimers();
+    const reporter = createReporter({ stream, env: {} });
+    events.forEach((event, index) => {
+      reporter.handle(event);
+      if ((index + 1) % burst === 0) vi.advanceTimersByTime(150);
+    });
+    return reporter;
+  }
+
+  it('keeps a building and a repairing bar below the lines, with the current attempt and unanswered calls', () => {
+    const stream = new FakeTerminal({ tty: true });
+    const upToSecondAnswer = EVENTS.findIndex((e) => e.type === 'call-started' && e.attempt === 4);
+    const reporter = play(EVENTS.slice(0, upToSecondAnswer + 1), stream);
+    const screen = renderScreen(stream.text).filter((line) => line !== '');
+    reporter.close();
+
+    expect(screen.slice(-2)).toEqual([
+      expect.stringMatching(/^Building +[█░]+ 3\/3 \| failing 2 \| done$/),
+      expect.stringMatching(/^Repairing +[█░]+ 0\/2 \| suggestion b: attempt 2 of 6 \| unanswered 1$/),
+    ]);
+    // Successful builds are counted by the bar instead of printed; everything else is above the bars.
+    const expected = plainLines(EVENTS.slice(0, upToSecondAnswer + 1)).filter((line) => !line.endsWith(': builds') || line.startsWith('reference'));
+    expect(screen.slice(0, -2)).toEqual(expected);
+  });
+
+  it.each([1, 3])('leaves every line whole, the final bars, then the summary, and restores the cursor (%i event(s) per redraw)', (burst) => {
+    const stream = new FakeTerminal({ tty: true });
+    const reporter = play(EVENTS, stream, burst);
+    reporter.print(`\n${SUMMARY}`);
+    reporter.close();
+
+    const screen = renderScreen(stream.text);
+    const barRows = screen.flatMap((line, row) => (BAR_CHARS.test(line) ? [row] : []));
+    expect(barRows).toHaveLength(2);
+    const [building, repairing] = barRows.map((row) => screen[row]!);
+    expect(building).toMatch(/^Building +█+ 3\/3 \| failing 2 \| done$/);
+    expect(repairing).toMatch(/^Repairing +█+ 2\/2 \| unanswered 2 \| done$/);
+    const expected = plainLines(EVENTS).filter((line) => !line.endsWith(': builds') || line.startsWith('reference'));
+    expect(screen.slice(0, barRows[0])).toEqual(expected);
+    expect(screen.slice(barRows[1]! + 1).join('\n')).toBe(`\n${SUMMARY}\n`);
+    expect(stream.text.lastIndexOf('\x1b[?25h')).toBeGreaterThan(stream.text.lastIndexOf('\x1b[?25l'));
+  });
+
+  it('prints notices that come before any bar straight away', () => {
+    const stream = new FakeTerminal({ tty: true });
+    const reporter = createReporter({ stream, env: {} });
+    reporter.notice('another run left a stale lock; it was removed');
+    reporter.close();
+    expect(stream.text).toBe('note: another run left a stale lock; it was removed\n');
+  });
+});

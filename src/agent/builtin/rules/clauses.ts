@@ -2,7 +2,9 @@
 // left without variables disappears (`private()` is not valid OpenMP), the construct always stays.
 import type { Clause, Directive } from '../../../patch/openmp.js';
 
-export const DATA_SHARING_CLAUSES = ['private', 'firstprivate', 'lastprivate', 'shared', 'reduction', 'linear'] as const;
+// `linear(list : step)` is left alone: the directive parser reads its list as the modifier, and
+// the generator never writes it.
+const DATA_SHARING_CLAUSES = ['private', 'firstprivate', 'lastprivate', 'shared', 'reduction'] as const;
 const DATA_SHARING = new Set<string>(DATA_SHARING_CLAUSES);
 
 /** The generator's clause order, used when a rule adds a clause the directive did not have. */

@@ -5,7 +5,7 @@ import type { Clause } from '../../../patch/openmp.js';
 import { isDataSharing, removeEntries } from './clauses.js';
 import { errorsNaming, type Rule, unchanged } from './rule.js';
 
-const STRENGTH = ['reduction', 'linear', 'lastprivate', 'firstprivate', 'private', 'shared'];
+const STRENGTH = ['reduction', 'lastprivate', 'firstprivate', 'private', 'shared'];
 
 export const duplicateDataSharing: Rule = {
   name: 'keep-strongest-data-sharing',
@@ -41,7 +41,7 @@ export const duplicateDataSharing: Rule = {
 };
 
 function strongest(kinds: Set<string>): Set<string> {
-  if (kinds.has('firstprivate') && kinds.has('lastprivate') && !kinds.has('reduction') && !kinds.has('linear')) {
+  if (kinds.has('firstprivate') && kinds.has('lastprivate') && !kinds.has('reduction')) {
     return new Set(['firstprivate', 'lastprivate']);
   }
   const best = STRENGTH.find((name) => kinds.has(name));

@@ -24,7 +24,15 @@ interface Placement {
   hunk: Hunk;
   located: Located;
   start: number;
-  oldLength: number;
+  /** File lines the hunk replaces. */
+  span: number;
+}
+
+/** How many file lines a match covers: its old side, give or take a line a shaped match skipped. */
+function coveredLines(located: Located, oldLength: number): number {
+  if (located.alignment === null || located.start === null) return oldLength;
+  const aligned = located.alignment.filter((line): line is number => line !== null);
+  return aligned.length === 0 ? oldLength : Math.max(...aligned) - located.start + 1;
 }
 
 export function applyFilePatch(source: string, patch: FilePatch): FileApplyReport {
@@ -40,10 +48,10 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
     const located = locateHunk({ file: view, hunk, declared, minStart, expected, replacement });
-    const span = located.status === 'already-applied' ? replacement.length : expected.length;
+    const span = located.status === 'already-applied' ? replacement.length : coveredLines(located, expected.length);
     reports.push(hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span }));
     if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
-    placements.push({ hunk, located, start: located.start, oldLength: expected.length });
+    placements.push({ hunk, located, start: located.start, span });
     minStart = located.start + span;
     if (nominal !== null) {
       const growth = located.status === 'already-applied' ? replacement.length - expected.length : 0;
@@ -73,14 +81,14 @@ function build(source: SourceText, placements: readonly Placement[]): string {
     while (cursor < line) offset += source.lines[cursor++]!.length + 1;
   };
   let endsWithNewline = source.endsWithNewline;
-  for (const { hunk, located, start, oldLength } of placements) {
+  for (const { hunk, located, start, span } of placements) {
     if (located.status === 'already-applied') continue;
     const from = offset;
     advanceTo(start);
     pieces.push(source.text.slice(from, offset));
-    const replaced = replaceAt(source.lines, hunk, start, located.levels);
+    const replaced = replaceAt(source.lines, hunk, located.alignment ?? straight(start, span), located.levels !== null);
     if (replaced.length > 0) pieces.push(`${replaced.join('\n')}\n`);
-    advanceTo(start + oldLength);
+    advanceTo(start + span);
     if (cursor === source.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
       endsWithNewline = !hunk.newNoNewlineAtEnd;
     }
@@ -93,23 +101,43 @@ function build(source: SourceText, placements: readonly Placement[]): string {
   return source.crlf ? text.replace(/\n/g, '\r\n') : text;
 }
 
-/** Context keeps the file's text; added lines follow the file's indentation where the hunk's differed. */
-function replaceAt(lines: readonly string[], hunk: Hunk, start: number, levels: LineMatch[] | null): string[] {
+function straight(start: number, length: number): number[] {
+  return Array.from({ length }, (_, index) => start + index);
+}
+
+/**
+ * Context keeps the file's text; added lines follow the file's indentation when the match was not
+ * exact. A file line the hunk left out goes before the added lines that precede the next matched
+ * line, so a directive still lands directly above the statement it was written for.
+ */
+function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (number | null)[], reindentAdded: boolean): string[] {
   const out: string[] = [];
+  let pending: string[] = [];
   let oldIndex = 0;
+  let next = alignment.find((line) => line !== null) ?? 0;
   hunk.lines.forEach((line, position) => {
-    if (line.kind === 'context') out.push(lines[start + oldIndex++]!);
-    else if (line.kind === 'remove') oldIndex++;
-    else out.push(levels === null ? line.text : reindent(line.text, hunk, position, lines, start));
+    if (line.kind === 'add') {
+      pending.push(reindentAdded ? reindent(line.text, hunk, position, lines, alignment) : line.text);
+      return;
+    }
+    const fileLine = alignment[oldIndex++];
+    if (fileLine === null || fileLine === undefined) return;
+    while (next < fileLine) out.push(lines[next++]!);
+    out.push(...pending);
+    pending = [];
+    if (line.kind === 'context') out.push(lines[fileLine]!);
+    next = fileLine + 1;
   });
+  out.push(...pending);
   return out;
 }
 
-function reindent(added: string, hunk: Hunk, position: number, lines: readonly string[], start: number): string {
+function reindent(added: string, hunk: Hunk, position: number, lines: readonly string[], alignment: readonly (number | null)[]): string {
   const reference = indentReference(hunk, position);
-  if (reference === null) return added;
+  const fileLine = reference === null ? null : alignment[reference.oldIndex];
+  if (reference === null || fileLine === null || fileLine === undefined) return added;
   const patchIndent = leading(reference.text);
-  const fileIndent = leading(lines[start + reference.oldIndex]!);
+  const fileIndent = leading(lines[fileLine]!);
   if (patchIndent === fileIndent) return added;
   const addedIndent = leading(added);
   const body = added.slice(addedIndent.length);

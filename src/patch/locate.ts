@@ -34,6 +34,11 @@ export interface Located {
   score: ScoreParts | null;
   /** Per old-side line, how it matched at `start` (fuzzy and tolerant matches only). */
   levels: LineMatch[] | null;
+  /**
+   * Per old-side line, the 0-based file line it stands for (null: a line the hunk has and the
+   * file does not). Null for matches where old-side line i is simply file line start + i.
+   */
+  alignment: (number | null)[] | null;
   detail: string;
 }
 
@@ -81,7 +86,7 @@ export function locateHunk(request: LocateRequest): Located {
 }
 
 function found(status: HunkStatus, start: number, detail: string): Located {
-  return { status, start, candidates: [start], score: null, levels: null, detail };
+  return { status, start, candidates: [start], score: null, levels: null, alignment: null, detail };
 }
 
 function ambiguous(places: number[], how: string): Located {
@@ -92,6 +97,7 @@ function ambiguous(places: number[], how: string): Located {
     candidates: places,
     score: null,
     levels: null,
+    alignment: null,
     detail: `${how} at ${places.length} places (lines ${shown}${places.length > 5 ? ', …' : ''}) and the declared line is on none of them`,
   };
 }
@@ -100,7 +106,7 @@ function ambiguous(places: number[], how: string): Located {
 function locateContextless(request: LocateRequest, replacement: readonly string[]): Located {
   const { file, declared, minStart } = request;
   if (declared === null || declared < minStart || declared > file.lines.length) {
-    return { status: 'failed', start: null, candidates: [], score: null, levels: null, detail: 'has no context lines and no usable line number' };
+    return { status: 'failed', start: null, candidates: [], score: null, levels: null, alignment: null, detail: 'has no context lines and no usable line number' };
   }
   if (matchesExactly(file, replacement, declared)) return found('already-applied', declared, 'its lines are already in the file');
   return found('exact', declared, 'inserts at the declared line (no context to check)');
@@ -149,42 +155,84 @@ interface Scored {
   start: number;
   parts: ScoreParts;
   levels: LineMatch[];
+  alignment: (number | null)[];
   valid: boolean;
 }
 
-function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: readonly string[], anchored: Set<number>, start: number): Scored | null {
+/**
+ * Which file line each old-side line is compared with. Besides the plain one-to-one placement,
+ * a hunk may hold one line the file lacks (`skipPatchLine`, a line the model invented) or lack
+ * one line the file has (`skipFileLineBefore`, a line the model left out of its context).
+ */
+type Shape = { kind: 'straight' } | { kind: 'skipPatchLine'; at: number } | { kind: 'skipFileLineBefore'; at: number };
+
+function alignmentOf(shape: Shape, start: number, length: number): (number | null)[] {
+  return Array.from({ length }, (_, index) => {
+    if (shape.kind === 'skipPatchLine') return index < shape.at ? start + index : index === shape.at ? null : start + index - 1;
+    if (shape.kind === 'skipFileLineBefore') return index < shape.at ? start + index : start + index + 1;
+    return start + index;
+  });
+}
+
+function spanOf(shape: Shape, length: number): number {
+  return shape.kind === 'skipPatchLine' ? length - 1 : shape.kind === 'skipFileLineBefore' ? length + 1 : length;
+}
+
+function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: readonly string[], anchored: Set<number>, start: number, shape: Shape): Scored | null {
+  const alignment = alignmentOf(shape, start, expected.length);
+  // A skipped line counts as one that does not match, so a shaped match never scores 1.0.
+  const lines = expected.length + (shape.kind === 'skipFileLineBefore' ? 1 : 0);
   // Cheap pre-check: a place needs enough whitespace-equal lines to reach the gate at all.
   const squeezed = file.squeezed;
   let looseCount = 0;
-  for (let offset = 0; offset < expected.length; offset++) {
-    if (squeezed[start + offset] === squeezedExpected[offset]) looseCount++;
+  for (let index = 0; index < expected.length; index++) {
+    const line = alignment[index];
+    if (line !== null && squeezed[line!] === squeezedExpected[index]) looseCount++;
   }
-  const reachable = (looseCount + 0.5 * (expected.length - looseCount)) / expected.length;
+  const reachable = (looseCount + 0.5 * (expected.length - looseCount)) / lines;
   if (reachable < FUZZY_GATE || looseCount < Math.min(2, expected.length)) return null;
-  const parts: ScoreParts = { score: 0, exact: 0, loose: 0, near: 0, mismatch: 0, lines: expected.length };
+  const parts: ScoreParts = { score: 0, exact: 0, loose: 0, near: 0, mismatch: lines - expected.length, lines };
   const levels: LineMatch[] = [];
   let valid = true;
   let weighted = 0;
-  for (let offset = 0; offset < expected.length; offset++) {
-    const level = compareLines(expected[offset]!, file.lines[start + offset]!, squeezedExpected[offset]!, file.squeezed[start + offset]!);
+  for (let index = 0; index < expected.length; index++) {
+    const line = alignment[index];
+    const level = line === null || line === undefined ? 'mismatch' : compareLines(expected[index]!, file.lines[line]!, squeezedExpected[index]!, squeezed[line]!);
     levels.push(level);
     parts[level]++;
     weighted += WEIGHT[level];
-    if (anchored.has(offset) && (level === 'near' || level === 'mismatch')) valid = false;
+    if (anchored.has(index) && (level === 'near' || level === 'mismatch')) valid = false;
   }
-  parts.score = weighted / expected.length;
-  return { start, parts, levels, valid: valid && parts.score >= FUZZY_GATE };
+  parts.score = weighted / lines;
+  return { start, parts, levels, alignment, valid: valid && parts.score >= FUZZY_GATE };
+}
+
+function scoreEverywhere(request: LocateRequest, squeezedExpected: readonly string[], anchored: Set<number>, shapes: readonly Shape[]): Scored[] {
+  const { file, expected, minStart } = request;
+  const scored: Scored[] = [];
+  for (const shape of shapes) {
+    const span = spanOf(shape, expected.length);
+    for (let start = minStart; start + span <= file.lines.length; start++) {
+      const result = scoreAt(file, expected, squeezedExpected, anchored, start, shape);
+      if (result !== null) scored.push(result);
+    }
+  }
+  return scored;
+}
+
+/** Interior places where a line may be missing on one side; never a removed or anchored line. */
+function gapShapes(expected: readonly string[], anchored: Set<number>): Shape[] {
+  const shapes: Shape[] = [];
+  for (let at = 1; at < expected.length - 1; at++) if (!anchored.has(at)) shapes.push({ kind: 'skipPatchLine', at });
+  for (let at = 1; at < expected.length; at++) shapes.push({ kind: 'skipFileLineBefore', at });
+  return shapes;
 }
 
 function locateFuzzy(request: LocateRequest, expected: readonly string[], replacement: readonly string[]): Located {
   const { file, hunk, declared, minStart } = request;
   const squeezedExpected = expected.map(squeeze);
   const anchored = anchoredLines(hunk);
-  const scored: Scored[] = [];
-  for (let start = minStart; start + expected.length <= file.lines.length; start++) {
-    const result = scoreAt(file, expected, squeezedExpected, anchored, start);
-    if (result !== null) scored.push(result);
-  }
+  const scored = scoreEverywhere(request, squeezedExpected, anchored, [{ kind: 'straight' }]);
   const squeezedReplacement = replacement.map(squeeze);
   const appliedLoosely: number[] = [];
   for (let start = minStart; start + replacement.length <= file.lines.length; start++) {
@@ -201,13 +249,18 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
 
   const valid = scored.filter((entry) => entry.valid);
   if (valid.length > 0) return pick(valid, declared, 'matches approximately');
-  const best = scored.reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
+  // Only when no straight placement works: a context line left out or made up inside the hunk.
+  const shaped = scoreEverywhere(request, squeezedExpected, anchored, gapShapes(expected, anchored));
+  const validShaped = shaped.filter((entry) => entry.valid);
+  if (validShaped.length > 0) return pick(validShaped, declared, 'matches approximately with one context line missing or extra');
+  const best = [...scored, ...shaped].reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
   return {
     status: 'failed',
     start: best?.start ?? null,
     candidates: [],
     score: best?.parts ?? null,
     levels: best?.levels ?? null,
+    alignment: best?.alignment ?? null,
     detail: best === null
       ? 'no place in the file resembles its context'
       : best.parts.score >= FUZZY_GATE
@@ -227,7 +280,8 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
   const best = entries.filter((entry) => entry.parts.score > top - FUZZY_MARGIN);
   const onDeclared = best.find((entry) => entry.start === declared && entry.parts.score === top);
   if (best.length > 1 && onDeclared === undefined) {
-    return { ...ambiguous(best.map((entry) => entry.start), `${how} equally well`), score: best[0]!.parts };
+    const places = [...new Set(best.map((entry) => entry.start))];
+    return { ...ambiguous(places, `${how} equally well`), score: best[0]!.parts };
   }
   const winner = onDeclared ?? best[0]!;
   const distance = declared === null ? Infinity : Math.abs(winner.start - declared);
@@ -239,6 +293,7 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
     candidates: [winner.start],
     score: winner.parts,
     levels: winner.levels,
+    alignment: winner.alignment,
     detail: `${how} ${where} (score ${winner.parts.score.toFixed(2)})`,
   };
 }

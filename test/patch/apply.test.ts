@@ -57,6 +57,16 @@ describe('applyFilePatch', () => {
     expect(report.result).toBe(MAIN_C_PATCHED);
   });
 
+  it('places the directive right above its loop when the hunk left a context line out or made one up', () => {
+    const leftOut = REDUCTION_HUNK.filter((line) => !line.includes('b[i] = i * 2.0'));
+    expect(applyFilePatch(MAIN_C, patchOf(hunkText(8, leftOut))).result).toBe(MAIN_C_PATCHED);
+    const madeUp = [...REDUCTION_HUNK.slice(0, 2), '     /* init done */', ...REDUCTION_HUNK.slice(2)];
+    const report = applyFilePatch(MAIN_C, patchOf(hunkText(8, madeUp)));
+    expect(report.hunks[0]).toMatchObject({ status: 'fuzzy', bestLine: 8, score: { exact: 6, mismatch: 1, lines: 7 } });
+    expect(report.hunks[0]!.detail).toContain('one context line missing or extra');
+    expect(report.result).toBe(MAIN_C_PATCHED);
+  });
+
   it('refuses a hunk that matches two identical loops when the declared line is on neither', () => {
     const { source, second } = twinLoops();
     const report = applyFilePatch(source, patchOf(hunkText(second - 3 + 2, REDUCTION_HUNK)));

@@ -19,6 +19,8 @@ export const CELLS = [
   'two wrong context lines',
   'missing context lines',
   'extra context lines',
+  'context line left out inside the hunk',
+  'context line made up inside the hunk',
   'trailing whitespace',
   're-indented hunk',
   'wrong header counts',
@@ -217,6 +219,19 @@ export function makeSample(cell, seed, kernels = 40) {
           ...lines.slice(loop + 3, loop + 3 + after).map((text) => ({ kind: ' ', text })),
         ],
       };
+      return sample(smallDrift(hunk));
+    }
+    case 'context line left out inside the hunk': {
+      const hunk = structuredClone(generated);
+      const inner = spoilableContext(hunk).filter((index) => index > 0 && index < hunk.lines.length - 1);
+      hunk.lines.splice(inner[pickInt(rng, 0, inner.length - 1)], 1);
+      return sample(smallDrift(hunk));
+    }
+    case 'context line made up inside the hunk': {
+      const hunk = structuredClone(generated);
+      const plus = hunk.lines.findIndex((line) => line.kind === '+');
+      const places = [1, 2, 3, 5, 6].filter((index) => index !== plus + 1);
+      hunk.lines.splice(places[pickInt(rng, 0, places.length - 1)], 0, { kind: ' ', text: '    /* see the loop below */' });
       return sample(smallDrift(hunk));
     }
     case 'trailing whitespace': {

@@ -10,6 +10,7 @@ import { dependSpelling } from './rules/depend-spelling.js';
 import { directivePlacement } from './rules/directive-placement.js';
 import { duplicateDataSharing } from './rules/duplicate-data-sharing.js';
 import { incompleteTypes } from './rules/incomplete-types.js';
+import { iterationVariable } from './rules/iteration-variable.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
 import type { DirectiveState, Rule, RuleInput } from './rules/rule.js';
@@ -20,8 +21,8 @@ import { parseSource } from './syntax.js';
 
 /** Clause spelling first, then names, then which clause holds a name, then position. */
 export const RULES: readonly Rule[] = [
-  dependSpelling, thisInClause, outOfScopeNames, duplicateDataSharing, constObjects, cxxObjects, incompleteTypes,
-  sharedOnWorksharing, collapseDepth, directivePlacement,
+  dependSpelling, thisInClause, outOfScopeNames, duplicateDataSharing, iterationVariable, constObjects, cxxObjects,
+  incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
 ];
 
 export type FileRepair =

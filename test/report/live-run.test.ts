@@ -1,0 +1,201 @@
+// One real run of the demo (built-in repairer, every hotspot type, so one suggestion fails) on a
+// pseudo-terminal, then everything a reviewer does with it afterwards: `show`, `show <id>`, and the
+// review page opened in headless Chromium.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { report } from '../../src/report/index.js';
+import { describeEvent } from '../../src/report/reporter.js';
+import { show } from '../../src/report/show.js';
+import { renderSummary } from '../../src/report/summary.js';
+import { runProcess } from '../../src/process.js';
+import { UsageError } from '../../src/errors.js';
+import { readEventLog, readResults } from '../../src/store/index.js';
+import type { ResultsFile } from '../../src/store/results.js';
+import { SUGGESTION_STATUSES } from '../../src/store/results.js';
+import { CHROMIUM_PATH, DEMO_RUN_ARGS, openPage } from '../../scripts/docs-screenshot.mjs';
+import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
+import { FakeTerminal } from './fake-terminal.js';
+import { renderScreen } from './screen.js';
+
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
+const HAVE_CHROMIUM = existsSync(CHROMIUM_PATH);
+if (!HAVE_CHROMIUM) console.warn(`review page tests skipped: ${CHROMIUM_PATH} is missing; install it with: apt-get install chromium`);
+
+let dotDir: string;
+/** What the run wrote to its terminal, with the terminal's CR LF turned back into LF. */
+let terminal: string;
+let results: ResultsFile;
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI}: not built; run npm run build (npm test does)`);
+  ({ dotDir } = instantiateFixture('demo'));
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  // script(1) gives the run a real pseudo-terminal of a known width; CI and NO_COLOR would turn
+  // the bars off, so they are removed for this run only.
+  const command = `stty cols 120 rows 50; exec env -u CI -u NO_COLOR ${[process.execPath, CLI, '--dot-dp-path', dotDir, ...DEMO_RUN_ARGS].map(quote).join(' ')}`;
+  const run = await runProcess({ command: 'script', args: ['-qec', command, '/dev/null'], cwd: dirname(dotDir), timeoutMs: 300_000 });
+  if (run.kind !== 'exited') throw new Error(`the demo run on a pseudo-terminal did not finish: ${run.kind}`);
+  expect(run.exitCode, run.stdout).toBe(1);
+  terminal = run.stdout.replace(/\r\n/g, '\n');
+  results = (await readResults(dotDir))!;
+});
+
+afterAll(() => {
+  if (dotDir) rmSync(dirname(dirname(dotDir)), { recursive: true, force: true });
+});
+
+describe('the live run on a terminal', () => {
+  it('drew a building and a repairing bar below whole event lines', async () => {
+    const { events } = await readEventLog(dotDir);
+    const builds = events.filter((e) => e.type === 'build-finished' && e.purpose === 'discovery');
+    const failing = builds.filter((e) => e.type === 'build-finished' && !e.ok).length;
+    const repairs = events.filter((e) => e.type === 'repair-started').length;
+    expect(failing).toBeGreaterThan(0);
+
+    const screen = renderScreen(terminal);
+    const barRows = screen.flatMap((line, row) => (/[█░]/.test(line) ? [row] : []));
+    expect(barRows).toHaveLength(2);
+    expect(screen[barRows[0]!]).toMatch(new RegExp(`^Building +█+ ${builds.length}/${builds.length} \\| failing ${failing} \\| done$`));
+    expect(screen[barRows[1]!]).toMatch(new RegExp(`^Repairing +█+ ${repairs}/${repairs} \\| unanswered 0 \\| done$`));
+    const shown = events.filter((e) => !(e.type === 'build-finished' && e.purpose === 'discovery' && e.ok)).map(describeEvent);
+    expect(screen.slice(0, barRows[0])).toEqual(shown.filter((line) => line !== null));
+  });
+
+  it('printed the summary that `show` prints, byte for byte', async () => {
+    const out = new FakeTerminal({ tty: false });
+    expect(await show({ dotDir, stream: out })).toBe(0);
+    const summary = out.text.slice(out.text.indexOf('\n\n') + 2);
+    expect(summary).toBe(`${renderSummary(results)}\n`);
+    expect(summary).toMatch(/^id +hotspot +files +status/);
+    expect(summary).toContain('Failed: 1\n');
+    expect(terminal.endsWith(`\n${summary}`)).toBe(true);
+  });
+});
+
+describe('show <id>', () => {
+  it('lists the tries of a repaired suggestion and prints the accepted canonical patch as a coloured diff', async () => {
+    const repaired = results.suggestions.find((r) => r.status === 'repaired')!;
+    const canonicalDir = join(dotDir, 'patch_repair', 'attempts', repaired.id, String(repaired.accepted_attempt), 'canonical');
+    const patch = readFileSync(join(canonicalDir, readdirSync(canonicalDir)[0]!), 'utf8');
+    const added = patch.split('\n').find((line) => line.startsWith('+') && !line.startsWith('+++'))!;
+
+    const out = new FakeTerminal({ tty: true });
+    await show({ dotDir, id: repaired.id, stream: out, env: {} });
+    expect(out.text).toContain(`\x1b[32m${added}\x1b[0m`);
+    const plain = out.text.replace(/\x1b\[\d+m/g, '');
+    expect(plain).toContain(`Suggestion ${repaired.id}: repaired`);
+    expect(plain).toMatch(new RegExp(`\\n  ${repaired.accepted_attempt}  built-in \\(.*\\): accepted\\n`));
+    expect(plain).toContain(`Accepted patch (attempt ${repaired.accepted_attempt}, ${canonicalDir}):\n${patch.replace(/\n$/, '')}`);
+  });
+
+  it('says why a failed suggestion was not repaired, without colour outside a terminal', async () => {
+    const failed = results.suggestions.find((r) => r.status === 'failed')!;
+    const out = new FakeTerminal({ tty: false });
+    await show({ dotDir, id: failed.id, stream: out });
+    expect(out.text).not.toContain('\x1b');
+    expect(out.text).toContain(`Suggestion ${failed.id}: failed`);
+    expect(out.text).toContain(`First error (${failed.error_class}): ${failed.first_error}`);
+    expect(out.text).toMatch(/\n {2}1 {2}built-in \(builtin\): declined\n/);
+  });
+
+  it('rejects an id the run did not consider', async () => {
+    await expect(show({ dotDir, id: 'no-such-id', stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(UsageError);
+  });
+
+  it('shows a run killed mid-repair up to where its log ends', async () => {
+    const log = readFileSync(join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8');
+    const lines = log.split('\n');
+    const cut = lines.findIndex((line) => line.includes('"type":"repair-started"')) + 3;
+    const copy = join(mkdtempSync(join(tmpdir(), 'report-killed-')), '.discopop');
+    try {
+      mkdirSync(join(copy, 'patch_repair'), { recursive: true });
+      writeFileSync(join(copy, 'patch_repair', 'progress.jsonl'), `${lines.slice(0, cut).join('\n')}\n${lines[cut]!.slice(0, 40)}`);
+      const out = new FakeTerminal({ tty: false });
+      await show({ dotDir: copy, stream: out });
+      const failingIds = results.suggestions.filter((r) => r.first_error !== null).map((r) => r.id);
+      expect(out.text).toContain('The run did not finish:');
+      expect(out.text).toContain('its last line cut off');
+      expect(out.text).toContain(`Not finished: ${failingIds.join(', ')} (the run ended before their results were recorded)`);
+    } finally {
+      rmSync(dirname(copy), { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)(`the review page in headless Chromium (needs ${CHROMIUM_PATH}: apt-get install chromium)`, () => {
+  let opened: Awaited<ReturnType<typeof openPage>>;
+  let url: string;
+
+  beforeAll(async () => {
+    expect(await report({ dotDir, stream: new FakeTerminal({ tty: false }) })).toBe(0);
+    url = pathToFileURL(join(dotDir, 'patch_repair', 'report.html')).href;
+    opened = await openPage(url);
+  });
+
+  afterAll(async () => {
+    await opened?.close();
+  });
+
+  it('has one row per suggestion, as many per status as the run counted', async () => {
+    const { page } = opened;
+    for (const status of SUGGESTION_STATUSES) {
+      expect(await page.locator(`table.suggestions tr[data-status="${status}"]`).count(), status).toBe(results.run.counts[status]);
+    }
+    expect(await page.locator('table.suggestions tbody tr').count()).toBe(results.suggestions.length);
+    // A string, because the tests are compiled without the DOM's types.
+    const colour = (status: string) => page.locator(`.totals [data-total="${status}"]`).evaluate('(el) => getComputedStyle(el).backgroundColor');
+    const unreachable = await colour('agent_unreachable');
+    for (const other of ['ok', 'repaired', 'failed', 'skipped']) expect(await colour(other)).not.toBe(unreachable);
+  });
+
+  it('puts the generated and the repaired patch side by side, line for line', async () => {
+    const { page } = opened;
+    const repaired = results.suggestions.filter((r) => r.status === 'repaired');
+    expect(repaired.length).toBeGreaterThan(0);
+    for (const record of repaired) {
+      const generated = addedLines(join(dotDir, 'patch_repair', 'backups', record.id));
+      const accepted = addedLines(join(dotDir, 'patch_repair', 'attempts', record.id, String(record.accepted_attempt), 'canonical'));
+      expect(generated, record.id).not.toEqual(accepted);
+      const pane = (role: string) =>
+        page.locator(`#s-${record.id} [data-pane="${role}"] .d2h-ins .d2h-code-line-ctn`).evaluateAll((els) => els.map((el) => (el.textContent ?? '').trimEnd()));
+      expect(await pane('generated'), record.id).toEqual(generated);
+      expect(await pane('repaired'), record.id).toEqual(accepted);
+      const left = await page.locator(`#s-${record.id} [data-pane="generated"]`).boundingBox();
+      const right = await page.locator(`#s-${record.id} [data-pane="repaired"]`).boundingBox();
+      expect(right!.x).toBeGreaterThan(left!.x + left!.width - 1);
+      expect(right!.y).toBeCloseTo(left!.y, 0);
+    }
+  });
+
+  it('shows why a failed suggestion has no repaired patch', async () => {
+    const failed = results.suggestions.find((r) => r.status === 'failed')!;
+    const section = opened.page.locator(`#s-${failed.id}`);
+    expect(await section.locator('[data-pane="none"]').textContent()).toContain('No try produced a patch.');
+    expect(await section.locator('.reason').textContent()).toBe(failed.reason);
+    expect(await section.locator('.transcripts a[href$="verdict.json"]').getAttribute('href')).toBe(`attempts/${failed.id}/1/verdict.json`);
+  });
+
+  it('makes no request but for the page itself', () => {
+    expect(opened.urls).toEqual([url]);
+  });
+
+  it('renders to a screenshot', async () => {
+    const shot = join(dirname(dotDir), 'report.png');
+    await opened.page.screenshot({ path: shot });
+    expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
+    expect(statSync(shot).size).toBeGreaterThan(20_000);
+  });
+});
+
+/** The `+` lines of every patch in a folder, in file order, as the page shows them. */
+function addedLines(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.patch'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
+    .filter((line) => line.startsWith('+') && !line.startsWith('+++'))
+    .map((line) => line.slice(1).trimEnd());
+}

@@ -1,7 +1,7 @@
 // BuildPool with real gcc, make and GNU patch on a small project.
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildPool } from '../../src/build/pool.js';
@@ -108,6 +108,13 @@ describe('BuildPool', () => {
     for (const line of ['cwd-is-config-folder', 'dot-discopop-in-copy', 'root-is-a-copy', 'no-patch-repair-in-copy', 'to-stderr']) {
       expect(result.output).toContain(line);
     }
+  });
+
+  it('runs a compile.sh without the execute bit with bash, as DiscoPoP\'s newer project manager does', async () => {
+    const p = await makeProject({ compileSh: 'echo "shell=${BASH_VERSION:+bash}"\n' });
+    await chmod(p.dp.config.compileScript, 0o644);
+    const b = await start(p);
+    expect(await b.referenceBuild()).toMatchObject({ ok: true, output: 'shell=bash\n' });
   });
 
   it('stops a build that runs too long and kills its whole process group', async () => {

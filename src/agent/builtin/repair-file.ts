@@ -47,54 +47,78 @@ export async function repairFile(o: { generatedPatch: string; patched: string; e
       : { kind: 'unchanged' };
   }
   const tree = await parseSource(o.patched);
-  const lines = o.patched.split('\n');
   const located: Located[] = found.directives.map((added) => {
     const site = analyzeSite(tree, added.row + added.lineCount);
     const governed = site.lookup.kind === 'loop' ? site.lookup.loop : site.target;
     return { added, site, lastRow: Math.max(governed?.endPosition.row ?? added.row, added.row + added.lineCount - 1), errors: [] };
   });
-  for (const error of o.errors) {
-    const row = error.line - 1;
-    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1);
-    if (!owner) return { kind: 'declined', reason: `line ${error.line}: ${error.text} (not at a directive the generated patch added)` };
-    const restructuring = restructuringReason(error.text);
-    if (restructuring) return { kind: 'declined', reason: `line ${error.line}: ${restructuring} (${error.text})` };
-    owner.errors.push(error);
-  }
+  const untied = tieErrors(located, o.errors);
+  if (untied !== null) return { kind: 'declined', reason: untied };
 
-  const addedRows = new Set(found.directives.map((added) => added.row));
+  const context = { lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors };
   const usedRules: string[] = [];
   const replacements = new Map<number, { state: DirectiveState; lineCount: number }>();
   for (const entry of located) {
-    const directive = parseDirective(entry.added.text);
-    if (!directive) return { kind: 'declined', reason: `line ${entry.added.row + 1}: cannot read the directive '${entry.added.text.trim()}'` };
-    const functionRows = entry.site.functionRows;
-    const undeclaredInFunction = new Set(o.errors.flatMap((error) => {
-      const name = undeclaredName(error.text);
-      const inFunction = functionRows !== null && error.line - 1 >= functionRows.first && error.line - 1 <= functionRows.last;
-      return name !== null && inFunction ? [name] : [];
-    }));
-    let state: DirectiveState = { directive, aboveRow: entry.added.row + entry.added.lineCount };
-    const resolved = new Set<CompilerMessage>();
-    for (const rule of RULES) {
-      const input: RuleInput = {
-        state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
-        undeclaredInFunction, lines, addedRows,
-      };
-      const outcome = rule.apply(input);
-      if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };
-      if (changed(state, outcome.state) && !usedRules.includes(rule.name)) usedRules.push(rule.name);
-      state = outcome.state;
-      for (const message of outcome.resolved) resolved.add(message);
-    }
-    const unresolved = entry.errors.find((error) => !resolved.has(error));
-    if (unresolved) return { kind: 'declined', reason: `line ${unresolved.line}: no built-in rule repairs '${unresolved.text}'` };
-    if (changed({ directive, aboveRow: entry.added.row + entry.added.lineCount }, state)) {
-      replacements.set(entry.added.row, { state, lineCount: entry.added.lineCount });
-    }
+    const outcome = repairDirective(entry, context);
+    if (outcome.kind === 'declined') return outcome;
+    for (const rule of outcome.rules) if (!usedRules.includes(rule)) usedRules.push(rule);
+    if (outcome.rules.length > 0) replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
-  return { kind: 'repaired', source: rewrite(lines, replacements), rules: usedRules };
+  return { kind: 'repaired', source: rewrite(context.lines, replacements), rules: usedRules };
+}
+
+/**
+ * Gives each error to the innermost added directive whose line or governed statement holds it.
+ * Returns a decline reason for an error no directive explains or one that needs restructuring.
+ */
+function tieErrors(located: Located[], errors: readonly CompilerMessage[]): string | null {
+  for (const error of errors) {
+    const row = error.line - 1;
+    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1);
+    if (!owner) return `line ${error.line}: ${error.text} (not at a directive the generated patch added)`;
+    const restructuring = restructuringReason(error.text);
+    if (restructuring) return `line ${error.line}: ${restructuring} (${error.text})`;
+    owner.errors.push(error);
+  }
+  return null;
+}
+
+type DirectiveRepair = { kind: 'done'; state: DirectiveState; rules: string[] } | { kind: 'declined'; reason: string };
+
+/** Runs every rule over one directive; all of its errors must end up resolved. */
+function repairDirective(
+  entry: Located,
+  context: { lines: readonly string[]; addedRows: ReadonlySet<number>; allErrors: readonly CompilerMessage[] },
+): DirectiveRepair {
+  const directive = parseDirective(entry.added.text);
+  if (!directive) return { kind: 'declined', reason: `line ${entry.added.row + 1}: cannot read the directive '${entry.added.text.trim()}'` };
+  const undeclaredInFunction = undeclaredNamesIn(context.allErrors, entry.site.functionRows);
+  let state: DirectiveState = { directive, aboveRow: entry.added.row + entry.added.lineCount };
+  const rules: string[] = [];
+  const resolved = new Set<CompilerMessage>();
+  for (const rule of RULES) {
+    const input: RuleInput = {
+      state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
+      undeclaredInFunction, lines: context.lines, addedRows: context.addedRows,
+    };
+    const outcome = rule.apply(input);
+    if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };
+    if (changed(state, outcome.state)) rules.push(rule.name);
+    state = outcome.state;
+    for (const message of outcome.resolved) resolved.add(message);
+  }
+  const unresolved = entry.errors.find((error) => !resolved.has(error));
+  if (unresolved) return { kind: 'declined', reason: `line ${unresolved.line}: no built-in rule repairs '${unresolved.text}'` };
+  return { kind: 'done', state, rules };
+}
+
+function undeclaredNamesIn(errors: readonly CompilerMessage[], rows: DirectiveSite['functionRows']): Set<string> {
+  return new Set(errors.flatMap((error) => {
+    const name = undeclaredName(error.text);
+    const inFunction = rows !== null && error.line - 1 >= rows.first && error.line - 1 <= rows.last;
+    return name !== null && inFunction ? [name] : [];
+  }));
 }
 
 function changed(before: DirectiveState, after: DirectiveState): boolean {

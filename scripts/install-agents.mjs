@@ -7,15 +7,16 @@ import { existsSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const AGENT_PINS = {
+// Keep in step with VERSIONS in test/agent/real-cli.ts.
+const AGENT_PINS = {
   claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.197', versionOutput: '2.1.197 (Claude Code)' },
   opencode: { pkg: 'opencode-ai', version: '1.18.33', versionOutput: '1.18.33' },
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const AGENTS_DIR = join(root, '.cache', 'agents');
+const AGENTS_DIR = join(root, '.cache', 'agents');
 
-export function agentBinary(name) {
+function agentBinary(name) {
   return join(AGENTS_DIR, 'node_modules', '.bin', name);
 }
 
@@ -32,7 +33,7 @@ function allInstalled() {
 }
 
 // A package manager that skips install scripts leaves 500-byte placeholder launchers; these
-// scripts link the platform binary in place (agents.md §0).
+// scripts link the platform binary in place.
 function runPostinstalls() {
   const scripts = [
     join(AGENTS_DIR, 'node_modules', '@anthropic-ai', 'claude-code', 'install.cjs'),
@@ -43,8 +44,15 @@ function runPostinstalls() {
   }
 }
 
-export function installAgents({ quiet = false } = {}) {
-  if (allInstalled()) return;
+function report() {
+  for (const name of Object.keys(AGENT_PINS)) console.log(`${name}: ${agentBinary(name)} (${versionOf(name)})`);
+}
+
+function installAgents({ quiet = false } = {}) {
+  if (allInstalled()) {
+    if (!quiet) report();
+    return;
+  }
   mkdirSync(AGENTS_DIR, { recursive: true });
   const manifest = join(AGENTS_DIR, 'package.json');
   writeFileSync(manifest, JSON.stringify({ name: 'patch-repair-test-agents', private: true }, null, 2) + '\n');
@@ -61,16 +69,12 @@ export function installAgents({ quiet = false } = {}) {
   }
   // The lock file is npm's, regenerated on every install; keep only the manifest.
   rmSync(join(AGENTS_DIR, 'package-lock.json'), { force: true });
-  if (!quiet) {
-    for (const name of Object.keys(AGENT_PINS)) console.log(`${name}: ${agentBinary(name)} (${versionOf(name)})`);
-  }
+  if (!quiet) report();
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    installAgents({ quiet: process.argv.includes('--quiet') });
-  } catch (error) {
-    console.error(`install-agents: ${error.message}`);
-    process.exit(1);
-  }
+try {
+  installAgents({ quiet: process.argv.includes('--quiet') });
+} catch (error) {
+  console.error(`install-agents: ${error.message}`);
+  process.exit(1);
 }

@@ -4,7 +4,7 @@ import { describeOutcome, type RunOutcome } from '../process.js';
 import { classifyFailure } from './classify.js';
 import type { Descriptor } from './descriptor.js';
 import { parseStructured, type ParsedOutput } from './output.js';
-import type { CallResult, CallUsage, Conversation } from './types.js';
+import type { CallResult, CallUsage, Conversation, NoAnswerReason } from './types.js';
 
 const DETAIL_CHARS = 600;
 
@@ -25,13 +25,13 @@ export function callResultOf(o: {
       return { kind: 'fatal', reason: 'misconfigured', detail: `${o.executable} ${describeOutcome(outcome)}`, usage };
     case 'canceled':
       return { kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered', usage };
-    case 'timeout':
-      return {
-        kind: 'no-answer',
-        reason: 'timeout',
-        detail: `no answer within ${Math.round(o.timeoutMs / 1000)} s (agent timeout); the CLI was killed`,
-        usage,
-      };
+    case 'timeout': {
+      const killed = `no answer within ${Math.round(o.timeoutMs / 1000)} s (agent timeout); the CLI was killed`;
+      const retrying = lastTransientError(descriptor, outcome.stderr);
+      return retrying
+        ? { kind: 'no-answer', reason: retrying.reason, detail: clip(`${killed} while retrying after: ${retrying.line}`), usage }
+        : { kind: 'no-answer', reason: 'timeout', detail: killed, usage };
+    }
     case 'signaled':
       return { kind: 'no-answer', reason: 'crashed', detail: `${descriptor.name} ${describeOutcome(outcome)}`, usage };
     case 'exited':
@@ -61,7 +61,8 @@ export function callResultOf(o: {
   const fixed = descriptor.exitCodes[String(outcome.exitCode)];
   const failure = fixed
     ? classifyFailure({ descriptor: { signs: [{ pattern: '', reason: fixed }] }, message })
-    : classifyFailure({ descriptor, message, status: parsed.error?.status, stderr: outcome.stderr });
+    : // stderr only when the output gave no error: opencode logs every retry's error there.
+      classifyFailure({ descriptor, message, status: parsed.error?.status, stderr: parsed.error ? undefined : outcome.stderr });
   const status = parsed.error?.status !== undefined ? ` (HTTP ${parsed.error.status})` : '';
   const detail = clip(`${message}${status}`);
   return failure.kind === 'fatal'
@@ -72,6 +73,20 @@ export function callResultOf(o: {
 function parse(descriptor: Descriptor, stdout: string, exitCode: number): ParsedOutput {
   if (descriptor.output.format === 'text') return { parsed: true, answered: exitCode === 0, text: stdout };
   return parseStructured(stdout, descriptor.output);
+}
+
+/**
+ * A CLI that retries on its own (opencode makes 6 attempts over minutes, with no switch to make
+ * fewer) is often killed mid-retry; the error it logged says why better than "timeout" does,
+ * e.g. that the provider was unreachable the whole time.
+ */
+function lastTransientError(descriptor: Descriptor, stderr: string): { reason: NoAnswerReason; line: string } | null {
+  const lines = stderr.split('\n').filter((l) => /error/i.test(l));
+  const line = lines[lines.length - 1];
+  if (line === undefined) return null;
+  const failure = classifyFailure({ descriptor, message: line });
+  if (failure.kind === 'fatal' || failure.reason === 'crashed') return null;
+  return { reason: failure.reason, line: line.trim() };
 }
 
 function lastLines(text: string): string {

@@ -102,12 +102,18 @@ describe.skipIf(opencode === null)('opencode CLI against the loopback stub', () 
   });
 
   // opencode retries these itself for over a minute with no switch to lower the count
-  // (agents.md §2.5); the agent timeout is what ends them.
-  it('a dropped connection, a hang and a stalled stream end at the agent timeout as no answer', async () => {
-    const short = await make(12);
-    for (const [name, behaviour] of [['dropped-connection', { drop: true }], ['hang', { hang: true }], ['stall', { stall: true }]] as const) {
+  // (agents.md §2.5); the agent timeout is what ends them. The error it logged while retrying
+  // names the cause when there was one.
+  // (A stalled stream behaves like the hang; the claude tests and the recorded fixture cover it.)
+  it('a dropped connection and a hang end at the agent timeout as no answer', async () => {
+    const short = await make(15);
+    // A drop is "unreachable" once opencode has logged a failed attempt; on a loaded machine its
+    // start-up alone can use up the timeout, and then it is a plain timeout.
+    const expected = { 'dropped-connection': ['unreachable', 'timeout'], hang: ['timeout'] };
+    for (const [name, behaviour] of [['dropped-connection', { drop: true }], ['hang', { hang: true }]] as const) {
       const r = await once([behaviour], name, short.agent, short.runs);
-      expect(r, name).toMatchObject({ kind: 'no-answer', reason: 'timeout' });
+      expect(r.kind, name).toBe('no-answer');
+      expect(expected[name], name).toContain(r.kind !== 'answered' && r.reason);
     }
   });
 

@@ -112,6 +112,16 @@ describe('recorded CLI output through the production descriptors', () => {
     expect(r.kind !== 'answered' && r.detail).toContain('size limit');
   });
 
+  it('a CLI killed at the agent timeout while retrying is classified by the error it logged', async () => {
+    const logged = recorded('opencode', 'server-error-500') as Extract<RunOutcome, { kind: 'exited' }>;
+    const killed: RunOutcome = { kind: 'timeout', stdout: '', stderr: logged.stderr, truncated: false, durationMs: 4000 };
+    const r = await classify('opencode', killed);
+    expect(r).toMatchObject({ kind: 'no-answer', reason: 'server-error' });
+    expect(r.kind !== 'answered' && r.detail).toMatch(/^no answer within 4 s \(agent timeout\); the CLI was killed while retrying after: .*Internal server error/);
+    const silent = await classify('opencode', { ...killed, stderr: '' });
+    expect(silent).toMatchObject({ kind: 'no-answer', reason: 'timeout' });
+  });
+
   it('an executable that cannot start is a misconfigured backend', async () => {
     const r = await classify('claude', { kind: 'spawn-failed', message: 'spawn claude ENOENT', durationMs: 1 });
     expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });

@@ -42,12 +42,16 @@ export function readCompilerMessages(build: BuildResult, suggestion: Suggestion)
       : []);
 }
 
-/** Errors in build output that belong to no file of the suggestion (system headers excluded). */
+/**
+ * Error lines naming a file outside the suggestion's patch set (another source, a system
+ * header): no rule may touch those files, so their presence ends the built-in attempt.
+ */
 export function foreignErrors(build: BuildResult, suggestion: Suggestion): string[] {
   return build.output
     .split('\n')
+    .map((line) => line.replace(ANSI_ESCAPE, '').trim())
     .filter((line) => {
-      const match = MESSAGE.exec(line.replace(ANSI_ESCAPE, ''));
+      const match = MESSAGE.exec(line);
       return match !== null && match[4]!.endsWith('error') && fileIdOf(match[1]!, suggestion) === null;
     });
 }

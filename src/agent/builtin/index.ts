@@ -12,7 +12,7 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   if (build.failedAt === 'patch') return declined(`the generated patch does not apply (${firstLine(build.output)}); no directive rule can help`);
   if (build.failedAt === 'timeout') return declined('the build timed out; no compiler error to repair');
   const foreign = foreignErrors(build, suggestion);
-  if (foreign.length > 0) return declined(`an error outside the suggestion's files: ${foreign[0]!.trim()}`);
+  if (foreign.length > 0) return declined(`an error outside the suggestion's files: ${foreign[0]!}`);
   const messages = readCompilerMessages(build, suggestion);
   const errors = messages.filter((message) => message.severity === 'error' || message.severity === 'fatal error');
   if (errors.length === 0) return declined(`no compiler error in the suggestion's files (${build.firstError ?? firstLine(build.output)})`);

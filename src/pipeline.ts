@@ -10,6 +10,7 @@ import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
 import { InterruptedError } from './errors.js';
 import { faultPoint } from './fault.js';
+import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
 import { killAllProcessGroups } from './process.js';
 import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
@@ -154,9 +155,12 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     faultPoint('pipeline.after-history');
     const log = openEventLog(options.dotDir);
     cleanups.unshift(() => log.close());
+    const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
     const emit: Emit = (input) => {
       log.emit(input);
-      reporter.handle({ t: new Date().toISOString(), ...input } as RunEvent);
+      const event = { t: new Date().toISOString(), ...input } as RunEvent;
+      logFile?.(event);
+      if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
     const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
     cleanups.unshift(() => scratch.dispose());

@@ -78,11 +78,14 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     expect(changedPaths(before, snapshotTree(root, userFiles))).toEqual([]);
   });
 
-  it('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied', async () => {
+  it('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied; --write-log keeps the log', async () => {
     const { root, dotDir } = useFixture('demo');
     const before = snapshotTree(root, userFiles);
-    const run = await cli(dotDir, '--backend', 'builtin', '--dry-run');
+    const run = await cli(dotDir, '--backend', 'builtin', '--dry-run', '--write-log', '--log', 'DEBUG');
     expect(run.exitCode, run.stderr).toBe(0);
+    const log = readFileSync(path.join(dotDir, 'patch_repair', 'patch_repair.log'), 'utf8');
+    expect(log).toMatch(/^\S+ DEBUG /m);
+    expect(log).toMatch(/^\S+ INFO +Repairing suggestion 2 /m);
     expect(changedPaths(before, snapshotTree(root, userFiles), { mtimes: true })).toEqual([]);
     const file = results(dotDir);
     expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'not_applied'));

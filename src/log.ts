@@ -1,0 +1,44 @@
+// --log and --write-log: every event has a level; the terminal drops notices below --log, and
+// --write-log keeps every event at or above it in patch_repair/patch_repair.log, one line each.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeEvent } from './report/event-line.js';
+import type { LogLevel } from './run-options.js';
+import type { RunEvent } from './store/events.js';
+
+const ORDER: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];
+
+export function levelOf(event: RunEvent): LogLevel {
+  switch (event.type) {
+    case 'notice':
+      return event.level === 'info' ? 'INFO' : event.level === 'warning' ? 'WARNING' : 'ERROR';
+    case 'build-started':
+    case 'call-started':
+      return 'DEBUG';
+    case 'check':
+      return event.passed ? 'DEBUG' : 'INFO';
+    case 'call-finished':
+      return event.outcome === 'answered' || event.outcome === 'declined' ? 'INFO' : 'WARNING';
+    default:
+      return 'INFO';
+  }
+}
+
+export function atLeast(level: LogLevel, threshold: LogLevel): boolean {
+  return ORDER.indexOf(level) >= ORDER.indexOf(threshold);
+}
+
+export function logFilePath(dotDir: string): string {
+  return join(dotDir, 'patch_repair', 'patch_repair.log');
+}
+
+/** A sink for --write-log: appends `<time> <LEVEL> <message>` for events at or above `threshold`. */
+export function createLogFile(o: { dotDir: string; threshold: LogLevel }): (event: RunEvent) => void {
+  const path = logFilePath(o.dotDir);
+  return (event) => {
+    const level = levelOf(event);
+    if (!atLeast(level, o.threshold)) return;
+    const message = describeEvent(event)?.trim() ?? `${event.type} ${JSON.stringify({ ...event, t: undefined, type: undefined })}`;
+    appendFileSync(path, `${event.t} ${level} ${message}\n`);
+  };
+}

@@ -28,7 +28,7 @@ export interface CliAgentOptions {
 
 // Agent output is a patch plus some prose; anything near this is a runaway CLI.
 const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
-const VERSION_TIMEOUT_MS = 30_000;
+const VERSION_TIMEOUT_MS = 15_000;
 
 export class CliAgent implements Agent {
   readonly backend: string;
@@ -131,9 +131,11 @@ export class CliAgent implements Agent {
   }
 
   private cliVersion(): Promise<string | undefined> {
+    const args = this.d.version;
+    if (args === undefined) return Promise.resolve(undefined);
     this.version ??= runProcess({
       command: this.executable,
-      args: this.d.version,
+      args,
       cwd: this.o.scratchDir,
       env: agentEnvironment({ descriptor: this.d, cwd: this.o.scratchDir, values: {}, extra: this.o.env }),
       extendEnv: false,

@@ -83,8 +83,8 @@ export const DescriptorSchema = z
      */
     followUp: z.array(Arg).optional(),
     prompt: z.enum(['stdin', 'argument', 'file']).default('stdin'),
-    /** Arguments that make the CLI print its version (no network). */
-    version: z.array(z.string()).default(['--version']),
+    /** Arguments that make the CLI print its version without network; no probe when absent. */
+    version: z.array(z.string()).optional(),
     output: z.union([TextOutput, StructuredOutput]).default({ format: 'text' }),
     /** Checked before the built-in rules (HTTP status, common provider wording). */
     signs: z.array(Sign).default([]),

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -144,5 +144,49 @@ describe('the worked example of docs/backends.md', () => {
     expect(await agent!.call(r1.conversation, 'again')).toMatchObject({ kind: 'answered', text: 'from c-42, env 1' });
     expect(await agent!.call(r1.conversation, 'slow')).toMatchObject({ kind: 'no-answer', reason: 'rate-limited', detail: 'slow down (HTTP 429)' });
     expect(await agent!.call(r1.conversation, 'badflag')).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
+  });
+});
+
+describe('prompt passing and cancellation', () => {
+  async function agentWith(descriptor: object, script: string) {
+    const dir = temp('pr-passing-');
+    executable(join(dir, 'bin'), 'echo-agent', script);
+    writeFileSync(join(dir, 'd.json'), JSON.stringify({ name: 'echo-agent', ...descriptor }));
+    const { agent } = await createAgent({
+      settings: { ...BASE, backend: join(dir, 'd.json') },
+      scratchDir: join(dir, 'scratch'),
+      systemPrompt: 'SYS',
+      env: { PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH}` },
+    });
+    return { agent: agent!, scratch: join(dir, 'scratch') };
+  }
+
+  it('as one argument, placed where {prompt} is', async () => {
+    const { agent } = await agentWith({ command: ['echo-agent', '--ask', '{prompt}', '--end'], prompt: 'argument' }, 'printf "%s|" "$@"');
+    expect(await agent.call(await agent.open(), 'two words')).toMatchObject({ kind: 'answered', text: '--ask|SYS\n\ntwo words|--end|' });
+  });
+
+  it('as a file outside the agent directory, appended last; close removes it', async () => {
+    const { agent, scratch } = await agentWith({ command: ['echo-agent'], prompt: 'file' }, 'for f; do :; done; printf "%s:" "$f"; cat "$f"');
+    const c = await agent.open();
+    const r = await agent.call(c, 'from a file');
+    if (r.kind !== 'answered') throw new Error(JSON.stringify(r));
+    const [file, text] = r.text.split(':');
+    expect(text).toBe('SYS\n\nfrom a file');
+    expect(file!.startsWith(`${c.dir}/`)).toBe(false);
+    expect(existsSync(file!)).toBe(true);
+    await agent.close(c);
+    expect(existsSync(file!)).toBe(false);
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('an aborted call ends at once as no answer', async () => {
+    const { agent } = await agentWith({ command: ['echo-agent'] }, 'sleep 30');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const r = await agent.call(await agent.open(), 'p', controller.signal);
+    expect(r).toMatchObject({ kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered' });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

@@ -52,3 +52,13 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
     events,
   };
 }
+
+/**
+ * The agent of a run for headers: results.json names no backend when no agent was created, e.g.
+ * with --backend builtin; the records still say the built-in repairer did the work.
+ */
+export function agentLabel(results: ResultsFile): string | null {
+  const { backend, model } = results.run;
+  if (backend) return model ? `backend ${backend}, model ${model}` : `backend ${backend}`;
+  return results.suggestions.some((r) => r.backend === 'builtin') ? 'built-in repairer only' : null;
+}

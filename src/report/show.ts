@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
 import type { SuggestionRecord } from '../store/results.js';
-import { replayRun, type ReplayedRun } from './run-replay.js';
+import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { renderSummary } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter } from './terminal.js';
 
@@ -34,7 +34,8 @@ export function renderRun(replay: ReplayedRun, dotDir: string): string {
 
 export function runHeader(replay: ReplayedRun, dotDir: string): string[] {
   const { run } = replay.results;
-  const agent = run.backend ? `, backend ${run.backend}${run.model ? `, model ${run.model}` : ''}` : '';
+  const label = agentLabel(replay.results);
+  const agent = label ? `, ${label}` : '';
   const first = `Run ${run.id} (${run.mode}${agent}), started ${run.started}`;
   const lines = [replay.finished ? `${first}, finished ${run.finished}, exit code ${run.exit_code}` : first];
   if (!replay.finished) {

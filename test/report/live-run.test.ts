@@ -145,8 +145,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review page in headless Chromium (needs ${C
       expect(await page.locator(`table.suggestions tr[data-status="${status}"]`).count(), status).toBe(results.run.counts[status]);
     }
     expect(await page.locator('table.suggestions tbody tr').count()).toBe(results.suggestions.length);
-    // A string, because the tests are compiled without the DOM's types.
-    const colour = (status: string) => page.locator(`.totals [data-total="${status}"]`).evaluate('(el) => getComputedStyle(el).backgroundColor');
+    const colour = (status: string) =>
+      page.locator(`.totals [data-total="${status}"]`).evaluate((el) => (globalThis as unknown as PageWindow).getComputedStyle(el).backgroundColor);
     const unreachable = await colour('agent_unreachable');
     for (const other of ['ok', 'repaired', 'failed', 'skipped']) expect(await colour(other)).not.toBe(unreachable);
   });
@@ -189,6 +189,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review page in headless Chromium (needs ${C
     expect(statSync(shot).size).toBeGreaterThan(20_000);
   });
 });
+
+/** What the page's own code may use; the tests are compiled without the DOM's types. */
+type PageWindow = { getComputedStyle(el: unknown): { backgroundColor: string } };
 
 /** The `+` lines of every patch in a folder, in file order, as the page shows them. */
 function addedLines(dir: string): string[] {

@@ -7,6 +7,7 @@ import type { SuggestionStatus } from '../../store/results.js';
 import { SUGGESTION_STATUSES } from '../../store/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
+import { agentLabel } from '../run-replay.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds',
@@ -47,7 +48,7 @@ function header(data: ReviewData): string {
     ['mode', run.mode],
     ['started', run.started],
     ['finished', replay.finished ? (run.finished ?? '') : 'did not finish'],
-    ['backend', run.backend ?? '-'],
+    ['backend', run.backend ?? (agentLabel(replay.results) ?? '-')],
     ['model', run.model ?? '-'],
     ['.discopop', run.dot_discopop],
     ['config', run.config],

@@ -32,19 +32,15 @@ export interface ScriptedAgent extends Agent {
 
 const SCRIPT = fileURLToPath(new URL('./scripted-agent/agent.mjs', import.meta.url));
 
-export async function createScriptedAgent(o: {
-  scratchDir: string;
-  replies: ScriptedReply[];
-  /** false: no session support, so follow-ups replay the conversation in one fresh call. */
-  sessions?: boolean;
-  systemPrompt?: string;
-  agentTimeoutS?: number;
-}): Promise<ScriptedAgent> {
-  if (o.replies.length === 0) throw new Error('createScriptedAgent needs at least one reply');
-  const dir = join(o.scratchDir, 'scripted-agent');
-  await mkdir(dir, { recursive: true });
-  const repliesFile = join(dir, 'replies.json');
-  const stateFile = join(dir, 'state');
+/**
+ * Writes the scripted agent's descriptor and replies under `dir`: the descriptor file is what
+ * `--backend <file>` takes, so a whole CLI run can use the same test double.
+ */
+export async function writeScriptedDescriptor(o: { dir: string; replies: ScriptedReply[]; sessions?: boolean }): Promise<{ descriptorFile: string; stateFile: string }> {
+  if (o.replies.length === 0) throw new Error('the scripted agent needs at least one reply');
+  await mkdir(o.dir, { recursive: true });
+  const repliesFile = join(o.dir, 'replies.json');
+  const stateFile = join(o.dir, 'state');
   await writeFile(repliesFile, JSON.stringify(o.replies));
   const descriptor = {
     name: 'scripted',
@@ -61,8 +57,31 @@ export async function createScriptedAgent(o: {
       usage: { inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', costUsd: 'total_cost_usd' },
     },
   };
-  const descriptorFile = join(dir, 'scripted.json');
+  const descriptorFile = join(o.dir, 'scripted.json');
   await writeFile(descriptorFile, JSON.stringify(descriptor, null, 2));
+  return { descriptorFile, stateFile };
+}
+
+/** Every call the scripted agent received so far, from its state file's log. */
+export async function scriptedCalls(stateFile: string): Promise<ScriptedCall[]> {
+  const log = `${stateFile}.log`;
+  if (!existsSync(log)) return [];
+  const text = await readFile(log, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ScriptedCall);
+}
+
+export async function createScriptedAgent(o: {
+  scratchDir: string;
+  replies: ScriptedReply[];
+  /** false: no session support, so follow-ups replay the conversation in one fresh call. */
+  sessions?: boolean;
+  systemPrompt?: string;
+  agentTimeoutS?: number;
+}): Promise<ScriptedAgent> {
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: join(o.scratchDir, 'scripted-agent'), replies: o.replies, sessions: o.sessions });
   const { agent } = await createAgent({
     settings: {
       backend: descriptorFile,
@@ -77,14 +96,6 @@ export async function createScriptedAgent(o: {
   });
   if (!agent) throw new Error('createAgent returned no agent for the scripted descriptor');
   return Object.assign(agent, {
-    async calls(): Promise<ScriptedCall[]> {
-      const log = `${stateFile}.log`;
-      if (!existsSync(log)) return [];
-      const text = await readFile(log, 'utf8');
-      return text
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as ScriptedCall);
-    },
+    calls: () => scriptedCalls(stateFile),
   });
 }

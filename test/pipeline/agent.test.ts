@@ -1,0 +1,105 @@
+// The agent tier end to end through the built CLI: the scripted agent (a descriptor over a small
+// script, run by the same runner and parser as claude) answers the demo's broken suggestions, with
+// real gcc verifying; the budget rules are checked on what results.json and the agent saw.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/process.js';
+import { ResultsFileSchema, type ResultsFile, type SuggestionRecord } from '../../src/store/results.js';
+import { useFixture } from '../helpers/fixture.js';
+import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
+
+const CLI = path.resolve('dist/cli.js');
+
+async function cli(dotDir: string, args: string[]) {
+  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
+  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
+  return outcome;
+}
+
+function results(dotDir: string): ResultsFile {
+  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+}
+
+function record(file: ResultsFile, id: string): SuggestionRecord {
+  return file.suggestions.find((s) => s.id === id)!;
+}
+
+/** The built-in repairer's verified patch for each suggestion, as an agent would answer for `root`. */
+async function correctAnswers(root: string, ids: string[]): Promise<Record<string, string>> {
+  const reference = useFixture('demo');
+  const run = await cli(reference.dotDir, ['--backend', 'builtin', '-s', ids.join(',')]);
+  expect(run.exitCode, run.stdout).toBe(0);
+  const answers: Record<string, string> = {};
+  for (const id of ids) {
+    const dir = path.join(reference.dotDir, 'patch_generator', id);
+    const diffs = readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, root));
+    answers[id] = `Here is the corrected patch set.\n\n${diffs.map((diff) => `\`\`\`diff\n${diff}\`\`\``).join('\n\n')}\n`;
+  }
+  return answers;
+}
+
+async function agentRun(dotDir: string, replies: ScriptedReply[], args: string[]) {
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies });
+  const run = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', ...args]);
+  return { run, calls: await scriptedCalls(stateFile) };
+}
+
+describe('the agent tier through the CLI', () => {
+  it('repairs with follow-ups, repeats unanswered calls in place and counts them apart', async () => {
+    const { root, dotDir } = useFixture('demo');
+    const fix = await correctAnswers(root, ['3', '5']);
+    const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }, 'I would remove acc from the private clause.', fix['3']!, fix['5']!], ['-s', '3,5']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+
+    const file = results(dotDir);
+    expect(record(file, '3')).toMatchObject({ status: 'repaired', attempts: 3, unanswered: 1, accepted_attempt: 3, backend: 'scripted', changed_files: ['5'] });
+    expect(record(file, '5')).toMatchObject({ status: 'repaired', attempts: 1, unanswered: 0, accepted_attempt: 1 });
+    expect(file.suggestions.every((s) => s.builtin.tries === 0)).toBe(true);
+
+    // The unanswered call was repeated as a fresh call; the rejected answer got a follow-up in the same conversation.
+    expect(calls.map((c) => c.resumed === null)).toEqual([true, true, false, true]);
+    expect(calls[2]!.prompt).toContain('"extraction" check');
+    expect(calls[2]!.prompt).not.toContain('## Generated patch set');
+    // The agent ran in an empty directory of the run's own, gone afterwards, never in the project.
+    for (const call of calls) {
+      expect(call.cwd.startsWith(root)).toBe(false);
+      expect(existsSync(call.cwd)).toBe(false);
+    }
+    const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '2', 'verdict.json'), 'utf8'));
+    expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'extraction' });
+  });
+
+  it('stops every agent call after a fatal error, skips the rest and exits 4', async () => {
+    const { dotDir } = useFixture('demo');
+    const { run, calls } = await agentRun(dotDir, [{ fatal: 'auth' }], ['-s', '3,5']);
+    expect(run.exitCode).toBe(4);
+    expect(calls).toHaveLength(1);
+    const file = results(dotDir);
+    expect(record(file, '3')).toMatchObject({ status: 'skipped', attempts: 1, unanswered: 1 });
+    expect(record(file, '5')).toMatchObject({ status: 'skipped', attempts: 0 });
+    expect(record(file, '5').reason).toMatch(/auth/);
+  });
+
+  it('stops asking an endpoint that stayed unreachable for three suggestions in a row', async () => {
+    const { dotDir } = useFixture('demo');
+    const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }], ['--agent-error-retries', '1']);
+    expect(run.exitCode).toBe(1);
+    expect(calls).toHaveLength(6);
+    const file = results(dotDir);
+    const unreachable = file.suggestions.filter((s) => s.status === 'agent_unreachable');
+    expect(unreachable.map((s) => s.attempts)).toEqual([2, 2, 2, 0, 0, 0]);
+    expect(file.run.endpoint_down).toBe(true);
+    expect(run.stdout).toContain('Agent unreachable: 6 (no answer; not a failed repair)');
+    expect(run.stdout).toMatch(/endpoint looked down/);
+  });
+});
+
+it('--max-repairs stops after that many repairs and skips the rest without failing the run', async () => {
+  const { dotDir } = useFixture('demo');
+  const run = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '2']);
+  expect(run.exitCode, run.stdout).toBe(0);
+  const file = results(dotDir);
+  expect(file.run.counts).toMatchObject({ repaired: 2, skipped: 5 });
+  expect(file.suggestions.filter((s) => s.reason?.startsWith('--max-repairs'))).toHaveLength(4);
+});

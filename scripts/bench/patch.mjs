@@ -73,4 +73,12 @@ export default async function bench(args) {
   console.log(`  engine (parse + apply): ${engineMs.toFixed(2)} ms, ${engineFast.toFixed(2)} ms`);
   console.log(`  jsdiff applyPatch:      ${jsdiffMs.toFixed(2)} ms, ${jsdiffFast.toFixed(2)} ms`);
   console.log(`  ratio ${(engineMs / jsdiffMs).toFixed(2)}, ${(engineFast / jsdiffFast).toFixed(2)} (target ≤ 2.00); identical results: ${same}`);
+
+  // The slow path: every hunk carries a made-up context line, so each one goes through the whole
+  // fuzzy ladder including the one-line-gap shapes. No target; it shows what a bad answer costs.
+  const spoiled = large.patch.split('\n').flatMap((line) => (line.startsWith('+') && line.includes('#pragma') ? ['     /* made up */', line] : [line])).join('\n');
+  const fuzzyStarted = performance.now();
+  const fuzzy = engine.applyFilePatch(large.source, engine.parsePatches(spoiled).patches[0]);
+  const fuzzyMs = performance.now() - fuzzyStarted;
+  console.log(`  engine, same patch with a made-up line in every hunk: ${fuzzyMs.toFixed(0)} ms (${fuzzy.hunks.filter((hunk) => hunk.status === 'fuzzy').length} hunks fuzzy, result ${fuzzy.result === engineResult ? 'identical' : 'DIFFERENT'})`);
 }

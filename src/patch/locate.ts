@@ -3,7 +3,7 @@
 // guessed between, and a hunk that inserts a directive must keep the line after it intact.
 import { isOmpPragma } from './openmp.js';
 import type { Hunk, HunkStatus, ScoreParts } from './model.js';
-import { compareLines, squeeze, type LineMatch } from './similarity.js';
+import { compareLines, lineForms, squeeze, type LineForms, type LineMatch } from './similarity.js';
 
 /** Weights of the score; a hunk whose lines all match exactly scores 1.0. */
 const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mismatch: 0 };
@@ -17,12 +17,37 @@ export const FUZZY_MARGIN = 0.1;
 /** The file's lines; their whitespace-free forms are computed only when a hunk needs tolerant matching. */
 export class FileView {
   private squeezedCache: readonly string[] | null = null;
+  private positionsCache: Map<string, number[]> | null = null;
+  private formsCache = new Map<number, LineForms>();
 
   constructor(readonly lines: readonly string[]) {}
+
+  forms(index: number): LineForms {
+    let forms = this.formsCache.get(index);
+    if (forms === undefined) {
+      forms = lineForms(this.lines[index]!);
+      this.formsCache.set(index, forms);
+    }
+    return forms;
+  }
 
   get squeezed(): readonly string[] {
     this.squeezedCache ??= this.lines.map(squeeze);
     return this.squeezedCache;
+  }
+
+  /** Where each whitespace-free line occurs, so fuzzy matching visits only places sharing lines with a hunk. */
+  get positions(): Map<string, number[]> {
+    if (this.positionsCache === null) {
+      const positions = new Map<string, number[]>();
+      this.squeezed.forEach((line, index) => {
+        const list = positions.get(line);
+        if (list === undefined) positions.set(line, [index]);
+        else list.push(index);
+      });
+      this.positionsCache = positions;
+    }
+    return this.positionsCache;
   }
 }
 
@@ -166,38 +191,58 @@ interface Scored {
  */
 type Shape = { kind: 'straight' } | { kind: 'skipPatchLine'; at: number } | { kind: 'skipFileLineBefore'; at: number };
 
-function alignmentOf(shape: Shape, start: number, length: number): (number | null)[] {
-  return Array.from({ length }, (_, index) => {
-    if (shape.kind === 'skipPatchLine') return index < shape.at ? start + index : index === shape.at ? null : start + index - 1;
-    if (shape.kind === 'skipFileLineBefore') return index < shape.at ? start + index : start + index + 1;
-    return start + index;
-  });
+/** The file line old-side line `index` is compared with, or null for a line the hunk made up. */
+function fileLineFor(shape: Shape, start: number, index: number): number | null {
+  if (shape.kind === 'skipPatchLine') return index < shape.at ? start + index : index === shape.at ? null : start + index - 1;
+  if (shape.kind === 'skipFileLineBefore') return index < shape.at ? start + index : start + index + 1;
+  return start + index;
+}
+
+/** The inverse of fileLineFor: where a match starts if old-side line `index` is file line `line`. */
+function startFor(shape: Shape, index: number, line: number): number | null {
+  if (shape.kind === 'skipPatchLine') return index < shape.at ? line - index : index === shape.at ? null : line - index + 1;
+  if (shape.kind === 'skipFileLineBefore') return index < shape.at ? line - index : line - index - 1;
+  return line - index;
 }
 
 function spanOf(shape: Shape, length: number): number {
   return shape.kind === 'skipPatchLine' ? length - 1 : shape.kind === 'skipFileLineBefore' ? length + 1 : length;
 }
 
-function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: readonly string[], anchored: Set<number>, start: number, shape: Shape): Scored | null {
-  const alignment = alignmentOf(shape, start, expected.length);
+/**
+ * Scores one placement. Places that cannot reach the gate are dropped before any edit distance is
+ * computed (a line can only be near when its identifiers agree); with `onlyValid`, so are places
+ * where a removed or anchored line does not match.
+ */
+function scoreAt(file: FileView, expected: readonly LineForms[], anchored: Set<number>, start: number, shape: Shape, onlyValid: boolean): Scored | null {
   // A skipped line counts as one that does not match, so a shaped match never scores 1.0.
   const lines = expected.length + (shape.kind === 'skipFileLineBefore' ? 1 : 0);
-  // Cheap pre-check: a place needs enough whitespace-equal lines to reach the gate at all.
   const squeezed = file.squeezed;
   let looseCount = 0;
+  let maybeNear = 0;
   for (let index = 0; index < expected.length; index++) {
-    const line = alignment[index];
-    if (line !== null && squeezed[line!] === squeezedExpected[index]) looseCount++;
+    const line = fileLineFor(shape, start, index);
+    if (line === null) {
+      if (onlyValid && anchored.has(index)) return null;
+    } else if (squeezed[line] === expected[index]!.squeezed) {
+      looseCount++;
+    } else if (onlyValid && anchored.has(index)) {
+      return null;
+    } else if (file.forms(line).identifiers === expected[index]!.identifiers) {
+      maybeNear++;
+    }
   }
-  const reachable = (looseCount + 0.5 * (expected.length - looseCount)) / lines;
+  const reachable = (looseCount + 0.5 * maybeNear) / lines;
   if (reachable < FUZZY_GATE || looseCount < Math.min(2, expected.length)) return null;
   const parts: ScoreParts = { score: 0, exact: 0, loose: 0, near: 0, mismatch: lines - expected.length, lines };
   const levels: LineMatch[] = [];
+  const alignment: (number | null)[] = [];
   let valid = true;
   let weighted = 0;
   for (let index = 0; index < expected.length; index++) {
-    const line = alignment[index];
-    const level = line === null || line === undefined ? 'mismatch' : compareLines(expected[index]!, file.lines[line]!, squeezedExpected[index]!, squeezed[line]!);
+    const line = fileLineFor(shape, start, index);
+    alignment.push(line);
+    const level = line === null ? 'mismatch' : compareLines(expected[index]!, file.forms(line));
     levels.push(level);
     parts[level]++;
     weighted += WEIGHT[level];
@@ -207,13 +252,25 @@ function scoreAt(file: FileView, expected: readonly string[], squeezedExpected: 
   return { start, parts, levels, alignment, valid: valid && parts.score >= FUZZY_GATE };
 }
 
-function scoreEverywhere(request: LocateRequest, squeezedExpected: readonly string[], anchored: Set<number>, shapes: readonly Shape[]): Scored[] {
-  const { file, expected, minStart } = request;
+/** Scores every place that shares at least two whitespace-equal lines with the hunk; others cannot pass the gate. */
+function scoreEverywhere(request: LocateRequest, expected: readonly LineForms[], anchored: Set<number>, shapes: readonly Shape[], onlyValid: boolean): Scored[] {
+  const { file, minStart } = request;
   const scored: Scored[] = [];
   for (const shape of shapes) {
     const span = spanOf(shape, expected.length);
-    for (let start = minStart; start + span <= file.lines.length; start++) {
-      const result = scoreAt(file, expected, squeezedExpected, anchored, start, shape);
+    const shared = new Map<number, number>();
+    expected.forEach((line, index) => {
+      for (const position of file.positions.get(line.squeezed) ?? []) {
+        const start = startFor(shape, index, position);
+        if (start !== null) shared.set(start, (shared.get(start) ?? 0) + 1);
+      }
+    });
+    const starts = [...shared.entries()]
+      .filter(([start, count]) => count >= Math.min(2, expected.length) && start >= minStart && start + span <= file.lines.length)
+      .map(([start]) => start)
+      .sort((a, b) => a - b);
+    for (const start of starts) {
+      const result = scoreAt(file, expected, anchored, start, shape, onlyValid);
       if (result !== null) scored.push(result);
     }
   }
@@ -230,9 +287,10 @@ function gapShapes(expected: readonly string[], anchored: Set<number>): Shape[] 
 
 function locateFuzzy(request: LocateRequest, expected: readonly string[], replacement: readonly string[]): Located {
   const { file, hunk, declared, minStart } = request;
-  const squeezedExpected = expected.map(squeeze);
+  const forms = expected.map(lineForms);
   const anchored = anchoredLines(hunk);
-  const scored = scoreEverywhere(request, squeezedExpected, anchored, [{ kind: 'straight' }]);
+  // Invalid straight places are kept: the best of them is what a failure report shows.
+  const scored = scoreEverywhere(request, forms, anchored, [{ kind: 'straight' }], false);
   const squeezedReplacement = replacement.map(squeeze);
   const appliedLoosely: number[] = [];
   for (let start = minStart; start + replacement.length <= file.lines.length; start++) {
@@ -250,10 +308,10 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
   const valid = scored.filter((entry) => entry.valid);
   if (valid.length > 0) return pick(valid, declared, 'matches approximately');
   // Only when no straight placement works: a context line left out or made up inside the hunk.
-  const shaped = scoreEverywhere(request, squeezedExpected, anchored, gapShapes(expected, anchored));
+  const shaped = scoreEverywhere(request, forms, anchored, gapShapes(expected, anchored), true);
   const validShaped = shaped.filter((entry) => entry.valid);
   if (validShaped.length > 0) return pick(validShaped, declared, 'matches approximately with one context line missing or extra');
-  const best = [...scored, ...shaped].reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
+  const best = scored.reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
   return {
     status: 'failed',
     start: best?.start ?? null,

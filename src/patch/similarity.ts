@@ -15,14 +15,25 @@ const NEAR_SIMILARITY = 0.7;
  * `x3[i] = y3[i]` and `x17[i] = y17[i]` are similar text but different statements, and treating
  * them as near would pull a hunk towards a look-alike loop elsewhere in the file.
  */
-export function compareLines(patchLine: string, fileLine: string, squeezedPatch: string, squeezedFile: string): LineMatch {
-  if (patchLine === fileLine) return 'exact';
-  if (squeezedPatch === squeezedFile) return 'loose';
-  if (identifiers(patchLine) !== identifiers(fileLine)) return 'mismatch';
-  return similarity(squeezedPatch, squeezedFile) >= NEAR_SIMILARITY ? 'near' : 'mismatch';
+export function compareLines(patch: LineForms, file: LineForms): LineMatch {
+  if (patch.text === file.text) return 'exact';
+  if (patch.squeezed === file.squeezed) return 'loose';
+  if (patch.identifiers !== file.identifiers) return 'mismatch';
+  return similarity(patch.squeezed, file.squeezed) >= NEAR_SIMILARITY ? 'near' : 'mismatch';
 }
 
-function identifiers(line: string): string {
+/** A line with the forms the comparison needs, computed once per line. */
+export interface LineForms {
+  text: string;
+  squeezed: string;
+  identifiers: string;
+}
+
+export function lineForms(text: string): LineForms {
+  return { text, squeezed: squeeze(text), identifiers: identifiers(text) };
+}
+
+export function identifiers(line: string): string {
   return (line.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).join(' ');
 }
 

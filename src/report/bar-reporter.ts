@@ -11,6 +11,7 @@ import type { OutputStream } from './terminal.js';
 type Bar = cliProgress.SingleBar;
 
 const ERASE_LINE = '\x1b[2K';
+const SHOW_CURSOR = '\x1b[?25h';
 
 export function createBarReporter(stream: OutputStream): Reporter {
   const tracker = new ProgressTracker();
@@ -18,7 +19,10 @@ export function createBarReporter(stream: OutputStream): Reporter {
   let discoveryBar: Bar | null = null;
   let repairBar: Bar | null = null;
 
+  // A second Ctrl-C ends the process at once (pipeline.ts); the terminal must not keep a hidden cursor.
+  const onExit = () => stream.write(SHOW_CURSOR);
   const start = () => {
+    if (!bars) process.once('exit', onExit);
     bars ??= new cliProgress.MultiBar(
       {
         stream,
@@ -48,6 +52,7 @@ export function createBarReporter(stream: OutputStream): Reporter {
     // stop() renders the bars one last time but does not flush lines still waiting in the log buffer.
     bars.update();
     bars.stop();
+    process.off('exit', onExit);
     bars = discoveryBar = repairBar = null;
   };
   const redraw = () => {

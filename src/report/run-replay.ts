@@ -38,6 +38,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
     else if (event.type === 'suggestion-finished') records.set(event.record.id, event.record);
     else if (event.type === 'run-finished') finishedRun = event.run;
   }
+  if (events.length === 0) throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
   if (!started) throw new UsageError(`${o.source}: line 1: no run-started event; this is not the log of a patch-repair run`);
   // Suggestions whose discovery never started are not known; those that finished are listed anyway.
   const order = considered ?? [...records.keys()];

@@ -58,7 +58,7 @@ export function renderSuggestion(v: SuggestionView): string {
   const lines = runHeader(v.replay, v.dotDir);
   if (!record && !v.replay.unfinished.includes(v.id)) {
     const known = [...v.replay.results.suggestions.map((r) => r.id), ...v.replay.unfinished];
-    throw new UsageError(`suggestion ${v.id}: not considered by the last run (it considered ${known.join(', ') || 'none'})`);
+    throw new UsageError(`${eventLogPath(v.dotDir)}: suggestion ${v.id}: not considered by this run (it considered ${known.join(', ') || 'none'})`);
   }
   lines.push('');
   lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);

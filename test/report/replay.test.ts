@@ -66,6 +66,11 @@ describe('a killed run', () => {
     expect(stream.text.trimEnd().split('\n').at(-1)).toBe('Not finished: c (the run ended before their results were recorded)');
   });
 
+  it('says so when the log holds no complete line', async () => {
+    const dotDir = dotDirWithLog('{"t":"2026-01-01T00:00:00.000Z","type":"run-sta');
+    await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(/progress\.jsonl: holds no complete event: the run was stopped as it began$/);
+  });
+
   it('refuses a log without the start of a run, naming the file', async () => {
     const dotDir = dotDirWithLog(jsonl(EVENTS.slice(1, 4)));
     await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(UsageError);

@@ -49,10 +49,14 @@ describe('on an interactive terminal', () => {
 
   it('keeps a building and a repairing bar below the lines, with the current attempt and unanswered calls', () => {
     const stream = new FakeTerminal({ tty: true });
+    const exitHooks = process.listenerCount('exit');
     const upToSecondAnswer = EVENTS.findIndex((e) => e.type === 'call-started' && e.attempt === 4);
     const reporter = play(EVENTS.slice(0, upToSecondAnswer + 1), stream);
     const screen = renderScreen(stream.text).filter((line) => line !== '');
+    // While the cursor is hidden, a process exit that skips close() still shows it again.
+    expect(process.listenerCount('exit')).toBe(exitHooks + 1);
     reporter.close();
+    expect(process.listenerCount('exit')).toBe(exitHooks);
 
     expect(screen.slice(-2)).toEqual([
       expect.stringMatching(/^Building +[█░]+ 3\/3 \| failing 2 \| done$/),

@@ -60,7 +60,7 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
   });
 
   const failed = reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
-  const alreadyApplied = !failed && reports.every((report) => report.status === 'already-applied');
+  const alreadyApplied = !failed && reports.length > 0 && reports.every((report) => report.status === 'already-applied');
   const ok = !failed && !alreadyApplied && reports.length > 0;
   return {
     fileId: null,

@@ -27,7 +27,7 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const onTop = patched?.ok ? applyAll(withDefaults(patched.contents, o.sources), o.candidate) : null;
   if (onTop?.ok) return { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports };
 
-  if (onTop !== null && onTop.reports.every((report) => report.alreadyApplied)) {
+  if (onTop !== null && onTop.reports.length > 0 && onTop.reports.every((report) => report.alreadyApplied)) {
     return {
       ok: false,
       verdict: 'already-applied',
@@ -35,9 +35,20 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
       text: 'The patch is already contained in the generated patch: applied on top of it, it changes nothing. Change what the build error points at.',
     };
   }
+  // Explain the reading that got further: an answer written against the patched file fails
+  // confusingly on the unpatched one.
+  if (onTop !== null && appliedHunks(onTop.reports) > appliedHunks(direct.reports)) {
+    const text = `Read as a change on top of the generated patch (it does not apply to the unpatched source either):\n${renderApplyFailure(onTop.reports)}`;
+    return { ok: false, verdict: 'failed', reports: onTop.reports, text };
+  }
   const text = renderApplyFailure(direct.reports);
   const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
-  return { ok: false, verdict: direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed', reports: direct.reports, text: text + note };
+  const verdict = direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
+  return { ok: false, verdict, reports: direct.reports, text: text + note };
+}
+
+function appliedHunks(reports: readonly FileApplyReport[]): number {
+  return reports.reduce((sum, report) => sum + report.hunks.filter((hunk) => hunk.status === 'exact' || hunk.status === 'offset' || hunk.status === 'fuzzy').length, 0);
 }
 
 function withDefaults(changed: Map<string, string>, sources: Map<string, string>): Map<string, string> {

@@ -185,3 +185,28 @@ describe('applyPatchSet', () => {
     }
   });
 });
+
+describe('degenerate input', () => {
+  it('an empty candidate is a failure, not "already applied"', () => {
+    const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map() });
+    expect(outcome).toMatchObject({ ok: false, verdict: 'failed' });
+    expect(applyFilePatch(MAIN_C, { oldPath: 'k.c', newPath: 'k.c', hunks: [] })).toMatchObject({ ok: false, alreadyApplied: false });
+  });
+});
+
+describe('failure text for an answer written on top of the generated patch', () => {
+  it('explains the on-top reading when it got further than the unpatched one', () => {
+    const changed = '    #pragma omp parallel for shared(a,b) reduction(+:sum) ';
+    const candidate = [
+      '--- a/src/main.c', '+++ b/src/main.c',
+      '@@ -8,7 +8,7 @@', '         a[i] = i * 0.5;', '         b[i] = i * 2.0;', '     }', `-${REDUCTION_PRAGMA}`, `+${changed}`, '     for (i = 0; i < N; i++) {', '         sum += a[i] * b[i];', '     }',
+      '@@ -15,2 +15,2 @@', '-    return 1;', '+    return 2;', '',
+    ].join('\n');
+    const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map([['1', patchOf(candidate)]]) });
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(outcome.text.split('\n')[0]).toBe('Read as a change on top of the generated patch (it does not apply to the unpatched source either):');
+      expect(outcome.reports[0]!.hunks.map((hunk) => hunk.status)).toEqual(['exact', 'failed']);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
 import type { SuggestionRecord } from '../store/results.js';
+import { candidateOf } from './candidate.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { renderSummary } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter } from './terminal.js';
@@ -68,14 +69,11 @@ export function renderSuggestion(v: SuggestionView): string {
   if (v.attempts.length === 0) lines.push('No repair attempts were recorded.');
   else lines.push('Attempts:', ...v.attempts.flatMap(attemptLines));
 
-  const accepted = v.attempts.find((a) => a.verdict?.outcome === 'accepted');
-  const shown = accepted ?? lastCandidate(v.attempts);
+  const shown = candidateOf(v.attempts);
   if (shown) {
-    const patches = shown.canonical.size > 0 ? shown.canonical : shown.extracted;
-    const kind = shown.canonical.size > 0 ? 'canonical' : 'extracted';
-    const dir = join(attemptsDir(v.dotDir), v.id, String(shown.attempt), kind);
-    lines.push('', accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
-    for (const text of patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
+    const dir = join(attemptsDir(v.dotDir), v.id, String(shown.attempt), shown.kind);
+    lines.push('', shown.accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
+    for (const text of shown.patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
   }
   return lines.join('\n');
 }
@@ -108,9 +106,4 @@ function attemptLines(a: StoredAttempt): string[] {
 
 function indent(text: string | null): string[] {
   return text ? text.replace(/\n+$/, '').split('\n').map((line) => `       ${line}`) : [];
-}
-
-/** The last try that produced a patch, for a suggestion no try repaired. */
-function lastCandidate(attempts: StoredAttempt[]): StoredAttempt | undefined {
-  return attempts.filter((a) => a.canonical.size > 0 || a.extracted.size > 0).at(-1);
 }

@@ -1,0 +1,27 @@
+// The patch set to put beside the generated one: the accepted try's, else the last rejected one.
+import type { StoredAttempt } from '../store/index.js';
+
+export interface Candidate {
+  attempt: number;
+  accepted: boolean;
+  /** attempts/<id>/<n>/<kind>/: canonical when the try got that far, else what was extracted. */
+  kind: 'canonical' | 'extracted';
+  patches: Map<string, string>;
+  /** Why it was rejected: the check and its reason. */
+  reason: string | null;
+}
+
+export function candidateOf(attempts: StoredAttempt[]): Candidate | null {
+  const accepted = attempts.find((a) => a.verdict?.outcome === 'accepted');
+  const chosen = accepted ?? attempts.filter((a) => a.canonical.size > 0 || a.extracted.size > 0).at(-1);
+  if (!chosen) return null;
+  const kind = chosen.canonical.size > 0 ? 'canonical' : 'extracted';
+  const v = chosen.verdict;
+  return {
+    attempt: chosen.attempt,
+    accepted: chosen === accepted,
+    kind,
+    patches: kind === 'canonical' ? chosen.canonical : chosen.extracted,
+    reason: v && !accepted ? `${v.rejected_by ? `rejected by ${v.rejected_by}` : v.outcome}${v.reason ? `: ${v.reason}` : ''}` : null,
+  };
+}

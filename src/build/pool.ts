@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Emit } from '../store/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import { faultPoint } from '../fault.js';
 import { applyPatchSet } from './apply.js';
 import { runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
@@ -224,8 +225,10 @@ export class BuildPool {
         return patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot, durationMs: Date.now() - started });
       }
       await worker.workspace.markChanged(applied.changed);
+      faultPoint('build.after-patch');
       const timeoutMs = remaining();
       const outcome = await runCompileScript({ dp, workspaceRoot, threads, timeoutMs, signal });
+      faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output) });
     } finally {

@@ -2,6 +2,7 @@
 // kept → (--strict) → builds. The first failure rejects the candidate, and its reason is what the
 // model is told next. Verification only reads the task and writes below the scratch folder; it
 // never writes into patch_generator/.
+import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
 import type { CheckName } from '../store/events.js';
@@ -55,6 +56,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   const state: Progress = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null };
   const run = <T>(check: CheckName, outcome: CheckOutcome<T>): outcome is { ok: true; value: T } => {
     state.checks.push({ check, passed: outcome.ok, reason: outcome.ok ? null : outcome.reason });
+    faultPoint(`verify.after-${check}`);
     return outcome.ok;
   };
   const rejected = (): Verdict => {

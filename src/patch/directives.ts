@@ -48,7 +48,7 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
     const directive = parseDirective(text);
     index = end;
     if (directive === null) continue;
-    const targetIndex = targetAfter(texts, end + 1);
+    const targetIndex = targetAfter(texts, end + 1, isLoopConstruct(directive.construct));
     found.push({
       directive,
       text: text.trim(),
@@ -60,8 +60,24 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
   return found;
 }
 
-/** First statement at or after `from`: blank lines, comments and stacked directives are skipped. */
-function targetAfter(lines: readonly string[], from: number): number | null {
+const LOOP_WORDS = new Set(['for', 'do', 'simd', 'loop', 'taskloop', 'distribute']);
+
+function isLoopConstruct(construct: string): boolean {
+  return construct.split(/\s+/).some((word) => LOOP_WORDS.has(word));
+}
+
+/**
+ * A line that only opens the statement holding a loop (`if (c)`, `else`, a label, a lone `{`): a
+ * loop directive above it belongs to the loop below it (design.md, Directive identity), so moving
+ * the directive onto that loop keeps it.
+ */
+const LOOP_WRAPPER = /^(?:(?:else\s+)?if\s*\(.*\)|else|(?!default\b)[A-Za-z_]\w*\s*:(?!:)|\{)$/;
+
+/**
+ * First statement at or after `from`: blank lines, comments and stacked directives are skipped; for
+ * a loop directive, lines that only open the statement around its loop are skipped too.
+ */
+function targetAfter(lines: readonly string[], from: number, loop = false): number | null {
   let inBlockComment = false;
   for (let index = from; index < lines.length; index++) {
     const line = lines[index]!.trim();
@@ -76,6 +92,7 @@ function targetAfter(lines: readonly string[], from: number): number | null {
       else return index;
       continue;
     }
+    if (loop && LOOP_WRAPPER.test(line)) continue;
     return index;
   }
   return null;
@@ -153,38 +170,49 @@ function keyed(directive: Directive): ClauseKey[] {
   return directive.clauses.map((clause) => ({ key: clause.modifier === undefined ? clause.name : `${clause.name}(${clause.modifier}:)`, clause }));
 }
 
+/**
+ * How the candidate's clauses differ from the generated ones, said once per fact: a clause spelled
+ * differently with the same list is renamed; a removed or added clause is named with its list;
+ * a variable is moved when it shows up in a clause that did not hold it before, and only
+ * otherwise removed or added.
+ */
 function clauseChanges(generated: PlacedDirective, candidate: PlacedDirective, file: string): ClauseChange[] {
   const changes: ClauseChange[] = [];
   const directive = generated.text;
   const before = keyed(generated.directive);
   const after = keyed(candidate.directive);
-  const varsIn = (list: ClauseKey[], key: string) => new Set(list.filter((entry) => entry.key === key).flatMap((entry) => entry.clause.vars ?? []));
-  const keyOf = (list: ClauseKey[], variable: string) => list.find((entry) => entry.clause.vars?.includes(variable))?.key;
+  const sameClause = (a: ClauseKey, b: ClauseKey) => a.key === b.key && (a.clause.vars !== undefined || a.clause.args === b.clause.args);
+  let removed = before.filter((entry) => !after.some((other) => sameClause(entry, other)));
+  let added = after.filter((entry) => !before.some((other) => sameClause(entry, other)));
+  const renamedTo = new Map<string, string>();
 
-  for (const { key, clause } of before) {
-    if (!after.some((entry) => entry.key === key && (entry.clause.vars !== undefined || entry.clause.args === clause.args))) {
-      changes.push({ file, directive, kind: 'clause-removed', clause: key, from: renderArgs(clause) });
-    }
+  for (const gone of [...removed]) {
+    const renamed = added.find((entry) => entry.clause.modifier === gone.clause.modifier && entry.clause.args === gone.clause.args);
+    if (!renamed) continue;
+    changes.push({ file, directive, kind: 'clause-renamed', from: renderArgs(gone.clause), to: renderArgs(renamed.clause) });
+    renamedTo.set(gone.key, renamed.key);
+    removed = removed.filter((entry) => entry !== gone);
+    added = added.filter((entry) => entry !== renamed);
   }
-  for (const { key, clause } of after) {
-    if (!before.some((entry) => entry.key === key && (entry.clause.vars !== undefined || entry.clause.args === clause.args))) {
-      changes.push({ file, directive, kind: 'clause-added', clause: key, to: renderArgs(clause) });
+  for (const { key, clause } of removed) changes.push({ file, directive, kind: 'clause-removed', clause: key, from: renderArgs(clause) });
+  for (const { key, clause } of added) changes.push({ file, directive, kind: 'clause-added', clause: key, to: renderArgs(clause) });
+
+  const holders = (list: ClauseKey[], variable: string) => new Set(list.filter((entry) => entry.clause.vars?.includes(variable)).map((entry) => entry.key));
+  const variables = new Set([...before, ...after].flatMap((entry) => entry.clause.vars ?? []));
+  for (const variable of variables) {
+    const was = holders(before, variable);
+    const is = holders(after, variable);
+    const left = [...was].filter((key) => !is.has(key) && !is.has(renamedTo.get(key) ?? ''));
+    const joined = [...is].filter((key) => !was.has(key) && ![...renamedTo].some(([from, to]) => to === key && was.has(from)));
+    const wholeClauseGone = (key: string) => removed.some((entry) => entry.key === key);
+    const wholeClauseNew = (key: string) => added.some((entry) => entry.key === key);
+    for (const [index, from] of left.entries()) {
+      const to = joined[index];
+      if (to !== undefined) changes.push({ file, directive, kind: 'variable-moved', variable, from, to });
+      else if (!wholeClauseGone(from)) changes.push({ file, directive, kind: 'variable-removed', clause: from, variable });
     }
-  }
-  const beforeKeys = [...new Set(before.map((entry) => entry.key))];
-  for (const key of beforeKeys) {
-    for (const variable of varsIn(before, key)) {
-      if (varsIn(after, key).has(variable)) continue;
-      const now = keyOf(after, variable);
-      changes.push(now === undefined
-        ? { file, directive, kind: 'variable-removed', clause: key, variable }
-        : { file, directive, kind: 'variable-moved', variable, from: key, to: now });
-    }
-  }
-  for (const key of new Set(after.map((entry) => entry.key))) {
-    for (const variable of varsIn(after, key)) {
-      if (varsIn(before, key).has(variable) || keyOf(before, variable) !== undefined) continue;
-      changes.push({ file, directive, kind: 'variable-added', clause: key, variable });
+    for (const to of joined.slice(left.length)) {
+      if (!wholeClauseNew(to)) changes.push({ file, directive, kind: 'variable-added', clause: to, variable });
     }
   }
   if (generated.below !== candidate.below) {

@@ -62,9 +62,11 @@ function describeChange(change: SuggestionRecord['clause_changes'][number]): str
     case 'variable-added':
       return `+${change.variable} to ${change.clause}`;
     case 'clause-removed':
-      return `-${change.clause}`;
+      return `-${change.from}`;
     case 'clause-added':
-      return `+${change.clause}`;
+      return `+${change.to}`;
+    case 'clause-renamed':
+      return `${change.from} → ${change.to}`;
     case 'construct-changed':
       return `construct ${change.from} → ${change.to}`;
     case 'directive-moved':

@@ -109,12 +109,9 @@ describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s',
       expect(added).toEqual(expectedLoops(original, fixture.spec));
     });
 
-    // design.md ("Directive identity") makes a loop directive's target its loop, so moving it from
-    // the `if`/block/label that leads into the loop onto the loop is a repair. checkDirectivesKept
-    // (src/patch/directives.ts) still takes the first statement as the target and rejects that
-    // move; `fails` flags the disagreement until the check follows the design.
-    const placement = fixture.spec.class === 'directive-not-before-loop';
-    (placement ? it.fails : it)('passes the directives-kept check (same construct above the same target)', () => {
+    // design.md ("Directive identity"): a loop directive's target is its loop, so moving it from the
+    // `if`/block/label that leads into the loop onto the loop keeps it.
+    it('passes the directives-kept check (same construct above the same target)', () => {
       const run = runs.get(name)!;
       const verdict = checkDirectivesKept({
         original: run.prepared.task.sources.get('1')!,

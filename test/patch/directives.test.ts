@@ -90,6 +90,24 @@ describe('checkDirectivesKept', () => {
     expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false, changes: [{ kind: 'directive-moved', from: 'above line 11', to: 'above line 12' }] });
   });
 
+  it.each([
+    ['an if', '    if (n > 0)\n'],
+    ['a label', '  body:\n'],
+    ['a block', '    {\n'],
+  ])('accepts moving a loop directive from %s onto the loop the statement holds', (_what, opener) => {
+    const loop = '        for (int i = 0; i < n; i++)\n            x[i] = 0.0;\n';
+    const closer = opener.trim() === '{' ? '    }\n' : '';
+    const original = `void z(int n, double *x) {\n${opener}${loop}${closer}}\n`;
+    const pragma = '        #pragma omp parallel for shared(x) \n';
+    const generated = original.replace(opener, `${pragma}${opener}`);
+    const candidate = original.replace(loop, `${pragma}${loop}`);
+    expect(checkDirectivesKept({ original, generated, candidate })).toMatchObject({ ok: true, nonDirectiveLinesChanged: false });
+    // Moving it to a statement after the loop is still not a repair.
+    const elsewhere = `${original.slice(0, -2)}    x[0] = 1.0;\n}\n`;
+    const moved = elsewhere.replace('    x[0] = 1.0;\n', `${pragma}    x[0] = 1.0;\n`);
+    expect(checkDirectivesKept({ original: elsewhere, generated: elsewhere.replace(opener, `${pragma}${opener}`), candidate: moved }).ok).toBe(false);
+  });
+
   it('flags changes outside the directives', () => {
     const candidate = MAIN_C_PATCHED.replace('printf("%f\\n", sum);', 'printf("%g\\n", sum);');
     expect(check(candidate)).toMatchObject({ ok: true, nonDirectiveLinesChanged: true });

@@ -14,7 +14,7 @@ export function faultPoint(name: string): void {
 
 function parseRequest(value: string | undefined): { point: string; occurrence: number; signal: NodeJS.Signals } | null {
   if (!value) return null;
-  const match = /^([^@:]+)(?:@(\d+))?(?::(SIG[A-Z]+))?$/.exec(value);
+  const match = /^([^@:]+)(?:@(\d+))?(?::(SIG[A-Z0-9]+))?$/.exec(value);
   if (!match) throw new Error(`PATCH_REPAIR_FAULT: expected <point>[@<n>][:<signal>], got '${value}'`);
   return { point: match[1]!, occurrence: Number(match[2] ?? 1), signal: (match[3] ?? 'SIGKILL') as NodeJS.Signals };
 }

@@ -160,23 +160,23 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
     expect(second[2]!.text).toContain('rejected at the "directives-kept" check');
     expect(second[2]!.text).not.toContain('## Generated patch set');
   });
+});
 
-  it.runIf(backend === 'claude' && binaries.claude !== null)('a provider refusing the key stops the run: exit 4, the suggestion skipped', async () => {
-    const { root, dotDir } = useFixture('demo');
-    const stub = await stubProvider([{ status: 401 }]);
-    const setup = setups[backend](stub);
-    const generated = readFileSync(path.join(root, PATCH), 'utf8');
+it.skipIf(binaries.claude === null)('a provider refusing the key stops the run: exit 4, the suggestion skipped', async () => {
+  const { root, dotDir } = useFixture('demo');
+  const stub = await stubProvider([{ status: 401 }]);
+  const setup = setups.claude(stub);
+  const generated = readFileSync(path.join(root, PATCH), 'utf8');
 
-    const run = await cli(dotDir, [...setup.args, '--no-builtin', '-s', '3'], setup.env);
-    expect(run.exitCode, run.stdout + run.stderr).toBe(4);
-    const skipped = record(dotDir, '3');
-    expect(skipped).toMatchObject({ status: 'skipped', attempts: 1, unanswered: 1 });
-    expect(skipped.reason).toMatch(/auth/);
-    // claude repeats a refused request itself (CLAUDE_CODE_MAX_RETRIES); patch-repair sent one
-    // prompt and no follow-up after the fatal answer.
-    const conversations = stub.modelCalls().map((call) => JSON.stringify(conversationOf(call)));
-    expect(new Set(conversations).size).toBe(1);
-    expect(conversationOf(stub.modelCalls()[0]!).map((m) => m.role)).toEqual(['user']);
-    expect(readFileSync(path.join(root, PATCH), 'utf8')).toBe(generated);
-  });
+  const run = await cli(dotDir, [...setup.args, '--no-builtin', '-s', '3'], setup.env);
+  expect(run.exitCode, run.stdout + run.stderr).toBe(4);
+  const skipped = record(dotDir, '3');
+  expect(skipped).toMatchObject({ status: 'skipped', attempts: 1, unanswered: 1 });
+  expect(skipped.reason).toMatch(/auth/);
+  // claude repeats a refused request itself (CLAUDE_CODE_MAX_RETRIES); patch-repair sent one
+  // prompt and no follow-up after the fatal answer.
+  const conversations = stub.modelCalls().map((call) => JSON.stringify(conversationOf(call)));
+  expect(new Set(conversations).size).toBe(1);
+  expect(conversationOf(stub.modelCalls()[0]!).map((m) => m.role)).toEqual(['user']);
+  expect(readFileSync(path.join(root, PATCH), 'utf8')).toBe(generated);
 });

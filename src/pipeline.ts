@@ -208,7 +208,8 @@ interface Failing {
 async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder; io: RunIo }): Promise<void> {
   const { options, dp, emit, interrupt } = context;
   const agent = await chooseAgent(context, o.ladder, o.io);
-  tally.identity = { backend: agent?.backend ?? null, model: agent?.model ?? null };
+  // With no agent the built-in repairer is the whole repair stage, and the run record says so.
+  tally.identity = { backend: agent?.backend ?? (options.builtin ? 'builtin' : null), model: agent?.model ?? null };
   const deps: RepairDeps = {
     dp,
     options,

@@ -16,10 +16,10 @@ export interface DiscoveryResult {
 const QUOTED_LINES = 8;
 
 export async function discover(o: { dp: DotDiscopop; considered: Suggestion[]; pool: BuildPool; emit: Emit }): Promise<DiscoveryResult> {
-  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), jobs: o.pool.jobs });
+  const withPatch = o.considered.filter((s) => s.files.length > 0);
+  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: withPatch.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();
   if (!reference.ok) throw new RefusedError(referenceFailure(o.dp, reference));
-  const withPatch = o.considered.filter((s) => s.files.length > 0);
   const results = await Promise.all(withPatch.map((s) => o.pool.build(s.id, generatedPatchSet(s), 'discovery')));
   return { reference, builds: new Map(withPatch.map((s, i) => [s.id, results[i] as BuildResult])) };
 }

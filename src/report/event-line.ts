@@ -7,7 +7,7 @@ export function describeEvent(event: RunEvent): string | null {
     case 'notice':
       return `${event.level === 'info' ? 'note' : event.level}: ${event.message}`;
     case 'discovery-started':
-      return `Building ${event.suggestions.length} suggestion(s) with ${event.jobs} job(s)`;
+      return `Building ${event.builds} suggestion(s) with ${event.jobs} job(s)`;
     case 'build-finished': {
       if (event.purpose === 'verify') return null;
       const what = event.id === null ? 'reference build' : `suggestion ${event.id}`;

@@ -38,7 +38,7 @@ export class ProgressTracker {
         this.maxAttempts = maxAttemptsOf(event.run.options);
         return false;
       case 'discovery-started':
-        this.discovery = { total: event.suggestions.length, done: 0, failing: 0, referenceRunning: true, finished: false };
+        this.discovery = { total: event.builds, done: 0, failing: 0, referenceRunning: true, finished: false };
         return true;
       case 'build-finished':
         if (!this.discovery || event.purpose === 'verify') return false;
@@ -89,10 +89,7 @@ export class ProgressTracker {
     }
   }
 
-  /**
-   * discovery-started lists every considered suggestion, but those without a patch are not built:
-   * once the run moves on, the builds that happened are the total.
-   */
+  /** An interrupted discovery ends with fewer builds than announced: the ones that happened are the total. */
   private endDiscovery(): boolean {
     if (!this.discovery || this.discovery.finished) return false;
     this.discovery.finished = true;

@@ -17,7 +17,7 @@ export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('run-started'), run: RunRecordSchema }),
   z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
-  z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()), jobs: z.number().int() }),
+  z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()).describe('every considered suggestion, in order'), builds: z.number().int().nonnegative().describe('how many of them have a patch to build'), jobs: z.number().int() }),
   z.object({ ...base, type: z.literal('build-started'), id: z.string().nullable().describe('null = reference build'), purpose: z.enum(['reference', 'discovery', 'verify']) }),
   z.object({
     ...base,

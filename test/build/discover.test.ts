@@ -58,7 +58,7 @@ describe('discover', () => {
     expect(result.builds.get('3')).toMatchObject({ failedAt: 'compile', errorClass: 'undeclared-in-clause' });
     expect(result.builds.get('3')?.diagnostics[0]).toMatchObject({ fileId: '2', severity: 'error' });
     expect(result.builds.get('3')?.firstError).toMatch(/^src\/a\.c:\d+:\d+: error: .t. undeclared/);
-    expect(p.events[0]).toMatchObject({ type: 'discovery-started', suggestions: ['0', '1', '2', '3', '4'], jobs: 2 });
+    expect(p.events[0]).toMatchObject({ type: 'discovery-started', suggestions: ['0', '1', '2', '3', '4'], builds: 4, jobs: 2 });
     await b.dispose();
     expect(await readdir(p.scratch)).toEqual([]);
   });

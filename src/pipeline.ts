@@ -191,7 +191,13 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         await repairAll(context, tally, failing, { pool, ladder: ladder!, io });
       }
     } catch (error) {
-      if (error instanceof InterruptedError) await tally.conclude(error.exitCode, 'interrupted');
+      // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run
+      // was interrupted, and results.json must still say how far it got.
+      if (interrupt.received) {
+        const interrupted = new InterruptedError(interrupt.received);
+        await tally.conclude(interrupted.exitCode, 'interrupted');
+        throw interrupted;
+      }
       throw error;
     }
     return await tally.conclude(null, null);

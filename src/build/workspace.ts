@@ -3,8 +3,8 @@
 // is rolled back to it afterwards, restoring only what the build changed. So a make-based build
 // recompiles just the translation units the patch set touches, and nothing one build leaves behind
 // (a patched source, its object, a half-written file after a timeout) can leak into the next.
-import { writeFile, utimes, rm, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { readFile, writeFile, utimes, rm, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { materialize, scanTree, seconds, statEntry, type Entry, type Manifest } from './tree.js';
 
@@ -32,6 +32,7 @@ export function isTranslationUnit(relPath: string): boolean {
 
 export class Workspace {
   private maxMtimeNs = 0n;
+  private included?: Set<string>;
 
   constructor(
     readonly root: string,
@@ -63,9 +64,9 @@ export class Workspace {
    */
   async markChanged(relPaths: readonly string[]): Promise<void> {
     const stamp = await this.freshStamp();
-    const all = relPaths.every(isTranslationUnit)
-      ? relPaths
-      : [...new Set([...relPaths, ...this.sourceLikeFiles()])];
+    const included = await this.includedNames();
+    const standalone = relPaths.every((rel) => isTranslationUnit(rel) && !included.has(basename(rel)));
+    const all = standalone ? relPaths : [...new Set([...relPaths, ...this.sourceLikeFiles()])];
     await Promise.all(all.map((rel) => utimes(join(this.root, rel), stamp, stamp)));
   }
 
@@ -107,6 +108,23 @@ export class Workspace {
 
   async remove(): Promise<void> {
     await rm(this.root, { recursive: true, force: true });
+  }
+
+  /**
+   * Names that some source file `#include`s. A .c file included by another (unity builds, kernels
+   * pulled into a driver) is not a translation unit of its own: make does not know what depends
+   * on it, so a patch to it must be treated like a patch to a header.
+   */
+  private async includedNames(): Promise<Set<string>> {
+    if (!this.included) {
+      const names = new Set<string>();
+      for (const rel of this.sourceLikeFiles()) {
+        const text = await readFile(join(this.root, rel), 'utf8');
+        for (const match of text.matchAll(/^\s*#\s*include\s*["<]([^">]+)[">]/gm)) names.add(basename(match[1]!));
+      }
+      this.included = names;
+    }
+    return this.included;
   }
 
   private sourceLikeFiles(): string[] {

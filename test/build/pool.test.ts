@@ -89,6 +89,16 @@ describe('BuildPool', () => {
     expect(after.ok).toBe(true);
   });
 
+  it('recompiles everything when a patch touches a .c file that another file includes', async () => {
+    const p = await makeProject();
+    const b = await start(p);
+    await b.referenceBuild();
+    const broken = await generatorPatch(p, 'src/scale.c', insertBefore('return i * 2.0;', 'int local = not_declared_anywhere;'));
+    const result = await b.build('5', patchSetOf({ 'src/scale.c': broken }), 'discovery');
+    expect(result).toMatchObject({ ok: false, failedAt: 'compile' });
+    expect(result.output).toContain('not_declared_anywhere');
+  });
+
   it('runs compile.sh with the DiscoPoP environment and the configuration folder of the copy as cwd', async () => {
     const script = [
       '#!/bin/sh',

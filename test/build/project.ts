@@ -14,14 +14,16 @@ export const SOURCES: Record<string, string> = {
   'src/a.c':
     '#include "common.h"\nconst char *a_mark = "a-original";\nvoid fill_a(double *x) {\n    int i;\n    for (i = 0; i < N; i++) {\n        double t = i * 0.5;\n        x[i] = t;\n    }\n}\n',
   'src/b.c':
-    '#include "common.h"\nvoid fill_b(double *x) {\n    int i;\n    for (i = 0; i < N; i++) {\n        x[i] = i * 2.0;\n    }\n}\n',
+    '#include "common.h"\n#include "scale.c"\nvoid fill_b(double *x) {\n    int i;\n    for (i = 0; i < N; i++) {\n        x[i] = scale(i);\n    }\n}\n',
+  // Included by b.c, not compiled on its own: a .c file that is not a translation unit.
+  'src/scale.c': 'static double scale(int i) {\n    return i * 2.0;\n}\n',
   'src/main.c':
     '#include <stdio.h>\n#include "common.h"\nextern const char *a_mark;\nint main(void) {\n    double x[N];\n    fill_a(x);\n    fill_b(x);\n    printf("mark=%s\\n", a_mark);\n    return 0;\n}\n',
   Makefile:
     'OBJS = src/main.o src/a.o src/b.o\nprog: $(OBJS)\n\t$(CC) $(CFLAGS) -o $@ $(OBJS)\nsrc/%.o: src/%.c\n\t$(CC) $(CFLAGS) -c -o $@ $<\n',
 };
 
-const FILE_IDS: Record<string, string> = { 'src/main.c': '1', 'src/a.c': '2', 'src/b.c': '3', 'src/common.h': '4' };
+const FILE_IDS: Record<string, string> = { 'src/main.c': '1', 'src/a.c': '2', 'src/b.c': '3', 'src/common.h': '4', 'src/scale.c': '5' };
 
 /** compile.sh: make in the copy, then run the program so a test can see what was linked. */
 export const DEFAULT_COMPILE = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS" && ./prog\n';

@@ -99,7 +99,14 @@ describe.concurrent('a run killed at a stage boundary', () => {
       const args = ['--backend', 'builtin', '-j', '1', '-s', SELECTED.join(','), '--work-dir', workDir];
       const killed = await cli(dotDir, args, { PATCH_REPAIR_FAULT: `${point}:${signal}` });
       if (signal === 'SIGKILL') expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
-      else expect(killed).toMatchObject({ kind: 'exited', exitCode: signal === 'SIGINT' ? 130 : 143 });
+      else {
+        const exitCode = signal === 'SIGINT' ? 130 : 143;
+        expect(killed).toMatchObject({ kind: 'exited', exitCode });
+        // A graceful stop still records how far it got: one record per selected suggestion.
+        const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+        expect(results.run.exit_code).toBe(exitCode);
+        expect(results.suggestions.map((s: { id: string }) => s.id)).toEqual(SELECTED);
+      }
 
       // The next start completes or undoes whatever the killed run left half-done.
       const recovery = await cli(dotDir, ['--discover-only', '-s', '7', '--work-dir', workDir]);

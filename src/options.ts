@@ -3,7 +3,8 @@
 // declarations of cli.ts: an agent setting left out must stay undefined so that the LLM
 // configuration can supply it (flag > connection > backend > built-in).
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { resolveAgentSettings, AGENT_DEFAULTS, type AgentFlags } from './agent/config.js';
 import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
@@ -83,6 +84,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const hotspotTypes = parseHotspotTypes(flags.hotspotTypes ?? 'yes,maybe', problems);
   const suggestions = flags.suggestions === undefined ? undefined : parseIds(flags.suggestions, problems);
   const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
+  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, dirname(dotDir)))) {
+    problems.push(`${workDir}: --work-dir: expected a folder outside the project ${dirname(dotDir)}: builds and agent conversations never run in the user's tree`);
+  }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? 'WARNING', problems);
 
@@ -124,15 +128,16 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
 }
 
 /**
- * A restore must stay possible whatever state the LLM configuration is in, and it calls no agent,
- * so it does not read llm_config.json at all.
+ * --restore and --discover-only call no agent, so they do not read llm_config.json at all: a
+ * restore stays possible whatever state the configuration is in, and discovery needs no choice
+ * among several connections.
  */
 async function agentSettings(
   mode: Mode,
   flags: AgentFlags,
   llm: { path: string; explicit: boolean },
 ): Promise<AgentSettings> {
-  if (mode === 'restore') return { ...AGENT_DEFAULTS, ...definedOnly(flags) };
+  if (mode === 'restore' || mode === 'discover-only') return { ...AGENT_DEFAULTS, ...definedOnly(flags) };
   return resolveAgentSettings({ flags, llmConfigPath: llm.path, llmConfigExplicit: llm.explicit });
 }
 
@@ -218,6 +223,12 @@ async function existingDirectory(
   if (kind === 'directory') return dir;
   problems.push(`${dir}: ${name}: expected an existing directory; ${kind === 'missing' ? 'it does not exist' : 'it is not a directory'}`);
   return undefined;
+}
+
+async function isInside(dir: string, root: string): Promise<boolean> {
+  const [realDir, realRoot] = await Promise.all([realpath(dir), realpath(root)]);
+  const rel = relative(realRoot, realDir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

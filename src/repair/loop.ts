@@ -45,7 +45,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
   }
 
   const outcome = await agentTries(task, deps, tally, common);
-  if (tally.calls > 0) deps.budget.noteSuggestion(outcome.status !== 'agent_unreachable');
+  if (tally.calls > 0) deps.budget.noteSuggestion(tally.answered > 0);
   return outcome;
 }
 
@@ -87,7 +87,6 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
   const { options } = deps;
   const id = task.suggestion.id;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
-  const limits = options;
   let errorAllowance = options.agent.agentErrorRetries;
   const stopped = (status: UnrepairedOutcome['status'], reason: string): UnrepairedOutcome => ({ ...common(), status, reason });
 
@@ -105,7 +104,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
     if (before) return before;
     let conversation: Conversation = await agent.open();
     try {
-      let prompt: BuiltPrompt = rungPrompt({ ladder, conversation: conversationNo, task, limits });
+      let prompt: BuiltPrompt = rungPrompt({ ladder, conversation: conversationNo, task, limits: options });
       for (let turn = 0; turn <= options.agent.retries; turn += 1) {
         // Repeat the call in place until it is answered; unanswered calls use their own allowance.
         for (;;) {
@@ -124,7 +123,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
             await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, usage: result.usage, ...transcriptOf(verdict) });
             if (verdict.accepted) return accepted(verdict, 'agent', attempt, common());
             tally.lastRejection = `attempt ${attempt} rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
-            prompt = followUpPrompt({ ladder, task, check: verdict.rejectedBy, reason: verdict.reason, limits });
+            prompt = followUpPrompt({ ladder, task, check: verdict.rejectedBy, reason: verdict.reason, limits: options });
             break;
           }
           tally.unanswered += 1;

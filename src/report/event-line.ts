@@ -19,6 +19,9 @@ export function describeEvent(event: RunEvent): string | null {
       const who = event.tier === 'builtin' ? 'built-in repairer' : 'agent';
       if (event.outcome === 'answered') return `  try ${event.attempt}: ${who} answered`;
       if (event.outcome === 'declined') return `  try ${event.attempt}: ${who} declined: ${event.detail ?? ''}`;
+      if (event.outcome === 'auth' || event.outcome === 'quota' || event.outcome === 'misconfigured') {
+        return `  try ${event.attempt}: agent unusable (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
+      }
       return `  try ${event.attempt}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
     }
     case 'check':

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { join, relative } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandHotspotShortFlag, parseCommandLine, type CommandLineContext } from '../../src/cli.js';
 import { llmConfigLocation } from '../../src/options.js';
@@ -93,25 +93,27 @@ describe('argv → RunOptions', () => {
   });
 
   it('resolves paths against the working directory', async () => {
-    const { root, dot } = minimalProject({ 'scratch/': '', 'my-prompts/': '', 'llm.json': '{}' });
+    const { root, dot } = minimalProject({ 'my-prompts/': '', 'llm.json': '{}' });
+    const scratch = mkdtempSync(join(tmpdir(), 'pr-options-scratch-'));
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     const options = await runOptions(
-      ['--dot-dp-path', '.discopop', '--work-dir', 'scratch', '--prompt-dir', 'my-prompts', '--llm-config', 'llm.json'],
+      ['--dot-dp-path', '.discopop', '--work-dir', relative(root, scratch), '--prompt-dir', 'my-prompts', '--llm-config', 'llm.json'],
       root,
     );
     expect(options).toMatchObject({
       dotDir: dot,
-      workDir: join(root, 'scratch'),
+      workDir: scratch,
       promptDir: join(root, 'my-prompts'),
       llmConfigPath: join(root, 'llm.json'),
     });
   });
 });
 
-describe('--restore', () => {
-  it('does not read the LLM configuration, so a broken or missing one cannot block a restore', async () => {
+describe('modes that call no agent', () => {
+  it.each(['--restore', '--discover-only'])('%s does not read the LLM configuration, so a broken one cannot block it', async (mode) => {
     const { dot } = minimalProject({ 'broken.json': '{ not json' });
-    const options = await runOptions(['--restore', '--llm-config', '../broken.json', '--prompts', '3'], dot);
-    expect(options.mode).toBe('restore');
+    const options = await runOptions([mode, '--llm-config', '../broken.json', '--prompts', '3'], dot);
+    expect(options.mode).toBe(mode.slice(2));
     expect(options.agent).toMatchObject({ prompts: 3, retries: 2 });
     await expect(runOptions(['--llm-config', '../broken.json'], dot)).rejects.toThrow(UsageError);
   });
@@ -200,6 +202,13 @@ describe('bad input: one line each, exit 2', () => {
     );
     expect(await usageMessage(['--prompt-dir', '../file'], dot)).toBe(
       `${root}/file: --prompt-dir: expected an existing directory; it is not a directory`,
+    );
+  });
+
+  it('rejects a --work-dir inside the project: builds and agents never run in the user tree', async () => {
+    const { root, dot } = minimalProject({ 'build/scratch/': '' });
+    expect(await usageMessage(['--work-dir', '../build/scratch'], dot)).toBe(
+      `${root}/build/scratch: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`,
     );
   });
 });

@@ -27,6 +27,11 @@ function continuationEnd(lines: readonly string[], start: number): number {
   return end;
 }
 
+/** The directives `content` adds to `original`, wherever they stand. */
+export function directivesAddedTo(original: string, content: string): Directive[] {
+  return addedDirectives(align(original, content).lines).map((placed) => placed.directive);
+}
+
 /** A directive a patch added, located in original-file terms. */
 interface PlacedDirective {
   directive: Directive;

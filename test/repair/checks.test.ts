@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultingCode } from '../../src/repair/checks/apply.js';
 import { canonicalize, generatedHeaderPaths } from '../../src/repair/checks/canonicalize.js';
+import { directivesKept } from '../../src/repair/checks/directives.js';
 import { strictCheck } from '../../src/repair/checks/strict.js';
 import type { RepairTask } from '../../src/repair/task.js';
 import type { ClauseChange } from '../../src/store/results.js';
@@ -62,6 +63,23 @@ describe('a two-file patch set', () => {
   it('reads the generated header paths without tab and time stamp', () => {
     expect(generatedHeaderPaths(PATCH_A)).toEqual({ oldHeaderPath: `${ROOT}/src/a.c`, newHeaderPath: `${ROOT}/src/a.c.discopop_patch_generator.temp` });
     expect(generatedHeaderPaths('@@ -1 +1 @@\n-a\n+b\n')).toBeNull();
+  });
+});
+
+describe('directivesKept when the generated patch does not apply to the source', () => {
+  // The generated patch failed with patch-does-not-apply, so the task has no patched code to
+  // compare positions with: the directives it adds must still be added, as the same construct.
+  const task = (): RepairTask => ({ ...twoFileTask(), patched: new Map([['1', A], ['2', B]]) });
+
+  it('rejects a candidate that drops the directive', () => {
+    const outcome = directivesKept(task(), new Map([['1', A.replace('x[i] = 1.0;', 'x[i] = 1.0; /* serial */')]]));
+    expect(outcome).toMatchObject({ ok: false });
+    if (!outcome.ok) expect(outcome.reason).toMatch(/src\/a\.c: the generated `#pragma omp parallel for` directive is not added any more/);
+  });
+
+  it('passes a candidate that adds the same construct', () => {
+    const outcome = directivesKept(task(), new Map([['1', withDirective(A, '    #pragma omp parallel for shared(x) ')], ['2', withDirective(B, '    #pragma omp parallel for ')]]));
+    expect(outcome.ok).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@
 // directly above the same target statement (design.md, "Directive identity"). Clauses may change;
 // deleting, commenting out or moving a directive to silence the compiler is rejected. Records what
 // changed in the clauses and whether any line other than a directive changed.
-import { checkDirectivesKept } from '../../patch/index.js';
+import { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, parsePatches } from '../../patch/index.js';
 import type { ClauseChange } from '../../store/results.js';
 import type { RepairTask } from '../task.js';
 import { pass, reject, type CheckOutcome } from './result.js';
@@ -20,10 +20,31 @@ export function directivesKept(task: RepairTask, results: ReadonlyMap<string, st
     const generated = task.patched.get(file.fileId);
     const candidate = results.get(file.fileId);
     if (original === undefined || generated === undefined || candidate === undefined) continue;
+    if (generated === original) {
+      const missing = missingConstructs(task.generated.get(file.fileId) ?? file.text, original, candidate);
+      if (missing !== null) return reject(`${file.source.relPath}: ${missing}`);
+      continue;
+    }
     const kept = checkDirectivesKept({ original, generated, candidate });
     if (!kept.ok) return reject(`${file.source.relPath}: ${kept.reason}`);
     clauseChanges.push(...kept.changes.map((change) => ({ ...change, file: file.fileId })));
     nonDirectiveLinesChanged ||= kept.nonDirectiveLinesChanged;
   }
   return pass({ clauseChanges, nonDirectiveLinesChanged });
+}
+
+/**
+ * When the generated patch does not apply to the source (the reason it failed to build), there is
+ * no position to compare with; every directive it adds must at least still be added, as the same
+ * construct, so a candidate can never pass by dropping one.
+ */
+function missingConstructs(generatedPatch: string, original: string, candidate: string): string | null {
+  const [patch] = parsePatches(generatedPatch).patches;
+  const offered = directivesAddedTo(original, candidate).map((directive) => directive.construct);
+  for (const wanted of patch ? directivesAddedByPatch(patch) : []) {
+    const at = offered.indexOf(wanted.construct);
+    if (at < 0) return `the generated \`#pragma omp ${wanted.construct}\` directive is not added any more; it must stay (only its clauses may change)`;
+    offered.splice(at, 1);
+  }
+  return null;
 }

@@ -5,6 +5,7 @@ import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { describeOutcome, runProcess } from '../process.js';
 import type { DotDiscopop, PatchSet } from '../types.js';
+import { compareIds } from '../discopop/patch-sets.js';
 
 export type ApplyOutcome =
   | { ok: true; changed: string[]; output: string }
@@ -40,7 +41,7 @@ export async function applyPatchSet(request: ApplyRequest): Promise<ApplyOutcome
   const failures: ApplyFailure[] = [];
   const output: string[] = [];
   const deadline = Date.now() + request.timeoutMs;
-  for (const [fileId, text] of [...request.patchSet].sort(([a], [b]) => Number(a) - Number(b))) {
+  for (const [fileId, text] of [...request.patchSet].sort(([a], [b]) => compareIds(a, b))) {
     // A zero-byte patch is "applied" by DiscoPoP without any change.
     if (text.length === 0) continue;
     const target = await resolveTarget(dp, fileId, workspaceRoot);

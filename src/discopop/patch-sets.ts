@@ -30,8 +30,14 @@ export async function readPatchSets(o: {
     return [];
   }
   const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort(compareIds);
+  // Ids become folder names under patch_repair/ (backups, transcripts); say so now, not mid-run.
+  for (const id of folders.filter((name) => !SUGGESTION_ID.test(name))) {
+    o.problems.add(join(root, id), 'folder name', 'expected a suggestion id (letters, digits, ".", "_" or "-"), as the patch generator names them');
+  }
   return Promise.all(folders.map((id) => readPatchSet({ ...o, id, dir: join(root, id) })));
 }
+
+const SUGGESTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
 
 async function readPatchSet(o: {
   id: string;

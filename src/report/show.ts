@@ -21,7 +21,11 @@ export async function show(o: ShowOptions): Promise<number> {
   const stream = o.stream ?? process.stdout;
   const paint = painter(isInteractive(stream, o.env ?? process.env));
   const replay = await replayRun(o.dotDir);
-  const text = o.id === undefined ? renderRun(replay, o.dotDir) : renderSuggestion({ replay, id: o.id, dotDir: o.dotDir, attempts: await readAttempts(o.dotDir, o.id), paint });
+  const { id } = o;
+  // Transcripts are read only for an id the run knows, so any other string is a usage error, never a path.
+  const known = id !== undefined && (replay.results.suggestions.some((r) => r.id === id) || replay.unfinished.includes(id));
+  const attempts = known ? await readAttempts(o.dotDir, id) : [];
+  const text = id === undefined ? renderRun(replay, o.dotDir) : renderSuggestion({ replay, id, dotDir: o.dotDir, attempts, paint });
   stream.write(`${text}\n`);
   return 0;
 }

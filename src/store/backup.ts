@@ -7,6 +7,7 @@ import { faultPoint } from '../fault.js';
 import { exists, isNotFound, removeTree, syncDir, writeFileAtomic } from './fs-atomic.js';
 import { backupDir, backupsDir, suggestionDir, writtenDigestPath } from './paths.js';
 import { listSetFiles } from './patch-set-files.js';
+import { compareIds } from '../discopop/patch-sets.js';
 
 export async function readWrittenDigest(dotDir: string, id: string): Promise<string | null> {
   try {
@@ -93,12 +94,4 @@ export async function listBackups(dotDir: string): Promise<string[]> {
     if (isNotFound(error)) return [];
     throw error;
   }
-}
-
-/** Numeric ids in numeric order, as DiscoPoP numbers suggestions. */
-export function compareIds(a: string, b: string): number {
-  const x = Number(a);
-  const y = Number(b);
-  if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -104,6 +104,13 @@ describe('readDotDiscopop', () => {
     expect(await usageLines(readDotDiscopop(dot, 'tiny'))).toEqual([`${dot}/${expected.replace('<root>', root)}`]);
   });
 
+  it('names a suggestion folder whose name cannot be a suggestion id', async () => {
+    const { dot } = minimalProject({ '.discopop/patch_generator/3 old/1.patch': '' });
+    expect(await usageLines(readDotDiscopop(dot, 'tiny'))).toEqual([
+      `${dot}/patch_generator/3 old: folder name: expected a suggestion id (letters, digits, ".", "_" or "-"), as the patch generator names them`,
+    ]);
+  });
+
   it('accepts CRLF line ends and blank lines in FileMapping.txt', async () => {
     const { dot } = minimalProject({ '.discopop/FileMapping.txt': '1\t<root>/src/main.c\r\n\r\n' });
     expect((await readDotDiscopop(dot, 'tiny')).files.get('1')?.relPath).toBe('src/main.c');

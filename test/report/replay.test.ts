@@ -44,6 +44,15 @@ describe('a finished run', () => {
   });
 });
 
+describe('show <id>', () => {
+  it.each(['x', 'a b', '../a'])('refuses %j, an id the run did not consider, as a usage error naming the log', async (id) => {
+    const dotDir = dotDirWithLog(jsonl(EVENTS));
+    const shown = show({ dotDir, id, stream: new FakeTerminal({ tty: false }) });
+    await expect(shown).rejects.toThrow(UsageError);
+    await expect(show({ dotDir, id, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(/progress\.jsonl: suggestion .*: not considered by this run \(it considered a, b, c, d\)$/);
+  });
+});
+
 describe('a killed run', () => {
   const untilBRepaired = EVENTS.findIndex((e) => e.type === 'suggestion-finished' && e.record.id === 'b') + 1;
 

@@ -15,11 +15,6 @@ export class RefusedError extends PatchRepairError {
   readonly exitCode = 3;
 }
 
-/** The agent cannot be used at all (authentication, quota, misconfiguration): exit 4. */
-export class FatalAgentError extends PatchRepairError {
-  readonly exitCode = 4;
-}
-
 /** Raised when SIGINT/SIGTERM asked the run to stop; carries 130 or 143. */
 export class InterruptedError extends PatchRepairError {
   constructor(

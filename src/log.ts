@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describeEvent } from './report/event-line.js';
 import type { LogLevel } from './run-options.js';
 import type { RunEvent } from './store/events.js';
+import { repairDir } from './store/paths.js';
 
 const ORDER: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];
 
@@ -29,7 +30,7 @@ export function atLeast(level: LogLevel, threshold: LogLevel): boolean {
 }
 
 export function logFilePath(dotDir: string): string {
-  return join(dotDir, 'patch_repair', 'patch_repair.log');
+  return join(repairDir(dotDir), 'patch_repair.log');
 }
 
 /** A sink for --write-log: appends `<time> <LEVEL> <message>` for events at or above `threshold`. */

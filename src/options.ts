@@ -9,6 +9,7 @@ import { resolveAgentSettings, AGENT_DEFAULTS, type AgentFlags } from './agent/c
 import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
+import { repairDir } from './store/paths.js';
 import type { AgentSettings, LogLevel, Mode, RunOptions } from './run-options.js';
 import type { Hotness } from './types.js';
 
@@ -150,7 +151,7 @@ export function llmConfigLocation(
   if (flag !== undefined) return { path: resolve(ctx.cwd, flag), explicit: true };
   const fromEnv = ctx.env[LLM_CONFIG_ENV];
   if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(ctx.cwd, fromEnv), explicit: true };
-  return { path: join(dotDir, 'patch_repair', 'llm_config.json'), explicit: false };
+  return { path: join(repairDir(dotDir), 'llm_config.json'), explicit: false };
 }
 
 function pickMode(flags: RunFlags, problems: string[]): Mode {

@@ -13,6 +13,7 @@ import { runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import { absolutizeEscapingLinks, materialize, scanTree, type Entry } from './tree.js';
 import { referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
+import { repairDir } from '../store/paths.js';
 
 export interface BuildPoolOptions {
   dp: DotDiscopop;
@@ -120,7 +121,7 @@ export class BuildPool {
   }
 
   private async addFirstWorkspace(): Promise<void> {
-    const skipped = new Set([join(await realpath(this.o.dp.dotDir), 'patch_repair'), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
+    const skipped = new Set([repairDir(await realpath(this.o.dp.dotDir)), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
     const manifest = await scanTree(this.projectRoot, (abs) => skipped.has(abs));
     absolutizeEscapingLinks(manifest, this.projectRoot);
     const tree = join(this.root, 'w0', 'tree');

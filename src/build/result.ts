@@ -4,7 +4,7 @@
 import { describeOutcome, type RunOutcome } from '../process.js';
 import type { BuildResult, Diagnostic, DotDiscopop } from '../types.js';
 import type { ApplyFailure } from './apply.js';
-import { classifyError, parseDiagnostics } from './diagnostics.js';
+import { classifyError, firstError, parseDiagnostics } from './diagnostics.js';
 
 export function patchFailure(o: { dp: DotDiscopop; output: string; failures: ApplyFailure[]; workspaceRoot: string; durationMs: number }): BuildResult {
   const diagnostics: Diagnostic[] = o.failures.map((failure) => ({
@@ -57,9 +57,9 @@ export function compileResult(o: {
     };
   }
   const diagnostics = parseDiagnostics(compiled, dp, workspaceRoot);
-  const firstDiagnostic = diagnostics.find((d) => d.severity === 'error' || d.severity === 'fatal error');
+  const firstDiagnostic = firstError(diagnostics);
   const fallback = firstErrorLine(compiled) ?? `compile.sh ${describeOutcome(outcome)}`;
-  const firstError = firstDiagnostic ? describeDiagnostic(firstDiagnostic) : inProject(fallback, workspaceRoot, dp);
+  const firstLine = firstDiagnostic ? describeDiagnostic(firstDiagnostic) : inProject(fallback, workspaceRoot, dp);
   const output = outcome.kind === 'exited' ? raw : `${raw}\ncompile.sh ${describeOutcome(outcome)}\n`;
   return {
     ok: false,
@@ -67,7 +67,7 @@ export function compileResult(o: {
     output: inProject(output, workspaceRoot, dp),
     diagnostics,
     errorClass: firstDiagnostic?.errorClass ?? classifyError(fallback),
-    firstError,
+    firstError: firstLine,
     durationMs: o.durationMs,
   };
 }

@@ -1,6 +1,7 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
 import type { ResultsFile, SuggestionRecord, SuggestionStatus } from '../store/results.js';
+import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 
 const STATUS_LABELS: Record<SuggestionStatus, string> = {
   ok: 'Builds',
@@ -10,6 +11,8 @@ const STATUS_LABELS: Record<SuggestionStatus, string> = {
   agent_unreachable: 'Agent unreachable',
   skipped: 'Skipped',
 };
+
+export const ENDPOINT_DOWN_NOTE = `The agent endpoint looked down: no calls were made after ${ENDPOINT_DOWN_AFTER} suggestions in a row got no answer.`;
 
 export function renderSummary(results: ResultsFile): string {
   const lines: string[] = [];
@@ -25,7 +28,7 @@ export function renderSummary(results: ResultsFile): string {
     if (status === 'agent_unreachable') lines.push(`Agent unreachable: ${count} (no answer; not a failed repair)`);
     else if (count > 0) lines.push(`${STATUS_LABELS[status]}: ${count}`);
   }
-  if (results.run.endpoint_down) lines.push('The agent endpoint looked down: no calls were made after three suggestions in a row got no answer.');
+  if (results.run.endpoint_down) lines.push(ENDPOINT_DOWN_NOTE);
   if (results.run.cost_usd > 0) lines.push(`Agent cost reported: $${results.run.cost_usd.toFixed(4)}`);
   return lines.join('\n');
 }
@@ -67,8 +70,6 @@ function describeChange(change: SuggestionRecord['clause_changes'][number]): str
       return `+${change.to}`;
     case 'clause-renamed':
       return `${change.from} → ${change.to}`;
-    case 'construct-changed':
-      return `construct ${change.from} → ${change.to}`;
     case 'directive-moved':
       return 'directive moved onto its loop';
   }

@@ -9,7 +9,7 @@ export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
 export const ClauseChangeSchema = z.object({
   file: z.string().describe('file id of the directive'),
   directive: z.string().describe('the generated directive line, trimmed'),
-  kind: z.enum(['clause-added', 'clause-removed', 'clause-renamed', 'variable-added', 'variable-removed', 'variable-moved', 'construct-changed', 'directive-moved']),
+  kind: z.enum(['clause-added', 'clause-removed', 'clause-renamed', 'variable-added', 'variable-removed', 'variable-moved', 'directive-moved']),
   clause: z.string().optional(),
   variable: z.string().optional(),
   from: z.string().optional(),

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type CliDeps } from '../../src/cli.js';
-import { FatalAgentError, InterruptedError, RefusedError } from '../../src/errors.js';
+import { InterruptedError, RefusedError } from '../../src/errors.js';
 import { runProcess } from '../../src/process.js';
 import type { RunOptions } from '../../src/run-options.js';
 import { minimalProject } from '../discopop/dot-tree.js';
@@ -73,7 +73,6 @@ describe('main: dispatch and exit codes', () => {
 
   it.each<[string, Error, number, string]>([
     ['a refusal', new RefusedError('2 suggestions applied'), 3, 'patch-repair: 2 suggestions applied\n'],
-    ['a fatal agent error', new FatalAgentError('opencode: not logged in'), 4, 'patch-repair: opencode: not logged in\n'],
     ['SIGINT', new InterruptedError('SIGINT'), 130, 'patch-repair: interrupted by SIGINT\n'],
     ['SIGTERM', new InterruptedError('SIGTERM'), 143, 'patch-repair: interrupted by SIGTERM\n'],
   ])('maps %s to its exit code and one line', async (_case, error, code, line) => {

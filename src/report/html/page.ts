@@ -8,6 +8,7 @@ import { SUGGESTION_STATUSES } from '../../store/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import { agentLabel } from '../run-replay.js';
+import { ENDPOINT_DOWN_NOTE } from '../summary.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds',
@@ -63,7 +64,7 @@ function header(data: ReviewData): string {
   const warning = replay.finished
     ? ''
     : `<p class="warning">The run did not finish: its progress.jsonl ends at ${esc(replay.lastEventAt)}${replay.truncated ? ' with a cut-off line' : ''}. Shown up to there.</p>`;
-  const endpoint = run.endpoint_down ? '<p class="warning">The agent endpoint looked down: no calls were made after three suggestions in a row got no answer.</p>' : '';
+  const endpoint = run.endpoint_down ? `<p class="warning">${ENDPOINT_DOWN_NOTE}</p>` : '';
   return `<header>
 <h1>patch-repair review</h1>
 ${warning}${endpoint}

@@ -181,12 +181,11 @@ describe('prompt passing and cancellation', () => {
   });
 
   it('an aborted call ends at once as no answer', async () => {
-    const { agent } = await agentWith({ command: ['echo-agent'] }, 'sleep 30');
+    // The agent would sleep far past the test's own timeout: only the abort can end this call.
+    const { agent } = await agentWith({ command: ['echo-agent'] }, 'sleep 600');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const started = Date.now();
     const r = await agent.call(await agent.open(), 'p', controller.signal);
     expect(r).toMatchObject({ kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered' });
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

@@ -1,11 +1,12 @@
 // BuildPool with real gcc, make and GNU patch on a small project.
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildPool } from '../../src/build/pool.js';
 import { fingerprint, generatorPatch, insertBefore, makeProject, patchSetOf, type TestProject } from './project.js';
+import { isRunning } from '../helpers/process-state.js';
 
 let project: TestProject | undefined;
 let pool: BuildPool | undefined;
@@ -129,17 +130,17 @@ describe('BuildPool', () => {
 
   it('stops a build that runs too long and kills its whole process group', async () => {
     const markerDir = await mkdtemp(join(tmpdir(), 'pr-marker-'));
-    const marker = join(markerDir, 'survived');
-    const script = `#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR"\nif grep -q SLOW src/a.c; then (sleep 2; touch ${marker}) & sleep 30; fi\nmake CC="$CC" CFLAGS="$CFLAGS"\n`;
+    const pidFile = join(markerDir, 'grandchild.pid');
+    // A grandchild in the background that outlives its parent unless the whole group is killed.
+    const script = `#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR"\nif grep -q SLOW src/a.c; then sh -c 'echo $$ > ${pidFile}; exec sleep 600' & sleep 600; fi\nmake CC="$CC" CFLAGS="$CFLAGS"\n`;
     const slow = await makeProject({ compileSh: script });
-    const b = await start(slow, { timeoutMs: 1500 });
+    const b = await start(slow, { timeoutMs: 8000 });
     expect((await b.referenceBuild()).ok).toBe(true);
     const patch = await generatorPatch(slow, 'src/a.c', insertBefore('for (i = 0', '/* SLOW */'));
     const result = await b.build('5', patchSetOf({ 'src/a.c': patch }), 'discovery');
     expect(result.failedAt).toBe('timeout');
     expect(result.firstError).toMatch(/did not finish within/);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(existsSync(marker)).toBe(false);
+    expect(isRunning(Number(await readFile(pidFile, 'utf8')))).toBe(false);
     await rm(markerDir, { recursive: true, force: true });
   });
 
@@ -187,7 +188,9 @@ describe('BuildPool', () => {
   });
 
   it('stops running builds on abort, rejects the waiting ones, and removes every workspace', async () => {
-    const script = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR"\nif grep -q SLOW src/a.c; then sleep 30; fi\nmake CC="$CC" CFLAGS="$CFLAGS"\n';
+    const markerDir = await mkdtemp(join(tmpdir(), 'pr-marker-'));
+    const started = join(markerDir, 'started');
+    const script = `#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR"\nif grep -q SLOW src/a.c; then touch ${started}; sleep 600; fi\nmake CC="$CC" CFLAGS="$CFLAGS"\n`;
     const p = await makeProject({ compileSh: script });
     const controller = new AbortController();
     const b = await start(p, { jobs: 1, signal: controller.signal });
@@ -195,13 +198,13 @@ describe('BuildPool', () => {
     const slow = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '/* SLOW */'));
     const running = b.build('1', patchSetOf({ 'src/a.c': slow }), 'discovery').catch((error: unknown) => error);
     const waiting = b.build('2', patchSetOf({ 'src/a.c': slow }), 'discovery').catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const began = Date.now();
+    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort(new Error('interrupted'));
     expect(await running).toMatchObject({ message: 'interrupted' });
     expect(await waiting).toMatchObject({ message: 'interrupted' });
     await b.dispose();
-    expect(Date.now() - began).toBeLessThan(10_000);
     expect(await readdir(p.scratch)).toEqual([]);
+    await rm(markerDir, { recursive: true, force: true });
   });
 });
+

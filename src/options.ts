@@ -125,7 +125,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 
   const llm = llmConfigLocation(flags.llmConfig, dotDir, ctx);
-  return { ...partial, llmConfigPath: llm.path, agent: await agentSettings(mode, agentFlags, llm) };
+  return { ...partial, llmConfigPath: llm.path, agent: await agentSettings(mode, agentFlags, llm, ctx.cwd) };
 }
 
 /**
@@ -137,9 +137,10 @@ async function agentSettings(
   mode: Mode,
   flags: AgentFlags,
   llm: { path: string; explicit: boolean },
+  cwd: string,
 ): Promise<AgentSettings> {
   if (mode === 'restore' || mode === 'discover-only') return { ...AGENT_DEFAULTS, ...definedOnly(flags) };
-  return resolveAgentSettings({ flags, llmConfigPath: llm.path, llmConfigExplicit: llm.explicit });
+  return resolveAgentSettings({ flags, llmConfigPath: llm.path, llmConfigExplicit: llm.explicit, cwd });
 }
 
 /** A path the user named (flag or environment) must exist; the default location may be absent. */

@@ -10,9 +10,9 @@ import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
 import { InterruptedError } from './errors.js';
 import { faultPoint } from './fault.js';
+import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
-import { killAllProcessGroups } from './process.js';
 import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { renderSummary } from './report/summary.js';
@@ -82,44 +82,6 @@ async function restore(options: RunOptions, reporter: Reporter): Promise<number>
   } finally {
     await lock.release();
   }
-}
-
-interface Interrupt {
-  signal: AbortSignal;
-  received: 'SIGINT' | 'SIGTERM' | undefined;
-  /** Throws InterruptedError once a signal arrived; called between steps. */
-  check(): void;
-  release(): void;
-}
-
-/**
- * The first SIGINT/SIGTERM cancels running builds and agent calls (their process groups are
- * killed) and lets the run clean up; a second one ends the process at once.
- */
-function trapSignals(): Interrupt {
-  const controller = new AbortController();
-  const state: Interrupt = {
-    signal: controller.signal,
-    received: undefined,
-    check() {
-      if (state.received) throw new InterruptedError(state.received);
-    },
-    release() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-    if (state.received) {
-      killAllProcessGroups();
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
-    state.received = signal;
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return state;
 }
 
 interface RunContext {

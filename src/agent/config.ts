@@ -126,6 +126,8 @@ export async function resolveAgentSettings(input: {
   flags: AgentFlags;
   llmConfigPath: string;
   llmConfigExplicit: boolean;
+  /** Where a relative --backend path is resolved: the shell's working directory. */
+  cwd?: string;
 }): Promise<AgentSettings> {
   const { flags, llmConfigPath: file } = input;
   const config = await readLlmConfig(file, input.llmConfigExplicit);
@@ -134,7 +136,7 @@ export async function resolveAgentSettings(input: {
   // A descriptor path is relative to where it was written: the shell's cwd for --backend, the
   // configuration's folder for a connection. Made absolute here so createAgent finds it too.
   const named = flags.backend ?? connection?.backend;
-  const base = flags.backend !== undefined ? process.cwd() : dirname(file);
+  const base = flags.backend !== undefined ? (input.cwd ?? process.cwd()) : dirname(file);
   const backend = named !== undefined && isDescriptorPath(named) ? resolve(base, named) : named;
   const entry = named !== undefined ? config?.backends[named] : undefined;
   const descriptorDefaults = backend !== undefined && backend !== 'builtin' ? (await loadDescriptor(backend)).defaults : {};

@@ -109,6 +109,13 @@ describe('argv → RunOptions', () => {
   });
 });
 
+it('resolves a relative --backend descriptor path against the working directory', async () => {
+  const descriptor = JSON.stringify({ name: 'my-agent', command: ['my-agent', '--model', '{model}'], prompt: 'stdin' });
+  const { root, dot } = minimalProject({ 'agents/my-agent.json': descriptor });
+  const options = await runOptions(['--backend', '../agents/my-agent.json'], dot);
+  expect(options.agent.backend).toBe(join(root, 'agents', 'my-agent.json'));
+});
+
 describe('modes that call no agent', () => {
   it.each(['--restore', '--discover-only'])('%s does not read the LLM configuration, so a broken one cannot block it', async (mode) => {
     const { dot } = minimalProject({ 'broken.json': '{ not json' });

@@ -1,0 +1,39 @@
+// SIGINT and SIGTERM during a run: the first one cancels running builds and agent calls (their
+// process groups are killed) and lets the run clean up and record how far it got; a second one
+// ends the process at once.
+import { InterruptedError } from './errors.js';
+import { killAllProcessGroups } from './process.js';
+
+export interface Interrupt {
+  signal: AbortSignal;
+  received: 'SIGINT' | 'SIGTERM' | undefined;
+  /** Throws InterruptedError once a signal arrived; called between steps. */
+  check(): void;
+  release(): void;
+}
+
+export function trapSignals(): Interrupt {
+  const controller = new AbortController();
+  const state: Interrupt = {
+    signal: controller.signal,
+    received: undefined,
+    check() {
+      if (state.received) throw new InterruptedError(state.received);
+    },
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (state.received) {
+      killAllProcessGroups();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    state.received = signal;
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return state;
+}

@@ -4,7 +4,7 @@
 import { copyFile, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import { exists, isNotFound, removeTree, syncDir, writeFileAtomic } from './fs-atomic.js';
+import { exists, isNotFound, listIfPresent, removeTree, syncDir, writeFileAtomic } from './fs-atomic.js';
 import { backupDir, backupsDir, suggestionDir, writtenDigestPath } from './paths.js';
 import { listSetFiles } from './patch-set-files.js';
 import { compareIds } from '../discopop/patch-sets.js';
@@ -72,13 +72,7 @@ export async function dropBackupDir(dotDir: string, id: string): Promise<void> {
 
 /** Staging and trash folders hold nothing a recovery needs. */
 export async function removeBackupLeftovers(dotDir: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(backupsDir(dotDir));
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
-  }
+  const names = await listIfPresent(backupsDir(dotDir));
   for (const name of names) {
     if (name.startsWith('.staging-') || name.startsWith('.trash-')) await removeTree(join(backupsDir(dotDir), name));
     else if (name.startsWith('.') && name.endsWith('.tmp')) await unlink(join(backupsDir(dotDir), name));

@@ -1,7 +1,7 @@
 // File operations that survive a SIGKILL or a power cut at any instant: content goes to a temp file
 // in the same folder, is flushed, and is renamed over the target, so a reader sees the old bytes or
 // the new ones, never a mix.
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
@@ -48,4 +48,24 @@ export async function removeTree(path: string): Promise<void> {
 
 export function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/** The file's bytes, or null when it does not exist. */
+export async function readIfPresent(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+/** The folder's entry names, or none when it does not exist. */
+export async function listIfPresent(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
 }

@@ -1,9 +1,9 @@
 // Makes a suggestion folder hold exactly a given set of files, one atomic rename per file. Used to
 // put a backup back; idempotent, so a restore journal can simply run it again after a kill.
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import { isNotFound, syncDir, writeFileSynced } from './fs-atomic.js';
+import { readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
 import { listSetFiles, listTempFiles, tempNameFor } from './patch-set-files.js';
 
 export async function installSet(dir: string, wanted: ReadonlyMap<string, Uint8Array>): Promise<void> {
@@ -24,11 +24,3 @@ export async function removeTempFiles(dir: string): Promise<void> {
   for (const name of await listTempFiles(dir)) await unlink(join(dir, name));
 }
 
-async function readIfPresent(path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-}

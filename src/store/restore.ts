@@ -1,11 +1,11 @@
 // --restore: every backed-up suggestion gets its generated patch set back, unless the generator has
 // rewritten the suggestion since the repair; then the newer patches stay and the stale backup goes.
 // Each action is one line in patch_repair/restore.log.
-import { appendFile, mkdir, readdir, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
 import { dropBackupDir, listBackups, readWrittenDigest, removeWrittenDigest } from './backup.js';
-import { exists, isNotFound } from './fs-atomic.js';
+import { exists, listIfPresent } from './fs-atomic.js';
 import { writeJournal } from './journal.js';
 import { backupDir, backupsDir, repairDir, suggestionDir } from './paths.js';
 import { digestDir } from './patch-set-files.js';
@@ -88,13 +88,7 @@ async function log(dotDir: string, text: string): Promise<void> {
 
 /** A .written digest without its backup folder (a kill between the two removals) means nothing. */
 async function removeOrphanDigests(dotDir: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(backupsDir(dotDir));
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
-  }
+  const names = await listIfPresent(backupsDir(dotDir));
   const backups = new Set(await listBackups(dotDir));
   for (const name of names) {
     if (name.endsWith('.written') && !backups.has(name.slice(0, -'.written'.length))) {

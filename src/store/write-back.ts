@@ -5,12 +5,12 @@
 // A kill before the commit leaves the folder untouched (recovery undoes); after it, every new byte
 // is already on disk and recovery finishes the renames. Either way the folder holds the generated
 // set or the complete repair, and a backup exists whenever it is the repair.
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
 import type { PatchSet, Suggestion } from '../types.js';
 import { createBackup, dropBackupDir, hasCurrentBackup, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
-import { exists, isNotFound, syncDir, writeFileSynced } from './fs-atomic.js';
+import { exists, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
 import { type Journal, readJournals, removeJournal, writeJournal } from './journal.js';
 import { journalPath, safeName, suggestionDir } from './paths.js';
 import { digestBytes, digestDir, digestSet, patchFileName, readSet, tempNameFor } from './patch-set-files.js';
@@ -155,11 +155,3 @@ async function compareWithTarget(dir: string, target: ReadonlyMap<string, Buffer
   return null;
 }
 
-async function readIfPresent(path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-}

@@ -45,20 +45,14 @@ import type { Emit, RunEvent } from './store/events.js';
 import type { ResultsFile, RunRecord, SuggestionRecord } from './store/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from './types.js';
 
-export interface RunIo {
-  stdout: NodeJS.WritableStream;
-  /** Added to agent CLI environments (tests point them at a loopback provider). */
-  agentEnv?: Readonly<Record<string, string>>;
-}
-
 /** Runs one invocation and returns its exit code. */
-export async function run(options: RunOptions, io: RunIo = { stdout: process.stdout }): Promise<number> {
+export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
   const interrupt = trapSignals();
-  const reporter = createReporter({ stream: io.stdout });
+  const reporter = createReporter({ stream: stdout });
   try {
     return options.mode === 'restore'
       ? await restore(options, reporter)
-      : await pipeline(options, reporter, interrupt, io);
+      : await pipeline(options, reporter, interrupt);
   } catch (error) {
     if (interrupt.signal.aborted) throw new InterruptedError(interrupt.received!);
     throw error;
@@ -95,7 +89,7 @@ interface RunContext {
   scratchDir: string;
 }
 
-async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt, io: RunIo): Promise<number> {
+async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt): Promise<number> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const lock = await acquireLock(options.dotDir);
@@ -150,7 +144,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else if (failing.length > 0) {
-        await repairAll(context, tally, failing, { pool, ladder: ladder!, io });
+        await repairAll(context, tally, failing, { pool, ladder: ladder! });
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run
@@ -173,9 +167,9 @@ interface Failing {
   build: BuildResult;
 }
 
-async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder; io: RunIo }): Promise<void> {
+async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder }): Promise<void> {
   const { options, dp, emit, interrupt } = context;
-  const agent = await chooseAgent(context, o.ladder, o.io);
+  const agent = await chooseAgent(context, o.ladder);
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
   tally.identity = { backend: agent?.backend ?? (options.builtin ? 'builtin' : null), model: agent?.model ?? null };
   const deps: RepairDeps = {
@@ -272,9 +266,9 @@ class Tally {
   }
 }
 
-async function chooseAgent(context: RunContext, ladder: PromptLadder, io: RunIo): Promise<Agent | null> {
+async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
-  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, env: io.agentEnv });
+  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system });
   if (notice) emit({ type: 'notice', level: 'info', message: notice });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: 'no agent and --no-builtin: failing suggestions cannot be repaired' });
   return agent;

@@ -123,6 +123,8 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     .option('--retries <m>', `follow-up turns inside one attempt (default: ${AGENT_DEFAULTS.retries})`)
     .option('--max-attempts <n>', `ceiling on answered agent calls per suggestion (default: ${AGENT_DEFAULTS.maxAttempts})`)
     .option('--max-repairs <n>', 'stop after this many repaired suggestions; 0 = no limit (default: 0)')
+    .option('--agent-jobs <n>', 'suggestions repaired at the same time (agent calls in flight); 1 = one after another (default: 4)')
+    .option('--resume', 'continue the most recent run of this .discopop that did not finish, without asking again what it already asked')
     .option(
       '--agent-error-retries <k>',
       `extra calls per suggestion when a call gets no answer (default: ${AGENT_DEFAULTS.agentErrorRetries})`,

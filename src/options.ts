@@ -21,6 +21,8 @@ export interface OptionsContext {
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
 /** DiscoPoP's project manager gives each script this long (formats.md §1.8); there is no flag. */
 export const BUILD_TIMEOUT_S = 3600;
+/** Agent calls mostly wait on a remote model, so more run at once than the machine has cores. */
+export const AGENT_JOBS_DEFAULT = 4;
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];
 const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
 
@@ -37,6 +39,8 @@ export interface RunFlags {
   retries?: string;
   maxAttempts?: string;
   maxRepairs?: string;
+  agentJobs?: string;
+  resume?: boolean;
   agentErrorRetries?: string;
   connection?: string;
   backend?: string;
@@ -74,6 +78,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     raw === undefined ? undefined : wholeNumber(name, raw, min, problems);
 
   const mode = pickMode(flags, problems);
+  if (flags.resume === true && mode === 'restore') problems.push('--resume and --restore exclude each other: choose one');
   const dotDir = resolve(ctx.cwd, flags.dotDpPath ?? '.');
   const layoutProblem = await checkDotDiscopopFolder(dotDir);
   if (layoutProblem !== null) problems.push(layoutProblem);
@@ -112,6 +117,8 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     jobs: count('--jobs', flags.jobs, 1, availableParallelism()),
     workDir: workDir ?? tmpdir(),
     maxRepairs: count('--max-repairs', flags.maxRepairs, 0, 0),
+    agentJobs: count('--agent-jobs', flags.agentJobs, 1, AGENT_JOBS_DEFAULT),
+    resume: flags.resume === true,
     strict: flags.strict === true,
     builtin: flags.builtin,
     ...(promptDir !== undefined && { promptDir }),

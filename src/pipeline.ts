@@ -13,7 +13,7 @@ import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
-import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { loadPromptLadder, repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { renderSummary } from './report/summary.js';
 import type { RunOptions } from './run-options.js';
@@ -184,24 +184,26 @@ async function repairAll(context: RunContext, tally: Tally, failing: Failing[], 
     scratchDir: context.scratchDir,
     ladder: o.ladder,
   };
-  let repaired = 0;
-  for (const [index, { suggestion, build }] of failing.entries()) {
-    if (options.maxRepairs > 0 && repaired >= options.maxRepairs) {
-      tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` }));
-      continue;
-    }
-    emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
-    faultPoint('pipeline.before-repair');
-    const outcome = await repairSuggestion(await repairTask(suggestion, dp, build), deps);
-    faultPoint('pipeline.after-repair');
-    interrupt.check();
-    const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
-    if (outcome.status === 'repaired') {
-      repaired += 1;
-      if (options.mode === 'repair') await writeRepair(context, suggestion, outcome, record);
-    }
-    tally.finish(record);
-  }
+  await repairConcurrently({
+    items: failing,
+    jobs: options.agentJobs,
+    maxRepairs: options.maxRepairs,
+    signal: interrupt.signal,
+    repair: async ({ suggestion, build }, index) => {
+      emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+      faultPoint('pipeline.before-repair');
+      return repairSuggestion(await repairTask(suggestion, dp, build), deps);
+    },
+    settle: async ({ suggestion, build }, outcome) => {
+      faultPoint('pipeline.after-repair');
+      const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
+      if (outcome.status === 'repaired' && options.mode === 'repair') await writeRepair(context, suggestion, outcome, record);
+      tally.finish(record);
+    },
+    skip: ({ suggestion, build }) =>
+      tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` })),
+  });
+  interrupt.check();
 }
 
 /** The records of one run as they come in, and the results.json they end in. */

@@ -31,6 +31,10 @@ export interface RunOptions {
   jobs: number;
   workDir: string;
   maxRepairs: number;
+  /** Suggestions repaired at the same time (agent calls in flight). */
+  agentJobs: number;
+  /** Continue the most recent unfinished run of this .discopop instead of starting afresh. */
+  resume: boolean;
   strict: boolean;
   builtin: boolean;
   agent: AgentSettings;

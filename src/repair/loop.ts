@@ -110,11 +110,21 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
         for (;;) {
           const stop = blocked();
           if (stop) return stop;
+          const refused = await deps.budget.beginCall();
+          if (refused) return stopped(refused.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', refused.reason);
+          if (deps.signal.aborted) {
+            deps.budget.endCall(undefined);
+            return stopped('skipped', 'interrupted');
+          }
           const attempt = ++tally.tries;
-          const result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
+          let result: CallResult | undefined;
+          try {
+            result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
+          } finally {
+            deps.budget.endCall(result?.usage.costUsd);
+          }
           tally.calls += 1;
           tally.costUsd += result.usage.costUsd ?? 0;
-          deps.budget.addCost(result.usage.costUsd);
           const base = { id, attempt, tier: 'agent' as const, conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text };
           if (result.kind === 'answered') {
             tally.answered += 1;
@@ -132,6 +142,10 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
             deps.budget.setFatal(result.reason, result.detail);
             return stopped('skipped', deps.budget.stop()!.reason);
           }
+          // A call cancelled by another suggestion's fatal error, or cut short by the breaker, is
+          // no reason to spend this suggestion's allowance.
+          const after = blocked();
+          if (after) return after;
           if (errorAllowance === 0) {
             return stopped('agent_unreachable', `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`);
           }
@@ -148,7 +162,8 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
 async function call(deps: RepairDeps, conversation: Conversation, prompt: string, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {
   const { id, attempt } = at;
   deps.emit({ type: 'call-started', id, attempt, tier: 'agent', prompt: at.conversationNo, turn: at.turn });
-  const result = await deps.agent!.call(conversation, prompt, deps.signal);
+  // Cancelled by an interrupt, or by a fatal agent error in another suggestion's call.
+  const result = await deps.agent!.call(conversation, prompt, AbortSignal.any([deps.signal, deps.budget.signal]));
   deps.emit({
     type: 'call-finished',
     id,

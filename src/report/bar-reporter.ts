@@ -1,9 +1,10 @@
-// The interactive terminal: a discovery bar and a repair bar redrawn in place by cli-progress.
+// The interactive terminal: a discovery bar and a repair bar (with the suggestions in flight)
+// redrawn in place by cli-progress.
 // Every other line goes through the bars' log buffer, which prints it where the bars were on the
 // next redraw; the bars are then drawn again below it, so no line lands in the middle of a bar.
 import cliProgress from 'cli-progress';
 import type { RunEvent } from '../store/events.js';
-import { ProgressTracker, type DiscoveryProgress, type RepairProgress } from './progress-tracker.js';
+import { ProgressTracker, type DiscoveryProgress, type InFlight, type RepairProgress } from './progress-tracker.js';
 import { describeEvent } from './event-line.js';
 import type { Reporter } from './reporter.js';
 import type { OutputStream } from './terminal.js';
@@ -93,12 +94,15 @@ function discoveryStatus(d: DiscoveryProgress): string {
 
 function repairStatus(r: RepairProgress): string {
   const unanswered = `unanswered ${r.unanswered}`;
-  if (r.done >= r.total && r.tier === null) return `| ${unanswered} | done`;
-  const attempt =
-    r.tier === 'builtin'
+  if (r.done >= r.total && r.active.length === 0) return `| ${unanswered} | done`;
+  const state = (a: InFlight) =>
+    a.tier === 'builtin'
       ? 'built-in repairer'
-      : r.tier === 'agent'
-        ? `attempt ${r.attempt}${r.maxAttempts !== null ? ` of ${r.maxAttempts}` : ''}`
+      : a.tier === 'agent'
+        ? `attempt ${a.attempt}${r.maxAttempts !== null ? ` of ${r.maxAttempts}` : ''}`
         : 'starting';
-  return `| suggestion ${r.id}: ${attempt} | ${unanswered}`;
+  const [only] = r.active;
+  if (r.active.length === 1 && only) return `| suggestion ${only.id}: ${state(only)} | ${unanswered}`;
+  if (r.active.length === 0) return `| ${unanswered}`;
+  return `| ${r.active.length} in flight: ${r.active.map((a) => `${a.id} (${state(a)})`).join(', ')} | ${unanswered}`;
 }

@@ -1,7 +1,7 @@
 // The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
 import type { RunEvent } from '../store/events.js';
 
-/** One line for the events a person watching a run wants to see; null for the rest. */
+/** One whole line for each event a person watching a run wants to see; null for the rest. */
 export function describeEvent(event: RunEvent): string | null {
   switch (event.type) {
     case 'notice':
@@ -17,20 +17,26 @@ export function describeEvent(event: RunEvent): string | null {
       return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
     case 'call-finished': {
       const who = event.tier === 'builtin' ? 'built-in repairer' : 'agent';
-      if (event.outcome === 'answered') return `  try ${event.attempt}: ${who} answered`;
-      if (event.outcome === 'declined') return `  try ${event.attempt}: ${who} declined: ${event.detail ?? ''}`;
+      const at = tryOf(event);
+      if (event.outcome === 'answered') return `${at}: ${who} answered`;
+      if (event.outcome === 'declined') return `${at}: ${who} declined: ${event.detail ?? ''}`;
       if (event.outcome === 'auth' || event.outcome === 'quota' || event.outcome === 'misconfigured') {
-        return `  try ${event.attempt}: agent unusable (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
+        return `${at}: agent unusable (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
       }
-      return `  try ${event.attempt}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
+      return `${at}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
     }
     case 'check':
-      return event.passed ? null : `  try ${event.attempt}: rejected by ${event.check}: ${firstLine(event.reason)}`;
+      return event.passed ? null : `${tryOf(event)}: rejected by ${event.check}: ${firstLine(event.reason)}`;
     case 'written':
       return `  suggestion ${event.id}: verified patch set written (${event.files.join(', ')})`;
     default:
       return null;
   }
+}
+
+/** Lines of several repairs in flight interleave: each one names its suggestion. */
+function tryOf(event: { id: string; attempt: number }): string {
+  return `  suggestion ${event.id}, try ${event.attempt}`;
 }
 
 function firstLine(text: string | null): string {

@@ -1,5 +1,5 @@
 // What the bars show, derived from the event stream alone: discovery builds done / failing, and
-// the repair stage's current suggestion, its attempt against the budget and unanswered calls.
+// the repair stage's suggestions in flight, each one's attempt against the budget, and unanswered calls.
 import type { RunEvent } from '../store/events.js';
 
 export interface DiscoveryProgress {
@@ -11,15 +11,21 @@ export interface DiscoveryProgress {
   finished: boolean;
 }
 
-export interface RepairProgress {
-  total: number;
-  done: number;
+/** One suggestion being repaired now; several at once with --agent-jobs. */
+export interface InFlight {
   id: string;
   tier: 'builtin' | 'agent' | null;
-  /** Answered agent calls for the current suggestion; --max-attempts caps them. */
+  /** Answered agent calls for this suggestion; --max-attempts caps them. */
   answered: number;
   /** The agent call under way counted as --max-attempts counts: answered calls before it, plus one. */
   attempt: number;
+}
+
+export interface RepairProgress {
+  total: number;
+  done: number;
+  /** The suggestions in flight, in the order they started. */
+  active: InFlight[];
   maxAttempts: number | null;
   /** Calls without an answer in the whole run. */
   unanswered: number;
@@ -50,28 +56,25 @@ export class ProgressTracker {
         return true;
       case 'repair-started':
         this.endDiscovery();
-        this.repair = {
-          total: event.total,
-          done: event.index - 1,
-          id: event.id,
-          tier: null,
-          answered: 0,
-          attempt: 0,
-          maxAttempts: this.maxAttempts,
-          unanswered: this.unanswered,
-        };
+        this.repair ??= { total: event.total, done: 0, active: [], maxAttempts: this.maxAttempts, unanswered: this.unanswered };
+        this.repair.total = event.total;
+        this.repair.active.push({ id: event.id, tier: null, answered: 0, attempt: 0 });
         return true;
-      case 'call-started':
-        if (!this.repair) return false;
-        this.repair.tier = event.tier;
-        if (event.tier === 'agent') this.repair.attempt = this.repair.answered + 1;
+      case 'call-started': {
+        const active = this.active(event.id);
+        if (!active) return false;
+        active.tier = event.tier;
+        if (event.tier === 'agent') active.attempt = active.answered + 1;
         return true;
-      case 'call-finished':
+      }
+      case 'call-finished': {
         if (event.outcome !== 'answered' && event.outcome !== 'declined') this.unanswered += 1;
         if (!this.repair) return false;
-        if (event.tier === 'agent' && event.outcome === 'answered') this.repair.answered += 1;
+        const active = this.active(event.id);
+        if (active && event.tier === 'agent' && event.outcome === 'answered') active.answered += 1;
         this.repair.unanswered = this.unanswered;
         return true;
+      }
       case 'suggestion-finished':
       case 'run-finished': {
         const ended = this.endDiscovery();
@@ -79,7 +82,7 @@ export class ProgressTracker {
         // or skipped by --max-repairs.
         if (this.repair && event.type === 'suggestion-finished') {
           this.repair.done += 1;
-          this.repair.tier = null;
+          this.repair.active = this.repair.active.filter((a) => a.id !== event.record.id);
           return true;
         }
         return ended;
@@ -87,6 +90,10 @@ export class ProgressTracker {
       default:
         return false;
     }
+  }
+
+  private active(id: string): InFlight | undefined {
+    return this.repair?.active.find((a) => a.id === id);
   }
 
   /** An interrupted discovery ends with fewer builds than announced: the ones that happened are the total. */

@@ -14,7 +14,11 @@ export type ScriptedReply =
   | string
   | { noAnswer: NoAnswerReason; exitCode?: number }
   | { fatal: FatalReason; exitCode?: number }
-  | { hang: true };
+  | { hang: true }
+  /** The reply of the first pair whose substring the prompt contains: each suggestion its own answer. */
+  | { when: [string, ScriptedReply][] }
+  /** `then`, after this reply's own delay instead of the descriptor's. */
+  | { after: number; then: ScriptedReply };
 
 export interface ScriptedCall {
   index: number;
@@ -23,6 +27,9 @@ export interface ScriptedCall {
   /** The session the call forked from; null for a fresh call. */
   resumed: string | null;
   cwd: string;
+  /** When the call began (ms since the epoch). */
+  started: number;
+  pid: number;
 }
 
 export interface ScriptedAgent extends Agent {
@@ -36,7 +43,13 @@ const SCRIPT = fileURLToPath(new URL('./scripted-agent/agent.mjs', import.meta.u
  * Writes the scripted agent's descriptor and replies under `dir`: the descriptor file is what
  * `--backend <file>` takes, so a whole CLI run can use the same test double.
  */
-export async function writeScriptedDescriptor(o: { dir: string; replies: ScriptedReply[]; sessions?: boolean }): Promise<{ descriptorFile: string; stateFile: string }> {
+export async function writeScriptedDescriptor(o: {
+  dir: string;
+  replies: ScriptedReply[];
+  sessions?: boolean;
+  /** Every call waits this long before it answers, like a model thinking. */
+  delayMs?: number;
+}): Promise<{ descriptorFile: string; stateFile: string }> {
   if (o.replies.length === 0) throw new Error('the scripted agent needs at least one reply');
   await mkdir(o.dir, { recursive: true });
   const repliesFile = join(o.dir, 'replies.json');
@@ -44,7 +57,7 @@ export async function writeScriptedDescriptor(o: { dir: string; replies: Scripte
   await writeFile(repliesFile, JSON.stringify(o.replies));
   const descriptor = {
     name: 'scripted',
-    command: [process.execPath, SCRIPT, '--replies', repliesFile, '--state', stateFile],
+    command: [process.execPath, SCRIPT, '--replies', repliesFile, '--state', stateFile, ...(o.delayMs ? ['--delay', String(o.delayMs)] : [])],
     ...(o.sessions === false ? {} : { followUp: ['--resume', '{session_id}'] }),
     prompt: 'stdin',
     version: [SCRIPT, '--version'],

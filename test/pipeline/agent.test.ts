@@ -41,7 +41,8 @@ async function correctAnswers(root: string, ids: string[]): Promise<Record<strin
 
 async function agentRun(dotDir: string, replies: ScriptedReply[], args: string[]) {
   const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies });
-  const run = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', ...args]);
+  // One repair at a time: these tests pin the serial order of calls; concurrency.test.ts runs several.
+  const run = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', '--agent-jobs', '1', ...args]);
   return { run, calls: await scriptedCalls(stateFile) };
 }
 

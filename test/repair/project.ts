@@ -131,6 +131,8 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     jobs: 1,
     workDir: os.tmpdir(),
     maxRepairs: 0,
+    agentJobs: 1,
+    resume: false,
     strict: false,
     builtin: false,
     agent: { agentTimeoutS: 30, prompts: 2, retries: 2, maxAttempts: 6, agentErrorRetries: 2, ...agent },

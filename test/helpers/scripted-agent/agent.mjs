@@ -2,8 +2,12 @@
 // A stand-in agent CLI for tests: answers each call with the next canned reply (the last one
 // repeats), printing the same JSON result shape as `claude -p --output-format json`, so it is
 // parsed and classified by exactly the code that handles the real CLI.
-// Usage: agent.mjs --replies <file.json> --state <file> [--resume <session id>]
-import { appendFileSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+// Usage: agent.mjs --replies <file.json> --state <file> [--delay <ms>] [--resume <session id>]
+// Several copies may run at once (--agent-jobs): the call counter and the log are updated under a
+// lock. A reply may also be `{ "when": [[substring, reply], ...] }`: the first reply whose
+// substring the prompt contains, so concurrent calls get their own suggestion's answer; and
+// `{ "after": ms, "then": reply }` answers `reply` after its own delay instead of --delay.
+import { appendFileSync, readFileSync, writeFileSync, existsSync, mkdirSync, rmdirSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 if (args.includes('--version')) {
@@ -18,11 +22,40 @@ const replies = JSON.parse(readFileSync(option('--replies'), 'utf8'));
 const stateFile = option('--state');
 const resumed = option('--resume');
 
+const delayMs = Number(option('--delay') ?? 0);
+
 const prompt = readFileSync(0, 'utf8');
-const index = existsSync(stateFile) ? Number(readFileSync(stateFile, 'utf8')) : 0;
-writeFileSync(stateFile, String(index + 1));
-appendFileSync(`${stateFile}.log`, JSON.stringify({ index, prompt, resumed: resumed ?? null, cwd: process.cwd() }) + '\n');
-const reply = replies[Math.min(index, replies.length - 1)];
+const index = locked(() => {
+  const n = existsSync(stateFile) ? Number(readFileSync(stateFile, 'utf8')) : 0;
+  writeFileSync(stateFile, String(n + 1));
+  appendFileSync(`${stateFile}.log`, JSON.stringify({ index: n, prompt, resumed: resumed ?? null, cwd: process.cwd(), started: Date.now(), pid: process.pid }) + '\n');
+  return n;
+});
+let reply = replies[Math.min(index, replies.length - 1)];
+if (reply && typeof reply === 'object' && Array.isArray(reply.when)) {
+  reply = (reply.when.find(([substring]) => prompt.includes(substring)) ?? [null, 'no scripted reply matches this prompt'])[1];
+}
+if (reply && typeof reply === 'object' && reply.after !== undefined) {
+  await new Promise((resolve) => setTimeout(resolve, reply.after));
+  reply = reply.then;
+} else if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+
+function locked(fn) {
+  const lock = `${stateFile}.lock`;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmdirSync(lock);
+  }
+}
 
 const NO_ANSWER = {
   unreachable: { status: null, message: 'API Error: Unable to connect to API (ConnectionRefused)' },

@@ -1,10 +1,11 @@
 // preflight → discovery → repair → write-back → summary (design.md, Pipeline). The stages do the
 // work; this file only wires them, owns the run's resources and turns interrupts into exit codes.
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet } from './build/index.js';
+import { BuildPool, buildInputsDigest, discover, generatedPatchSet, suggestionBuildDigest } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
@@ -13,7 +14,8 @@ import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
-import { loadPromptLadder, repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { loadPromptLadder, repairConcurrently, repairSuggestion, RunBudget, type PriorTry, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { planResume, priorTry, type ResumePlan } from './repair/resume.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { renderSummary } from './report/summary.js';
 import type { RunOptions } from './run-options.js';
@@ -21,6 +23,7 @@ import {
   buildsRecord,
   countStatuses,
   exitCodeFor,
+  isFinal,
   MAX_REPAIRS_REASON,
   noPatchRecord,
   outcomeRecord,
@@ -31,11 +34,15 @@ import {
   acquireLock,
   AttemptStore,
   cleanupStaleScratch,
+  copyAttempts,
   createRunScratch,
   digestDir,
   openEventLog,
+  readAttemptsIn,
+  readRunState,
   recoverWriteBack,
   restoreAll,
+  RunStateWriter,
   startRun,
   writeBack,
   writeResults,
@@ -43,6 +50,7 @@ import {
 import { readWrittenDigest } from './store/backup.js';
 import type { Emit, RunEvent } from './store/events.js';
 import type { ResultsFile, RunRecord, SuggestionRecord } from './store/results.js';
+import type { RunState } from './store/run-state.js';
 import type { BuildResult, DotDiscopop, Suggestion } from './types.js';
 
 /** Runs one invocation and returns its exit code. */
@@ -87,6 +95,8 @@ interface RunContext {
   runId: string;
   started: string;
   scratchDir: string;
+  /** The run this one continues (--resume), once known. */
+  resumedFrom: string | null;
 }
 
 async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt): Promise<number> {
@@ -106,8 +116,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     // A broken --prompt-dir must stop the run before any build spends minutes.
     const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
 
+    // Read before the rotation moves it to history/: only the most recent run can be resumed.
+    const previousState = options.resume ? await readRunState(options.dotDir) : null;
     const runId = newRunId();
-    await startRun(options.dotDir, runId);
+    const rotated = await startRun(options.dotDir, runId);
     faultPoint('pipeline.after-history');
     const log = openEventLog(options.dotDir);
     cleanups.unshift(() => log.close());
@@ -121,7 +133,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
     cleanups.unshift(() => scratch.dispose());
     faultPoint('pipeline.after-scratch');
-    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
+    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, resumedFrom: null };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
@@ -137,14 +149,17 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         emit,
       });
       cleanups.unshift(() => pool.dispose());
-      const discovery = await discover({ dp, considered, pool, emit });
+      const repairedEarlier = await repairedEarlierIds(options.dotDir, considered);
+      const resume = options.mode === 'discover-only' ? null : await prepareResume(context, tally, { considered, previousState, previousDir: rotated.dir, repairedEarlier });
+      const discovery = await discover({ dp, considered: considered.filter((s) => !tally.records.has(s.id)), pool, emit, reused: resume?.plan.builds });
       interrupt.check();
       faultPoint('pipeline.after-discovery');
-      const failing = tally.recordDiscovery(discovery.builds, await repairedEarlierIds(options.dotDir, considered));
+      if (resume) await tally.startState(resume.writer, discovery.builds, resume.digests);
+      const failing = await tally.recordDiscovery(discovery.builds, repairedEarlier);
       if (options.mode === 'discover-only') {
-        for (const { suggestion, build } of failing) tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
+        for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else if (failing.length > 0) {
-        await repairAll(context, tally, failing, { pool, ladder: ladder! });
+        await repairAll(context, tally, failing, { pool, ladder: ladder!, continued: resume?.plan.continued ?? new Map() });
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run
@@ -167,7 +182,52 @@ interface Failing {
   build: BuildResult;
 }
 
-async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder }): Promise<void> {
+/**
+ * Works out what this run takes over from the one it resumes (records, tries, discovery builds)
+ * and opens the run's own run-state.json. Kept records are finished at once, tries copied over.
+ */
+async function prepareResume(
+  context: RunContext,
+  tally: Tally,
+  o: { considered: Suggestion[]; previousState: RunState | null; previousDir: string | null; repairedEarlier: Set<string> },
+): Promise<{ plan: ResumePlan; writer: RunStateWriter; digests: Map<string, string> }> {
+  const { options, dp, emit, reporter } = context;
+  const mode = options.mode === 'dry-run' ? 'dry-run' : 'repair';
+  const inputs = await buildInputsDigest(dp, { threads: options.threads, signal: context.interrupt.signal });
+  const digests = new Map<string, string>();
+  for (const s of o.considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(inputs, await digestDir(s.dir)));
+  const plan: ResumePlan = options.resume
+    ? planResume({ previous: o.previousState, previousDir: o.previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier })
+    : { from: null, notice: '', builds: new Map(), kept: new Map(), continued: new Map() };
+  if (options.resume) {
+    reporter.notice(plan.notice);
+    emit({ type: 'notice', level: 'info', message: plan.notice });
+  }
+  context.resumedFrom = plan.from;
+  for (const [id, record] of plan.kept) {
+    const folder = path.join(o.previousDir!, 'attempts', id);
+    await copyAttempts(folder, options.dotDir, id, (await readAttemptsIn(folder)).map((a) => a.attempt));
+    await tally.finish(record);
+  }
+  const writer = new RunStateWriter(options.dotDir, { version: 1, run_id: context.runId, mode, inputs, builds: {}, finished: {}, complete: false });
+  return { plan, writer, digests };
+}
+
+/** The tries a continued suggestion already made, copied into this run's attempts/<id>/. */
+async function continuedTries(dotDir: string, id: string, folder: string | undefined): Promise<PriorTry[]> {
+  if (folder === undefined) return [];
+  const tries: PriorTry[] = [];
+  for (const stored of await readAttemptsIn(folder)) {
+    const prior = priorTry(stored);
+    // Numbers stay contiguous: a folder the kill left before any answer arrived is not carried over.
+    if (!prior || prior.attempt !== tries.length + 1) break;
+    tries.push(prior);
+  }
+  await copyAttempts(folder, dotDir, id, tries.map((t) => t.attempt));
+  return tries;
+}
+
+async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder; continued: Map<string, string> }): Promise<void> {
   const { options, dp, emit, interrupt } = context;
   const agent = await chooseAgent(context, o.ladder);
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
@@ -192,16 +252,16 @@ async function repairAll(context: RunContext, tally: Tally, failing: Failing[], 
     repair: async ({ suggestion, build }, index) => {
       emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
       faultPoint('pipeline.before-repair');
-      return repairSuggestion(await repairTask(suggestion, dp, build), deps);
+      const prior = await continuedTries(options.dotDir, suggestion.id, o.continued.get(suggestion.id));
+      return repairSuggestion(await repairTask(suggestion, dp, build), deps, prior);
     },
     settle: async ({ suggestion, build }, outcome) => {
       faultPoint('pipeline.after-repair');
       const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
       if (outcome.status === 'repaired' && options.mode === 'repair') await writeRepair(context, suggestion, outcome, record);
-      tally.finish(record);
+      await tally.finish(record);
     },
-    skip: ({ suggestion, build }) =>
-      tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` })),
+    skip: ({ suggestion, build }) => tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` })),
   });
   interrupt.check();
 }
@@ -220,19 +280,39 @@ class Tally {
     this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
   }
 
-  finish(record: SuggestionRecord): void {
+  /** The run's run-state.json; null for --discover-only, which cannot be resumed. */
+  private state: RunStateWriter | null = null;
+
+  async finish(record: SuggestionRecord): Promise<void> {
     this.records.set(record.id, record);
     this.context.emit({ type: 'suggestion-finished', record });
+    // What discovery settles is settled again by the next discovery; only repair outcomes are kept.
+    if (this.state && isFinal(record) && record.status !== 'ok' && record.reason !== 'no patch') {
+      this.state.state.finished[record.id] = record;
+      await this.state.save();
+    }
+  }
+
+  /** Starts the run's own run-state.json with the discovery builds and what it already kept. */
+  async startState(writer: RunStateWriter, builds: Map<string, BuildResult>, digests: Map<string, string>): Promise<void> {
+    for (const [id, build] of builds) {
+      const digest = digests.get(id);
+      if (digest !== undefined) writer.state.builds[id] = { digest, build };
+    }
+    for (const record of this.records.values()) if (isFinal(record) && record.status !== 'ok') writer.state.finished[record.id] = record;
+    this.state = writer;
+    await writer.save();
   }
 
   /** Records what discovery settles (no patch, builds) and returns the failing suggestions. */
-  recordDiscovery(builds: Map<string, BuildResult>, repairedEarlier: Set<string>): Failing[] {
+  async recordDiscovery(builds: Map<string, BuildResult>, repairedEarlier: Set<string>): Promise<Failing[]> {
     const failing: Failing[] = [];
     for (const suggestion of this.considered) {
+      if (this.records.has(suggestion.id)) continue;
       const build = builds.get(suggestion.id);
       if (build) this.builds.set(suggestion.id, build);
-      if (!build) this.finish(noPatchRecord(suggestion));
-      else if (build.ok) this.finish(buildsRecord(suggestion, repairedEarlier.has(suggestion.id)));
+      if (!build) await this.finish(noPatchRecord(suggestion));
+      else if (build.ok) await this.finish(buildsRecord(suggestion, repairedEarlier.has(suggestion.id)));
       else failing.push({ suggestion, build });
     }
     return failing;
@@ -259,6 +339,10 @@ class Tally {
       cost_usd: this.budget.costUsd,
       exit_code: exitCode,
     };
+    if (this.state) {
+      this.state.state.complete = interruptExit === null && suggestions.every(isFinal);
+      await this.state.save();
+    }
     faultPoint('pipeline.before-results');
     await writeResults(options.dotDir, results);
     faultPoint('pipeline.after-results');
@@ -325,6 +409,7 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     endpoint_down: false,
     cost_usd: 0,
     exit_code: null,
+    resumed_from: context.resumedFrom,
   };
 }
 

@@ -1,5 +1,6 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
+import { ENDPOINT_DOWN_REASON } from './repair/budget.js';
 import type { RepairOutcome } from './repair/types.js';
 import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './store/results.js';
 import type { BuildResult, Suggestion } from './types.js';
@@ -107,3 +108,14 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'>, o: { fata
 }
 
 export const MAX_REPAIRS_REASON = '--max-repairs reached';
+
+/**
+ * A record --resume keeps as it is: the suggestion got its full try. Not final: skipped for any
+ * reason but "no patch" (interrupt, cost limit, --max-repairs, fatal agent error), and
+ * agent_unreachable because the circuit breaker stopped all calls rather than its own allowance.
+ */
+export function isFinal(record: SuggestionRecord): boolean {
+  if (record.status === 'skipped') return record.reason === 'no patch';
+  if (record.status === 'agent_unreachable') return record.reason !== ENDPOINT_DOWN_REASON;
+  return true;
+}

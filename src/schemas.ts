@@ -6,6 +6,8 @@ import { VerdictSchema } from './store/verdict.js';
 import { JournalSchema } from './store/journal.js';
 import { LockFileSchema } from './store/lock.js';
 import { ScratchFileSchema } from './store/scratch.js';
+import { RunStateSchema } from './store/run-state.js';
+import { AnsweredCallSchema } from './store/attempts.js';
 import { AppliedSuggestionsSchema } from './discopop/applied.js';
 import { SettingsFileSchema } from './discopop/build-config.js';
 import { HotspotsFileSchema } from './discopop/hotspots.js';
@@ -20,6 +22,8 @@ export const SCHEMAS: Record<string, z.ZodType> = {
   'write-back-journal.schema.json': JournalSchema,
   'lock.schema.json': LockFileSchema,
   'scratch.schema.json': ScratchFileSchema,
+  'run-state.schema.json': RunStateSchema,
+  'answered-call.schema.json': AnsweredCallSchema,
   // DiscoPoP's files as patch-repair reads them (only the parts it relies on are constrained).
   'discopop-patterns.schema.json': PatternsFileSchema,
   'discopop-hotspots.schema.json': HotspotsFileSchema,

@@ -15,13 +15,20 @@ export interface DiscoveryResult {
 /** How many lines of the failing reference build the refusal quotes. */
 const QUOTED_LINES = 8;
 
-export async function discover(o: { dp: DotDiscopop; considered: Suggestion[]; pool: BuildPool; emit: Emit }): Promise<DiscoveryResult> {
+/** `reused`: builds a resumed run takes over because nothing they depend on changed; not built again. */
+export async function discover(o: { dp: DotDiscopop; considered: Suggestion[]; pool: BuildPool; emit: Emit; reused?: ReadonlyMap<string, BuildResult> }): Promise<DiscoveryResult> {
   const withPatch = o.considered.filter((s) => s.files.length > 0);
-  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: withPatch.length, jobs: o.pool.jobs });
+  const toBuild = withPatch.filter((s) => !o.reused?.has(s.id));
+  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();
   if (!reference.ok) throw new RefusedError(referenceFailure(o.dp, reference));
-  const results = await Promise.all(withPatch.map((s) => o.pool.build(s.id, generatedPatchSet(s), 'discovery')));
-  return { reference, builds: new Map(withPatch.map((s, i) => [s.id, results[i] as BuildResult])) };
+  const built = await Promise.all(toBuild.map((s) => o.pool.build(s.id, generatedPatchSet(s), 'discovery')));
+  const builds = new Map(toBuild.map((s, i) => [s.id, built[i] as BuildResult]));
+  for (const s of withPatch) {
+    const reused = o.reused?.get(s.id);
+    if (reused) builds.set(s.id, reused);
+  }
+  return { reference, builds };
 }
 
 export function generatedPatchSet(suggestion: Suggestion): PatchSet {

@@ -12,6 +12,7 @@
 
 /** Suggestions in a row that got no answer at all before the endpoint counts as down. */
 export const ENDPOINT_DOWN_AFTER = 3;
+export const ENDPOINT_DOWN_REASON = `agent unreachable for ${ENDPOINT_DOWN_AFTER} suggestions in a row; no further calls`;
 
 export type AgentStop =
   | { kind: 'fatal'; reason: string }
@@ -81,7 +82,7 @@ export class RunBudget {
   stop(): AgentStop | null {
     if (this.fatal) return { kind: 'fatal', reason: `agent unusable (${this.fatal.reason}): ${this.fatal.detail}` };
     if (this.endpointDown) {
-      return { kind: 'endpoint-down', reason: `agent unreachable for ${ENDPOINT_DOWN_AFTER} suggestions in a row; no further calls` };
+      return { kind: 'endpoint-down', reason: ENDPOINT_DOWN_REASON };
     }
     const max = this.limits.maxCostUsd;
     if (max !== undefined && this.costUsd >= max) {

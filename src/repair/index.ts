@@ -2,7 +2,7 @@
 export { repairSuggestion } from './loop.js';
 export { verify, type Verdict, type VerifyDeps } from './verify.js';
 export { loadPromptLadder, BUILTIN_PROMPT_DIR, type PromptLadder } from './ladder.js';
-export { RunBudget, ENDPOINT_DOWN_AFTER } from './budget.js';
+export { RunBudget, ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON } from './budget.js';
 export { repairConcurrently } from './schedule.js';
 export type { AttemptTranscript } from './transcript.js';
 export type { RepairTask, BuiltinResult } from './task.js';

@@ -8,7 +8,7 @@ import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from './task.js';
 import type { AttemptTranscript } from './transcript.js';
-import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from './types.js';
+import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from './types.js';
 import { verify, type Verdict } from './verify.js';
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
@@ -23,7 +23,12 @@ class Tally {
   lastRejection: string | null = null;
 }
 
-export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Promise<RepairOutcome> {
+/**
+ * `prior`: what a stopped run already did for this suggestion (--resume). Its counters carry over,
+ * an answer it never finished checking (or accepted but did not write) is checked again without a
+ * call, and the agent continues where the ladder stood: no answered call is asked again.
+ */
+export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior: readonly PriorTry[] = []): Promise<RepairOutcome> {
   const tally = new Tally();
   const common = (): OutcomeCommon => ({
     attempts: tally.calls,
@@ -36,7 +41,20 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
 
   if (deps.budget.fatal) return unrepaired('skipped', deps.budget.stop()!.reason);
 
-  if (deps.options.builtin) {
+  const tries = [...prior].sort((a, b) => a.attempt - b.attempt);
+  restoreTally(tally, tries);
+  const last = tries.at(-1);
+  if (last && last.answer !== null && (last.outcome === 'pending' || last.outcome === 'accepted')) {
+    const verdict = await checkAnswer(last.answer, task, deps, last.attempt);
+    const base = { id: task.suggestion.id, attempt: last.attempt, tier: last.tier, conversation: last.conversation, turn: last.turn, source: last.source, prompt: last.prompt };
+    await deps.attempts.write({ ...base, answer: last.answer, callOutcome: 'answered', callDetail: null, ...transcriptOf(verdict) });
+    if (verdict.accepted) return accepted(verdict, last.tier, last.attempt, common());
+    Object.assign(last, { outcome: 'rejected', rejectedBy: verdict.rejectedBy, reason: verdict.reason });
+    if (last.tier === 'builtin') tally.builtin.declined = `rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
+    else tally.lastRejection = `attempt ${last.attempt} rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
+  }
+
+  if (deps.options.builtin && !tries.some((t) => t.tier === 'builtin')) {
     const verdict = await builtinTry(task, deps, tally);
     if (verdict?.accepted) return accepted(verdict, 'builtin', tally.tries, common());
   }
@@ -44,9 +62,53 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
     return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
   }
 
-  const outcome = await agentTries(task, deps, tally, common);
+  const outcome = await agentTries(task, deps, tally, common, resumePosition(tries.filter((t) => t.tier === 'agent'), deps.options.agent.retries));
   if (tally.calls > 0) deps.budget.noteSuggestion(tally.answered > 0);
   return outcome;
+}
+
+/** Where the agent tries continue: the conversation and turn of the next call, and what it says. */
+interface Position {
+  conversation: number;
+  turn: number;
+  /** The rejection the next call is a follow-up to; null for a conversation's first call. */
+  followUp: { check: string; reason: string } | null;
+  /** The answered turns of the conversation so far, replayed to the agent in one fresh call. */
+  turns: { prompt: string; answer: string }[];
+  unanswered: number;
+}
+
+function resumePosition(agentTries: readonly PriorTry[], retries: number): Position {
+  const last = agentTries.at(-1);
+  const unanswered = agentTries.filter((t) => t.outcome === 'unanswered' || t.outcome === 'fatal').length;
+  if (!last) return { conversation: 1, turn: 0, followUp: null, turns: [], unanswered };
+  const answered = (conversation: number, beforeTurn: number) =>
+    agentTries.filter((t) => t.conversation === conversation && t.turn < beforeTurn && t.outcome === 'rejected' && t.prompt !== null && t.answer !== null);
+  const position = (conversation: number, turn: number): Position => {
+    const turns = answered(conversation, turn);
+    const previous = turns.at(-1);
+    const followUp = turn > 0 && previous ? { check: previous.rejectedBy ?? 'extraction', reason: previous.reason ?? '' } : null;
+    return { conversation, turn, followUp, turns: turns.map((t) => ({ prompt: t.prompt!, answer: t.answer! })), unanswered };
+  };
+  if (last.outcome === 'rejected') return last.turn < retries ? position(last.conversation, last.turn + 1) : position(last.conversation + 1, 0);
+  return position(last.conversation, last.turn);
+}
+
+function restoreTally(tally: Tally, tries: readonly PriorTry[]): void {
+  for (const t of tries) {
+    tally.tries = Math.max(tally.tries, t.attempt);
+    if (t.tier === 'builtin') {
+      tally.builtin.tries += 1;
+      tally.builtin.accepted = t.outcome === 'accepted';
+      tally.builtin.declined = t.outcome === 'declined' ? `declined: ${t.reason ?? ''}` : t.outcome === 'rejected' ? `rejected at ${t.rejectedBy}: ${t.reason}` : null;
+      continue;
+    }
+    tally.calls += 1;
+    tally.costUsd += t.costUsd;
+    if (t.outcome === 'unanswered' || t.outcome === 'fatal') tally.unanswered += 1;
+    else tally.answered += 1;
+    if (t.outcome === 'rejected') tally.lastRejection = `attempt ${t.attempt} rejected at ${t.rejectedBy}: ${t.reason}`;
+  }
 }
 
 async function builtinTry(task: RepairTask, deps: RepairDeps, tally: Tally): Promise<Verdict | null> {
@@ -82,12 +144,12 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: Tally): Pro
   return verdict;
 }
 
-async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, common: () => OutcomeCommon): Promise<RepairOutcome> {
+async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, common: () => OutcomeCommon, start: Position): Promise<RepairOutcome> {
   const agent = deps.agent!;
   const { options } = deps;
   const id = task.suggestion.id;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
-  let errorAllowance = options.agent.agentErrorRetries;
+  let errorAllowance = Math.max(0, options.agent.agentErrorRetries - start.unanswered);
   const stopped = (status: UnrepairedOutcome['status'], reason: string): UnrepairedOutcome => ({ ...common(), status, reason });
 
   // Why no further call may be made now: an interrupt, the run-level budget, or --max-attempts.
@@ -99,13 +161,18 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
     return null;
   };
 
-  for (let conversationNo = 1; conversationNo <= options.agent.prompts; conversationNo += 1) {
+  for (let conversationNo = start.conversation; conversationNo <= options.agent.prompts; conversationNo += 1) {
     const before = blocked();
     if (before) return before;
-    let conversation: Conversation = await agent.open();
+    const resuming = conversationNo === start.conversation && start.turn > 0;
+    // A resumed conversation has no session to continue: its answered turns are replayed.
+    let conversation: Conversation = resuming ? { ...(await agent.open()), turns: start.turns } : await agent.open();
     try {
-      let prompt: BuiltPrompt = rungPrompt({ ladder, conversation: conversationNo, task, limits: options });
-      for (let turn = 0; turn <= options.agent.retries; turn += 1) {
+      let prompt: BuiltPrompt =
+        resuming && start.followUp
+          ? followUpPrompt({ ladder, task, check: start.followUp.check, reason: start.followUp.reason, limits: options })
+          : rungPrompt({ ladder, conversation: conversationNo, task, limits: options });
+      for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
         // Repeat the call in place until it is answered; unanswered calls use their own allowance.
         for (;;) {
           const stop = blocked();
@@ -129,6 +196,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
           if (result.kind === 'answered') {
             tally.answered += 1;
             conversation = result.conversation;
+            await deps.attempts.writeAnswer({ ...base, answer: result.text, costUsd: result.usage.costUsd ?? null });
             const verdict = await checkAnswer(result.text, task, deps, attempt);
             await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, usage: result.usage, ...transcriptOf(verdict) });
             if (verdict.accepted) return accepted(verdict, 'agent', attempt, common());

@@ -19,7 +19,7 @@ export interface ScheduleOptions<T, O extends { status: string }> {
   /** Settles one outcome (write-back, record); never runs twice at once. */
   settle(item: T, outcome: O): Promise<void>;
   /** A suggestion that never started because --max-repairs was reached. */
-  skip(item: T): void;
+  skip(item: T): void | Promise<void>;
 }
 
 export async function repairConcurrently<T, O extends { status: string }>(o: ScheduleOptions<T, O>): Promise<void> {
@@ -77,5 +77,5 @@ export async function repairConcurrently<T, O extends { status: string }>(o: Sch
   if (failed.happened) throw failed.error;
   if (o.signal.aborted) return;
   // Once the limit is reached, everything that did not start is skipped, in the considered order.
-  for (; next < o.items.length; next += 1) o.skip(o.items[next] as T);
+  for (; next < o.items.length; next += 1) await o.skip(o.items[next] as T);
 }

@@ -2,7 +2,7 @@
 // `repairSuggestion(task, deps)` once per failing suggestion and turns the outcome into a
 // results.json record; nothing here writes into patch_generator/.
 import type { Agent } from '../agent/types.js';
-import type { Emit } from '../store/events.js';
+import type { CheckName, Emit } from '../store/events.js';
 import type { ClauseChange } from '../store/results.js';
 import type { RunOptions } from '../run-options.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
@@ -19,7 +19,26 @@ export interface VerifyBuilder {
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
 export interface AttemptRecorder {
+  /** An answer as soon as it arrives, before verification: a resumed run checks it instead of asking again. */
+  writeAnswer(t: { id: string; attempt: number; tier: 'builtin' | 'agent'; conversation: number; turn: number; source: string; prompt: string | null; answer: string; costUsd: number | null }): Promise<void>;
   write(transcript: AttemptTranscript): Promise<void>;
+}
+
+/** One try a stopped run already made for this suggestion (its attempts/<id>/<n>/), for --resume. */
+export interface PriorTry {
+  attempt: number;
+  tier: 'builtin' | 'agent';
+  conversation: number;
+  turn: number;
+  source: string;
+  prompt: string | null;
+  answer: string | null;
+  /** pending: the answer arrived but its verification never finished. */
+  outcome: 'accepted' | 'rejected' | 'declined' | 'unanswered' | 'fatal' | 'pending';
+  rejectedBy: CheckName | null;
+  /** Why it was rejected, or why the built-in repairer declined. */
+  reason: string | null;
+  costUsd: number;
 }
 
 export interface RepairDeps {

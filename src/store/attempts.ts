@@ -1,7 +1,9 @@
 // attempts/<id>/<n>/: the transcript of every try, in every mode. Files are written in the order
-// the try produced them and verdict.json last, so a folder with a verdict is complete.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+// the try produced them and verdict.json last, so a folder with a verdict is complete; an answer
+// is recorded (call.json) as soon as it arrives, before verification.
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { AttemptTranscript } from '../repair/transcript.js';
 import type { ClauseChange } from './results.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
@@ -21,6 +23,8 @@ export type AttemptInput = AttemptTranscript & AttemptDetails;
 
 export interface StoredAttempt {
   attempt: number;
+  /** Present once the answer came back, before its verdict. */
+  call: AnsweredCall | null;
   prompt: string | null;
   answer: string | null;
   extracted: Map<string, string>;
@@ -32,8 +36,34 @@ export function attemptsDir(dotDir: string): string {
   return join(repairDir(dotDir), 'attempts');
 }
 
+/**
+ * attempts/<id>/<n>/call.json: an answer that came back, written before verification starts, so
+ * a run killed while checking it can be resumed by checking it again instead of asking again.
+ */
+export const AnsweredCallSchema = z.object({
+  version: z.literal(1),
+  id: z.string(),
+  attempt: z.number().int().positive(),
+  tier: z.enum(['builtin', 'agent']),
+  prompt: z.number().int().nonnegative().describe('which --prompts conversation; 0 for the built-in repairer'),
+  turn: z.number().int().nonnegative(),
+  source: z.string(),
+  cost_usd: z.number().nullable(),
+});
+export type AnsweredCall = z.infer<typeof AnsweredCallSchema>;
+
 export class AttemptStore {
   constructor(private readonly dotDir: string) {}
+
+  /** Records an answer before it is verified: prompt.md, answer.txt and call.json. */
+  async writeAnswer(t: { id: string; attempt: number; tier: 'builtin' | 'agent'; conversation: number; turn: number; source: string; prompt: string | null; answer: string; costUsd: number | null }): Promise<void> {
+    const dir = join(attemptsDir(this.dotDir), safeName(t.id, 'suggestion id'), String(t.attempt));
+    await mkdir(dir, { recursive: true });
+    if (t.prompt !== null) await writeFile(join(dir, 'prompt.md'), t.prompt);
+    await writeFile(join(dir, 'answer.txt'), t.answer);
+    const call: AnsweredCall = { version: 1, id: t.id, attempt: t.attempt, tier: t.tier, prompt: t.conversation, turn: t.turn, source: t.source, cost_usd: t.costUsd };
+    await writeFileAtomic(join(dir, 'call.json'), `${JSON.stringify(AnsweredCallSchema.parse(call), null, 2)}\n`);
+  }
 
   async write(t: AttemptInput): Promise<void> {
     const dir = join(attemptsDir(this.dotDir), safeName(t.id, 'suggestion id'), String(t.attempt));
@@ -98,9 +128,19 @@ async function writePatches(dir: string, patches: ReadonlyMap<string, string> | 
   for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), text);
 }
 
+/** Carries tries of an earlier run (history/<run>/attempts/<id>/<n>/) over into this run's attempts/<id>/. */
+export async function copyAttempts(fromDir: string, dotDir: string, id: string, numbers: readonly number[]): Promise<void> {
+  const to = join(attemptsDir(dotDir), safeName(id, 'suggestion id'));
+  for (const n of numbers) await cp(join(fromDir, String(n)), join(to, String(n)), { recursive: true });
+}
+
 /** The tries of one suggestion, in order; for `show` and the HTML review page. */
 export async function readAttempts(dotDir: string, id: string): Promise<StoredAttempt[]> {
-  const base = join(attemptsDir(dotDir), safeName(id, 'suggestion id'));
+  return readAttemptsIn(join(attemptsDir(dotDir), safeName(id, 'suggestion id')));
+}
+
+/** The tries under one suggestion's folder `base` (attempts/<id>/, here or in history/). */
+export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
   const numbers = (await listOrEmpty(base)).map(Number).filter((n) => Number.isInteger(n) && n > 0).sort((a, b) => a - b);
   const attempts: StoredAttempt[] = [];
   for (const attempt of numbers) {
@@ -108,8 +148,11 @@ export async function readAttempts(dotDir: string, id: string): Promise<StoredAt
     const verdictText = await readOrNull(join(dir, 'verdict.json'));
     const verdict = verdictText === null ? null : VerdictSchema.safeParse(JSON.parse(verdictText));
     if (verdict && !verdict.success) throw new Error(`${join(dir, 'verdict.json')}: not a verdict: ${verdict.error.message}`);
+    const callText = await readOrNull(join(dir, 'call.json'));
+    const call = callText === null ? null : AnsweredCallSchema.safeParse(JSON.parse(callText));
     attempts.push({
       attempt,
+      call: call?.success ? call.data : null,
       prompt: await readOrNull(join(dir, 'prompt.md')),
       answer: await readOrNull(join(dir, 'answer.txt')),
       extracted: await readPatches(join(dir, 'extracted')),

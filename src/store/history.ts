@@ -1,6 +1,6 @@
-// Each run starts with a clean patch_repair/: the previous run's results.json, progress.jsonl and
-// attempts/ move to history/<its run id>/. The moves are renames, so an interrupted rotation is
-// finished by the next start (what is left is found and moved into the same folder).
+// Each run starts with a clean patch_repair/: the previous run's results.json, progress.jsonl,
+// run-state.json and attempts/ move to history/<its run id>/. The moves are renames, so an
+// interrupted rotation is finished by the next start (what is left is moved into the same folder).
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exists, isNotFound } from './fs-atomic.js';
@@ -8,23 +8,23 @@ import { repairDir } from './paths.js';
 import { ResultsFileSchema } from './results.js';
 import { EventSchema } from './events.js';
 
-const ROTATED = ['attempts', 'progress.jsonl', 'results.json'] as const;
+const ROTATED = ['attempts', 'progress.jsonl', 'results.json', 'run-state.json'] as const;
 
 export function historyDir(dotDir: string): string {
   return join(repairDir(dotDir), 'history');
 }
 
-/** Rotates the previous run out of the way; returns its run id, or null when there was none. */
-export async function startRun(dotDir: string, runId: string): Promise<{ previous: string | null }> {
+/** Rotates the previous run out of the way; returns its run id and folder, or nulls when there was none. */
+export async function startRun(dotDir: string, runId: string): Promise<{ previous: string | null; dir: string | null }> {
   const base = repairDir(dotDir);
   const present: string[] = [];
   for (const name of ROTATED) if (await exists(join(base, name))) present.push(name);
-  if (present.length === 0) return { previous: null };
+  if (present.length === 0) return { previous: null, dir: null };
   const previous = (await previousRunId(base)) ?? `unknown-before-${runId}`;
   const target = await freeTarget(historyDir(dotDir), previous, present);
   await mkdir(target, { recursive: true });
   for (const name of present) await rename(join(base, name), join(target, name));
-  return { previous };
+  return { previous, dir: target };
 }
 
 async function previousRunId(base: string): Promise<string | null> {

@@ -55,6 +55,7 @@ export const RunRecordSchema = z.object({
   endpoint_down: z.boolean(),
   cost_usd: z.number().nonnegative(),
   exit_code: z.number().int().nullable(),
+  resumed_from: z.string().nullable().optional().describe('the run this one continued (--resume)'),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

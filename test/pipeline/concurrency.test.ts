@@ -8,13 +8,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { EventSchema, type RunEvent } from '../../src/store/events.js';
 import { ResultsFileSchema, type ResultsFile } from '../../src/store/results.js';
-import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
+import { correctReplies, DEMO_FAILING, demoAnswers, perSuggestion as perSuggestionReply } from '../helpers/demo-answers.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
 
 const CLI = path.resolve('dist/cli.js');
-/** The demo's broken suggestions, in the considered order. */
-const FAILING = ['2', '3', '4', '5', '6', '9'];
+const FAILING = DEMO_FAILING;
 
 async function cli(dotDir: string, args: string[]) {
   const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
@@ -44,33 +43,18 @@ function mostCallsAtOnce(stream: RunEvent[]): number {
   return most;
 }
 
-/** Verified patch sets of the built-in repairer, written as an agent answers, with `<root>` for the project root. */
 let answers: Record<string, string>;
 
 beforeAll(async () => {
-  const reference = instantiateFixture('demo');
-  try {
-    const run = await cli(reference.dotDir, ['--backend', 'builtin']);
-    expect(run.exitCode, run.stdout).toBe(0);
-    answers = {};
-    for (const id of FAILING) {
-      const dir = path.join(reference.dotDir, 'patch_generator', id);
-      const diffs = readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, '<root>'));
-      answers[id] = `Here is the corrected patch set.\n\n${diffs.map((diff) => `\`\`\`diff\n${diff}\`\`\``).join('\n\n')}\n`;
-    }
-  } finally {
-    const { rmSync } = await import('node:fs');
-    rmSync(path.dirname(reference.root), { recursive: true, force: true });
-  }
+  answers = await demoAnswers(CLI);
 });
 
-/** Each suggestion's prompt gets its own reply, whichever order the calls come in. */
-function perSuggestion(root: string, reply: (id: string) => ScriptedReply): ScriptedReply[] {
-  return [{ when: FAILING.map((id) => [`parallelizing suggestion ${id} (`, reply(id)] as [string, ScriptedReply]) }];
+function perSuggestion(_root: string, reply: (id: string) => ScriptedReply): ScriptedReply[] {
+  return perSuggestionReply(FAILING, reply);
 }
 
 function correct(root: string): ScriptedReply[] {
-  return perSuggestion(root, (id) => answers[id]!.replaceAll('<root>', root));
+  return correctReplies(answers, root);
 }
 
 async function agentRun(dotDir: string, replies: ScriptedReply[], args: string[], delayMs = 1500) {

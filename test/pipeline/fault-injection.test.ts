@@ -14,7 +14,8 @@ import { runProcess, type RunOutcome } from '../../src/process.js';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
 import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
 import { useFixture } from '../helpers/fixture.js';
-import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
+import { correctReplies, DEMO_FAILING, demoAnswers } from '../helpers/demo-answers.js';
+import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 
 const CLI = path.resolve('dist/cli.js');
 /** Suggestion 2 repairs one file; 9 is a set of two files of which one is repaired. */
@@ -135,18 +136,20 @@ describe.concurrent('a run killed at a stage boundary', () => {
   });
 });
 
-describe.concurrent('a run interrupted while an agent call is running', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s ends the agent, writes nothing half-done and exits by itself', async (signal) => {
+describe.concurrent('a run interrupted while several agent calls are running', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s ends every agent, writes nothing half-done and exits by itself', async (signal) => {
     const { root, dotDir } = useFixture('demo');
     const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
     const agentDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-agent-'));
     try {
       const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: agentDir, replies: [{ hang: true }] });
-      const child = spawn(process.execPath, [CLI, '--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '-s', SELECTED.join(','), '--work-dir', workDir], { stdio: 'ignore' });
+      const child = spawn(process.execPath, [CLI, '--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--agent-jobs', '2', '-s', SELECTED.join(','), '--work-dir', workDir], { stdio: 'ignore' });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      await until(() => existsSync(`${stateFile}.log`));
+      // Both suggestions are waiting for their agent when the signal comes.
+      await until(() => existsSync(`${stateFile}.log`) && readFileSync(`${stateFile}.log`, 'utf8').trim().split('\n').length === 2);
       child.kill(signal);
       expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
+      for (const call of await scriptedCalls(stateFile)) expect(alive(call.pid), `agent process ${call.pid} left running`).toBe(false);
       expect(readdirSync(workDir), 'scratch folders left in --work-dir').toEqual([]);
       for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(generated[id]);
       const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
@@ -161,6 +164,96 @@ describe.concurrent('a run interrupted while an agent call is running', () => {
     }
   });
 });
+
+/**
+ * Kill points reached while several repairs are in flight (--agent-jobs 3, every call taking a
+ * second), each followed by --resume. The resumed run finishes the job: every patch set ends as
+ * the uninterrupted run left it, and the agent is asked again only what was in flight at the kill.
+ */
+const IN_FLIGHT_POINTS = [
+  'pipeline.before-repair@3',
+  'pipeline.after-repair@2',
+  'pipeline.before-write-back@2',
+  'pipeline.after-write-back@1',
+  'verify.after-extraction@2',
+  'verify.after-canonicalize@3',
+  'verify.after-builds@1',
+  'verify.after-builds@4',
+  // Discovery builds the eight suggestions with a patch (1-8); verification builds come after.
+  'build.after-patch@10',
+  'build.after-compile@11',
+  // Killed during discovery: no run state yet, so --resume says so and runs afresh.
+  'build.after-compile@4',
+  'write-back.after-journal-prepared@2',
+  'write-back.after-backup@1',
+  'write-back.after-rename@3',
+  'write-back.before-written@2',
+  'write-back.after-written@1',
+];
+
+describe.concurrent('a run killed while several repairs are in flight, then --resume', () => {
+  let answers: Record<string, string>;
+  let uninterrupted: Record<string, Record<string, string>>;
+
+  beforeAll(async () => {
+    answers = await demoAnswers(CLI);
+    const { root, dotDir } = instantiateFixture('demo');
+    try {
+      await agentRun(dotDir, path.join(path.dirname(root), 'agent'), correctReplies(answers, root), []);
+      uninterrupted = Object.fromEntries(DEMO_FAILING.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+    } finally {
+      rmSync(path.dirname(root), { recursive: true, force: true });
+    }
+  });
+
+  async function agentRun(dotDir: string, agentDir: string, replies: Parameters<typeof writeScriptedDescriptor>[0]['replies'], extra: string[], env: Record<string, string> = {}) {
+    const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: agentDir, replies, delayMs: 1000 });
+    const outcome = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', '--agent-jobs', '3', '-j', '2', ...extra], env);
+    return { outcome, calls: await scriptedCalls(stateFile) };
+  }
+
+  it.each(IN_FLIGHT_POINTS)('%s: the resumed run asks only what was in flight and ends with the same patch sets', async (point) => {
+    const { root, dotDir } = instantiateFixture('demo');
+    const agentDir = path.join(path.dirname(root), 'agent');
+    try {
+      const generated = Object.fromEntries(DEMO_FAILING.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+      const replies = correctReplies(answers, root);
+      const killed = await agentRun(dotDir, agentDir, replies, [], { PATCH_REPAIR_FAULT: point });
+      expect(killed.outcome, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+      // Calls whose answers never arrived: started, and no call-finished before the kill.
+      const stream = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; tier?: string });
+      const inFlight = stream.filter((e) => e.type === 'call-started' && e.tier === 'agent').length - stream.filter((e) => e.type === 'call-finished' && e.tier === 'agent').length;
+
+      const resumed = await agentRun(dotDir, agentDir, replies, ['--resume']);
+      expect(resumed.outcome, resumed.outcome.kind === 'exited' ? resumed.outcome.stdout + resumed.outcome.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
+      const during = point.startsWith('build.') && Number(point.split('@')[1]) <= 8;
+      if (resumed.outcome.kind === 'exited') expect(resumed.outcome.stdout).toMatch(during ? /--resume: no earlier run to resume; starting afresh/ : /resuming run \S+:/);
+      // The scripted agent's log holds the calls of both runs.
+      expect(resumed.calls.length).toBeGreaterThanOrEqual(DEMO_FAILING.length);
+      expect(resumed.calls.length).toBeLessThanOrEqual(DEMO_FAILING.length + inFlight);
+      for (const id of DEMO_FAILING) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root), `suggestion ${id}`).toEqual(uninterrupted[id]);
+      for (const id of DEMO_FAILING) expect(normalizedSet(path.join(dotDir, 'patch_repair', 'backups', id), root), `backup of ${id}`).toEqual(generated[id]);
+
+      const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+      expect(results.suggestions.map((s: { id: string }) => s.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '9']);
+      if (!during) expect(results.run.resumed_from).toMatch(/\S/);
+      // Nothing left to resume: a further --resume says so and starts afresh.
+      const again = await cli(dotDir, ['--dry-run', '--resume', '--backend', 'builtin']);
+      expect(again.kind === 'exited' && again.stdout).toMatch(/--resume: run \S+ finished; starting afresh/);
+    } finally {
+      rmSync(path.dirname(root), { recursive: true, force: true });
+    }
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

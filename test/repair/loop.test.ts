@@ -50,7 +50,7 @@ async function harness(replies: ScriptedReply[], o: { options?: Parameters<typeo
     pool: project.pool,
     agent,
     emit: project.emit,
-    attempts: { write: async (t) => void written.push(t) },
+    attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
     signal: new AbortController().signal,
     budget: o.budget ?? new RunBudget({ maxCostUsd: options.agent.maxCostUsd }),
     scratchDir: scratch,

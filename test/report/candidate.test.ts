@@ -7,6 +7,7 @@ import type { Verdict } from '../../src/store/verdict.js';
 function attempt(n: number, o: { outcome: Verdict['outcome']; rejectedBy?: Verdict['rejected_by']; reason?: string; canonical?: string; extracted?: string }): StoredAttempt {
   return {
     attempt: n,
+    call: null,
     prompt: 'p',
     answer: 'a',
     extracted: new Map(o.extracted ? [['1', o.extracted]] : []),

@@ -24,13 +24,13 @@ it('moves results.json, progress.jsonl and attempts/ of the previous run to hist
   await leavePreviousRun('20261130-140000-ab12');
   await mkdir(join(repair(), 'backups'), { recursive: true });
 
-  expect(await startRun(dotDir, '20261130-150000-cd34')).toEqual({ previous: '20261130-140000-ab12' });
+  expect(await startRun(dotDir, '20261130-150000-cd34')).toMatchObject({ previous: '20261130-140000-ab12' });
 
   expect((await readdir(repair())).sort()).toEqual(['backups', 'history']);
   const moved = join(repair(), 'history', '20261130-140000-ab12');
   expect((await readdir(moved)).sort()).toEqual(['attempts', 'progress.jsonl', 'results.json']);
   expect(await readFile(join(moved, 'attempts', '3', '1', 'answer.txt'), 'utf8')).toBe('the answer\n');
-  expect(await startRun(dotDir, '20261130-160000-ef56')).toEqual({ previous: null });
+  expect(await startRun(dotDir, '20261130-160000-ef56')).toEqual({ previous: null, dir: null });
 });
 
 it('takes the run id from progress.jsonl when a killed run never wrote results.json', async () => {
@@ -40,7 +40,7 @@ it('takes the run id from progress.jsonl when a killed run never wrote results.j
   // Killed in the middle of a line.
   await writeFile(join(repair(), 'progress.jsonl'), '{"t":"2026', { flag: 'a' });
 
-  expect(await startRun(dotDir, 'next')).toEqual({ previous: 'killed-run' });
+  expect(await startRun(dotDir, 'next')).toMatchObject({ previous: 'killed-run' });
   expect(Object.keys(await readFolder(join(repair(), 'history', 'killed-run'))).sort()).toEqual(['attempts/', 'progress.jsonl']);
 });
 
@@ -52,6 +52,6 @@ it('finishes an interrupted rotation into the same history folder', async () => 
   await mkdir(target, { recursive: true });
   await rename(join(repair(), 'attempts'), join(target, 'attempts'));
 
-  expect(await startRun(dotDir, 'r2')).toEqual({ previous: 'r1' });
+  expect(await startRun(dotDir, 'r2')).toMatchObject({ previous: 'r1' });
   expect((await readdir(target)).sort()).toEqual(['attempts', 'progress.jsonl', 'results.json']);
 });

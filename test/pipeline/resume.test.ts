@@ -1,0 +1,117 @@
+// --resume through the built CLI on copies of the demo: what a stopped run settled is kept, its
+// discovery builds are reused while nothing they depend on changed, a suggestion cut short goes on
+// where it stood on the prompt ladder, and a changed project is never trusted.
+// (Kills at every repair-stage point followed by --resume: fault-injection.test.ts.)
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, expect, it } from 'vitest';
+import { runProcess } from '../../src/process.js';
+import { EventSchema, type RunEvent } from '../../src/store/events.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/store/results.js';
+import { RunStateSchema } from '../../src/store/run-state.js';
+import { demoAnswers } from '../helpers/demo-answers.js';
+import { useFixture } from '../helpers/fixture.js';
+import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
+
+const CLI = path.resolve('dist/cli.js');
+
+async function cli(dotDir: string, args: string[], env: Record<string, string> = {}) {
+  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, env, timeoutMs: 240_000 });
+  if (outcome.kind !== 'exited' && !(outcome.kind === 'signaled' && env.PATCH_REPAIR_FAULT)) throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
+  return outcome;
+}
+
+function results(dotDir: string): ResultsFile {
+  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+}
+
+function events(dotDir: string): RunEvent[] {
+  return readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => EventSchema.parse(JSON.parse(line)));
+}
+
+let answers: Record<string, string>;
+
+beforeAll(async () => {
+  answers = await demoAnswers(CLI);
+});
+
+it('keeps what a run stopped by --max-repairs finished, reuses its discovery builds and repairs the rest', async () => {
+  const { dotDir } = useFixture('demo');
+  const first = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '2', '--agent-jobs', '2']);
+  expect(first.kind === 'exited' && first.exitCode).toBe(0);
+  const stopped = results(dotDir);
+  const kept = stopped.suggestions.filter((s) => s.status === 'repaired');
+  expect(kept).toHaveLength(2);
+  expect(RunStateSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'run-state.json'), 'utf8'))).complete).toBe(false);
+
+  const resumed = await cli(dotDir, ['--backend', 'builtin', '--resume']);
+  expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
+  expect(resumed.kind === 'exited' && resumed.stdout).toMatch(new RegExp(`resuming run ${stopped.run.id}: 2 suggestion\\(s\\) kept as finished, 6 discovery build\\(s\\) reused`));
+  const file = results(dotDir);
+  expect(file.run.resumed_from).toBe(stopped.run.id);
+  expect(file.run.counts).toMatchObject({ ok: 2, repaired: 6, skipped: 1 });
+  // The kept ones are neither built nor repaired again, and keep their records and tries.
+  for (const record of kept) {
+    expect(file.suggestions.find((s) => s.id === record.id)).toEqual(record);
+    expect(readdirSync(path.join(dotDir, 'patch_repair', 'attempts', record.id))).toEqual(['1']);
+  }
+  const stream = events(dotDir);
+  expect(stream.filter((e) => e.type === 'build-started' && e.purpose === 'discovery')).toHaveLength(0);
+  expect(stream.filter((e) => e.type === 'repair-started').map((e) => (e as { id: string }).id)).toEqual(
+    ['2', '3', '4', '5', '6', '9'].filter((id) => !kept.some((k) => k.id === id)),
+  );
+});
+
+it('goes on where a suggestion stood: the answer that arrived is checked, not asked for again, and the conversation is replayed', async () => {
+  const { root, dotDir } = useFixture('demo');
+  const correct = answers['3']!.replaceAll('<root>', root);
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+    dir: path.join(path.dirname(root), 'agent'),
+    replies: ['I would remove acc from the private clause.', 'Still thinking: drop acc.', correct],
+  });
+  const args = ['--backend', descriptorFile, '--no-builtin', '-s', '3'];
+  // Killed while the second answer is being checked.
+  const killed = await cli(dotDir, args, { PATCH_REPAIR_FAULT: 'verify.after-extraction@2' });
+  expect(killed).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+  expect(await scriptedCalls(stateFile)).toHaveLength(2);
+
+  const resumed = await cli(dotDir, [...args, '--resume']);
+  expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
+  const calls = await scriptedCalls(stateFile);
+  // An uninterrupted run makes three calls; so do both runs together.
+  expect(calls).toHaveLength(3);
+  // The third call continues the conversation: both earlier turns are replayed to the agent.
+  expect(calls[2]!.resumed).toBeNull();
+  expect(calls[2]!.prompt).toContain('Still thinking: drop acc.');
+  expect(calls[2]!.prompt).toContain('"extraction" check');
+  const record = results(dotDir).suggestions.find((s) => s.id === '3')!;
+  expect(record).toMatchObject({ status: 'repaired', attempts: 3, accepted_attempt: 3 });
+  const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '2', 'verdict.json'), 'utf8'));
+  expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'extraction', turn: 1 });
+});
+
+it('says in one line that the project changed, trusts nothing of the old run and runs afresh', async () => {
+  const { root, dotDir } = useFixture('demo');
+  const first = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '1']);
+  expect(first.kind === 'exited' && first.exitCode).toBe(0);
+  appendFileSync(path.join(root, 'src', 'dot.c'), '\n/* edited after the run */\n');
+
+  const resumed = await cli(dotDir, ['--backend', 'builtin', '--resume']);
+  expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
+  const notes = (resumed.kind === 'exited' ? resumed.stdout : '').split('\n').filter((line) => line.includes('--resume'));
+  expect(notes).toEqual([expect.stringMatching(/^note: --resume: the project changed since run \S+ \(sources, compile.sh, settings or compiler\), so nothing of it is trusted; starting afresh$/)]);
+  expect(results(dotDir).run.resumed_from).toBeNull();
+  // Everything was built again.
+  expect(events(dotDir).filter((e) => e.type === 'build-started' && e.purpose === 'discovery')).toHaveLength(8);
+});
+
+it('with nothing to resume says so and runs as usual', async () => {
+  const { dotDir } = useFixture('demo');
+  const run = await cli(dotDir, ['--backend', 'builtin', '--resume', '-s', '2']);
+  expect(run.kind === 'exited' && run.exitCode).toBe(0);
+  expect(run.kind === 'exited' && run.stdout).toContain('note: --resume: no earlier run to resume; starting afresh');
+  expect(results(dotDir).suggestions[0]).toMatchObject({ id: '2', status: 'repaired' });
+});

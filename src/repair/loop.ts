@@ -186,7 +186,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
           const attempt = ++tally.tries;
           let result: CallResult | undefined;
           try {
-            result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
+            result = await call(deps, conversation, prompt, { id, attempt, conversationNo, turn });
           } finally {
             deps.budget.endCall(result?.usage.costUsd);
           }
@@ -196,7 +196,6 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
           if (result.kind === 'answered') {
             tally.answered += 1;
             conversation = result.conversation;
-            await deps.attempts.writeAnswer({ ...base, answer: result.text, costUsd: result.usage.costUsd ?? null });
             const verdict = await checkAnswer(result.text, task, deps, attempt);
             await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, usage: result.usage, ...transcriptOf(verdict) });
             if (verdict.accepted) return accepted(verdict, 'agent', attempt, common());
@@ -227,11 +226,15 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
   return stopped('failed', exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`));
 }
 
-async function call(deps: RepairDeps, conversation: Conversation, prompt: string, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {
+async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltPrompt, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {
   const { id, attempt } = at;
   deps.emit({ type: 'call-started', id, attempt, tier: 'agent', prompt: at.conversationNo, turn: at.turn });
   // Cancelled by an interrupt, or by a fatal agent error in another suggestion's call.
-  const result = await deps.agent!.call(conversation, prompt, AbortSignal.any([deps.signal, deps.budget.signal]));
+  const result = await deps.agent!.call(conversation, prompt.text, AbortSignal.any([deps.signal, deps.budget.signal]));
+  // Recorded before anything else happens: from here on a killed run never asks for it again.
+  if (result.kind === 'answered') {
+    await deps.attempts.writeAnswer({ id, attempt, tier: 'agent', conversation: at.conversationNo, turn: at.turn, source: prompt.template, prompt: prompt.text, answer: result.text, costUsd: result.usage.costUsd ?? null });
+  }
   deps.emit({
     type: 'call-finished',
     id,

@@ -85,6 +85,27 @@ describe('on an interactive terminal', () => {
     expect(stream.text.lastIndexOf('\x1b[?25h')).toBeGreaterThan(stream.text.lastIndexOf('\x1b[?25l'));
   });
 
+  it('shows every suggestion in flight with its own attempt while several repairs overlap', () => {
+    const stream = new FakeTerminal({ tty: true });
+    const upToDiscoveryEnd = EVENTS.findIndex((e) => e.type === 'repair-started');
+    const call = { duration_ms: 5, input_tokens: null, output_tokens: null, cost_usd: null, cli_version: null };
+    const overlapping = stamped([
+      { type: 'repair-started', id: 'b', index: 1, total: 2 },
+      { type: 'repair-started', id: 'c', index: 2, total: 2 },
+      { type: 'call-started', id: 'b', attempt: 1, tier: 'agent', prompt: 1, turn: 0 },
+      { type: 'call-started', id: 'c', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
+      { type: 'call-finished', id: 'b', attempt: 1, tier: 'agent', outcome: 'answered', detail: null, ...call },
+      { type: 'check', id: 'b', attempt: 1, check: 'extraction', passed: false, reason: 'no diff block' },
+      { type: 'call-started', id: 'b', attempt: 2, tier: 'agent', prompt: 1, turn: 1 },
+    ]);
+    const reporter = play([...EVENTS.slice(0, upToDiscoveryEnd), ...overlapping], stream);
+    const screen = renderScreen(stream.text).filter((line) => line !== '');
+    reporter.close();
+    expect(screen.at(-1)).toMatch(/^Repairing +[█░]+ 0\/2 \| 2 in flight: b \(attempt 2 of 6\), c \(built-in repairer\) \| unanswered 0$/);
+    // Lines of overlapping repairs each name their suggestion.
+    expect(screen).toContain('  suggestion b, try 1: rejected by extraction: no diff block');
+  });
+
   it('prints notices that come before any bar straight away', () => {
     const stream = new FakeTerminal({ tty: true });
     const reporter = createReporter({ stream, env: {} });

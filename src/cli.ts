@@ -8,7 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { AGENT_DEFAULTS } from './agent/config.js';
 import { PatchRepairError, UsageError } from './errors.js';
 import { LLM_CONFIG_ENV, subcommandDotDir, toRunOptions, type OptionsContext, type RunFlags } from './options.js';
-import type { RunOptions } from './run-options.js';
+import type { RunOptions } from './formats/run-options.js';
 
 export type Invocation =
   | { command: 'run'; options: RunOptions }

@@ -3,8 +3,8 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeEvent } from './report/event-line.js';
-import type { LogLevel } from './run-options.js';
-import type { RunEvent } from './store/events.js';
+import type { LogLevel } from './formats/run-options.js';
+import type { RunEvent } from './formats/events.js';
 import { repairDir } from './store/paths.js';
 
 const ORDER: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];

@@ -10,8 +10,8 @@ import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
 import { repairDir } from './store/paths.js';
-import type { AgentSettings, LogLevel, Mode, RunOptions } from './run-options.js';
-import type { Hotness } from './types.js';
+import type { AgentSettings, LogLevel, Mode, RunOptions } from './formats/run-options.js';
+import type { Hotness } from './formats/types.js';
 
 export interface OptionsContext {
   cwd: string;

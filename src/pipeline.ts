@@ -13,10 +13,12 @@ import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
-import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from './repair/index.js';
+import type { RepairOutcome } from './formats/outcome.js';
+import type { RepairTask } from './formats/task.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { renderSummary } from './report/summary.js';
-import type { RunOptions } from './run-options.js';
+import type { RunOptions } from './formats/run-options.js';
 import {
   buildsRecord,
   countStatuses,
@@ -26,7 +28,7 @@ import {
   outcomeRecord,
   unrepairedRecord,
   type AgentIdentity,
-} from './run-records.js';
+} from './formats/run-records.js';
 import {
   acquireLock,
   AttemptStore,
@@ -41,9 +43,9 @@ import {
   writeResults,
 } from './store/index.js';
 import { readWrittenDigest } from './store/backup.js';
-import type { Emit, RunEvent } from './store/events.js';
-import type { ResultsFile, RunRecord, SuggestionRecord } from './store/results.js';
-import type { BuildResult, DotDiscopop, Suggestion } from './types.js';
+import type { Emit, RunEvent } from './formats/events.js';
+import type { ResultsFile, RunRecord, SuggestionRecord } from './formats/results.js';
+import type { BuildResult, DotDiscopop, Suggestion } from './formats/types.js';
 
 /** Runs one invocation and returns its exit code. */
 export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {

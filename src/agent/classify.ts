@@ -1,8 +1,8 @@
 // Why a call produced no answer, from the CLI's own error message, the HTTP status it reports
 // and its stderr. Fatal reasons stop every agent call of the run (design.md "Fatal agent
 // errors"), so they need positive evidence; anything unrecognised is a transient "crashed".
-import type { Descriptor } from './descriptor.js';
-import type { FatalReason, NoAnswerReason } from './types.js';
+import type { Descriptor } from '../formats/descriptor.js';
+import type { FatalReason, NoAnswerReason } from '../formats/events.js';
 
 export type Failure = { kind: 'fatal'; reason: FatalReason } | { kind: 'no-answer'; reason: NoAnswerReason };
 

@@ -4,8 +4,7 @@
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { describeOutcome, runProcess } from '../process.js';
-import type { DotDiscopop, PatchSet } from '../types.js';
-import { compareIds } from '../discopop/patch-sets.js';
+import { compareIds, type DotDiscopop, type PatchSet } from '../formats/types.js';
 
 export type ApplyOutcome =
   | { ok: true; changed: string[]; output: string }

@@ -5,8 +5,8 @@
 // rolls the workspace back to the reference state (see workspace.ts).
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Emit } from '../store/events.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import type { Emit } from '../formats/events.js';
+import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { faultPoint } from '../fault.js';
 import { applyPatchSet } from './apply.js';
 import { runCompileScript } from './compile.js';

@@ -2,13 +2,14 @@
 // up to --prompts fresh agent conversations, one ladder rung each, each with up to --retries
 // follow-ups that say only what was wrong. Answered calls are capped by --max-attempts; a call
 // without an answer is repeated in place from --agent-error-retries and never counts as a try.
-import { builtinRepair } from '../agent/builtin/index.js';
+import { builtinRepair } from '../builtin/index.js';
 import type { CallResult, Conversation } from '../agent/types.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
-import type { BuiltinResult, RepairTask } from './task.js';
-import type { AttemptTranscript } from './transcript.js';
-import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from './types.js';
+import type { BuiltinResult, RepairTask } from '../formats/task.js';
+import type { AttemptTranscript } from '../formats/attempt.js';
+import type { BuiltinInfo, OutcomeCommon, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from '../formats/outcome.js';
+import type { RepairDeps } from './deps.js';
 import { verify, type Verdict } from './verify.js';
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */

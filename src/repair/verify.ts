@@ -5,21 +5,21 @@
 import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
-import type { CheckName } from '../store/events.js';
-import type { ApplyReport } from '../store/verdict.js';
-import type { ClauseChange } from '../store/results.js';
-import type { RunOptions } from '../run-options.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import type { CheckName, CheckResult } from '../formats/events.js';
+import type { ApplyReport } from '../formats/verdict.js';
+import type { ClauseChange } from '../formats/results.js';
+import type { RunOptions } from '../formats/run-options.js';
+import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { resultingCode } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
 import { directivesKept, type DirectivesKept } from './checks/directives.js';
 import { dryRunApply } from './checks/dry-run.js';
 import { extractCandidate } from './checks/extraction.js';
-import type { CheckOutcome, CheckResult } from './checks/result.js';
+import type { CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
-import type { RepairTask } from './task.js';
-import type { VerifyBuilder } from './types.js';
+import type { RepairTask } from '../formats/task.js';
+import type { VerifyBuilder } from '../formats/outcome.js';
 
 export interface VerifyDeps {
   dp: Pick<DotDiscopop, 'projectRoot'>;

@@ -1,5 +1,5 @@
 // The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
-import type { RunEvent } from '../store/events.js';
+import type { RunEvent } from '../formats/events.js';
 
 /** One line for the events a person watching a run wants to see; null for the rest. */
 export function describeEvent(event: RunEvent): string | null {

@@ -2,12 +2,12 @@
 // the try produced them and verdict.json last, so a folder with a verdict is complete.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AttemptTranscript } from '../repair/transcript.js';
-import type { ClauseChange } from './results.js';
+import type { AttemptTranscript } from '../formats/attempt.js';
+import type { ClauseChange } from '../formats/results.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
-import { type ApplyReport, type Verdict, VerdictSchema } from './verdict.js';
-import { CallOutcomeSchema } from './events.js';
+import { type ApplyReport, type Verdict, VerdictSchema } from '../formats/verdict.js';
+import { CallOutcomeSchema } from '../formats/events.js';
 
 /** What the repair loop knows beyond the transcript when a try ends; each part only when it exists. */
 export interface AttemptDetails {

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { AttemptStore, attemptsDir, readAttempts, type AttemptInput } from '../../src/store/index.js';
-import { VerdictSchema } from '../../src/store/verdict.js';
+import { VerdictSchema } from '../../src/formats/verdict.js';
 import { makeDotDir, patchText, removeDotDir } from './helpers.js';
 
 let dotDir = '';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { SCHEMAS } from '../../src/schemas.js';
+import { SCHEMAS } from '../../src/formats/schemas.js';
 
 const STORE_SCHEMAS = ['results.schema.json', 'progress-event.schema.json', 'verdict.schema.json', 'write-back-journal.schema.json'];
 

@@ -1,10 +1,8 @@
 // One try of one suggestion as it is written under attempts/<id>/<n>/: what was asked, what came
 // back, what verification made of it. Written for every try, accepted or not, answered or not.
-import type { CallUsage } from '../agent/types.js';
-import type { CheckName } from '../store/events.js';
-import type { ClauseChange } from '../store/results.js';
-import type { ApplyReport } from '../store/verdict.js';
-import type { CheckResult } from './checks/result.js';
+import type { CallUsage, CheckName, CheckResult } from './events.js';
+import type { ClauseChange } from './results.js';
+import type { ApplyReport } from './verdict.js';
 
 export interface AttemptTranscript {
   /** Suggestion id. */

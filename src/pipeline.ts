@@ -127,7 +127,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
-    const tally = new Tally(context, considered);
+    const tally = new RunTally(context, considered);
     try {
       const pool = await BuildPool.create({
         dp,
@@ -169,7 +169,7 @@ interface Failing {
   build: BuildResult;
 }
 
-async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder }): Promise<void> {
+async function repairAll(context: RunContext, tally: RunTally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder }): Promise<void> {
   const { options, dp, emit, interrupt } = context;
   const agent = await chooseAgent(context, o.ladder);
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
@@ -207,7 +207,7 @@ async function repairAll(context: RunContext, tally: Tally, failing: Failing[], 
 }
 
 /** The records of one run as they come in, and the results.json they end in. */
-class Tally {
+class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };

@@ -33,7 +33,7 @@ export interface ApplyRequest {
  * files away, and closed stdin means nothing can wait for a terminal. Every file of the set is
  * tried, so the output names all files that do not apply, not just the first.
  */
-export async function applyPatchSet(request: ApplyRequest): Promise<ApplyOutcome> {
+export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcome> {
   const { dp, workspaceRoot, signal } = request;
   await mkdir(request.patchDir, { recursive: true });
   const changed: string[] = [];

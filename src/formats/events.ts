@@ -23,6 +23,11 @@ export type NoAnswerReason = (typeof NO_ANSWER_REASONS)[number];
 export const FATAL_REASONS = ['auth', 'quota', 'misconfigured'] as const;
 export type FatalReason = (typeof FATAL_REASONS)[number];
 
+/** A fatal reason stops every agent call of the run (design.md, "Fatal agent errors"). */
+export function isFatalReason(reason: string): reason is FatalReason {
+  return (FATAL_REASONS as readonly string[]).includes(reason);
+}
+
 /** What an agent CLI reported about one call. */
 export interface CallUsage {
   durationMs: number;

@@ -3,7 +3,7 @@
 // the outcome into a results.json record; nothing here writes into patch_generator/.
 import type { ClauseChange } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
-import type { AttemptTranscript } from './attempt.js';
+import type { AttemptRecord } from './attempt.js';
 
 /** What verification needs from the build stage (BuildPool): an isolated rebuild of one patch set. */
 export interface VerifyBuilder {
@@ -12,7 +12,7 @@ export interface VerifyBuilder {
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
 export interface AttemptRecorder {
-  write(transcript: AttemptTranscript): Promise<void>;
+  write(record: AttemptRecord): Promise<void>;
 }
 
 /** The built-in repairer's share of a suggestion (results.json `builtin`). */

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ResultsFileSchema } from './results.js';
 import { EventSchema } from './events.js';
-import { VerdictSchema } from './verdict.js';
+import { VerdictFileSchema } from './verdict.js';
 import { JournalSchema, LockFileSchema, ScratchFileSchema } from './run-state.js';
 import { AppliedSuggestionsSchema, HotspotsFileSchema, PatternsFileSchema, SettingsFileSchema } from './discopop.js';
 import { LlmConfigSchema } from './llm-config.js';
@@ -11,7 +11,7 @@ import { DescriptorSchema } from './descriptor.js';
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
   'progress-event.schema.json': EventSchema,
-  'verdict.schema.json': VerdictSchema,
+  'verdict.schema.json': VerdictFileSchema,
   'write-back-journal.schema.json': JournalSchema,
   'lock.schema.json': LockFileSchema,
   'scratch.schema.json': ScratchFileSchema,

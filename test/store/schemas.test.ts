@@ -10,7 +10,7 @@ const STORE_SCHEMAS = ['results.schema.json', 'progress-event.schema.json', 'ver
 
 it.each(STORE_SCHEMAS)('schemas/%s matches its zod schema', async (name) => {
   const schema = SCHEMAS[name];
-  expect(schema, `${name} is not registered in src/schemas.ts`).toBeDefined();
+  expect(schema, `${name} is not registered in src/formats/schemas.ts`).toBeDefined();
   const committed = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'schemas', name), 'utf8'));
   expect(committed).toEqual(z.toJSONSchema(schema!, { io: 'input', unrepresentable: 'any' }));
 });

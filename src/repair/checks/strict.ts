@@ -4,7 +4,7 @@
 import { PRIVATIZING_CLAUSES } from '../../patch/openmp.js';
 import type { ClauseChange } from '../../formats/results.js';
 import { pass, reject, type CheckOutcome } from './result.js';
-import type { DirectivesKept } from './directives.js';
+import type { DirectivesKept } from '../../formats/attempt.js';
 
 export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
   if (kept.nonDirectiveLinesChanged) {

@@ -5,18 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LlmConfigSchema, type LlmConfig, type SharedLlmSettings as Shared } from '../formats/llm-config.js';
 import { UsageError } from '../errors.js';
-import type { AgentSettings } from '../formats/run-options.js';
+import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
 import { isDescriptorPath, loadDescriptor } from './descriptor.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable'>>;
-
-export const AGENT_DEFAULTS = {
-  agentTimeoutS: 300,
-  prompts: 2,
-  retries: 2,
-  maxAttempts: 6,
-  agentErrorRetries: 2,
-} as const;
 
 // Exact key names: `max_tokens` or `token_budget` are settings, not secrets.
 const CREDENTIAL_KEYS = new Set(['api_key', 'apiKey', 'auth_token', 'token', 'password', 'secret']);

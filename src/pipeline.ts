@@ -14,11 +14,13 @@ import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
-import { loadPromptLadder, repairConcurrently, repairSuggestion, RunBudget, type PriorTry, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { loadPromptLadder, repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from './repair/index.js';
 import { planResume, priorTry, type ResumePlan } from './repair/resume.js';
+import type { PriorTry, RepairOutcome } from './formats/outcome.js';
+import type { RepairTask } from './formats/task.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { renderSummary } from './report/summary.js';
-import type { RunOptions } from './run-options.js';
+import type { RunOptions } from './formats/run-options.js';
 import {
   buildsRecord,
   countStatuses,
@@ -29,7 +31,7 @@ import {
   outcomeRecord,
   unrepairedRecord,
   type AgentIdentity,
-} from './run-records.js';
+} from './formats/run-records.js';
 import {
   acquireLock,
   AttemptStore,
@@ -48,10 +50,10 @@ import {
   writeResults,
 } from './store/index.js';
 import { readWrittenDigest } from './store/backup.js';
-import type { Emit, RunEvent } from './store/events.js';
-import type { ResultsFile, RunRecord, SuggestionRecord } from './store/results.js';
-import type { RunState } from './store/run-state.js';
-import type { BuildResult, DotDiscopop, Suggestion } from './types.js';
+import type { Emit, RunEvent } from './formats/events.js';
+import type { ResultsFile, RunRecord, SuggestionRecord } from './formats/results.js';
+import type { RunState } from './formats/resume-state.js';
+import type { BuildResult, DotDiscopop, Suggestion } from './formats/types.js';
 
 /** Runs one invocation and returns its exit code. */
 export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
@@ -137,7 +139,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
-    const tally = new Tally(context, considered);
+    const tally = new RunTally(context, considered);
     try {
       const pool = await BuildPool.create({
         dp,
@@ -188,7 +190,7 @@ interface Failing {
  */
 async function prepareResume(
   context: RunContext,
-  tally: Tally,
+  tally: RunTally,
   o: { considered: Suggestion[]; previousState: RunState | null; previousDir: string | null; repairedEarlier: Set<string> },
 ): Promise<{ plan: ResumePlan; writer: RunStateWriter; digests: Map<string, string> }> {
   const { options, dp, emit, reporter } = context;
@@ -227,7 +229,7 @@ async function continuedTries(dotDir: string, id: string, folder: string | undef
   return tries;
 }
 
-async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder; continued: Map<string, string> }): Promise<void> {
+async function repairAll(context: RunContext, tally: RunTally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder; continued: Map<string, string> }): Promise<void> {
   const { options, dp, emit, interrupt } = context;
   const agent = await chooseAgent(context, o.ladder);
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
@@ -267,7 +269,7 @@ async function repairAll(context: RunContext, tally: Tally, failing: Failing[], 
 }
 
 /** The records of one run as they come in, and the results.json they end in. */
-class Tally {
+class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runProcess } from '../process.js';
-import type { DotDiscopop } from '../types.js';
+import type { DotDiscopop } from '../formats/types.js';
 import { scanTree } from './tree.js';
 
 const COMPILER_ID_TIMEOUT_MS = 30_000;

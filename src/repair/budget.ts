@@ -10,9 +10,9 @@
 // only be passed by calls that were already running when it was reached: the overshoot is at most
 // the cost of the calls in flight, never more than --agent-jobs calls.
 
-/** Suggestions in a row that got no answer at all before the endpoint counts as down. */
-export const ENDPOINT_DOWN_AFTER = 3;
-export const ENDPOINT_DOWN_REASON = `agent unreachable for ${ENDPOINT_DOWN_AFTER} suggestions in a row; no further calls`;
+import { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON } from '../formats/run-records.js';
+
+export { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON };
 
 export type AgentStop =
   | { kind: 'fatal'; reason: string }

@@ -4,11 +4,11 @@
 // suggestion's records and tries carry over only under the same condition (or, for a repair the
 // old run wrote, when its patch set is still exactly what it wrote).
 import { join } from 'node:path';
-import type { RunState } from '../store/run-state.js';
-import type { SuggestionRecord } from '../store/results.js';
+import type { RunState } from '../formats/resume-state.js';
+import type { SuggestionRecord } from '../formats/results.js';
+import type { PriorTry } from '../formats/outcome.js';
+import type { BuildResult } from '../formats/types.js';
 import type { StoredAttempt } from '../store/attempts.js';
-import type { BuildResult } from '../types.js';
-import type { PriorTry } from './types.js';
 
 export interface ResumePlan {
   /** The run taken over; null when the run starts afresh. */

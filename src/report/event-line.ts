@@ -1,5 +1,5 @@
 // The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
-import type { RunEvent } from '../store/events.js';
+import { isFatalReason, type RunEvent } from '../formats/events.js';
 
 /** One whole line for each event a person watching a run wants to see; null for the rest. */
 export function describeEvent(event: RunEvent): string | null {
@@ -20,7 +20,7 @@ export function describeEvent(event: RunEvent): string | null {
       const at = tryOf(event);
       if (event.outcome === 'answered') return `${at}: ${who} answered`;
       if (event.outcome === 'declined') return `${at}: ${who} declined: ${event.detail ?? ''}`;
-      if (event.outcome === 'auth' || event.outcome === 'quota' || event.outcome === 'misconfigured') {
+      if (isFatalReason(event.outcome)) {
         return `${at}: agent unusable (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
       }
       return `${at}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;

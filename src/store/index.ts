@@ -3,10 +3,10 @@
 export { acquireLock, lockPath, type RunLock } from './lock.js';
 export { createRunScratch, cleanupStaleScratch, scratchRecordPath, type RunScratch } from './scratch.js';
 export { startRun, historyDir } from './history.js';
-export { readRunState, RunStateWriter, RunStateSchema, runStatePath, type RunState } from './run-state.js';
+export { readRunState, RunStateWriter, runStatePath } from './run-state.js';
 export { writeBack, recoverWriteBack, type WriteBackResult } from './write-back.js';
 export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
-export { AttemptStore, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type AttemptInput, type AttemptDetails, type StoredAttempt } from './attempts.js';
+export { AttemptStore, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';

@@ -1,8 +1,7 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
-import { ENDPOINT_DOWN_REASON } from './repair/budget.js';
-import type { RepairOutcome } from './repair/types.js';
-import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './store/results.js';
+import type { RepairOutcome } from './outcome.js';
+import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './results.js';
 import type { BuildResult, Suggestion } from './types.js';
 
 export interface AgentIdentity {
@@ -108,6 +107,10 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'>, o: { fata
 }
 
 export const MAX_REPAIRS_REASON = '--max-repairs reached';
+
+/** Suggestions in a row that got no answer at all before the endpoint counts as down. */
+export const ENDPOINT_DOWN_AFTER = 3;
+export const ENDPOINT_DOWN_REASON = `agent unreachable for ${ENDPOINT_DOWN_AFTER} suggestions in a row; no further calls`;
 
 /**
  * A record --resume keeps as it is: the suggestion got its full try. Not final: skipped for any

@@ -135,7 +135,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     raw === undefined ? undefined : wholeNumber(name, raw, min, problems);
 
   const mode = pickMode(flags, problems);
-  if (flags.resume === true && mode === 'restore') problems.push('--resume and --restore exclude each other: choose one');
+  if (flags.resume === true && (mode === 'restore' || mode === 'discover-only')) {
+    problems.push(`--resume and --${mode} exclude each other: choose one`);
+  }
   const dotDir = resolve(ctx.cwd, flags.dotDpPath ?? '.');
   const layoutProblem = await checkDotDiscopopFolder(dotDir);
   if (layoutProblem !== null) problems.push(layoutProblem);

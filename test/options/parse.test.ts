@@ -164,6 +164,7 @@ describe('bad input: one line each, exit 2', () => {
     [['--max-repairs', '1e3'], "--max-repairs: expected a whole number of at least 0; got '1e3'"],
     [['--agent-jobs', '0'], "--agent-jobs: expected a whole number of at least 1; got '0'"],
     [['--resume', '--restore'], '--resume and --restore exclude each other: choose one'],
+    [['--discover-only', '--resume'], '--resume and --discover-only exclude each other: choose one'],
     [['--max-cost', 'free'], "--max-cost: expected an amount in US dollars greater than 0, such as 2.50; got 'free'"],
     [['--log', 'loud'], "--log: expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL; got 'loud'"],
     [['-s', '3,,4'], "--suggestions: expected comma-separated suggestion ids such as 3,7; got '3,,4'"],

@@ -153,10 +153,17 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       cleanups.unshift(() => pool.dispose());
       const repairedEarlier = await repairedEarlierIds(options.dotDir, considered);
       const resume = options.mode === 'discover-only' ? null : await prepareResume(context, tally, { considered, previousState, previousDir: rotated.dir, repairedEarlier });
-      const discovery = await discover({ dp, considered: considered.filter((s) => !tally.records.has(s.id)), pool, emit, reused: resume?.plan.builds });
+      if (resume) await tally.startState(resume.writer, resume.plan.builds, resume.digests);
+      const discovery = await discover({
+        dp,
+        considered: considered.filter((s) => !tally.records.has(s.id)),
+        pool,
+        emit,
+        reused: resume?.plan.builds,
+        onBuilt: (id, build) => tally.noteBuild(id, build),
+      });
       interrupt.check();
       faultPoint('pipeline.after-discovery');
-      if (resume) await tally.startState(resume.writer, discovery.builds, resume.digests);
       const failing = await tally.recordDiscovery(discovery.builds, repairedEarlier);
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
@@ -295,15 +302,23 @@ class RunTally {
     }
   }
 
-  /** Starts the run's own run-state.json with the discovery builds and what it already kept. */
-  async startState(writer: RunStateWriter, builds: Map<string, BuildResult>, digests: Map<string, string>): Promise<void> {
-    for (const [id, build] of builds) {
-      const digest = digests.get(id);
-      if (digest !== undefined) writer.state.builds[id] = { digest, build };
-    }
-    for (const record of this.records.values()) if (isFinal(record) && record.status !== 'ok') writer.state.finished[record.id] = record;
+  private digests = new Map<string, string>();
+
+  /** Starts the run's own run-state.json with the builds it took over and the records it kept. */
+  async startState(writer: RunStateWriter, builds: ReadonlyMap<string, BuildResult>, digests: Map<string, string>): Promise<void> {
+    this.digests = digests;
     this.state = writer;
+    for (const record of this.records.values()) if (isFinal(record) && record.status !== 'ok') writer.state.finished[record.id] = record;
+    for (const [id, build] of builds) await this.noteBuild(id, build);
     await writer.save();
+  }
+
+  /** A discovery build, recorded as soon as it finished with the digest of what it depended on. */
+  async noteBuild(id: string, build: BuildResult): Promise<void> {
+    const digest = this.digests.get(id);
+    if (!this.state || digest === undefined) return;
+    this.state.state.builds[id] = { digest, build };
+    await this.state.save();
   }
 
   /** Records what discovery settles (no patch, builds) and returns the failing suggestions. */

@@ -15,14 +15,31 @@ export interface DiscoveryResult {
 /** How many lines of the failing reference build the refusal quotes. */
 const QUOTED_LINES = 8;
 
-/** `reused`: builds a resumed run takes over because nothing they depend on changed; not built again. */
-export async function discover(o: { dp: DotDiscopop; considered: Suggestion[]; pool: BuildPool; emit: Emit; reused?: ReadonlyMap<string, BuildResult> }): Promise<DiscoveryResult> {
+/**
+ * `reused`: builds a resumed run takes over because nothing they depend on changed; not built
+ * again. `onBuilt` sees each build as it finishes, so a run killed during a long discovery keeps
+ * the builds it finished.
+ */
+export async function discover(o: {
+  dp: DotDiscopop;
+  considered: Suggestion[];
+  pool: BuildPool;
+  emit: Emit;
+  reused?: ReadonlyMap<string, BuildResult>;
+  onBuilt?: (id: string, build: BuildResult) => Promise<void>;
+}): Promise<DiscoveryResult> {
   const withPatch = o.considered.filter((s) => s.files.length > 0);
   const toBuild = withPatch.filter((s) => !o.reused?.has(s.id));
   o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();
   if (!reference.ok) throw new RefusedError(referenceFailure(o.dp, reference));
-  const built = await Promise.all(toBuild.map((s) => o.pool.build(s.id, generatedPatchSet(s), 'discovery')));
+  const built = await Promise.all(
+    toBuild.map(async (s) => {
+      const build = await o.pool.build(s.id, generatedPatchSet(s), 'discovery');
+      await o.onBuilt?.(s.id, build);
+      return build;
+    }),
+  );
   const builds = new Map(toBuild.map((s, i) => [s.id, built[i] as BuildResult]));
   for (const s of withPatch) {
     const reused = o.reused?.get(s.id);

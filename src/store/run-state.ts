@@ -29,9 +29,14 @@ export async function readRunState(dotDir: string): Promise<RunState | null> {
   }
 }
 
-/** Writes the state; successive calls are applied in order, whatever the caller awaits. */
+/**
+ * Writes the state. Saves are applied in order; one asked for while another waits to start is
+ * folded into it (the file is serialized when its write starts), so a discovery of hundreds of
+ * builds does not rewrite the file hundreds of times over.
+ */
 export class RunStateWriter {
   private chain: Promise<void> = Promise.resolve();
+  private waiting: Promise<void> | null = null;
 
   constructor(
     private readonly dotDir: string,
@@ -39,8 +44,13 @@ export class RunStateWriter {
   ) {}
 
   save(): Promise<void> {
-    const text = `${JSON.stringify(RunStateSchema.parse(this.state))}\n`;
-    this.chain = this.chain.then(() => writeFileAtomic(runStatePath(this.dotDir), text));
-    return this.chain;
+    if (this.waiting) return this.waiting;
+    const write = this.chain.then(() => {
+      this.waiting = null;
+      return writeFileAtomic(runStatePath(this.dotDir), `${JSON.stringify(RunStateSchema.parse(this.state))}\n`);
+    });
+    this.waiting = write;
+    this.chain = write.catch(() => undefined);
+    return write;
   }
 }

@@ -14,7 +14,7 @@ import { directivePlacement } from './rules/directive-placement.js';
 import { duplicateDataSharing } from './rules/duplicate-data-sharing.js';
 import { incompleteTypes } from './rules/incomplete-types.js';
 import { iterationVariable } from './rules/iteration-variable.js';
-import { arrayElementReduction, memberReduction } from './rules/local-copy.js';
+import { arrayElementReduction, memberReduction, structReduction } from './rules/local-copy.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
 import { NO_EDITS, type DirectiveState, type Rule, type RuleInput, type SourceEdits } from './rules/rule.js';
@@ -29,7 +29,7 @@ import { parseSource } from './syntax.js';
  * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
  */
 export const RULES: readonly Rule[] = [
-  dependSpelling, memberReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
+  dependSpelling, memberReduction, structReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
   iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
   classReduction, canonicalLoopTest,
 ];

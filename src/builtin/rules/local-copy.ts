@@ -4,6 +4,7 @@
 // declared from the original right before the directive, replaces it inside the loop, and is
 // assigned back right after the loop, all in the block that holds the loop. An element with a
 // constant index needs no copy: it becomes the array section `hist[c:1]`.
+import type { Directive } from '../../patch/openmp.js';
 import type { Declaration } from '../declarations.js';
 import { declarationsOf } from '../declarations.js';
 import type { SyntaxNode } from '../syntax.js';
@@ -15,6 +16,8 @@ const NOT_AFTER_ACCESS = '(?<![\\w.]|->|::)';
 /** gcc stops at the `.`/`->` and then finds no reduction for the base; clang wants a variable name. */
 const MEMBER_ERRORS = /^expected '\)' before '(?:\.|->)' token|^expected variable name|^'this' allowed in OpenMP only/;
 const NOT_FOUND = /^user defined reduction not found for '([^']+)'/;
+/** clang, for a struct it cannot combine: no operator, or no default initialization value. */
+const CLANG_NO_COMBINER = /^list item of type '[^']*' is not valid for specified reduction operation|^invalid operands to binary expression \('[^'*]*' and '[^'*]*'\)/;
 /** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`. */
 const CLANG_POINTER = /^invalid operands to binary expression \('[^']*\*' and '[^']*\*'\)/;
 
@@ -27,6 +30,8 @@ interface Copy {
   local: string;
   /** An identifier that must not be left in the loop after the replacement (the copy would miss it). */
   base: string;
+  /** The base as a pattern, when more than the identifier must not be left (`m.sum` of a struct). */
+  basePattern?: string;
 }
 
 export const memberReduction: Rule = {
@@ -51,6 +56,84 @@ export const memberReduction: Rule = {
     return { kind: 'result', state, resolved };
   },
 };
+
+/**
+ * A whole struct in `reduction(+:m)` (C, or a C++ class the loop reaches only through its data
+ * members): every member the loop updates with the clause's operator is reduced through its own
+ * local copy; members the loop only reads stay in the (now shared) object. A member both read
+ * and updated, or the object used as a whole, is handed on.
+ */
+export const structReduction: Rule = {
+  name: 'reduce-struct-members',
+  apply(input) {
+    const structs = reductionEntries(input).filter(({ entry }) => {
+      const declaration = input.site.visible.get(entry);
+      return declaration !== undefined && declaration.kind !== 'function' && !declaration.isPointer && !declaration.isArray
+        && declaration.typeName !== null && findRecord(input.root, declaration.typeName) !== null;
+    });
+    if (structs.length === 0) return unchanged(input);
+    const loop = loopOf(input);
+    if (typeof loop === 'string') return { kind: 'declined', reason: loop };
+    let state = input.state;
+    const fixed = new Set<string>();
+    for (const { entry, operator } of structs) {
+      const updated = updatedMembers(loop.text, entry, operator);
+      if (updated === null) continue;
+      if (typeof updated === 'string') return { kind: 'declined', reason: updated };
+      const locals: string[] = [];
+      for (const member of updated) {
+        const copy = memberCopy(input, `${entry}.${member}`);
+        if (typeof copy === 'string') return { kind: 'declined', reason: copy };
+        // Other members stay in the object, so only this member's spelling is replaced.
+        const edits = copyEdits({ ...input, state }, loop, { ...copy, base: `${entry}.${member}`, basePattern: `${entry}\\s*\\.\\s*${member}` });
+        if (typeof edits === 'string') return { kind: 'declined', reason: edits };
+        state = { ...state, edits };
+        locals.push(copy.local);
+      }
+      state = { ...state, directive: replaceEntries(state.directive, entry, locals) };
+      fixed.add(entry);
+    }
+    const resolved = onDirective(input).filter((message) => fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '')
+      || ((CLANG_NO_COMBINER.test(message.message)) && fixed.has(reductionEntryAt(input.lines, message) ?? '')));
+    return { kind: 'result', state, resolved };
+  },
+};
+
+/**
+ * The members of `name` the loop updates with `operator` (`m.sum += …`, `m.count++` for +), or
+ * null when the loop uses the object as a whole (a class with its own operator), or why not.
+ */
+function updatedMembers(text: string, name: string, operator: string): string[] | string | null {
+  const uses = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`, 'g'))];
+  const members = new Map<string, { updated: number; other: number }>();
+  const compound = operator === '+' || operator === '-' ? '[-+]=' : `${operator.replace(/[|^*&]/g, '\\$&')}=`;
+  for (const use of uses) {
+    const rest = text.slice(use.index! + name.length);
+    const access = /^\s*\.\s*([A-Za-z_]\w*)/.exec(rest);
+    if (!access) return null;
+    const after = rest.slice(access[0].length);
+    const counts = members.get(access[1]!) ?? { updated: 0, other: 0 };
+    const before = text.slice(0, use.index!);
+    const increment = (operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before));
+    if (new RegExp(`^\\s*${compound}(?!=)`).test(after) || increment) counts.updated++;
+    else if (/^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(\+\+|--)|(\+\+|--)\s*$/.test(after) || /(\+\+|--)\s*$/.test(before)) return `'${name}.${access[1]}' is assigned in the loop other than by '${operator}'; reducing it would change what the loop computes`;
+    else counts.other++;
+    members.set(access[1]!, counts);
+  }
+  const mixed = [...members].find(([, counts]) => counts.updated > 0 && counts.other > 0);
+  if (mixed) return `'${name}.${mixed[0]}' is both read and updated in the loop; a reduction would hide the partial sums it reads`;
+  const updated = [...members].filter(([, counts]) => counts.updated > 0).map(([member]) => member);
+  return updated.length > 0 ? updated : `no member of '${name}' is updated with '${operator}' in the loop`;
+}
+
+function replaceEntries(directive: Directive, entry: string, locals: string[]): Directive {
+  const clauses = directive.clauses.map((clause) => {
+    if (clause.name !== 'reduction' || !(clause.vars ?? []).includes(entry)) return clause;
+    const vars = clause.vars!.flatMap((v) => (v === entry ? locals : [v]));
+    return { ...clause, vars, args: `${clause.modifier !== undefined ? `${clause.modifier}:` : ''}${vars.join(',')}` };
+  });
+  return { ...directive, clauses };
+}
 
 export const arrayElementReduction: Rule = {
   name: 'reduce-array-element',
@@ -173,7 +256,7 @@ function copyEdits(input: RuleInput, loop: SyntaxNode, copy: Copy): SourceEdits 
   }
   if (replace.size === 0) return `'${copy.original}' is not updated in the loop at line ${first + 1}`;
   const loopText = Array.from({ length: last - first + 1 }, (_, offset) => replace.get(first + offset) ?? lineAt(input, first + offset)).join('\n');
-  if (new RegExp(`${NOT_AFTER_ACCESS}\\b${copy.base}\\b`).test(loopText)) {
+  if (new RegExp(`${NOT_AFTER_ACCESS}\\b${copy.basePattern ?? copy.base}\\b`).test(loopText)) {
     return `'${copy.base}' is used in the loop other than as '${copy.original}'; a local copy of '${copy.original}' would change what the loop computes`;
   }
   const indent = /^\s*/.exec(lineAt(input, first))![0];

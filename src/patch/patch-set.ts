@@ -2,7 +2,8 @@
 // as a change on top of the generated patch (models often write against the patched file). When
 // both readings apply, the one that keeps every generated directive wins (design.md, Two readings
 // of an answer): an answer that adds a declaration and leaves the directive's lines alone means
-// the directive to stay.
+// the directive to stay. An answer that itself writes, removes or comments out an executable
+// directive is about the directive and is read against the unpatched source, where it writes it.
 import { applyFilePatch } from './apply.js';
 import { checkDirectivesKept } from './directives.js';
 import { renderApplyFailure } from './failure.js';
@@ -28,7 +29,10 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const patched = ambiguous ? null : applyAll(o.sources, o.generated);
   const onTop = patched?.ok ? applyAll(withDefaults(patched.contents, o.sources), o.candidate) : null;
   if (direct.ok) {
-    const onTopWins = onTop?.ok === true && !keepsDirectives(o.sources, patched!.contents, direct.contents) && keepsDirectives(o.sources, patched!.contents, onTop.contents);
+    const onTopWins =
+      onTop?.ok === true &&
+      !writesExecutableDirective(o.candidate) &&
+      !keepsDirectives(o.sources, patched!.contents, direct.contents) && keepsDirectives(o.sources, patched!.contents, onTop.contents);
     return onTopWins
       ? { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports }
       : { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
@@ -53,6 +57,13 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
   const verdict = direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
   return { ok: false, verdict, reports: direct.reports, text: text + note };
+}
+
+/** `declare reduction`, `declare simd`, `threadprivate`, `requires`: declarations, not the directive of a loop. */
+const EXECUTABLE_DIRECTIVE = /#\s*pragma\s+omp\s+(?!(?:declare|end\s+declare|threadprivate|requires)\b)/;
+
+function writesExecutableDirective(candidate: Map<string, FilePatch>): boolean {
+  return [...candidate.values()].some((patch) => patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind !== 'context' && EXECUTABLE_DIRECTIVE.test(line.text))));
 }
 
 /** Every directive the generated patch adds is still added where it was meant, in every file. */

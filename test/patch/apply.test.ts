@@ -102,7 +102,7 @@ describe('applyFilePatch', () => {
       '+++ b/src/main.c',
       '@@ -1,3 +1,4 @@',
       ' #include <stdio.h>',
-      '+#include <omp.h>',
+      '+#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)',
       ' #define N 1000',
       ' ',
       '@@ -9,5 +10,6 @@',
@@ -167,12 +167,12 @@ describe('applyPatchSet', () => {
   describe('an answer that applies both to the unpatched source and on top of the generated patch', () => {
     // Adds a declaration at the top and leaves the directive's lines alone: read against the
     // unpatched source it would drop the directive; on top of the generated patch it keeps it.
-    const addsDeclaration = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -1,3 +1,4 @@', ' #include <stdio.h>', '+#include <omp.h>', ' #define N 1000', ' ', ''].join('\n');
+    const addsDeclaration = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -1,3 +1,4 @@', ' #include <stdio.h>', '+#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)', ' #define N 1000', ' ', ''].join('\n');
 
     it('is read on top of the generated patch, the reading that keeps the directive', () => {
       const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(addsDeclaration)]]) });
       expect(outcome).toMatchObject({ ok: true, basis: 'on-top' });
-      if (outcome.ok) expect(outcome.contents.get('1')).toBe(MAIN_C_PATCHED.replace('#define N', '#include <omp.h>\n#define N'));
+      if (outcome.ok) expect(outcome.contents.get('1')).toBe(MAIN_C_PATCHED.replace('#define N', '#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)\n#define N'));
     });
 
     it('is read against the unpatched source when both readings keep the directive', () => {

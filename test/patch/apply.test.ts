@@ -102,7 +102,7 @@ describe('applyFilePatch', () => {
       '+++ b/src/main.c',
       '@@ -1,3 +1,4 @@',
       ' #include <stdio.h>',
-      '+#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)',
+      '+#include <omp.h>',
       ' #define N 1000',
       ' ',
       '@@ -9,5 +10,6 @@',

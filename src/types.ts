@@ -85,7 +85,7 @@ export interface DotDiscopop {
   config: BuildConfig;
   applied: string[];
   hasHotspotData: boolean;
-  /** Things the user should know that do not stop the run (relocated paths, no OpenMP flag). */
+  /** Things the user should know that do not stop the run (relocated paths). */
   notices: string[];
 }
 

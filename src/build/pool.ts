@@ -28,7 +28,8 @@ export interface BuildPoolOptions {
   emit: Emit;
 }
 
-export type BuildPurpose = 'discovery' | 'verify';
+/** A probe build goes ahead of the queue: the run may refuse on its result. */
+export type BuildPurpose = 'probe' | 'discovery' | 'verify';
 
 interface Worker {
   workspace: Workspace;
@@ -102,7 +103,9 @@ export class BuildPool {
     await this.referenceBuild();
     this.controller.signal.throwIfAborted();
     return new Promise<BuildResult>((resolve, reject) => {
-      this.queue.push({ id, patchSet, purpose, resolve, reject });
+      const job = { id, patchSet, purpose, resolve, reject };
+      if (purpose === 'probe') this.queue.unshift(job);
+      else this.queue.push(job);
       this.pump();
     });
   }
@@ -201,10 +204,10 @@ export class BuildPool {
   }
 
   private async runJob(worker: Worker, job: Job): Promise<void> {
-    this.o.emit({ type: 'build-started', id: job.id, purpose: job.purpose });
+    this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
     try {
       const result = await this.buildIn(worker, job.patchSet);
-      this.emitFinished(job.id, job.purpose, result);
+      this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
       job.reject(error);

@@ -2,7 +2,7 @@
 // patch: same construct, directly above the same statement (its target). Clauses may change.
 import type { ClauseChange } from '../store/results.js';
 import type { FilePatch } from './model.js';
-import { align, type AlignedLine } from './alignment.js';
+import { align, splitLines, type AlignedLine } from './alignment.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Clause, type Directive } from './openmp.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
@@ -19,6 +19,31 @@ export function directivesAddedByPatch(patch: FilePatch): Directive[] {
     }
   }
   return directives;
+}
+
+/**
+ * Where the patch inserts each of its loop directives, as the 0-based original line of the `for`
+ * loop that directive governs (design.md, Directive identity), read from the hunks alone; null
+ * when no loop follows in the same block.
+ */
+export function loopTargetsOfPatch(patch: FilePatch, original: string): number[] {
+  const lines = splitLines(original);
+  const targets: number[] = [];
+  for (const hunk of patch.hunks) {
+    if (hunk.oldStart === null) continue;
+    let oldLine = Math.max(0, hunk.oldStart - 1);
+    for (const line of hunk.lines) {
+      if (line.kind !== 'add') {
+        oldLine++;
+        continue;
+      }
+      const directive = isOmpPragma(line.text) ? parseDirective(line.text) : null;
+      if (directive === null || !isLoopConstruct(directive.construct)) continue;
+      const target = loopAfter(lines, oldLine);
+      if (target !== null && !targets.includes(target)) targets.push(target);
+    }
+  }
+  return targets;
 }
 
 function continuationEnd(lines: readonly string[], start: number): number {

@@ -303,18 +303,3 @@ describe('refuseIfApplied', () => {
   });
 });
 
-describe('OpenMP flag notice', () => {
-  const plain = { '.discopop/project/configs/tiny/par_settings.json': '{"CC":"gcc","CFLAGS":"-O2 -fopenmp-simd"}' };
-
-  it('warns when neither the settings nor compile.sh enable OpenMP', async () => {
-    const { dot } = minimalProject(plain);
-    const dp = await readDotDiscopop(dot, 'tiny');
-    expect(dp.notices).toEqual([expect.stringMatching(/^neither par_settings.json nor compile.sh of configuration tiny shows an OpenMP flag/)]);
-  });
-
-  it.each(['-fopenmp', '-qopenmp', '-fiopenmp', '-openmp', '"-fopenmp"'])('accepts %s in compile.sh', async (flag) => {
-    const { dot } = minimalProject({ ...plain, '.discopop/project/configs/tiny/compile.sh': `#!/bin/sh\ngcc ${flag} -c x.c\n` });
-    expect((await readDotDiscopop(dot, 'tiny')).notices).toEqual([]);
-  });
-});
-

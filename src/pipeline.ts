@@ -283,7 +283,8 @@ class Tally {
 async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
   const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system });
-  if (notice) emit({ type: 'notice', level: 'info', message: notice });
+  // options.md: the run names the agent it picked before its first call, at the default log level.
+  if (notice) emit({ type: 'agent-picked', message: notice });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: 'no agent and --no-builtin: failing suggestions cannot be repaired' });
   return agent;
 }

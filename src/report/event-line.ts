@@ -14,6 +14,8 @@ export function describeEvent(event: RunEvent): string | null {
       const what = event.id === null ? 'reference build' : `suggestion ${event.id}`;
       return event.ok ? `${what}: builds` : `${what}: fails (${event.error_class ?? 'other'}) ${event.first_error ?? ''}`.trimEnd();
     }
+    case 'agent-picked':
+      return event.message;
     case 'openmp-probe':
       return describeProbe(event.probe);
     case 'repair-started':

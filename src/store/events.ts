@@ -32,6 +32,7 @@ export const EventSchema = z.discriminatedUnion('type', [
     duration_ms: z.number(),
   }),
   z.object({ ...base, type: z.literal('openmp-probe'), probe: OpenmpProbeSchema }),
+  z.object({ ...base, type: z.literal('agent-picked'), message: z.string().describe('which agent CLI the run detected and uses, or that the built-in repairer runs alone') }),
   z.object({ ...base, type: z.literal('repair-started'), id: z.string(), index: z.number().int(), total: z.number().int() }),
   z.object({
     ...base,

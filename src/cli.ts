@@ -112,7 +112,8 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     .enablePositionalOptions()
     // No option carries a commander default: an option left out must stay undefined so that the
     // LLM configuration can supply it (flag > connection > backend > built-in).
-    .option('--dot-dp-path <path>', 'the .discopop folder; the project root is its parent (default: current directory)')
+    .option('--dot-dp-path <path>', 'the .discopop folder (default: current directory)')
+    .option('--project-root <dir>', 'the project whose sources FileMapping.txt names, when .discopop is not directly inside it (default: the parent of .discopop)')
     .option('-c, --config <name>', 'execution configuration under project/configs/ (default: tiny)')
     .addOption(hotspotTypesOption())
     .option('-s, --suggestions <ids>', 'comma-separated suggestion ids; overrides the hotspot filter')

@@ -27,6 +27,7 @@ const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
 /** Raw values as commander hands them over: strings, or booleans for switches. */
 export interface RunFlags {
   dotDpPath?: string;
+  projectRoot?: string;
   config?: string;
   hotspotTypes?: string;
   suggestions?: string;
@@ -84,9 +85,11 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   }
   const hotspotTypes = parseHotspotTypes(flags.hotspotTypes ?? 'yes,maybe', problems);
   const suggestions = flags.suggestions === undefined ? undefined : parseIds(flags.suggestions, problems);
+  const projectRoot = await existingDirectory('--project-root', flags.projectRoot, ctx.cwd, problems);
   const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
-  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, dirname(dotDir)))) {
-    problems.push(`${workDir}: --work-dir: expected a folder outside the project ${dirname(dotDir)}: builds and agent conversations never run in the user's tree`);
+  const root = projectRoot ?? dirname(dotDir);
+  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, root))) {
+    problems.push(`${workDir}: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`);
   }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? 'WARNING', problems);
@@ -105,6 +108,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const partial = {
     mode,
     dotDir,
+    ...(projectRoot !== undefined && { projectRoot }),
     config,
     hotspotTypes,
     ...(suggestions !== undefined && { suggestions }),

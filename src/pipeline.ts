@@ -100,7 +100,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
 
-    const dp = await readDotDiscopop(options.dotDir, options.config);
+    const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
     refuseIfApplied(dp);
     const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
     // A broken --prompt-dir must stop the run before any build spends minutes.

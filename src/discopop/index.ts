@@ -19,16 +19,17 @@ export { classifyHotspot } from './hotspots.js';
 export { checkDotDiscopopFolder } from './layout.js';
 export { compareIds } from './patch-sets.js';
 
-export async function readDotDiscopop(dotDir: string, configName: string): Promise<DotDiscopop> {
+/** `projectRoot` is --project-root; without it the project is the parent of the .discopop folder. */
+export async function readDotDiscopop(dotDir: string, configName: string, projectRootOption?: string): Promise<DotDiscopop> {
   const layoutProblem = await checkDotDiscopopFolder(dotDir);
   if (layoutProblem !== null) throw new UsageError(layoutProblem);
   // FileMapping paths are real paths, so the root they are compared with must be one too.
   const dot = await realpath(dotDir);
-  const projectRoot = dirname(dot);
+  const projectRoot = projectRootOption === undefined ? dirname(dot) : await realpath(projectRootOption);
   const problems = new Problems();
 
   const [mapping, patterns, loops, applied, config] = await Promise.all([
-    readFileMapping({ dotDir: dot, projectRoot, problems }),
+    readFileMapping({ dotDir: dot, projectRoot, rootGiven: projectRootOption !== undefined, problems }),
     readPatterns({ dotDir: dot, problems }),
     readLoopHotspots({ dotDir: dot, problems }),
     readApplied({ dotDir: dot, problems }),

@@ -17,7 +17,8 @@ export function describeEvent(event: RunEvent): string | null {
     case 'agent-picked':
       return event.message;
     case 'openmp-probe':
-      return describeProbe(event.probe);
+      // A probe that proves nothing comes with a warning of its own.
+      return event.probe.status === 'rejected' || event.probe.status === 'compiled' ? describeProbe(event.probe) : null;
     case 'repair-started':
       return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
     case 'call-finished': {

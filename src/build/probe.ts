@@ -40,7 +40,8 @@ export async function placeProbe(considered: readonly Suggestion[]): Promise<Pro
       if (!patch) continue;
       const original = await readFile(file.source.path, 'utf8');
       if (original.includes(PROBE_IDENTIFIER)) continue;
-      const lines = original.replace(/\r\n/g, '\n').split('\n');
+      // Split on LF only: a CRLF file keeps its CR in every line, so the hunk matches it byte for byte.
+      const lines = original.split('\n');
       for (const target of loopTargetsOfPatch(patch, original)) {
         // A loop inside a macro definition is not where a directive can stand.
         if (target > 0 && /\\\s*$/.test(lines[target - 1]!)) continue;
@@ -59,8 +60,9 @@ export async function placeProbe(considered: readonly Suggestion[]): Promise<Pro
  */
 function probePatch(relPath: string, lines: readonly string[], target: number): string {
   const loop = lines[target]!;
-  const indent = /^\s*/.exec(loop)![0];
-  const inserted = ['#ifdef _OPENMP', `${indent}${PROBE_DIRECTIVE}`, '#endif'];
+  const indent = /^[ \t]*/.exec(loop)![0];
+  const cr = loop.endsWith('\r') ? '\r' : '';
+  const inserted = ['#ifdef _OPENMP', `${indent}${PROBE_DIRECTIVE}`, '#endif'].map((line) => line + cr);
   return [`--- a/${relPath}`, `+++ b/${relPath}`, `@@ -${target + 1},1 +${target + 1},${1 + inserted.length} @@`, ...inserted.map((line) => `+${line}`), ` ${loop}`, ''].join('\n');
 }
 

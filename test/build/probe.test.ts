@@ -1,11 +1,12 @@
 // Where the OpenMP probe goes: above the loop a generated loop directive is meant for, in a
 // translation unit, never in a header, and nowhere when no such loop exists.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { placeProbe, PROBE_DIRECTIVE } from '../../src/build/index.js';
 import { applyFilePatch, parsePatches } from '../../src/patch/index.js';
+import { runProcess } from '../../src/process.js';
 import type { Suggestion } from '../../src/types.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pr-probe-'));
@@ -36,6 +37,15 @@ describe('placeProbe', () => {
     expect(placement).toMatchObject({ fileId: '1', relPath: 'k.c', line: 3 });
     const applied = applyFilePatch(KERNEL, parsePatches(placement!.patch).patches[0]!);
     expect(applied.result).toBe(KERNEL.replace('    for', `#ifdef _OPENMP\n    ${PROBE_DIRECTIVE}\n#endif\n    for`));
+  });
+
+  it('matches a CRLF source byte for byte, so GNU patch inserts it there too', async () => {
+    const crlf = KERNEL.replace(/\n/g, '\r\n');
+    const placement = await placeProbe([suggestion('1', [{ rel: 'w.c', source: crlf, patch: ABOVE_DECLARATION }])]);
+    writeFileSync(path.join(dir, 'probe.patch'), placement!.patch);
+    const patched = await runProcess({ command: 'patch', args: ['--batch', 'w.c', 'probe.patch'], cwd: dir });
+    expect(patched).toMatchObject({ kind: 'exited', exitCode: 0 });
+    expect(readFileSync(path.join(dir, 'w.c'), 'utf8')).toBe(crlf.replace('    for', `#ifdef _OPENMP\r\n    ${PROBE_DIRECTIVE}\r\n#endif\r\n    for`));
   });
 
   it('skips a header and takes the next suggestion with a translation unit', async () => {

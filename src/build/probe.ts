@@ -7,9 +7,9 @@
 // so the run refuses.
 import { readFile } from 'node:fs/promises';
 import { parsePatches, loopTargetsOfPatch } from '../patch/index.js';
-import type { Emit } from '../store/events.js';
-import type { OpenmpProbe } from '../store/results.js';
-import type { BuildResult, DotDiscopop, Suggestion } from '../types.js';
+import type { Emit } from '../formats/events.js';
+import type { OpenmpProbe } from '../formats/results.js';
+import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import type { BuildPool } from './pool.js';
 import { describeDiagnostic } from './result.js';
 

@@ -3,7 +3,7 @@
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { DotDiscopop, PatternInfo, Suggestion } from '../types.js';
+import type { DotDiscopop, PatternInfo, Suggestion } from '../formats/types.js';
 import { readApplied } from './applied.js';
 import { readBuildConfig } from './build-config.js';
 import { readFileMapping } from './file-mapping.js';
@@ -17,7 +17,6 @@ export { refuseIfApplied } from './applied.js';
 export { selectSuggestions } from './select.js';
 export { classifyHotspot } from './hotspots.js';
 export { checkDotDiscopopFolder } from './layout.js';
-export { compareIds } from './patch-sets.js';
 
 /** `projectRoot` is --project-root; without it the project is the parent of the .discopop folder. */
 export async function readDotDiscopop(dotDir: string, configName: string, projectRootOption?: string): Promise<DotDiscopop> {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { placeProbe, PROBE_DIRECTIVE } from '../../src/build/index.js';
 import { applyFilePatch, parsePatches } from '../../src/patch/index.js';
 import { runProcess } from '../../src/process.js';
-import type { Suggestion } from '../../src/types.js';
+import type { Suggestion } from '../../src/formats/types.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pr-probe-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

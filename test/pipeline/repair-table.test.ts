@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import type { RunEvent } from '../../src/store/events.js';
-import { ResultsFileSchema } from '../../src/store/results.js';
-import type { ErrorClass } from '../../src/types.js';
+import type { RunEvent } from '../../src/formats/events.js';
+import { ResultsFileSchema } from '../../src/formats/results.js';
+import type { ErrorClass } from '../../src/formats/types.js';
 import { useFixture } from '../helpers/fixture.js';
 import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 

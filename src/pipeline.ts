@@ -140,9 +140,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       });
       cleanups.unshift(() => pool.dispose());
       // The probe is queued first and runs beside the first discovery builds; when it refuses,
-      // disposing the pool cancels those, and their rejection is expected.
-      // With nothing to build there is nothing the probe could protect.
-      const probing = considered.some((s) => s.files.length > 0) ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit }) : Promise.resolve(null);
+      // disposing the pool cancels those, and their rejection is expected. With nothing to build
+      // there is nothing the probe could protect.
+      const toBuild = considered.some((s) => s.files.length > 0);
+      const probing = toBuild ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit }) : Promise.resolve(null);
       const discovering = discover({ dp, considered, pool, emit });
       discovering.catch(() => undefined);
       tally.probe = await probing;

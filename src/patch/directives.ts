@@ -22,9 +22,9 @@ export function directivesAddedByPatch(patch: FilePatch): Directive[] {
 }
 
 /**
- * Where the patch inserts each of its loop directives, as the 0-based original line of the `for`
- * loop that directive governs (design.md, Directive identity), read from the hunks alone; null
- * when no loop follows in the same block.
+ * The loops the patch's loop directives govern (design.md, Directive identity), as 0-based
+ * original lines, read from the hunks alone; a directive with no `for` loop after it in its block
+ * adds none.
  */
 export function loopTargetsOfPatch(patch: FilePatch, original: string): number[] {
   const lines = splitLines(original);
@@ -104,8 +104,10 @@ function statementText(texts: readonly string[], index: number | null): string {
 
 const LOOP_WORDS = new Set(['for', 'do', 'simd', 'loop', 'taskloop', 'distribute']);
 
+/** `declare simd` names a function, not a loop. */
 function isLoopConstruct(construct: string): boolean {
-  return construct.split(/\s+/).some((word) => LOOP_WORDS.has(word));
+  const words = construct.split(/\s+/);
+  return words[0] !== 'declare' && words.some((word) => LOOP_WORDS.has(word));
 }
 
 /** First statement line at or after `from`: blank lines, comments and stacked directives are skipped. */

@@ -2,7 +2,7 @@
 // patch: same construct, directly above the same statement (its target). Clauses may change.
 import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
-import { align, type AlignedLine } from './alignment.js';
+import { align, splitLines, type AlignedLine } from './alignment.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Clause, type Directive } from './openmp.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
@@ -19,6 +19,31 @@ export function directivesAddedByPatch(patch: FilePatch): Directive[] {
     }
   }
   return directives;
+}
+
+/**
+ * The loops the patch's loop directives govern (design.md, Directive identity), as 0-based
+ * original lines, read from the hunks alone; a directive with no `for` loop after it in its block
+ * adds none.
+ */
+export function loopTargetsOfPatch(patch: FilePatch, original: string): number[] {
+  const lines = splitLines(original);
+  const targets: number[] = [];
+  for (const hunk of patch.hunks) {
+    if (hunk.oldStart === null) continue;
+    let oldLine = Math.max(0, hunk.oldStart - 1);
+    for (const line of hunk.lines) {
+      if (line.kind !== 'add') {
+        oldLine++;
+        continue;
+      }
+      const directive = isOmpPragma(line.text) ? parseDirective(line.text) : null;
+      if (directive === null || !isLoopConstruct(directive.construct)) continue;
+      const target = loopAfter(lines, oldLine);
+      if (target !== null && !targets.includes(target)) targets.push(target);
+    }
+  }
+  return targets;
 }
 
 function continuationEnd(lines: readonly string[], start: number): number {
@@ -79,8 +104,10 @@ function statementText(texts: readonly string[], index: number | null): string {
 
 const LOOP_WORDS = new Set(['for', 'do', 'simd', 'loop', 'taskloop', 'distribute']);
 
+/** `declare simd` names a function, not a loop. */
 function isLoopConstruct(construct: string): boolean {
-  return construct.split(/\s+/).some((word) => LOOP_WORDS.has(word));
+  const words = construct.split(/\s+/);
+  return words[0] !== 'declare' && words.some((word) => LOOP_WORDS.has(word));
 }
 
 /** First statement line at or after `from`: blank lines, comments and stacked directives are skipped. */

@@ -5,14 +5,21 @@ import { z } from 'zod';
 import { ERROR_CLASSES } from './types.js';
 import { SuggestionRecordSchema } from './results.js';
 
-const DiagnosticSchema = z.object({
+const place = {
   file: z.string(),
   fileId: z.string().optional(),
   line: z.number().int().optional(),
   column: z.number().int().optional(),
+};
+
+// The BuildResult of types.ts as stored; resume.ts hands a parsed one on as a BuildResult, so the
+// compiler catches the two drifting apart.
+const DiagnosticSchema = z.object({
+  ...place,
   severity: z.enum(['error', 'warning', 'note', 'fatal error']),
   message: z.string(),
   errorClass: z.enum(ERROR_CLASSES),
+  notes: z.array(z.object({ ...place, message: z.string() })),
 });
 
 export const BuildResultSchema = z.object({

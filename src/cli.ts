@@ -100,6 +100,10 @@ export function expandHotspotShortFlag(argv: readonly string[]): string[] {
   });
 }
 
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): Command {
   const program = new Command('patch-repair');
   const quiet = (cmd: Command) =>
@@ -119,6 +123,7 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     .option('-t, --threads <n>', 'OMP_NUM_THREADS given to the builds (default: 1)')
     .option('-j, --jobs <n>', 'builds run at once (default: available cores)')
     .option('--work-dir <dir>', 'where workspaces and agent conversations live (default: OS temporary directory)')
+    .option('--exclude <glob>', 'leave files or folders matching this glob (relative to the project root) out of every build workspace; repeatable', collect)
     .option('--prompts <n>', `independent attempts per suggestion (default: ${AGENT_DEFAULTS.prompts})`)
     .option('--retries <m>', `follow-up turns inside one attempt (default: ${AGENT_DEFAULTS.retries})`)
     .option('--max-attempts <n>', `ceiling on answered agent calls per suggestion (default: ${AGENT_DEFAULTS.maxAttempts})`)

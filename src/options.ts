@@ -33,6 +33,7 @@ export interface RunFlags {
   threads?: string;
   jobs?: string;
   workDir?: string;
+  exclude?: string[];
   prompts?: string;
   retries?: string;
   maxAttempts?: string;
@@ -111,6 +112,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     threads: count('--threads', flags.threads, 1, 1),
     jobs: count('--jobs', flags.jobs, 1, availableParallelism()),
     workDir: workDir ?? tmpdir(),
+    exclude: parseExcludes(flags.exclude ?? [], problems),
     maxRepairs: count('--max-repairs', flags.maxRepairs, 0, 0),
     strict: flags.strict === true,
     builtin: flags.builtin,
@@ -190,6 +192,16 @@ function parseIds(raw: string, problems: string[]): string[] {
     return [];
   }
   return [...new Set(ids)];
+}
+
+/** Globs are matched in the project root: an absolute path or `..` would name something outside it. */
+function parseExcludes(globs: string[], problems: string[]): string[] {
+  for (const glob of globs) {
+    if (glob.trim() === '' || isAbsolute(glob) || glob.split('/').includes('..')) {
+      problems.push(`--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '${glob}'`);
+    }
+  }
+  return [...new Set(globs)];
 }
 
 function parseLogLevel(raw: string, problems: string[]): LogLevel {

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet } from './build/index.js';
+import { BuildPool, discover, generatedPatchSet, type WorkspacePlacement } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
@@ -126,8 +126,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
     const tally = new Tally(context, considered);
+    let pool: BuildPool | undefined;
+    tally.placement = () => pool?.workspacePlacement;
     try {
-      const pool = await BuildPool.create({
+      pool = await BuildPool.create({
         dp,
         scratchDir: scratch.dir,
         jobs: options.jobs,
@@ -135,8 +137,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         timeoutMs: options.buildTimeoutS * 1000,
         signal: interrupt.signal,
         emit,
+        exclude: options.exclude,
       });
-      cleanups.unshift(() => pool.dispose());
+      const created = pool;
+      cleanups.unshift(() => created.dispose());
       const discovery = await discover({ dp, considered, pool, emit });
       interrupt.check();
       faultPoint('pipeline.after-discovery');
@@ -209,6 +213,7 @@ class Tally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
+  placement: () => WorkspacePlacement | undefined = () => undefined;
   private readonly builds = new Map<string, BuildResult>();
 
   constructor(
@@ -247,7 +252,7 @@ class Tally {
         this.records.get(suggestion.id) ??
         unrepairedRecord(suggestion, this.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason }),
     );
-    const results: ResultsFile = { version: 1, run: runRecord(this.context, this.identity), suggestions };
+    const results: ResultsFile = { version: 1, run: runRecord(this.context, this.identity, this.placement()), suggestions };
     const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: this.budget.fatal !== null });
     results.run = {
       ...results.run,
@@ -307,8 +312,18 @@ async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Pro
   return ids;
 }
 
-function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
+/** At most this many path-holding outputs are named in results.json; the count says how many there are. */
+const RECORDED_PATH_FILES = 10;
+
+function runRecord(context: RunContext, identity: AgentIdentity, placement?: WorkspacePlacement): RunRecord {
   const { options } = context;
+  const workspaces = placement && {
+    count: placement.workspaces,
+    reference_outputs: placement.outputs,
+    reference_builds: placement.referenceBuilds,
+    path_files: placement.pathFiles.slice(0, RECORDED_PATH_FILES),
+    path_file_count: placement.pathFiles.length,
+  };
   return {
     id: context.runId,
     started: context.started,
@@ -323,6 +338,7 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     endpoint_down: false,
     cost_usd: 0,
     exit_code: null,
+    ...(workspaces && { workspaces }),
   };
 }
 

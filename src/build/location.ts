@@ -112,21 +112,23 @@ export async function expandExcludes(o: { globs: readonly string[]; projectRoot:
   const paths = new Set<string>();
   const unmatched: string[] = [];
   const problems: string[] = [];
-  const needed = new Map<string, string>([[o.compileScript, 'the compile.sh every build runs']]);
+  const needed = new Map<string, string>([[o.compileScript, 'every build runs it']]);
   for (const source of o.dp.files.values()) {
-    if (!isAbsolute(source.relPath)) needed.set(join(o.projectRoot, source.relPath), 'a source file DiscoPoP analysed (FileMapping.txt), which the patches change');
+    if (!isAbsolute(source.relPath)) needed.set(join(o.projectRoot, source.relPath), 'source files DiscoPoP analysed (FileMapping.txt), which the patches change');
   }
   for (const glob of o.globs) {
     const matches = await fg(normalizeExclude(glob), { cwd: o.projectRoot, onlyFiles: false, dot: true, followSymbolicLinks: false, suppressErrors: true });
     if (matches.length === 0) unmatched.push(glob);
+    const lost = new Map<string, string[]>();
     for (const rel of matches) {
       const abs = join(o.projectRoot, rel);
       paths.add(abs);
       for (const [file, why] of needed) {
-        if (file === abs || file.startsWith(`${abs}/`)) problems.push(`--exclude ${glob}: leaves out ${file.slice(o.projectRoot.length + 1)}, ${why}`);
+        if (file === abs || file.startsWith(`${abs}/`)) lost.set(why, [...new Set([...(lost.get(why) ?? []), file.slice(o.projectRoot.length + 1)])]);
       }
     }
+    for (const [why, files] of lost) problems.push(`--exclude ${glob}: leaves out ${files.sort().join(', ')}: ${why}`);
   }
-  if (problems.length > 0) throw new UsageError([...new Set(problems)].join('\n'));
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
   return { paths, unmatched };
 }

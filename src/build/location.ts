@@ -40,16 +40,18 @@ async function holds(file: string, patterns: readonly Buffer[]): Promise<boolean
   const longest = Math.max(...patterns.map((p) => p.length));
   const handle = await open(file, 'r');
   try {
-    const buffer = Buffer.alloc(CHUNK + longest);
+    const head = Buffer.alloc(8);
+    const { bytesRead: headBytes } = await handle.read(head, 0, head.length, 0);
+    if (COMPILED_MAGIC.some((magic) => headBytes >= magic.length && head.subarray(0, magic.length).equals(magic))) return false;
+    const chunk = Math.max(1, Math.min((await handle.stat()).size, CHUNK));
+    const buffer = Buffer.allocUnsafe(chunk + longest);
     let kept = 0;
-    let first = true;
+    let position = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, kept, CHUNK, null);
+      const { bytesRead } = await handle.read(buffer, kept, chunk, position);
+      position += bytesRead;
       const filled = kept + bytesRead;
-      if (first && COMPILED_MAGIC.some((magic) => buffer.subarray(0, magic.length).equals(magic))) return false;
-      first = false;
-      const window = buffer.subarray(0, filled);
-      if (patterns.some((p) => window.includes(p))) return true;
+      if (patterns.some((p) => buffer.subarray(0, filled).includes(p))) return true;
       if (bytesRead === 0) return false;
       // Keep the tail so a path split across two reads is still found.
       kept = Math.min(longest - 1, filled);
@@ -89,6 +91,20 @@ export async function foldersConfiguredAt(workspaceRoot: string, manifest: Manif
     if (!byFolder.has(folder)) byFolder.set(folder, { folder, record: state.what });
   }
   return [...byFolder.values()].sort((a, b) => a.folder.localeCompare(b.folder));
+}
+
+/**
+ * What build tools say when a build folder is used from a place other than where it was configured.
+ * CMake's words only, for now: they are the ones seen and tested; other tools' failures get the
+ * plain refusal with their own output.
+ */
+const CONFIGURED_ELSEWHERE: readonly RegExp[] = [
+  /CMakeCache\.txt directory .* is different than the directory .* where CMakeCache\.txt was created/,
+  /does not match the source .* used to generate cache/,
+];
+
+export function saysConfiguredElsewhere(output: string): boolean {
+  return CONFIGURED_ELSEWHERE.some((pattern) => pattern.test(output));
 }
 
 /** A `--exclude` glob as the user wrote it, made relative to the project root for fast-glob. */

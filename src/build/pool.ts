@@ -15,7 +15,7 @@ import { runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import { absolutizeEscapingLinks, materialize, scanTree, type Entry, type Manifest } from './tree.js';
 import { referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
-import { expandExcludes, filesHoldingPath, foldersConfiguredAt, type ConfiguredFolder } from './location.js';
+import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import { repairDir } from '../store/paths.js';
 
 export interface BuildPoolOptions {
@@ -213,7 +213,8 @@ export class BuildPool {
           message: `the reference build wrote the absolute path of the folder it ran in into ${pathFiles[0]}${more}: copies of its outputs would be wrong in another folder, so every further workspace runs its own reference build`,
         });
       }
-    } else {
+    }
+    if (!result.ok || saysConfiguredElsewhere(result.output)) {
       this.configured = await foldersConfiguredAt(worker.workspace.root, this.initial, [this.projectRoot, this.o.dp.projectRoot]);
     }
     this.sources = worker.sources;

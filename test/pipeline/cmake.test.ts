@@ -2,7 +2,7 @@
 // and both of its common generators. CMake writes the absolute path of the build folder into what
 // it generates, so a workspace made from copies of another's outputs fails every build; these
 // tests hold patch-repair to giving at any -j exactly what -j 1 gives.
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
@@ -131,5 +131,18 @@ describe('a CMake project holding the user\'s own build folder', () => {
     expect(file.run.options).toMatchObject({ exclude: ['build'] });
     // The user's build folder was read, never written.
     expect(changedPaths(before, snapshotTree(root, outsideRepair), { mtimes: true })).toEqual([]);
+  });
+
+  it('is refused, not passed, when compile.sh only runs cmake --build on it: CMake would build the user\'s sources, not the patched copy', async () => {
+    const { root, dotDir } = useFixture('cmake');
+    const configure = await runProcess({ command: 'sh', args: ['-c', 'cmake -S . -B build -DCMAKE_C_FLAGS=-fopenmp -DCMAKE_CXX_FLAGS=-fopenmp && cmake --build build'], cwd: root, timeoutMs: 120_000 });
+    expect(configure.kind === 'exited' && configure.exitCode).toBe(0);
+    writeFileSync(path.join(dotDir, 'project', 'configs', 'tiny', 'compile.sh'), '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\ncmake --build build\n');
+
+    const refused = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '1');
+    expect(refused.exitCode, refused.stdout + refused.stderr).toBe(3);
+    expect(refused.stderr).toContain(`the reference build passed, but only because build/ was configured at the project's own path ${root} (build/CMakeCache.txt records it)`);
+    expect(refused.stderr).toContain('--exclude build');
+    expect(existsSync(path.join(dotDir, 'patch_repair', 'results.json'))).toBe(false);
   });
 });

@@ -123,8 +123,9 @@ export class BuildPool {
   }
 
   /**
-   * After a failed reference build: build folders of the user's tree configured at the project's
-   * own path (a CMakeCache.txt naming it, say), which cannot work in a copy.
+   * After a reference build that failed, or said a build folder was configured elsewhere: build
+   * folders of the user's tree configured at the project's own path (a CMakeCache.txt naming it,
+   * say), which cannot work in a copy.
    */
   get foldersConfiguredInProject(): readonly ConfiguredFolder[] {
     return this.configured;

@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix } from 'node:path';
 import fg from 'fast-glob';
 import { UsageError } from '../errors.js';
-import type { DotDiscopop } from '../types.js';
+import type { DotDiscopop } from '../formats/types.js';
 import type { Manifest } from './tree.js';
 
 const CHUNK = 1 << 20;

@@ -3,7 +3,7 @@
 // it keeps results identical whichever worker built them.
 import { realpathSync } from 'node:fs';
 import { describeOutcome, type RunOutcome } from '../process.js';
-import type { BuildResult, Diagnostic, DotDiscopop } from '../types.js';
+import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
 import { classifyError, firstError, parseDiagnostics } from './diagnostics.js';
 

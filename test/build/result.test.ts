@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { inProject } from '../../src/build/result.js';
-import type { DotDiscopop } from '../../src/types.js';
+import type { DotDiscopop } from '../../src/formats/types.js';
 
 function project(): { dp: DotDiscopop; root: string } {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'pr-result-')));

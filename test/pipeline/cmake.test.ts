@@ -6,8 +6,8 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { EventSchema } from '../../src/store/events.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/store/results.js';
+import { EventSchema } from '../../src/formats/events.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 

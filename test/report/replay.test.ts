@@ -8,7 +8,7 @@ import { replayEvents } from '../../src/report/run-replay.js';
 import { show } from '../../src/report/show.js';
 import { renderSummary } from '../../src/report/summary.js';
 import { UsageError } from '../../src/errors.js';
-import type { RunRecord } from '../../src/store/results.js';
+import type { RunRecord } from '../../src/formats/results.js';
 import { SAMPLE_RUN, stamped } from './events.js';
 import { FakeTerminal } from './fake-terminal.js';
 

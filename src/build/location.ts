@@ -12,12 +12,17 @@ import type { DotDiscopop } from '../formats/types.js';
 import type { Manifest } from './tree.js';
 
 const CHUNK = 1 << 20;
+/**
+ * How much of one file is searched. Build-state files (caches, generated makefiles, dependency
+ * lists) are far smaller; a build that writes gigabytes of data must not pay for reading them.
+ */
+const SEARCHED_BYTES = 64 * CHUNK;
 const PARALLEL_READS = 16;
 /** ELF objects, executables and libraries, and ar archives: a path in them is debug information. */
 const COMPILED_MAGIC = [Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.from('!<arch>\n')];
 
 /**
- * The files among `rels` (relative to `root`) whose bytes contain one of `needles`, sorted. Compiled
+ * The files among `rels` (relative to `root`) whose first 64 MiB contain one of `needles`, sorted. Compiled
  * code is not counted: with `-g` every object names the folder it was compiled in (DW_AT_comp_dir),
  * yet no build reads that back, and counting it would make every debug build of a plain Makefile
  * project look path-dependent.
@@ -52,7 +57,7 @@ async function holds(file: string, patterns: readonly Buffer[]): Promise<boolean
       position += bytesRead;
       const filled = kept + bytesRead;
       if (patterns.some((p) => buffer.subarray(0, filled).includes(p))) return true;
-      if (bytesRead === 0) return false;
+      if (bytesRead === 0 || position >= SEARCHED_BYTES) return false;
       // Keep the tail so a path split across two reads is still found.
       kept = Math.min(longest - 1, filled);
       buffer.copy(buffer, 0, filled - kept, filled);

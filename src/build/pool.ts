@@ -11,10 +11,10 @@ import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { faultPoint } from '../fault.js';
 import { patchWorkspace } from './apply.js';
-import { runCompileScript } from './compile.js';
+import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
-import { absolutizeEscapingLinks, materialize, scanTree, type Entry, type Manifest } from './tree.js';
-import { referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
+import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest } from './tree.js';
+import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
 import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import { repairDir } from '../store/paths.js';
 
@@ -45,7 +45,8 @@ export interface WorkspacePlacement {
   workspaces: number;
 }
 
-export type BuildPurpose = 'discovery' | 'verify';
+/** A probe build goes ahead of the queue: the run may refuse on its result. */
+export type BuildPurpose = 'probe' | 'discovery' | 'verify';
 
 interface Worker {
   workspace: Workspace;
@@ -78,6 +79,7 @@ export class BuildPool {
   private configured: ConfiguredFolder[] = [];
   /** A workspace could not be made: do not try again for every job that finishes. */
   private cloneFailed = false;
+  private outsideDotDir?: string;
   private disposed?: Promise<void>;
 
   private constructor(
@@ -142,7 +144,9 @@ export class BuildPool {
     await this.referenceBuild();
     this.controller.signal.throwIfAborted();
     return new Promise<BuildResult>((resolve, reject) => {
-      this.queue.push({ id, patchSet, purpose, resolve, reject });
+      const job = { id, patchSet, purpose, resolve, reject };
+      if (purpose === 'probe') this.queue.unshift(job);
+      else this.queue.push(job);
       this.pump();
     });
   }
@@ -172,9 +176,20 @@ export class BuildPool {
     for (const glob of excluded.unmatched) {
       this.o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${this.projectRoot}` });
     }
-    const skipped = new Set([repairDir(await realpath(dp.dotDir)), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root, ...excluded.paths]);
+    const dotDir = await realpath(dp.dotDir);
+    const skipped = new Set([repairDir(dotDir), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root, ...excluded.paths]);
+    const outside = dotDiscopopOutside({ projectRoot: this.projectRoot, dotDir });
+    // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
+    if (outside) skipped.add(join(this.projectRoot, OUTSIDE_DOT_DISCOPOP));
     const manifest = await scanTree(this.projectRoot, (abs) => skipped.has(abs));
     absolutizeEscapingLinks(manifest, this.projectRoot);
+    if (outside) {
+      this.outsideDotDir = dotDir;
+      const dot = await scanTree(dotDir, (abs) => skipped.has(abs));
+      absolutizeEscapingLinks(dot, dotDir);
+      manifest.set(OUTSIDE_DOT_DISCOPOP, (await statEntry(dotDir))!);
+      for (const [rel, entry] of dot) manifest.set(`${OUTSIDE_DOT_DISCOPOP}/${rel}`, entry);
+    }
     this.initial = manifest;
     const workspace = await this.materializeUserTree(0);
     this.workers.push({ workspace, patchDir: join(this.root, 'w0', 'patches'), busy: false, sources: this.userTreeSources() });
@@ -186,7 +201,7 @@ export class BuildPool {
     await mkdir(tree, { recursive: true });
     await materialize({
       entries: [...this.initial].map(([rel, e]) => [rel, { ...e }] as [string, Entry]),
-      sourceOf: (rel) => join(this.projectRoot, rel),
+      sourceOf: projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }),
       toRoot: tree,
       linkRoots: [this.projectRoot, this.o.dp.projectRoot],
     });
@@ -194,7 +209,7 @@ export class BuildPool {
   }
 
   private userTreeSources(): ReferenceSources {
-    return { projectRoot: this.projectRoot, outputsRoot: this.projectRoot, outputs: new Set() };
+    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot: this.projectRoot, outputs: new Set() };
   }
 
   private async runReference(): Promise<BuildResult> {
@@ -244,7 +259,7 @@ export class BuildPool {
     const outputsRoot = join(this.root, index === 0 ? 'reference-outputs' : `reference-outputs-w${index}`);
     await mkdir(outputsRoot, { recursive: true });
     await materialize({ entries: written, sourceOf: (rel) => join(workspace.root, rel), toRoot: outputsRoot, linkRoots: [] });
-    return { projectRoot: this.projectRoot, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
+    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
   }
 
   private pump(): void {
@@ -306,10 +321,10 @@ export class BuildPool {
   }
 
   private async runJob(worker: Worker, job: Job): Promise<void> {
-    this.o.emit({ type: 'build-started', id: job.id, purpose: job.purpose });
+    this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
     try {
       const result = await this.buildIn(worker, job.patchSet);
-      this.emitFinished(job.id, job.purpose, result);
+      this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
       job.reject(error);

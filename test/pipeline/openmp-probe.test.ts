@@ -85,5 +85,11 @@ describe('a build that compiles OpenMP goes on', () => {
     expect(JSON.stringify(file.suggestions)).not.toContain(PROBE_IDENTIFIER);
     expect(readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"suggestion-finished"')).join('\n')).not.toContain(PROBE_IDENTIFIER);
     expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
+
+    // The review page states it among the run's facts.
+    expect((await cli(dotDir, 'report')).exitCode).toBe(0);
+    expect(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8')).toMatch(
+      /<dt>OpenMP probe<\/dt><dd>OpenMP probe \(src\/matvec\.c:\d+\): rejected by the compiler, so the build compiles OpenMP<\/dd>/,
+    );
   });
 });

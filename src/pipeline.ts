@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, buildInputsDigest, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, suggestionBuildDigest } from './build/index.js';
+import { BuildPool, buildInputsDigest, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, suggestionBuildDigest, type WorkspacePlacement } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
@@ -140,8 +140,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
     const tally = new RunTally(context, considered);
+    let pool: BuildPool | undefined;
+    tally.placement = () => pool?.workspacePlacement;
     try {
-      const pool = await BuildPool.create({
+      pool = await BuildPool.create({
         dp,
         scratchDir: scratch.dir,
         jobs: options.jobs,
@@ -149,8 +151,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         timeoutMs: options.buildTimeoutS * 1000,
         signal: interrupt.signal,
         emit,
+        exclude: options.exclude,
       });
-      cleanups.unshift(() => pool.dispose());
+      const created = pool;
+      cleanups.unshift(() => created.dispose());
       const repairedEarlier = await repairedEarlierIds(options.dotDir, considered);
       const resume = options.mode === 'discover-only' ? null : await prepareResume(context, tally, { considered, previousState, previousDir: rotated.dir, repairedEarlier });
       if (resume) await tally.startState(resume.writer, resume.plan.builds, resume.digests);
@@ -214,7 +218,7 @@ async function prepareResume(
 ): Promise<{ plan: ResumePlan; writer: RunStateWriter; digests: Map<string, string> }> {
   const { options, dp, emit, reporter } = context;
   const mode = options.mode === 'dry-run' ? 'dry-run' : 'repair';
-  const inputs = await buildInputsDigest(dp, { threads: options.threads, signal: context.interrupt.signal });
+  const inputs = await buildInputsDigest(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
   const digests = new Map<string, string>();
   for (const s of o.considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(inputs, await digestDir(s.dir)));
   const plan: ResumePlan = options.resume
@@ -292,6 +296,7 @@ class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
+  placement: () => WorkspacePlacement | undefined = () => undefined;
   probe: OpenmpProbe | null = null;
   private readonly builds = new Map<string, BuildResult>();
 
@@ -362,7 +367,7 @@ class RunTally {
       if (o.refused) this.finish(record);
       return record;
     });
-    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity), openmp_probe: this.probe }, suggestions };
+    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity, this.placement()), openmp_probe: this.probe }, suggestions };
     const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: this.budget.fatal !== null });
     results.run = {
       ...results.run,
@@ -427,8 +432,18 @@ async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Pro
   return ids;
 }
 
-function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
+/** At most this many path-holding outputs are named in results.json; the count says how many there are. */
+const RECORDED_PATH_FILES = 10;
+
+function runRecord(context: RunContext, identity: AgentIdentity, placement?: WorkspacePlacement): RunRecord {
   const { options } = context;
+  const workspaces = placement && {
+    count: placement.workspaces,
+    reference_outputs: placement.outputs,
+    reference_builds: placement.referenceBuilds,
+    path_files: placement.pathFiles.slice(0, RECORDED_PATH_FILES),
+    path_file_count: placement.pathFiles.length,
+  };
   return {
     id: context.runId,
     started: context.started,
@@ -445,6 +460,7 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     exit_code: null,
     resumed_from: context.resumedFrom,
     openmp_probe: null,
+    ...(workspaces && { workspaces }),
   };
 }
 

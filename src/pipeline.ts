@@ -225,8 +225,9 @@ async function prepareResume(
     ? planResume({ previous: o.previousState, previousDir: o.previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier })
     : { from: null, notice: '', builds: new Map(), kept: new Map(), continued: new Map() };
   if (options.resume) {
-    reporter.notice(plan.notice);
+    // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
     emit({ type: 'notice', level: 'info', message: plan.notice });
+    if (!atLeast('INFO', options.log)) reporter.notice(plan.notice);
   }
   context.resumedFrom = plan.from;
   for (const [id, record] of plan.kept) {

@@ -6,6 +6,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { resolveAgentSettings, AGENT_DEFAULTS, type AgentFlags } from './agent/config.js';
+import { LAUNCHERS, splitLauncherArgs, type LauncherName } from './build/launcher.js';
 import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
@@ -19,8 +20,10 @@ export interface OptionsContext {
 }
 
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
-/** DiscoPoP's project manager gives each script this long (formats.md §1.8); there is no flag. */
+/** DiscoPoP's project manager gives each script this long (formats.md §1.8). */
 export const BUILD_TIMEOUT_S = 3600;
+/** Builds in flight with --launcher slurm when -j is not given: the scheduler queues the rest. */
+export const SLURM_JOBS = 16;
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];
 const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
 
@@ -33,6 +36,9 @@ export interface RunFlags {
   threads?: string;
   jobs?: string;
   workDir?: string;
+  buildTimeout?: string;
+  launcher?: string;
+  launcherArgs?: string;
   prompts?: string;
   retries?: string;
   maxAttempts?: string;
@@ -90,6 +96,8 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? 'WARNING', problems);
+  const launcher = parseLauncher(flags.launcher ?? 'local', problems);
+  const launcherArgs = parseLauncherArgs(flags.launcherArgs, launcher, problems);
 
   const agentFlags: AgentFlags = {
     connection: flags.connection,
@@ -109,7 +117,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     hotspotTypes,
     ...(suggestions !== undefined && { suggestions }),
     threads: count('--threads', flags.threads, 1, 1),
-    jobs: count('--jobs', flags.jobs, 1, availableParallelism()),
+    jobs: count('--jobs', flags.jobs, 1, launcher === 'slurm' ? SLURM_JOBS : availableParallelism()),
     workDir: workDir ?? tmpdir(),
     maxRepairs: count('--max-repairs', flags.maxRepairs, 0, 0),
     strict: flags.strict === true,
@@ -120,7 +128,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     maxPromptChars: count('--max-prompt-chars', flags.maxPromptChars, 1, 60000),
     log,
     writeLog: flags.writeLog === true,
-    buildTimeoutS: BUILD_TIMEOUT_S,
+    buildTimeoutS: count('--build-timeout', flags.buildTimeout, 1, BUILD_TIMEOUT_S),
+    launcher,
+    launcherArgs,
   };
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 
@@ -190,6 +200,25 @@ function parseIds(raw: string, problems: string[]): string[] {
     return [];
   }
   return [...new Set(ids)];
+}
+
+function parseLauncher(raw: string, problems: string[]): LauncherName {
+  if ((LAUNCHERS as readonly string[]).includes(raw)) return raw as LauncherName;
+  problems.push(`--launcher: expected one of ${LAUNCHERS.join(', ')}; got '${raw}'`);
+  return 'local';
+}
+
+/** Without Slurm the arguments would be dropped silently, which a user would never expect. */
+function parseLauncherArgs(raw: string | undefined, launcher: LauncherName, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  if (launcher !== 'slurm') {
+    problems.push(`--launcher-args: only used with --launcher slurm; got '${raw}' with --launcher ${launcher}`);
+    return [];
+  }
+  const words = splitLauncherArgs(raw);
+  if (Array.isArray(words)) return words;
+  problems.push(`--launcher-args: cannot split '${raw}' into words: ${words.problem}`);
+  return [];
 }
 
 function parseLogLevel(raw: string, problems: string[]): LogLevel {

@@ -4,11 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet } from './build/index.js';
+import { BuildPool, cancelLeftJobs, createLauncher, discover, generatedPatchSet } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
-import { InterruptedError } from './errors.js';
+import { ClusterError, InterruptedError } from './errors.js';
 import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
@@ -97,7 +97,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     if (lock.notice) reporter.notice(lock.notice);
     faultPoint('pipeline.after-lock');
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
-    for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
+    for (const line of await cleanupStaleScratch(options.dotDir, cancelLeftJobs)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
 
     const dp = await readDotDiscopop(options.dotDir, options.config);
@@ -118,15 +118,19 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       logFile?.(event);
       if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
-    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
+    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId, launcher: options.launcher });
     cleanups.unshift(() => scratch.dispose());
     faultPoint('pipeline.after-scratch');
+    const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
+    // Whatever ends the run, no job it submitted stays queued or running.
+    cleanups.unshift(() => launcher.cancelAll());
     const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
     const tally = new Tally(context, considered);
     try {
+      await launcher.preflight({ scratchDir: scratch.dir, workDir: options.workDir, signal: interrupt.signal });
       const pool = await BuildPool.create({
         dp,
         scratchDir: scratch.dir,
@@ -135,6 +139,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         timeoutMs: options.buildTimeoutS * 1000,
         signal: interrupt.signal,
         emit,
+        launcher,
       });
       cleanups.unshift(() => pool.dispose());
       const discovery = await discover({ dp, considered, pool, emit });
@@ -153,6 +158,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         const interrupted = new InterruptedError(interrupt.received);
         await tally.conclude(interrupted.exitCode, 'interrupted');
         throw interrupted;
+      }
+      // The cluster failed, not the builds: what finished is kept, the rest is not judged.
+      if (error instanceof ClusterError) {
+        await tally.conclude(error.exitCode, 'the cluster could not run its builds');
       }
       throw error;
     }

@@ -43,4 +43,8 @@ export interface RunOptions {
   writeLog: boolean;
   /** Seconds one build (patch + compile.sh) may take. */
   buildTimeoutS: number;
+  /** Where builds run: here, or each as a Slurm job step. */
+  launcher: 'local' | 'slurm';
+  /** Extra srun arguments, already split into words. */
+  launcherArgs: string[];
 }

@@ -4,11 +4,14 @@
 // configuration folder (inside the copy) as working directory.
 import { access, constants } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { runProcess, type RunOutcome } from '../process.js';
 import type { DotDiscopop } from '../types.js';
+import type { Launcher, StepOutcome } from './launcher.js';
 
 export interface CompileRequest {
   dp: DotDiscopop;
+  launcher: Launcher;
+  /** What is built (a suggestion id, `reference`); names the step where the launcher shows it. */
+  label: string;
   workspaceRoot: string;
   threads: number;
   timeoutMs: number;
@@ -43,16 +46,16 @@ export function compileLayout(o: { dp: DotDiscopop; workspaceRoot: string; threa
  * (make's command lines next to gcc's errors). A compile.sh without the execute bit is run with
  * bash, as DiscoPoP's newer project manager does, rather than failing on a permission error.
  */
-export async function runCompileScript(request: CompileRequest): Promise<RunOutcome> {
+export async function runCompileScript(request: CompileRequest): Promise<StepOutcome> {
   const layout = compileLayout(request);
   const executable = await access(layout.script, constants.X_OK).then(
     () => true,
     () => false,
   );
   const command = executable ? [layout.script] : ['bash', layout.script];
-  return runProcess({
-    command: 'sh',
-    args: ['-c', 'exec "$@" 2>&1', 'sh', ...command],
+  return request.launcher.run({
+    label: request.label,
+    command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
     cwd: layout.cwd,
     env: layout.env,
     timeoutMs: request.timeoutMs,

@@ -3,3 +3,4 @@ export { BuildPool, type BuildPoolOptions, type BuildPurpose } from './pool.js';
 export { discover, generatedPatchSet, type DiscoveryResult } from './discover.js';
 export { parseDiagnostics, classifyError } from './diagnostics.js';
 export { compileLayout } from './compile.js';
+export { createLauncher, cancelLeftJobs, type Launcher, type LauncherName } from './launcher.js';

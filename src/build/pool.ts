@@ -7,9 +7,12 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Emit } from '../store/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
+import type { RunOutcome } from '../process.js';
 import { applyPatchSet } from './apply.js';
 import { runCompileScript } from './compile.js';
+import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import { absolutizeEscapingLinks, materialize, scanTree, type Entry } from './tree.js';
 import { referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
@@ -26,9 +29,20 @@ export interface BuildPoolOptions {
   timeoutMs: number;
   signal: AbortSignal;
   emit: Emit;
+  /** Where compile.sh runs; by default on this machine. */
+  launcher?: Launcher;
 }
 
+/** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
+export const LAUNCH_RETRIES = 2;
+
 export type BuildPurpose = 'discovery' | 'verify';
+
+type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
+
+function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
+  return 'kind' in value && value.kind === 'launch-failed';
+}
 
 interface Worker {
   workspace: Workspace;
@@ -53,6 +67,7 @@ export class BuildPool {
   private reference?: Promise<BuildResult>;
   private sources?: ReferenceSources;
   private disposed?: Promise<void>;
+  private readonly launcher: Launcher;
 
   private constructor(
     private readonly o: BuildPoolOptions,
@@ -61,6 +76,7 @@ export class BuildPool {
     private readonly projectRoot: string,
     private readonly granularityNs: bigint,
   ) {
+    this.launcher = o.launcher ?? createLauncher({ name: 'local', args: [], runId: '' });
     const onAbort = () => {
       this.controller.abort(o.signal.reason);
       this.dispose().catch(() => undefined);
@@ -117,6 +133,7 @@ export class BuildPool {
     if (!this.controller.signal.aborted) this.controller.abort(new Error('build pool disposed'));
     this.rejectQueued();
     await Promise.allSettled([...this.inFlight]);
+    await this.launcher.cancelAll();
     await rm(this.root, { recursive: true, force: true });
   }
 
@@ -141,9 +158,15 @@ export class BuildPool {
     this.o.emit({ type: 'build-started', id: null, purpose: 'reference' });
     const started = Date.now();
     const signal = this.controller.signal;
-    const outcome = await runCompileScript({ dp: this.o.dp, workspaceRoot: worker.workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
+    const workspaceRoot = worker.workspace.root;
+    const outcome = await this.withLaunchRetries('reference', async () => {
+      const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
+      // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
+      if (step.kind === 'launch-failed') await worker.workspace.rollback((rel) => join(this.projectRoot, rel));
+      return step;
+    });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
-    const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: worker.workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
+    const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
     await this.keepReferenceOutputs(worker.workspace);
     worker.busy = false;
     this.emitFinished(null, 'reference', result);
@@ -203,7 +226,7 @@ export class BuildPool {
   private async runJob(worker: Worker, job: Job): Promise<void> {
     this.o.emit({ type: 'build-started', id: job.id, purpose: job.purpose });
     try {
-      const result = await this.buildIn(worker, job.patchSet);
+      const result = await this.withLaunchRetries(job.id, () => this.buildIn(worker, job.id, job.patchSet));
       this.emitFinished(job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
@@ -214,7 +237,11 @@ export class BuildPool {
     }
   }
 
-  private async buildIn(worker: Worker, patchSet: PatchSet): Promise<BuildResult> {
+  /**
+   * One build in `worker`, rolled back afterwards. A step Slurm could not run comes back as
+   * `launch-failed` with the workspace rolled back, so it can be tried again from the start.
+   */
+  private async buildIn(worker: Worker, label: string, patchSet: PatchSet): Promise<BuildResult | LaunchFailed> {
     const { dp, threads } = this.o;
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
@@ -228,13 +255,31 @@ export class BuildPool {
       await worker.workspace.markChanged(applied.changed);
       faultPoint('build.after-patch');
       const timeoutMs = remaining();
-      const outcome = await runCompileScript({ dp, workspaceRoot, threads, timeoutMs, signal });
+      const outcome = await runCompileScript({ dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal });
       faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
+      if (outcome.kind === 'launch-failed') return outcome;
       return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output) });
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(this.sources as ReferenceSources));
+    }
+  }
+
+  /**
+   * Runs `attempt` again on a fresh step while Slurm, not the build, failed, up to LAUNCH_RETRIES
+   * more times; then the run cannot go on and says why.
+   */
+  private async withLaunchRetries<T extends BuildResult | RunOutcome>(label: string, attempt: () => Promise<T | LaunchFailed>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      const outcome = await attempt();
+      if (!isLaunchFailed(outcome)) return outcome;
+      this.controller.signal.throwIfAborted();
+      const what = label === 'reference' ? 'the reference build' : `the build of suggestion ${label}`;
+      if (retry >= LAUNCH_RETRIES) {
+        throw new ClusterError(`${what} could not run on the cluster (${retry + 1} tries): ${outcome.reason}`);
+      }
+      this.o.emit({ type: 'notice', level: 'warning', message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})` });
     }
   }
 

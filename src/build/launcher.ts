@@ -71,9 +71,22 @@ export function slurmTimeLimit(timeoutMs: number): string {
  * Each step prints a start line and, once the build's command has ended, a line with its exit
  * code, both carrying a token of this run. The start line starts the build timeout (time spent
  * in the queue is not build time); the exit line tells a build that ran to its end, whatever its
- * code, from a step Slurm ended. Both lines are taken out of the output.
+ * code, from a step Slurm ended. Both lines are taken out of the output. The command's stderr
+ * joins its stdout, so what srun itself prints on stderr is Slurm's words alone.
+ *
+ * When Slurm ends a step it signals the processes it tracks; with proctrack/linuxproc a process
+ * forked after that scan whose parent then died is no longer tracked and runs on. The step is
+ * its own process group, so the wrapper passes the signal on to the whole group (waiting in the
+ * background, because a shell runs traps only between foreground commands) and kills the group a
+ * second later, as the local launcher does.
  */
-const STEP_WRAPPER = 't=$1; shift; printf "%s:start\\n" "$t"; "$@"; rc=$?; printf "\\n%s:exit:%s\\n" "$t" "$rc"; exit $rc';
+const STEP_WRAPPER = [
+  't=$1; shift',
+  "trap 'trap \"\" TERM INT HUP; kill -TERM 0; sleep 1; kill -KILL 0' TERM INT HUP",
+  'printf "%s:start\\n" "$t"',
+  '"$@" 2>&1 & wait $!; rc=$?',
+  'printf "\\n%s:exit:%s\\n" "$t" "$rc"; exit $rc',
+].join('\n');
 
 class SlurmLauncher implements Launcher {
   readonly name = 'slurm';

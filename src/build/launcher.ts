@@ -53,6 +53,12 @@ const localLauncher: Launcher = {
 const TIME_LIMIT_GRACE_S = 60;
 /** How long cancelAll waits for cancelled jobs to leave squeue. */
 const CANCEL_WAIT_MS = 30_000;
+/**
+ * How long srun may take to end after SIGTERM (it passes the signal on and waits for the step).
+ * Killing it sooner leaves a step whose output has nowhere to go, which slurmstepd then holds for
+ * a minute before the job leaves squeue.
+ */
+const SRUN_GRACE_MS = 20_000;
 
 /** `patch-repair:<run>:<what>`: findable in squeue, and what the next run cancels after a kill. */
 export function jobName(runId: string, label: string): string {
@@ -130,6 +136,9 @@ class SlurmLauncher implements Launcher {
   async run(step: StepRequest): Promise<StepOutcome> {
     this.submitted = true;
     const started = Date.now();
+    // On an interrupt the job is cancelled at once, whether it runs or still waits in the queue.
+    const onAbort = () => void this.cancelJob(step.label);
+    step.signal.addEventListener('abort', onAbort, { once: true });
     const outcome = await runProcess({
       command: 'srun',
       args: [...this.srunArgs(step.label, step.timeoutMs, step.cwd), 'sh', '-c', STEP_WRAPPER, 'sh', this.token, ...step.command],
@@ -138,7 +147,8 @@ class SlurmLauncher implements Launcher {
       timeoutMs: step.timeoutMs,
       timeoutStartsOn: `${this.token}:start\n`,
       signal: step.signal,
-    });
+      graceMs: SRUN_GRACE_MS,
+    }).finally(() => step.signal.removeEventListener('abort', onAbort));
     if (outcome.kind === 'spawn-failed') return { kind: 'launch-failed', reason: `srun could not be started: ${outcome.message}`, durationMs: outcome.durationMs };
     if (outcome.kind === 'timeout' || outcome.kind === 'canceled') {
       // srun passes the SIGTERM on to the step, but a step that ignores it must not outlive us.

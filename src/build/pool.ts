@@ -259,7 +259,8 @@ export class BuildPool {
       faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;
-      return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output) });
+      // The message names the limit the user set, not what was left of it after patching.
+      return compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output) });
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(this.sources as ReferenceSources));

@@ -3,6 +3,7 @@
 // temporary folder, NodeName=localhost. Started once in beforeAll, stopped by pid in afterAll. The
 // commands patch-repair runs find it through SLURM_CONF (in `env`). Needs root: slurmd starts job
 // steps as the submitting user, and munged and slurmd refuse to run otherwise.
+// PATCH_REPAIR_KEEP_SLURM=1 keeps the folder (slurm.conf, the daemons' logs) after the tests.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -123,7 +124,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       }
       // slurmd before slurmctld, munged last: the reverse of the start.
       for (const pidFile of [...started].reverse()) await stopByPidFile(pidFile);
-      if (!process.env.KEEPSLURM) rmSync(dir, { recursive: true, force: true });
+      if (!process.env.PATCH_REPAIR_KEEP_SLURM) rmSync(dir, { recursive: true, force: true });
     },
   };
   try {

@@ -82,12 +82,14 @@ async function ourJobs(): Promise<{ id: string; name: string; state: string }[]>
 }
 
 /** Waits until a job of this name suffix runs, and returns it. */
-async function runningJob(suffix: string, timeoutMs = 60_000): Promise<{ id: string; name: string }> {
-  const deadline = Date.now() + timeoutMs;
+async function runningJob(suffix: string, run: { stderr(): string }): Promise<{ id: string; name: string }> {
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const job = (await ourJobs()).find((j) => j.name.endsWith(suffix) && j.state === 'RUNNING');
     if (job) return job;
-    if (Date.now() > deadline) throw new Error(`no job ending in ${suffix} started running; squeue: ${JSON.stringify(await ourJobs())}`);
+    if (Date.now() > deadline) {
+      throw new Error(`no job ending in ${suffix} started running; squeue: ${JSON.stringify(await ourJobs())}; patch-repair said: ${run.stderr()}`);
+    }
     await sleep(100);
   }
 }
@@ -163,7 +165,7 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     const before = snapshotTree(root, notPatchRepair);
     const work = workDir();
     const run = startCli(dotDir, ['--discover-only', '--launcher', 'slurm', '--work-dir', work]);
-    await runningJob(':3');
+    await runningJob(':3', run);
     expect((await ourJobs()).length).toBeGreaterThan(1);
     run.child.kill('SIGINT');
     expect(await run.exit, run.stderr()).toBe(130);
@@ -187,17 +189,18 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
 
   it('cancels the jobs a killed run left, at the next start', async () => {
     const { dotDir } = useFixture('demo');
-    prependToCompile(dotDir, "grep -q 'pragma omp' src/*.c && sleep 120");
+    const undo = prependToCompile(dotDir, "grep -q 'pragma omp' src/*.c && sleep 120");
     const work = workDir();
     const run = startCli(dotDir, ['--discover-only', '--launcher', 'slurm', '--work-dir', work]);
-    const job = await runningJob(':3');
+    const job = await runningJob(':3', run);
     const runId = job.name.split(':')[1];
     run.child.kill('SIGKILL');
     await run.exit;
     // srun survives its parent, and Slurm knows nothing of the kill: the jobs run on.
     expect((await ourJobs()).filter((j) => j.name.includes(`:${runId}:`)).length).toBeGreaterThan(0);
 
-    const next = await cli(dotDir, ['--discover-only', '-s', '0'], {});
+    undo();
+    const next = await cli(dotDir, ['--discover-only', '-s', '0']);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stdout + next.stderr).toMatch(new RegExp(`cancelled \\d+ Slurm job\\(s\\) left by run ${runId}`));
     expect((await ourJobs()).filter((j) => j.name.includes(`:${runId}:`))).toEqual([]);
@@ -209,7 +212,7 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     // Suggestion 3 patches matvec.c; its build is slow enough to be cancelled while it runs.
     prependToCompile(dotDir, "grep -q 'pragma omp' src/matvec.c && sleep 3");
     const run = startCli(dotDir, ['--discover-only', '--launcher', 'slurm', '--work-dir', workDir()]);
-    const job = await runningJob(':3');
+    const job = await runningJob(':3', run);
     await cluster.command('scancel', [job.id]);
     expect(await run.exit, run.stderr()).toBe(1);
 
@@ -229,9 +232,7 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     const run = startCli(dotDir, ['--discover-only', '--launcher', 'slurm', '--work-dir', workDir()]);
     const cancelled = new Set<string>();
     while (cancelled.size < 3) {
-      const job = await runningJob(':3').catch((error: Error) => {
-        throw new Error(`${error.message}\npatch-repair said: ${run.stderr()}`);
-      });
+      const job = await runningJob(':3', run);
       if (cancelled.has(job.id)) {
         await sleep(100);
         continue;

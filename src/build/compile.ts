@@ -4,7 +4,7 @@
 // configuration folder (inside the copy) as working directory.
 import { access, constants } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import type { DotDiscopop } from '../types.js';
+import type { DotDiscopop } from '../formats/types.js';
 import type { Launcher, StepOutcome } from './launcher.js';
 
 export interface CompileRequest {

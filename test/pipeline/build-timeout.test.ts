@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema } from '../../src/store/results.js';
+import { ResultsFileSchema } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 
 const CLI = path.resolve('dist/cli.js');

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { lockPath } from '../../src/store/index.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/store/results.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm-cluster.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';

@@ -2,7 +2,8 @@
 // it from the command line and llm_config.json; nothing else parses flags.
 import type { Hotness } from './types.js';
 
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type Mode = 'repair' | 'dry-run' | 'discover-only' | 'restore';
 
 export interface AgentSettings {
@@ -48,3 +49,35 @@ export interface RunOptions {
   /** Extra srun arguments, already split into words. */
   launcherArgs: string[];
 }
+
+/** The settings a command-line flag sets; every other field of RunOptions is derived. */
+export type FlagKey = Exclude<keyof RunOptions, 'agent'> | Exclude<keyof AgentSettings, 'executable'>;
+
+/**
+ * Agent settings when neither a flag nor the LLM configuration nor the backend descriptor sets
+ * them (options.md: flag > connection > backend > descriptor > these).
+ */
+export const AGENT_DEFAULTS = {
+  agentTimeoutS: 300,
+  prompts: 2,
+  retries: 2,
+  maxAttempts: 6,
+  agentErrorRetries: 2,
+} as const satisfies Partial<Record<FlagKey, number>>;
+
+/** What a flag left out means, in the flag's own spelling; the help text shows the same values. */
+export const DEFAULTS = {
+  config: 'tiny',
+  hotspotTypes: 'yes,maybe',
+  threads: 1,
+  maxRepairs: 0,
+  contextLines: 60,
+  maxErrorChars: 8000,
+  maxPromptChars: 60000,
+  log: 'WARNING',
+  /** DiscoPoP's project manager gives each script this long (formats.md §1.8). */
+  buildTimeoutS: 3600,
+  launcher: 'local',
+  ...AGENT_DEFAULTS,
+} as const satisfies Partial<Record<FlagKey, string | number>>;
+

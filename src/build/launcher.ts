@@ -157,10 +157,13 @@ class SlurmLauncher implements Launcher {
     }
     const { text, exitCode } = this.buildOutput(outcome.stdout);
     const captured = { stdout: text, stderr: '', truncated: outcome.truncated, durationMs: Date.now() - started };
-    if (exitCode !== undefined) return { kind: 'exited', exitCode, ...captured };
-    if (/DUE TO TIME LIMIT/.test(outcome.stderr)) return { kind: 'timeout', ...captured };
+    // Slurm signals every process of the step at once: the build may die first and the wrapper
+    // still print its exit line, so Slurm's own cancel line decides.
+    if (/\*\*\* (STEP|JOB) \S+ ON \S+ CANCELLED .*DUE TO TIME LIMIT/.test(outcome.stderr)) return { kind: 'timeout', ...captured };
+    const endedBySlurm = /\*\*\* (STEP|JOB) \S+ ON \S+ CANCELLED/.test(outcome.stderr);
+    if (exitCode !== undefined && !endedBySlurm) return { kind: 'exited', exitCode, ...captured };
     // Output cut at the size limit loses the exit line, not the build's result.
-    if (outcome.truncated && outcome.kind === 'exited') return { kind: 'exited', exitCode: outcome.exitCode, ...captured };
+    if (outcome.truncated && outcome.kind === 'exited' && !endedBySlurm) return { kind: 'exited', exitCode: outcome.exitCode, ...captured };
     return { kind: 'launch-failed', reason: slurmWords(outcome.stderr) || `srun ${describeOutcome(outcome)} before the build ended`, durationMs: captured.durationMs };
   }
 

@@ -15,7 +15,7 @@ export type LauncherName = 'local' | 'slurm';
 export const LAUNCHERS: readonly LauncherName[] = ['local', 'slurm'];
 
 export interface StepRequest {
-  /** What the step builds: a suggestion id, `reference`, `probe`. Names the Slurm job. */
+  /** What the step builds: a suggestion id, `reference`, `openmp-probe`. Names the Slurm job. */
   label: string;
   command: readonly string[];
   cwd: string;

@@ -11,11 +11,11 @@ import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { RunOutcome } from '../process.js';
 import { patchWorkspace } from './apply.js';
-import { runCompileScript } from './compile.js';
+import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
 import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
-import { absolutizeEscapingLinks, materialize, scanTree, type Entry } from './tree.js';
-import { referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
+import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry } from './tree.js';
+import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
 import { repairDir } from '../store/paths.js';
 
 export interface BuildPoolOptions {
@@ -36,7 +36,8 @@ export interface BuildPoolOptions {
 /** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
 export const LAUNCH_RETRIES = 2;
 
-export type BuildPurpose = 'discovery' | 'verify';
+/** A probe build goes ahead of the queue: the run may refuse on its result. */
+export type BuildPurpose = 'probe' | 'discovery' | 'verify';
 
 type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
 
@@ -66,6 +67,7 @@ export class BuildPool {
   private cloning = 0;
   private reference?: Promise<BuildResult>;
   private sources?: ReferenceSources;
+  private outsideDotDir?: string;
   private disposed?: Promise<void>;
   private readonly launcher: Launcher;
 
@@ -118,7 +120,9 @@ export class BuildPool {
     await this.referenceBuild();
     this.controller.signal.throwIfAborted();
     return new Promise<BuildResult>((resolve, reject) => {
-      this.queue.push({ id, patchSet, purpose, resolve, reject });
+      const job = { id, patchSet, purpose, resolve, reject };
+      if (purpose === 'probe') this.queue.unshift(job);
+      else this.queue.push(job);
       this.pump();
     });
   }
@@ -138,14 +142,25 @@ export class BuildPool {
   }
 
   private async addFirstWorkspace(): Promise<void> {
-    const skipped = new Set([repairDir(await realpath(this.o.dp.dotDir)), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
+    const dotDir = await realpath(this.o.dp.dotDir);
+    const skipped = new Set([repairDir(dotDir), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
+    const outside = dotDiscopopOutside({ projectRoot: this.projectRoot, dotDir });
+    // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
+    if (outside) skipped.add(join(this.projectRoot, OUTSIDE_DOT_DISCOPOP));
     const manifest = await scanTree(this.projectRoot, (abs) => skipped.has(abs));
     absolutizeEscapingLinks(manifest, this.projectRoot);
+    if (outside) {
+      this.outsideDotDir = dotDir;
+      const dot = await scanTree(dotDir, (abs) => skipped.has(abs));
+      absolutizeEscapingLinks(dot, dotDir);
+      manifest.set(OUTSIDE_DOT_DISCOPOP, (await statEntry(dotDir))!);
+      for (const [rel, entry] of dot) manifest.set(`${OUTSIDE_DOT_DISCOPOP}/${rel}`, entry);
+    }
     const tree = join(this.root, 'w0', 'tree');
     await mkdir(tree, { recursive: true });
     await materialize({
       entries: [...manifest],
-      sourceOf: (rel) => join(this.projectRoot, rel),
+      sourceOf: projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }),
       toRoot: tree,
       linkRoots: [this.projectRoot, this.o.dp.projectRoot],
     });
@@ -159,10 +174,10 @@ export class BuildPool {
     const started = Date.now();
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
-    const outcome = await this.withLaunchRetries('reference', async () => {
+    const outcome = await this.withLaunchRetries('the reference build', async () => {
       const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
       // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
-      if (step.kind === 'launch-failed') await worker.workspace.rollback((rel) => join(this.projectRoot, rel));
+      if (step.kind === 'launch-failed') await worker.workspace.rollback(projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }));
       return step;
     });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
@@ -182,7 +197,7 @@ export class BuildPool {
     const outputsRoot = join(this.root, 'reference-outputs');
     await mkdir(outputsRoot, { recursive: true });
     await materialize({ entries: written, sourceOf: (rel) => join(workspace.root, rel), toRoot: outputsRoot, linkRoots: [] });
-    this.sources = { projectRoot: this.projectRoot, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
+    this.sources = { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
   }
 
   private pump(): void {
@@ -224,10 +239,11 @@ export class BuildPool {
   }
 
   private async runJob(worker: Worker, job: Job): Promise<void> {
-    this.o.emit({ type: 'build-started', id: job.id, purpose: job.purpose });
+    this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
     try {
-      const result = await this.withLaunchRetries(job.id, () => this.buildIn(worker, job.id, job.patchSet));
-      this.emitFinished(job.id, job.purpose, result);
+      const what = job.purpose === 'probe' ? 'the OpenMP probe build' : `the build of suggestion ${job.id}`;
+      const result = await this.withLaunchRetries(what, () => this.buildIn(worker, job.id, job.patchSet));
+      this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
       job.reject(error);
@@ -271,12 +287,11 @@ export class BuildPool {
    * Runs `attempt` again on a fresh step while Slurm, not the build, failed, up to LAUNCH_RETRIES
    * more times; then the run cannot go on and says why.
    */
-  private async withLaunchRetries<T extends BuildResult | RunOutcome>(label: string, attempt: () => Promise<T | LaunchFailed>): Promise<T> {
+  private async withLaunchRetries<T extends BuildResult | RunOutcome>(what: string, attempt: () => Promise<T | LaunchFailed>): Promise<T> {
     for (let retry = 0; ; retry++) {
       const outcome = await attempt();
       if (!isLaunchFailed(outcome)) return outcome;
       this.controller.signal.throwIfAborted();
-      const what = label === 'reference' ? 'the reference build' : `the build of suggestion ${label}`;
       if (retry >= LAUNCH_RETRIES) {
         throw new ClusterError(`${what} could not run on the cluster (${retry + 1} tries): ${outcome.reason}`);
       }

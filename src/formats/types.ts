@@ -83,6 +83,13 @@ export interface BuildConfig {
   /** Environment from par_settings.json, or derived in memory from seq_settings.json. */
   settings: Record<string, string>;
   settingsSource: 'par_settings.json' | 'seq_settings.json (derived)';
+  /**
+   * formats.md §1.8. `per-configuration`: compile.sh and the settings in project/configs/<name>/,
+   * run with that folder as working directory. `shared` (DiscoPoP's new_explorer): compile.sh and
+   * seq_settings.json once in project/configs/ (a configuration's own compile.sh overrides), run
+   * as `/bin/bash <script>` from the project root, par settings derived afresh every run.
+   */
+  layout: 'per-configuration' | 'shared';
 }
 
 /** A validated .discopop folder. */
@@ -95,13 +102,18 @@ export interface DotDiscopop {
   config: BuildConfig;
   applied: string[];
   hasHotspotData: boolean;
-  /** Things the user should know that do not stop the run (relocated paths, no OpenMP flag). */
+  /** Things the user should know that do not stop the run (relocated paths). */
   notices: string[];
 }
 
 /** A patch set as text per file id, e.g. the generated one or a canonical repair. */
 export type PatchSet = ReadonlyMap<string, string>;
 
+/**
+ * One compiler (or linker, or patch) diagnostic, parsed once by src/build/diagnostics.ts; the
+ * built-in repairer, the prompt, results.json and the review page all read this form. `message`
+ * has ASCII quotes whatever the compiler's locale printed.
+ */
 export interface Diagnostic {
   file: string;
   /** FileMapping id of `file`, when it is a project file. */
@@ -111,6 +123,16 @@ export interface Diagnostic {
   severity: 'error' | 'warning' | 'note' | 'fatal error';
   message: string;
   errorClass: ErrorClass;
+  /** The `note:` lines printed right after it (clang's "defined as shared", gcc's candidates). */
+  notes: DiagnosticNote[];
+}
+
+export interface DiagnosticNote {
+  file: string;
+  fileId?: string;
+  line?: number;
+  column?: number;
+  message: string;
 }
 
 export interface BuildResult {

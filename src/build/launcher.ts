@@ -5,7 +5,6 @@
 // that says nothing about the build and is retried by the pool, never recorded as a failed build.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RefusedError } from '../errors.js';
@@ -197,7 +196,7 @@ class SlurmLauncher implements Launcher {
   }
 
   private async cancelJob(label: string): Promise<void> {
-    await runProcess({ command: 'scancel', args: [`--name=${jobName(this.runId, label)}`, `--user=${userInfo().username}`], cwd: '/', timeoutMs: 30_000 });
+    await runProcess({ command: 'scancel', args: [`--name=${jobName(this.runId, label)}`, `--user=${currentUser()}`], cwd: '/', timeoutMs: 30_000 });
   }
 }
 
@@ -208,7 +207,7 @@ class SlurmLauncher implements Launcher {
 export async function cancelRunJobs(runId: string): Promise<{ cancelled: number } | { problem: string }> {
   const prefix = jobNamePrefix(runId);
   const list = async (): Promise<string[] | string> => {
-    const outcome = await runProcess({ command: 'squeue', args: [`--user=${userInfo().username}`, '--noheader', '--format=%i|%j'], cwd: '/', timeoutMs: 30_000 });
+    const outcome = await runProcess({ command: 'squeue', args: [`--user=${currentUser()}`, '--noheader', '--format=%i|%j'], cwd: '/', timeoutMs: 30_000 });
     if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return `squeue ${describeOutcome(outcome)}${outcome.kind === 'spawn-failed' ? '' : `: ${oneLine(outcome.stderr)}`}`;
     return outcome.stdout
       .split('\n')
@@ -228,6 +227,11 @@ export async function cancelRunJobs(runId: string): Promise<{ cancelled: number 
     left = now;
   }
   return { cancelled: first.length };
+}
+
+/** The numeric uid: Slurm takes it where a name is asked for, and it needs no passwd entry. */
+function currentUser(): string {
+  return String(process.getuid?.() ?? 0);
 }
 
 /** Slurm's own error lines (srun, slurmstepd), joined into one. */

@@ -35,6 +35,8 @@ export interface Flag {
   absent?: string;
   /** How --help spells it, when that differs from what commander can parse. */
   shown?: string;
+  /** Given more than once, every value is kept (in order), not only the last. */
+  repeatable?: true;
 }
 
 /**
@@ -59,6 +61,7 @@ export const FLAGS = {
   buildTimeoutS: { flags: '--build-timeout <s>', attribute: 'buildTimeout', help: 'seconds one build (patch + compile.sh) may take' },
   launcher: { flags: '--launcher <name>', attribute: 'launcher', help: `where builds run: ${LAUNCHERS.join(' or ')} (each build an srun job step)` },
   launcherArgs: { flags: '--launcher-args <args>', attribute: 'launcherArgs', help: 'passed to srun as given, e.g. "-p short -c 4 --mem 8G -A proj"' },
+  exclude: { flags: '--exclude <glob>', attribute: 'exclude', help: 'leave files or folders matching this glob (relative to the project root) out of every build workspace; repeatable', absent: 'none', repeatable: true },
   prompts: { flags: '--prompts <n>', attribute: 'prompts', help: 'independent attempts per suggestion' },
   retries: { flags: '--retries <m>', attribute: 'retries', help: 'follow-up turns inside one attempt' },
   maxAttempts: { flags: '--max-attempts <n>', attribute: 'maxAttempts', help: 'ceiling on answered agent calls per suggestion' },
@@ -104,6 +107,7 @@ export interface RunFlags {
   buildTimeout?: string;
   launcher?: string;
   launcherArgs?: string;
+  exclude?: string[];
   prompts?: string;
   retries?: string;
   maxAttempts?: string;
@@ -187,6 +191,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     threads: count('--threads', flags.threads, 1, DEFAULTS.threads),
     jobs: count('--jobs', flags.jobs, 1, launcher === 'slurm' ? SLURM_JOBS : availableParallelism()),
     workDir: workDir ?? tmpdir(),
+    exclude: parseExcludes(flags.exclude ?? [], problems),
     maxRepairs: count('--max-repairs', flags.maxRepairs, 0, DEFAULTS.maxRepairs),
     strict: flags.strict === true,
     builtin: flags.builtin,
@@ -287,6 +292,16 @@ function parseLauncherArgs(raw: string | undefined, launcher: LauncherName, prob
   if (Array.isArray(words)) return words;
   problems.push(`--launcher-args: cannot split '${raw}' into words: ${words.problem}`);
   return [];
+}
+
+/** Globs are matched in the project root: an absolute path or `..` would name something outside it. */
+function parseExcludes(globs: string[], problems: string[]): string[] {
+  for (const glob of globs) {
+    if (glob.trim() === '' || isAbsolute(glob) || glob.split('/').includes('..')) {
+      problems.push(`--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '${glob}'`);
+    }
+  }
+  return [...new Set(globs)];
 }
 
 function parseLogLevel(raw: string, problems: string[]): LogLevel {

@@ -209,7 +209,19 @@ function isEntryPoint(): boolean {
   return script !== undefined && realpathSync(script) === fileURLToPath(import.meta.url);
 }
 
+/**
+ * The terminal output is a view of the run, not the run: `patch-repair … | head -1`, a closed
+ * terminal or a full disk under a redirect must not stop it before it writes results.json and
+ * removes its scratch folder. A failed write destroys the stream, so every later write is dropped
+ * silently; progress.jsonl still records everything.
+ */
+function outliveClosedOutput(stream: NodeJS.WriteStream): void {
+  stream.on('error', () => {});
+}
+
 if (isEntryPoint()) {
+  outliveClosedOutput(process.stdout);
+  outliveClosedOutput(process.stderr);
   // exitCode instead of exit(): output still queued for a pipe is written before the process ends.
   process.exitCode = await main(process.argv.slice(2));
 }

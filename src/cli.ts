@@ -6,7 +6,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { AGENT_DEFAULTS } from './agent/config.js';
-import { PatchRepairError, UsageError } from './errors.js';
+import { asFileError, PatchRepairError, UsageError } from './errors.js';
 import { LLM_CONFIG_ENV, subcommandDotDir, toRunOptions, type OptionsContext, type RunFlags } from './options.js';
 import type { RunOptions } from './run-options.js';
 
@@ -52,7 +52,8 @@ export async function main(argv: readonly string[], deps: CliDeps = processDeps(
       case 'report':
         return await (await deps.loadReport()).report({ dotDir: invocation.dotDir });
     }
-  } catch (error) {
+  } catch (caught) {
+    const error = asFileError(caught) ?? caught;
     if (error instanceof PatchRepairError) {
       for (const line of error.message.split('\n')) deps.writeErr(`patch-repair: ${line}\n`);
       return error.exitCode;

@@ -2,7 +2,7 @@
 // collected first and reported together in one UsageError, one line each.
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { UsageError } from '../errors.js';
+import { FileError, UsageError } from '../errors.js';
 import type { DotDiscopop, PatternInfo, Suggestion } from '../types.js';
 import { readApplied } from './applied.js';
 import { readBuildConfig } from './build-config.js';
@@ -51,7 +51,7 @@ export async function readDotDiscopop(dotDir: string, configName: string): Promi
       `FileMapping.txt records the project at ${mapping.relocatedFrom}; the same files exist under ${projectRoot}, so they are read from there`,
     );
   }
-  const openmpNotice = missingOpenmpNotice(config, await readFile(config.compileScript, 'utf8'));
+  const openmpNotice = missingOpenmpNotice(config, await readCompileScript(config.compileScript));
   if (openmpNotice !== null) notices.push(openmpNotice);
 
   return {
@@ -64,4 +64,12 @@ export async function readDotDiscopop(dotDir: string, configName: string): Promi
     hasHotspotData: loops.length > 0,
     notices,
   };
+}
+
+async function readCompileScript(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new FileError(path, 'read', error);
+  }
 }

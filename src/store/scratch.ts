@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { exists, isNotFound, removeTree, writeFileAtomic } from './fs-atomic.js';
 import { isLiveOnThisHost, thisOwner } from './process-alive.js';
 import { repairDir, safeName } from './paths.js';
@@ -35,9 +36,16 @@ export function scratchRecordPath(dotDir: string): string {
 
 export async function createRunScratch(o: { dotDir: string; workDir?: string | null; runId: string }): Promise<RunScratch> {
   const parent = o.workDir ?? tmpdir();
-  await mkdir(parent, { recursive: true });
-  const dir = await mkdtemp(join(parent, `${PREFIX}${safeName(o.runId, 'run id')}-`));
-  await writeFile(join(dir, MARKER), `${o.runId}\n`);
+  let dir: string | undefined;
+  try {
+    await mkdir(parent, { recursive: true });
+    dir = await mkdtemp(join(parent, `${PREFIX}${safeName(o.runId, 'run id')}-`));
+    await writeFile(join(dir, MARKER), `${o.runId}\n`);
+  } catch (error) {
+    if (dir !== undefined) await removeTree(dir);
+    const which = o.workDir ? '--work-dir' : 'the temporary directory (choose another with --work-dir)';
+    throw new UsageError(`${parent}: ${which}: cannot create the run's scratch folder there: ${systemErrorWords(error)}`);
+  }
   const entry: ScratchEntry = { dir, run_id: o.runId, ...thisOwner(), created: new Date().toISOString() };
   await updateRecord(o.dotDir, (runs) => [...runs, entry]);
   let disposed = false;

@@ -13,7 +13,7 @@ import { ENDPOINT_DOWN_NOTE } from '../summary.js';
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds',
   repaired: 'repaired',
-  not_applied: 'repaired, not written (--dry-run)',
+  not_applied: 'repaired, not written (--dry-run, or the write-back failed)',
   failed: 'failed',
   agent_unreachable: 'agent unreachable',
   skipped: 'skipped',

@@ -7,7 +7,8 @@
 import { isUtf8 } from 'node:buffer';
 
 const ESCAPE_BASE = 0xdc00;
-const ESCAPED = /[\udc80-\udcff]/;
+/** A lone low surrogate in the escape range: one after a high surrogate is half of a real character. */
+const ESCAPED = /(?<![\ud800-\udbff])[\udc80-\udcff]/;
 
 export function decodeBytes(bytes: Uint8Array): string {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -36,7 +37,6 @@ export function encodeText(text: string): Buffer {
   let start = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    // A lone low surrogate only: one after a high surrogate is half of a real character.
     if (code < 0xdc80 || code > 0xdcff || (i > 0 && isHighSurrogate(text.charCodeAt(i - 1)))) continue;
     if (start < i) parts.push(Buffer.from(text.slice(start, i), 'utf8'));
     parts.push(Buffer.of(code - ESCAPE_BASE));

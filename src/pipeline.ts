@@ -8,6 +8,7 @@ import { BuildPool, discover, generatedPatchSet } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
+import { decodeBytes } from './bytes.js';
 import { InterruptedError, RefusedError } from './errors.js';
 import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
@@ -329,7 +330,7 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildR
   const sources = new Map<string, string>();
   const patched = new Map<string, string>();
   for (const file of suggestion.files) {
-    const source = await readFile(dp.files.get(file.fileId)!.path, 'utf8');
+    const source = decodeBytes(await readFile(dp.files.get(file.fileId)!.path));
     sources.set(file.fileId, source);
     // A generated patch that does not apply leaves the file as it is; the diagnostics say why.
     const [patch] = parsePatches(file.text).patches;

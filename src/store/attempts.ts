@@ -8,6 +8,7 @@ import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
 import { type ApplyReport, type Verdict, VerdictSchema } from './verdict.js';
 import { CallOutcomeSchema } from './events.js';
+import { decodeBytes, encodeText } from '../bytes.js';
 
 /** What the repair loop knows beyond the transcript when a try ends; each part only when it exists. */
 export interface AttemptDetails {
@@ -95,7 +96,7 @@ function outcomeOf(call: Verdict['call_outcome'], accepted: boolean): Verdict['o
 async function writePatches(dir: string, patches: ReadonlyMap<string, string> | null): Promise<void> {
   if (!patches || patches.size === 0) return;
   await mkdir(dir, { recursive: true });
-  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), text);
+  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), encodeText(text));
 }
 
 /** The tries of one suggestion, in order; for `show` and the HTML review page. */
@@ -123,7 +124,7 @@ export async function readAttempts(dotDir: string, id: string): Promise<StoredAt
 async function readPatches(dir: string): Promise<Map<string, string>> {
   const patches = new Map<string, string>();
   for (const name of (await listOrEmpty(dir)).filter((n) => n.endsWith('.patch')).sort()) {
-    patches.set(name.slice(0, -'.patch'.length), await readFile(join(dir, name), 'utf8'));
+    patches.set(name.slice(0, -'.patch'.length), decodeBytes(await readFile(join(dir, name))));
   }
   return patches;
 }

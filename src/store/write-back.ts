@@ -8,6 +8,7 @@
 import { constants } from 'node:fs';
 import { access, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { encodeText } from '../bytes.js';
 import { fileProblem, systemErrorCode, systemErrorWords } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { PatchSet, Suggestion } from '../types.js';
@@ -39,7 +40,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   const changedFiles: string[] = [];
   for (const [fileId, text] of canonical) {
     const name = patchFileName(safeName(fileId, 'file id'));
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = encodeText(text);
     if (current.get(name)?.equals(bytes)) continue;
     changes.set(name, bytes);
     changedFiles.push(fileId);

@@ -38,7 +38,11 @@ interface Located {
   errors: CompilerMessage[];
 }
 
-export async function repairFile(o: { generatedPatch: string; patched: string; errors: CompilerMessage[] }): Promise<FileRepair> {
+export async function repairFile(input: { generatedPatch: string; patched: string; errors: CompilerMessage[] }): Promise<FileRepair> {
+  // The rules read LF lines; a CRLF file (or one with some CRLF lines) gets each line's CR back
+  // in rewrite(), so every line it does not touch keeps its bytes.
+  const carriageReturns = input.patched.split('\n').map((line) => line.endsWith('\r'));
+  const o = { ...input, generatedPatch: input.generatedPatch.replace(/\r\n/g, '\n'), patched: input.patched.replace(/\r\n/g, '\n') };
   const found = findAddedDirectives(o.generatedPatch, o.patched);
   if (!found.ok) return { kind: 'declined', reason: found.reason };
   if (found.directives.length === 0) {
@@ -65,7 +69,7 @@ export async function repairFile(o: { generatedPatch: string; patched: string; e
     if (outcome.rules.length > 0) replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
-  return { kind: 'repaired', source: rewrite(context.lines, replacements), rules: usedRules };
+  return { kind: 'repaired', source: rewrite(context.lines, replacements, carriageReturns), rules: usedRules };
 }
 
 /**
@@ -125,8 +129,11 @@ function changed(before: DirectiveState, after: DirectiveState): boolean {
   return before.aboveRow !== after.aboveRow || renderDirective(before.directive) !== renderDirective(after.directive);
 }
 
-/** Drops the replaced directives' own lines and writes each new directive above its row. */
-function rewrite(lines: readonly string[], replacements: Map<number, { state: DirectiveState; lineCount: number }>): string {
+/**
+ * Drops the replaced directives' own lines and writes each new directive above its row. A line
+ * that ended in CR keeps it; a new directive takes the ending of the line it is written above.
+ */
+function rewrite(lines: readonly string[], replacements: Map<number, { state: DirectiveState; lineCount: number }>, carriageReturns: readonly boolean[]): string {
   const skipped = new Set<number>();
   const insertBefore = new Map<number, string[]>();
   for (const [row, { state, lineCount }] of replacements) {
@@ -135,8 +142,9 @@ function rewrite(lines: readonly string[], replacements: Map<number, { state: Di
   }
   const output: string[] = [];
   lines.forEach((line, row) => {
-    output.push(...(insertBefore.get(row) ?? []));
-    if (!skipped.has(row)) output.push(line);
+    const cr = carriageReturns[row] ? '\r' : '';
+    output.push(...(insertBefore.get(row) ?? []).map((text) => text + cr));
+    if (!skipped.has(row)) output.push(line + cr);
   });
   return output.join('\n');
 }

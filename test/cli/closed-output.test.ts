@@ -17,8 +17,11 @@ function workDir(): string {
 }
 
 /** Runs the CLI and closes the read end of stdout after its first chunk, stderr at once. */
-function runClosingOutput(args: string[], o: { closeStdout: 'at-once' | 'after-first-line' }): Promise<{ code: number | null; signal: string | null }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function runClosingOutput(
+  args: string[],
+  o: { closeStdout: 'at-once' | 'after-first-line'; env?: Record<string, string> },
+): Promise<{ code: number | null; signal: string | null }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
   child.stderr.destroy();
   if (o.closeStdout === 'at-once') child.stdout.destroy();
   else child.stdout.once('data', () => child.stdout.destroy());
@@ -54,6 +57,17 @@ describe('closed output streams', () => {
     });
     expect(run).toEqual({ code: 0, signal: null });
     assertFinishedCleanly(dotDir, work, { '1': 'ok', '2': 'not_applied' });
+  });
+
+  it('the terminal hanging up (SIGHUP) mid-run takes only the output away: the run finishes as under nohup', async () => {
+    const { dotDir } = useFixture('demo');
+    const work = workDir();
+    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work], {
+      closeStdout: 'at-once',
+      env: { PATCH_REPAIR_FAULT: 'pipeline.after-discovery:SIGHUP' },
+    });
+    expect(run).toEqual({ code: 0, signal: null });
+    assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
   });
 
   it('an input error with stderr closed still exits 2', async () => {

@@ -1,7 +1,7 @@
 // A closed stdout or stderr (`patch-repair … | head -1`, a terminal that went away) is only a view
 // that stopped: the run itself must finish, write results.json, remove its scratch folder and exit
 // with the code it would have had.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,16 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
 
 const CLI = path.resolve('dist/cli.js');
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) console.warn('closed-output: the terminal case is skipped: script(1) is not installed');
+
+async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 function workDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pr-closed-work-'));
@@ -67,6 +77,22 @@ describe('closed output streams', () => {
       env: { PATCH_REPAIR_FAULT: 'pipeline.after-discovery:SIGHUP' },
     });
     expect(run).toEqual({ code: 0, signal: null });
+    assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
+  });
+
+  it.runIf(hasScript)('progress bars on a terminal that goes away mid-run: the run finishes and records everything', async () => {
+    const { dotDir } = useFixture('demo');
+    const work = workDir();
+    const command = [process.execPath, CLI, '--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work].map((a) => `'${a}'`).join(' ');
+    // script(1) gives the run a real terminal (bars on); killing it closes that terminal under the run.
+    const terminal = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    terminal.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const progress = path.join(dotDir, 'patch_repair', 'progress.jsonl');
+    await until(() => existsSync(progress) && readFileSync(progress, 'utf8').includes('"build-started"'));
+    terminal.kill('SIGKILL');
+    await until(() => existsSync(path.join(dotDir, 'patch_repair', 'results.json')) && !existsSync(path.join(dotDir, 'patch_repair', 'run.lock')));
+    expect(screen, 'the run drew its bars on the terminal').toContain('\x1b[?25l');
     assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
   });
 

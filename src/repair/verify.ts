@@ -5,21 +5,23 @@
 import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
-import type { CheckName } from '../store/events.js';
-import type { ApplyReport } from '../store/verdict.js';
-import type { ClauseChange } from '../store/results.js';
-import type { RunOptions } from '../run-options.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import type { CheckName, CheckResult } from '../formats/events.js';
+import type { Verification } from '../formats/attempt.js';
+import type { RunOptions } from '../formats/run-options.js';
+import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { resultingCode } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
-import { directivesKept, type DirectivesKept } from './checks/directives.js';
+import { directivesKept } from './checks/directives.js';
 import { dryRunApply } from './checks/dry-run.js';
 import { extractCandidate } from './checks/extraction.js';
-import type { CheckOutcome, CheckResult } from './checks/result.js';
+import type { CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
-import type { RepairTask } from './task.js';
-import type { VerifyBuilder } from './types.js';
+import type { RepairTask } from '../formats/task.js';
+import type { VerifyBuilder } from '../formats/outcome.js';
+
+/** A verification in progress: every field of a rejected one. */
+type Progress = Omit<Verification & { accepted: false }, 'accepted' | 'rejectedBy' | 'reason'>;
 
 export interface VerifyDeps {
   dp: Pick<DotDiscopop, 'projectRoot'>;
@@ -29,37 +31,14 @@ export interface VerifyDeps {
   scratchDir: string;
 }
 
-interface Progress {
-  checks: CheckResult[];
-  /** file id → the answer's patch, rendered back as diff text (for the transcript). */
-  extracted: Map<string, string> | null;
-  canonical: Map<string, string> | null;
-  applyReport: ApplyReport | null;
-  /** Clause changes and other changed lines, once the directives check ran. */
-  directives: DirectivesKept | null;
-}
-
-export type Verdict =
-  | (Progress & {
-      accepted: true;
-      extracted: Map<string, string>;
-      canonical: PatchSet;
-      basis: 'unpatched' | 'on-top';
-      changedFiles: string[];
-      clauseChanges: ClauseChange[];
-      nonDirectiveLinesChanged: boolean;
-      build: BuildResult;
-    })
-  | (Progress & { accepted: false; rejectedBy: CheckName; reason: string });
-
-export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verdict> {
+export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verification> {
   const state: Progress = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null };
   const run = <T>(check: CheckName, outcome: CheckOutcome<T>): outcome is { ok: true; value: T } => {
     state.checks.push({ check, passed: outcome.ok, reason: outcome.ok ? null : outcome.reason });
     faultPoint(`verify.after-${check}`);
     return outcome.ok;
   };
-  const rejected = (): Verdict => {
+  const rejected = (): Verification => {
     const last = state.checks.at(-1)!;
     return { ...state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '' };
   };

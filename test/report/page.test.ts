@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { gatherReview } from '../../src/report/html/review-data.js';
 import { renderPage } from '../../src/report/html/page.js';
-import type { EventInput } from '../../src/store/events.js';
+import type { EventInput } from '../../src/formats/events.js';
 import { SAMPLE_RUN, stamped } from './events.js';
 
 async function pageFor(events: EventInput[]): Promise<string> {

@@ -33,7 +33,7 @@ export const UsageSchema = z.object({
   cli_version: z.string().nullable(),
 });
 
-export const VerdictSchema = z.object({
+export const VerdictFileSchema = z.object({
   version: z.literal(1),
   id: z.string().describe('suggestion id'),
   attempt: z.number().int().positive().describe('the <n> of attempts/<id>/<n>/'),
@@ -54,4 +54,4 @@ export const VerdictSchema = z.object({
   non_directive_lines_changed: z.boolean().nullable(),
   usage: UsageSchema.nullable(),
 });
-export type Verdict = z.infer<typeof VerdictSchema>;
+export type VerdictFile = z.infer<typeof VerdictFileSchema>;

@@ -40,10 +40,12 @@ import {
   recoverWriteBack,
   restoreAll,
   startRun,
+  listBackups,
+  unwritableSuggestionFolders,
   writeBack,
+  WriteBackFailed,
   writeResults,
 } from './store/index.js';
-import { unwritableSuggestionFolders, WriteBackFailed } from './store/write-back.js';
 import { readWrittenDigest } from './store/backup.js';
 import type { Emit, RunEvent } from './formats/events.js';
 import type { ResultsFile, RunRecord, SuggestionRecord } from './formats/results.js';
@@ -74,6 +76,8 @@ async function restore(options: RunOptions, reporter: Reporter): Promise<number>
     const applied = await readApplied({ dotDir: options.dotDir, problems });
     problems.throwIfAny();
     refuseIfApplied({ dotDir: options.dotDir, applied });
+    const unwritable = await unwritableSuggestionFolders(options.dotDir, await listBackups(options.dotDir));
+    if (unwritable.length > 0) throw new RefusedError([...unwritable, 'their backups cannot be put back there; make the folders writable and run --restore again'].join('\n'));
     const summary = await restoreAll(options.dotDir);
     reporter.print(summary.line);
     return 0;

@@ -13,7 +13,7 @@ import { fileProblem, systemErrorCode, systemErrorWords } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { PatchSet, Suggestion } from '../formats/types.js';
 import { createBackup, dropBackupDir, hasCurrentBackup, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
-import { exists, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
+import { exists, isNotFound, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
 import type { Journal } from '../formats/run-state.js';
 import { readJournals, removeJournal, writeJournal } from './journal.js';
 import { journalPath, safeName, suggestionDir } from './paths.js';
@@ -203,8 +203,9 @@ async function compareWithTarget(dir: string, target: ReadonlyMap<string, Buffer
 
 
 /**
- * Suggestion folders a write-back could not write to, one line each: found before any build, so
- * a run that could never write its repairs is refused instead of spending an hour on them.
+ * Suggestion folders a write-back or restore could not write to, one line each: found before any
+ * build, so a run that could never write its repairs is refused instead of spending an hour on
+ * them, and before a restore, which would otherwise stop half-way.
  */
 export async function unwritableSuggestionFolders(dotDir: string, ids: readonly string[]): Promise<string[]> {
   const lines: string[] = [];
@@ -213,7 +214,8 @@ export async function unwritableSuggestionFolders(dotDir: string, ids: readonly 
     try {
       await access(dir, constants.W_OK);
     } catch (error) {
-      lines.push(fileProblem(dir, 'write', error));
+      // A folder the generator removed is not written to: a restore only drops its backup.
+      if (!isNotFound(error)) lines.push(fileProblem(dir, 'write', error));
     }
   }
   return lines;

@@ -283,6 +283,22 @@ describe.runIf(canMountReadOnly)('read-only mounts', () => {
     expectNothingLost(c);
   });
 
+  it('--restore into a read-only patch_generator/ is refused with exit 3 before it puts anything back', async () => {
+    const c = prepare();
+    keepGenerated(c);
+    expect(exited(await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2']), cwd: tmpdir(), timeoutMs: 180_000 })).exitCode).toBe(0);
+    c.before = snapshot(c.root);
+    const ro = ['mount --bind -o ro "$D/patch_generator" "$D/patch_generator"'];
+    expectErrorLines(await withMounts(c, ro, ['--restore']), 3, [
+      `${path.join(c.dotDir, 'patch_generator', '2')}: cannot write: read-only file system`,
+      /run --restore again$/,
+    ]);
+    expectNothingLost(c, ['2']);
+    const restored = exited(await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', c.dotDir, '--restore'], cwd: tmpdir(), timeoutMs: 180_000 }));
+    expect(restored.exitCode).toBe(0);
+    expect(readFileSync(path.join(c.dotDir, 'patch_generator', '2', '3.patch'))).toEqual(readFileSync(path.join(path.dirname(c.root), 'generated', '2', '3.patch')));
+  });
+
   it('patch_generator/ remounted read-only mid-run: the write-back is undone, the run stops repairing and records why', async () => {
     const c = prepare();
     const script = path.join(c.dotDir, 'project', 'configs', 'tiny', 'compile.sh');

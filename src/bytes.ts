@@ -46,11 +46,6 @@ export function encodeText(text: string): Buffer {
   return Buffer.concat(parts);
 }
 
-/** True when the text holds bytes that are not UTF-8 (they cannot be shown as they are). */
-export function hasRawBytes(text: string): boolean {
-  return ESCAPED.test(text);
-}
-
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }

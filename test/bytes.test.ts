@@ -2,21 +2,19 @@
 // bytes, and valid UTF-8 reads as the text it is.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeBytes, encodeText, hasRawBytes } from '../src/bytes.js';
+import { decodeBytes, encodeText } from '../src/bytes.js';
 
 describe('decodeBytes / encodeText', () => {
   it('valid UTF-8 decodes as usual and encodes as before', () => {
     const text = 'résumé ∑ 😀 \u{10080}\r\n';
     expect(decodeBytes(Buffer.from(text))).toBe(text);
     expect(encodeText(text).equals(Buffer.from(text))).toBe(true);
-    expect(hasRawBytes(text)).toBe(false);
   });
 
   it('a Latin-1 byte survives instead of becoming U+FFFD', () => {
     const bytes = Buffer.from('/* r\xe9sum\xe9 */\n', 'latin1');
     const text = decodeBytes(bytes);
     expect(text).toBe('/* r\udce9sum\udce9 */\n');
-    expect(hasRawBytes(text)).toBe(true);
     expect(encodeText(text).equals(bytes)).toBe(true);
   });
 

@@ -18,6 +18,7 @@ const run: RunRecord = {
   endpoint_down: false,
   cost_usd: 0,
   exit_code: null,
+  openmp_probe: null,
 };
 
 function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {

@@ -16,6 +16,7 @@ export function runRecord(id: string): RunRecord {
     endpoint_down: false,
     cost_usd: 0,
     exit_code: 0,
+    openmp_probe: null,
   };
 }
 

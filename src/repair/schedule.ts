@@ -18,7 +18,9 @@ export interface ScheduleOptions<T, O extends { status: string }> {
   repair(item: T, index: number): Promise<O>;
   /** Settles one outcome (write-back, record); never runs twice at once. */
   settle(item: T, outcome: O): Promise<void>;
-  /** A suggestion that never started because --max-repairs was reached. */
+  /** Once true, nothing more starts (a write-back that every later one would fail as well). */
+  halted?: () => boolean;
+  /** A suggestion that never started because --max-repairs was reached or the run halted. */
   skip(item: T): void | Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function repairConcurrently<T, O extends { status: string }>(o: Sch
   };
 
   while (next < o.items.length && !failed.happened && !o.signal.aborted) {
-    if (limitReached()) break;
+    if (limitReached() || o.halted?.()) break;
     if (mayStart()) {
       start(next);
       next += 1;
@@ -76,6 +78,6 @@ export async function repairConcurrently<T, O extends { status: string }>(o: Sch
   await Promise.all([...tasks]);
   if (failed.happened) throw failed.error;
   if (o.signal.aborted) return;
-  // Once the limit is reached, everything that did not start is skipped, in the considered order.
+  // Once the limit is reached (or the run halted), everything that did not start is skipped, in order.
   for (; next < o.items.length; next += 1) await o.skip(o.items[next] as T);
 }

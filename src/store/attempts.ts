@@ -9,6 +9,7 @@ import { AnsweredCallSchema, type AnsweredCall } from '../formats/resume-state.j
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
 import { type VerdictFile, VerdictFileSchema } from '../formats/verdict.js';
+import { decodeBytes, encodeText } from '../bytes.js';
 
 export interface StoredAttempt {
   attempt: number;
@@ -90,7 +91,7 @@ function outcomeOf(call: VerdictFile['call_outcome'], accepted: boolean): Verdic
 async function writePatches(dir: string, patches: ReadonlyMap<string, string> | null): Promise<void> {
   if (!patches || patches.size === 0) return;
   await mkdir(dir, { recursive: true });
-  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), text);
+  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), encodeText(text));
 }
 
 /** Carries tries of an earlier run (history/<run>/attempts/<id>/<n>/) over into this run's attempts/<id>/. */
@@ -131,7 +132,7 @@ export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
 async function readPatches(dir: string): Promise<Map<string, string>> {
   const patches = new Map<string, string>();
   for (const name of (await listOrEmpty(dir)).filter((n) => n.endsWith('.patch')).sort()) {
-    patches.set(name.slice(0, -'.patch'.length), await readFile(join(dir, name), 'utf8'));
+    patches.set(name.slice(0, -'.patch'.length), decodeBytes(await readFile(join(dir, name))));
   }
   return patches;
 }

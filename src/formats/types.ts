@@ -1,7 +1,12 @@
 // Values that cross stage boundaries. On-disk formats live beside their zod schemas; these are
 // the in-memory shapes the stages hand each other.
 
-export type Hotness = 'YES' | 'MAYBE' | 'NO';
+/**
+ * DiscoPoP's hotspot types, in its order: the `-ht` list reads `yes,no,maybe`, and when several
+ * loops of one suggestion disagree the first of them in this order wins.
+ */
+export const HOTNESS = ['YES', 'NO', 'MAYBE'] as const;
+export type Hotness = (typeof HOTNESS)[number];
 
 export const ERROR_CLASSES = [
   'undeclared-in-clause',

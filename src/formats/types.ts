@@ -130,6 +130,16 @@ export interface Diagnostic {
   errorClass: ErrorClass;
   /** The `note:` lines printed right after it (clang's "defined as shared", gcc's candidates). */
   notes: DiagnosticNote[];
+  /**
+   * A warning that fails its build all the same: the compiler ignored (part of) an OpenMP
+   * directive on a line the built patch set added (src/build/diagnostics.ts, judgeDiagnostics).
+   */
+  failsBuild?: true;
+}
+
+/** Whether a diagnostic fails its build: every error, and the warnings the build stage marked. */
+export function isBuildFailure(d: Diagnostic): boolean {
+  return d.severity === 'error' || d.severity === 'fatal error' || d.failsBuild === true;
 }
 
 export interface DiagnosticNote {

@@ -218,7 +218,7 @@ export class BuildPool {
   private async runJob(worker: Worker, job: Job): Promise<void> {
     this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
     try {
-      const result = await this.buildIn(worker, job.patchSet, job.purpose);
+      const result = await this.buildIn(worker, job.patchSet);
       this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
@@ -229,7 +229,7 @@ export class BuildPool {
     }
   }
 
-  private async buildIn(worker: Worker, patchSet: PatchSet, purpose: BuildPurpose): Promise<BuildResult> {
+  private async buildIn(worker: Worker, patchSet: PatchSet): Promise<BuildResult> {
     const { dp, threads } = this.o;
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
@@ -246,10 +246,7 @@ export class BuildPool {
       const outcome = await runCompileScript({ dp, workspaceRoot, threads, timeoutMs, signal });
       faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
-      // The probe asks only whether the compiler rejects it; a compiler that drops its directive
-      // (no -fopenmp) must let it pass, so the run refuses.
-      const added = purpose === 'probe' ? undefined : applied.added;
-      return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added });
+      return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added });
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(this.sources as ReferenceSources));

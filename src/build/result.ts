@@ -31,8 +31,8 @@ export function patchFailure(o: { dp: DotDiscopop; output: string; failures: App
  * `patchNotes`: what GNU patch said beyond "patching file" (offsets, fuzz), kept at the top of
  * the output because a hunk that landed elsewhere than intended explains many a compile error.
  * `added`: the lines the patch set added, where a warning that a directive was ignored fails the
- * build (judgeDiagnostics); none for the reference build and the OpenMP probe, which ask only
- * whether the compiler accepts the code.
+ * build (judgeDiagnostics); none for the reference build. (The OpenMP probe's directive is
+ * guarded by `_OPENMP`: a compiler that could ignore it never sees it.)
  */
 export function compileResult(o: {
   dp: DotDiscopop;

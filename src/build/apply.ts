@@ -85,7 +85,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
  * The lines (1-based) of `after` that the patch added or rewrote, found by comparing the file
  * before and after GNU patch: where the hunks landed (offset, fuzz) is whatever patch decided.
  */
-function addedLineNumbers(before: string, after: string): Set<number> {
+export function addedLineNumbers(before: string, after: string): Set<number> {
   const lines = new Set<number>();
   align(before, after).lines.forEach((line, index) => {
     if (line.changed) lines.add(index + 1);

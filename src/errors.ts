@@ -26,3 +26,9 @@ export class InterruptedError extends PatchRepairError {
     return this.signal === 'SIGINT' ? 130 : 143;
   }
 }
+
+/**
+ * The cluster could not run a build even on fresh job steps: a failure of Slurm, not of the
+ * build, so the run stops (exit 3) instead of recording the suggestion as failed.
+ */
+export class ClusterError extends RefusedError {}

@@ -4,11 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe } from './build/index.js';
+import { BuildPool, cancelLeftJobs, createLauncher, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
-import { InterruptedError, RefusedError } from './errors.js';
+import { ClusterError, InterruptedError, RefusedError } from './errors.js';
 import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
@@ -99,7 +99,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     if (lock.notice) reporter.notice(lock.notice);
     faultPoint('pipeline.after-lock');
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
-    for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
+    for (const line of await cleanupStaleScratch(options.dotDir, cancelLeftJobs)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
 
     const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
@@ -120,16 +120,22 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       logFile?.(event);
       if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
-    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
+    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId, launcher: options.launcher });
     cleanups.unshift(() => scratch.dispose());
     faultPoint('pipeline.after-scratch');
+    const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
+    // Whatever ends the run, no job it submitted stays queued or running.
+    cleanups.unshift(() => launcher.cancelAll());
     const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
     const tally = new RunTally(context, considered);
+    let pool: BuildPool | undefined;
+    tally.placement = () => pool?.workspacePlacement;
     try {
-      const pool = await BuildPool.create({
+      await launcher.preflight({ scratchDir: scratch.dir, workDir: options.workDir, signal: interrupt.signal });
+      pool = await BuildPool.create({
         dp,
         scratchDir: scratch.dir,
         jobs: options.jobs,
@@ -137,8 +143,11 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         timeoutMs: options.buildTimeoutS * 1000,
         signal: interrupt.signal,
         emit,
+        exclude: options.exclude,
+        launcher,
       });
-      cleanups.unshift(() => pool.dispose());
+      const created = pool;
+      cleanups.unshift(() => created.dispose());
       // The probe is queued first and runs beside the first discovery builds; when it refuses,
       // disposing the pool cancels those, and their rejection is expected. With nothing to build
       // there is nothing the probe could protect.
@@ -165,9 +174,11 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         await tally.conclude(interrupted.exitCode, 'interrupted');
         throw interrupted;
       }
+      // The cluster failed, not the builds: what finished is kept, the rest is not judged.
+      if (error instanceof ClusterError) await tally.conclude(error.exitCode, 'the cluster could not run its builds');
       // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
       // results.json that says why, for show and for tools; the refusal itself is the one line printed.
-      if (error instanceof RefusedError) await tally.conclude(error.exitCode, 'not built: the run was refused', { refused: true });
+      else if (error instanceof RefusedError) await tally.conclude(error.exitCode, 'not built: the run was refused', { refused: true });
       throw error;
     }
     return await tally.conclude(null, null);
@@ -223,6 +234,7 @@ class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
+  placement: () => WorkspacePlacement | undefined = () => undefined;
   probe: OpenmpProbe | null = null;
   private readonly builds = new Map<string, BuildResult>();
 
@@ -265,7 +277,7 @@ class RunTally {
       if (o.refused) this.finish(record);
       return record;
     });
-    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity), openmp_probe: this.probe }, suggestions };
+    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity, this.placement()), openmp_probe: this.probe }, suggestions };
     const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: this.budget.fatal !== null });
     results.run = {
       ...results.run,
@@ -326,8 +338,18 @@ async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Pro
   return ids;
 }
 
-function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
+/** At most this many path-holding outputs are named in results.json; the count says how many there are. */
+const RECORDED_PATH_FILES = 10;
+
+function runRecord(context: RunContext, identity: AgentIdentity, placement?: WorkspacePlacement): RunRecord {
   const { options } = context;
+  const workspaces = placement && {
+    count: placement.workspaces,
+    reference_outputs: placement.outputs,
+    reference_builds: placement.referenceBuilds,
+    path_files: placement.pathFiles.slice(0, RECORDED_PATH_FILES),
+    path_file_count: placement.pathFiles.length,
+  };
   return {
     id: context.runId,
     started: context.started,
@@ -343,6 +365,7 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     cost_usd: 0,
     exit_code: null,
     openmp_probe: null,
+    ...(workspaces && { workspaces }),
   };
 }
 

@@ -1,14 +1,22 @@
-// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain|data]
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data]
 // Discovery (reference build + every suggestion built alone) with BuildPool against what
 // DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
-// of the built project, `patch`, compile.sh, delete the copy, one after the other. Run twice: on
-// the plain project, and with data files inside the project tree.
+// of the built project, `patch`, compile.sh, delete the copy, one after the other. Runs on the
+// plain project, then the same project with a compile.sh whose outputs record the folder they were
+// built in (as CMake's do: every workspace then runs its own reference build; compared with
+// BuildPool on the plain project), then with data files inside the project tree.
+//
+// npm run bench -- discovery -- --launcher slurm [--launcher-args "-p short"] [--work-dir DIR] [same sizes]
+// Discovery with the local launcher, then with every build a Slurm job step (the cluster srun
+// reaches, e.g. through SLURM_CONF), on the same project and job count: the overhead per build.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BuildPool, discover } from '../../dist/build/index.js';
+import { BuildPool, createLauncher, discover } from '../../dist/build/index.js';
+import { splitLauncherArgs } from '../../dist/build/launcher.js';
+import { filesHoldingPath } from '../../dist/build/location.js';
 import { runProcess } from '../../dist/process.js';
 
 function option(args, name, fallback) {
@@ -27,6 +35,15 @@ const MAKEFILE = [
   '',
 ].join('\n');
 const COMPILE_SH = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS"\n';
+/** The same build, plus what CMake does in miniature: a file that remembers where it was configured. */
+const PATH_DEPENDENT_COMPILE_SH = [
+  '#!/bin/sh',
+  'cd "$DP_PROJECT_ROOT_DIR" || exit 1',
+  'if [ -f configured-in ] && [ "$(cat configured-in)" != "$DP_PROJECT_ROOT_DIR" ]; then echo "error: configured in $(cat configured-in)"; exit 1; fi',
+  'echo "$DP_PROJECT_ROOT_DIR" > configured-in',
+  'make CC="$CC" CFLAGS="$CFLAGS"',
+  '',
+].join('\n');
 
 /** One loop kernel; `pragma` is inserted above its `for` by the suggestions. */
 function kernel(tu, k) {
@@ -93,6 +110,11 @@ async function generateProject(base, tus, suggestions, fillers) {
   await writeFile(join(configDir, 'compile.sh'), COMPILE_SH);
   await chmod(join(configDir, 'compile.sh'), 0o755);
   await writeFile(join(configDir, 'par_settings.json'), JSON.stringify(SETTINGS));
+  const pathDependentDir = join(dotDir, 'project', 'configs', 'bench-path-dependent');
+  await mkdir(pathDependentDir, { recursive: true });
+  await writeFile(join(pathDependentDir, 'compile.sh'), PATH_DEPENDENT_COMPILE_SH);
+  await chmod(join(pathDependentDir, 'compile.sh'), 0o755);
+  await writeFile(join(pathDependentDir, 'par_settings.json'), JSON.stringify(SETTINGS));
 
   const list = [];
   const broken = new Set();
@@ -127,7 +149,8 @@ async function generateProject(base, tus, suggestions, fillers) {
     hasHotspotData: false,
     notices: [],
   };
-  return { root, dp, broken };
+  const pathDependent = { ...dp, config: { ...dp.config, name: 'bench-path-dependent', dir: pathDependentDir, compileScript: join(pathDependentDir, 'compile.sh') } };
+  return { root, dp, pathDependent, broken };
 }
 
 async function addDataFiles(root, megabytes) {
@@ -140,16 +163,44 @@ async function addDataFiles(root, megabytes) {
   }
 }
 
-async function runOurs(dp, base, jobs) {
+async function runOurs(dp, base, jobs, launcher) {
   const started = performance.now();
   const controller = new AbortController();
-  const pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs, threads: 1, timeoutMs: 600_000, signal: controller.signal, emit: () => {} });
+  const durations = [];
+  const emit = (event) => {
+    if (event.type === 'build-finished' && event.purpose === 'discovery') durations.push(event.duration_ms);
+  };
+  const pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs, threads: 1, timeoutMs: 600_000, signal: controller.signal, emit, launcher });
   try {
-    const result = await discover({ dp, considered: dp.suggestions, pool, emit: () => {} });
+    const result = await discover({ dp, considered: dp.suggestions, pool, emit });
     const failing = [...result.builds].filter(([, r]) => !r.ok).map(([id]) => id);
-    return { seconds: (performance.now() - started) / 1000, failing };
+    return { seconds: (performance.now() - started) / 1000, failing, durations, placement: pool.workspacePlacement };
   } finally {
     await pool.dispose();
+  }
+}
+
+/** Local launcher, then Slurm, same project, same -j: what a build costs more as a job step. */
+async function compareLaunchers(dp, base, jobs, o) {
+  const local = await runOurs(dp, base, jobs, createLauncher({ name: 'local', args: [], runId: 'bench' }));
+  const slurm = createLauncher({ name: 'slurm', args: o.launcherArgs, runId: `bench-${process.pid}` });
+  const scratch = await mkdtemp(join(o.workDir, 'pr-bench-slurm-'));
+  try {
+    const preflightStarted = performance.now();
+    await slurm.preflight({ scratchDir: scratch, workDir: o.workDir, signal: new AbortController().signal });
+    const preflight = (performance.now() - preflightStarted) / 1000;
+    const remote = await runOurs(dp, scratch, jobs, slurm);
+    const builds = local.durations.length;
+    const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length / 1000;
+    console.log(`\nlocal launcher against --launcher slurm${o.launcherArgs.length > 0 ? ` --launcher-args "${o.launcherArgs.join(' ')}"` : ''}, ${builds} discovery builds, -j ${jobs}`);
+    console.log(`  preflight job: ${preflight.toFixed(2)} s (once per run)`);
+    console.log(`  discovery: local ${local.seconds.toFixed(1)} s, slurm ${remote.seconds.toFixed(1)} s: ${(remote.seconds / local.seconds).toFixed(2)}x`);
+    console.log(`  wall-clock overhead per build: ${(((remote.seconds - local.seconds) / builds) * 1000).toFixed(0)} ms`);
+    console.log(`  mean build (patch + compile.sh): local ${mean(local.durations).toFixed(3)} s, slurm ${mean(remote.durations).toFixed(3)} s: +${((mean(remote.durations) - mean(local.durations)) * 1000).toFixed(0)} ms a build`);
+    console.log(`  failing ids identical: ${sameIds(local.failing, remote.failing) ? 'yes' : 'NO'}`);
+  } finally {
+    await slurm.cancelAll();
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -177,6 +228,7 @@ async function runBaseline(dp, base) {
   const refStarted = performance.now();
   must(await compileIn(dp, reference), 'reference build');
   const referenceSeconds = (performance.now() - refStarted) / 1000;
+  const pathCheck = await timePathCheck(reference);
   const failing = [];
   let rebuildSeconds = 0;
   for (const s of dp.suggestions) {
@@ -197,7 +249,26 @@ async function runBaseline(dp, base) {
     await rm(copy, { recursive: true, force: true });
   }
   await rm(work, { recursive: true, force: true });
-  return { seconds: (performance.now() - started) / 1000, failing, referenceSeconds, rebuildSeconds };
+  return { seconds: (performance.now() - started) / 1000, failing, referenceSeconds, rebuildSeconds, pathCheck };
+}
+
+/**
+ * What the pool's check for a recorded folder path costs, measured on every file of a built tree:
+ * more than the pool reads, which is only what the reference build wrote.
+ */
+async function timePathCheck(root) {
+  const files = [];
+  const walk = async (dir, rel) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), path);
+      else if (entry.isFile()) files.push(path);
+    }
+  };
+  await walk(root, '');
+  const started = performance.now();
+  const holding = await filesHoldingPath(root, files, [root]);
+  return { files: files.length, holding: holding.length, ms: performance.now() - started };
 }
 
 function sameIds(a, b) {
@@ -218,7 +289,29 @@ async function compare(label, dp, base, jobs, broken) {
   );
   const identical = sameIds(ours.failing, baseline.failing);
   console.log(`  failing ids: ${ours.failing.length} (BuildPool) vs ${baseline.failing.length} (baseline), identical: ${identical ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
+  console.log(`  workspaces: ${describePlacement(ours.placement)}`);
+  const check = baseline.pathCheck;
+  console.log(`  path check over all ${check.files} files of the built tree (the pool reads only the reference outputs): ${check.ms.toFixed(0)} ms, ${check.holding} holding the path`);
   return { label, ours: ours.seconds, baseline: baseline.seconds, ratio, limit, identical };
+}
+
+function describePlacement(p) {
+  return `${p.workspaces}, outputs ${p.outputs}, ${p.referenceBuilds} reference build(s)${p.pathFiles.length > 0 ? `, path found in ${p.pathFiles.join(', ')}` : ''}`;
+}
+
+/**
+ * BuildPool on outputs that record their folder, against BuildPool on the plain project run right
+ * before it (back to back, so both see the same machine load).
+ */
+async function comparePathDependent(dp, pathDependent, base, jobs, broken) {
+  const plain = await runOurs(dp, base, jobs);
+  const ours = await runOurs(pathDependent, base, jobs);
+  const extra = (ours.seconds / plain.seconds - 1) * 100;
+  console.log('\npath-dependent project (compile.sh records its folder, as CMake does), against the plain project run just before');
+  console.log(`  BuildPool (-j ${jobs}), plain:          ${plain.seconds.toFixed(1)} s; workspaces: ${describePlacement(plain.placement)}`);
+  console.log(`  BuildPool (-j ${jobs}), path-dependent: ${ours.seconds.toFixed(1)} s; workspaces: ${describePlacement(ours.placement)}`);
+  console.log(`  cost of the path-dependent case: ${extra >= 0 ? '+' : ''}${extra.toFixed(0)}%`);
+  console.log(`  failing ids identical: ${sameIds(ours.failing, plain.failing) ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
 }
 
 export default async function bench(args) {
@@ -226,15 +319,24 @@ export default async function bench(args) {
   const suggestions = Number(option(args, '--suggestions', 100));
   const jobs = Number(option(args, '--jobs', availableParallelism()));
   const dataMb = Number(option(args, '--data-mb', 500));
-  const only = option(args, '--only', 'both');
+  const only = option(args, '--only', 'plain,pathdep,data').split(',');
   // Filler functions per unit: how much a compile costs relative to copying the tree.
   const fillers = Number(option(args, '--fillers', 10));
+  const launcher = option(args, '--launcher', 'local');
   const base = await mkdtemp(join(tmpdir(), 'pr-bench-discovery-'));
   try {
-    const { dp, broken } = await generateProject(base, tus, suggestions, fillers);
+    const { dp, pathDependent, broken } = await generateProject(base, tus, suggestions, fillers);
+    if (launcher === 'slurm') {
+      const launcherArgs = splitLauncherArgs(option(args, '--launcher-args', ''));
+      if (!Array.isArray(launcherArgs)) throw new Error(`--launcher-args: ${launcherArgs.problem}`);
+      console.log(`Discovery benchmark, launchers: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions, ${availableParallelism()} cores here`);
+      await compareLaunchers(dp, base, jobs, { launcherArgs, workDir: option(args, '--work-dir', tmpdir()) });
+      return;
+    }
     console.log(`Discovery benchmark: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
-    if (only !== 'data') await compare('plain project', dp, base, jobs, broken);
-    if (only !== 'plain') {
+    if (only.includes('plain')) await compare('plain project', dp, base, jobs, broken);
+    if (only.includes('pathdep')) await comparePathDependent(dp, pathDependent, base, jobs, broken);
+    if (only.includes('data')) {
       await addDataFiles(dp.projectRoot, dataMb);
       await compare(`with ${dataMb} MB of data files in the project tree`, dp, base, jobs, broken);
     }

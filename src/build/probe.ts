@@ -12,6 +12,7 @@ import type { OpenmpProbe } from '../formats/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import type { BuildPool } from './pool.js';
 import { describeDiagnostic } from './result.js';
+import { saysConfiguredElsewhere } from './location.js';
 
 /** No project declares it; the diagnostic that rejects the probe names it. */
 export const PROBE_IDENTIFIER = 'patch_repair_openmp_probe_undeclared';
@@ -75,7 +76,9 @@ function probePatch(relPath: string, lines: readonly string[], target: number): 
 export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement | null; pool: BuildPool; emit: Emit }): Promise<OpenmpProbe | null> {
   const { placement } = o;
   return o.pool.referenceBuild().then(async (reference) => {
-    if (!reference.ok) return null;
+    // discover() refuses such a run; a probe built from a folder configured elsewhere would
+    // compile the user's sources, not the probe, and refuse for the wrong reason first.
+    if (!reference.ok || saysConfiguredElsewhere(reference.output)) return null;
     if (placement === null) {
       const probe: OpenmpProbe = { status: 'no-loop', file: null, line: null, directive: null, detail: null, duration_ms: null };
       o.emit({ type: 'openmp-probe', probe });
@@ -92,9 +95,18 @@ export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement |
     if (probe.status === 'inconclusive') {
       o.emit({ type: 'notice', level: 'warning', message: `OpenMP probe in ${placement.relPath}:${placement.line} proves nothing: ${probe.detail}` });
     }
+    if (probe.status === 'rejected' && probe.detail === UNNAMED) {
+      o.emit({
+        type: 'notice',
+        level: 'warning',
+        message: `OpenMP probe in ${placement.relPath}:${placement.line}: the build failed, but its output does not name ${PROBE_IDENTIFIER}; taken as rejected by the compiler (the same tree without the probe built)`,
+      });
+    }
     return probe;
   });
 }
+
+const UNNAMED = 'the build failed; its output does not name the probe';
 
 function probeRecord(placement: ProbePlacement, build: BuildResult): OpenmpProbe {
   const base = { file: placement.relPath, line: placement.line, directive: PROBE_DIRECTIVE, duration_ms: build.durationMs };
@@ -104,7 +116,7 @@ function probeRecord(placement: ProbePlacement, build: BuildResult): OpenmpProbe
     const line = named ? describeDiagnostic(named) : build.output.split('\n').find((l) => l.includes(PROBE_IDENTIFIER));
     // A compile.sh that keeps the compiler's words to itself still failed because of the probe:
     // the same tree without it built.
-    return { ...base, status: 'rejected', detail: line?.trim() ?? 'the build failed (its output does not name the probe)' };
+    return { ...base, status: 'rejected', detail: line?.trim() ?? UNNAMED };
   }
   const why = build.failedAt === 'timeout' ? 'its build did not finish in time' : `GNU patch could not insert it: ${build.firstError ?? build.output.trim()}`;
   return { ...base, status: 'inconclusive', detail: why };

@@ -130,6 +130,7 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     threads: 1,
     jobs: 1,
     workDir: os.tmpdir(),
+    exclude: [],
     maxRepairs: 0,
     strict: false,
     builtin: false,
@@ -141,6 +142,8 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     log: 'WARNING',
     writeLog: false,
     buildTimeoutS: 120,
+    launcher: 'local',
+    launcherArgs: [],
     ...rest,
   };
 }

@@ -9,6 +9,7 @@ import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import { agentLabel } from '../run-replay.js';
 import { ENDPOINT_DOWN_NOTE } from '../summary.js';
+import { describeProbe } from '../event-line.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds',
@@ -55,6 +56,7 @@ function header(data: ReviewData): string {
     ['config', run.config],
     ['exit code', run.exit_code === null ? '-' : String(run.exit_code)],
   ];
+  if (run.openmp_probe) facts.push(['OpenMP probe', describeProbe(run.openmp_probe)]);
   if (run.cost_usd > 0) facts.push(['agent cost', `$${run.cost_usd.toFixed(4)}`]);
   const unfinished = replay.unfinished.length;
   const totals = [...SUGGESTION_STATUSES.map((status) => [status, run.counts[status] ?? 0] as const), ['unfinished', unfinished] as const]

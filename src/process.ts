@@ -2,6 +2,7 @@
 // timeout or an interrupt ends the whole tree (compile.sh → make → gcc, or an agent CLI and its
 // helpers), not just the direct child.
 import { execa } from 'execa';
+import { decodeBytes } from './bytes.js';
 
 export interface RunRequest {
   command: string;
@@ -145,8 +146,8 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     return { kind: 'spawn-failed', message: result.originalMessage ?? result.shortMessage ?? 'unknown error', durationMs };
   }
   const captured: Captured = {
-    stdout: Buffer.concat(out.stdout).toString('utf8'),
-    stderr: Buffer.concat(out.stderr).toString('utf8'),
+    stdout: decodeBytes(Buffer.concat(out.stdout)),
+    stderr: decodeBytes(Buffer.concat(out.stderr)),
     truncated: out.truncated,
     durationMs,
   };

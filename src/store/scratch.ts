@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ScratchFileSchema, type ScratchEntry } from '../formats/run-state.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { exists, isNotFound, removeTree, writeFileAtomic } from './fs-atomic.js';
 import { isLiveOnThisHost, thisOwner } from './process-alive.js';
 import { repairDir, safeName } from './paths.js';
@@ -30,9 +31,16 @@ export async function createRunScratch(o: {
   launcher?: 'local' | 'slurm';
 }): Promise<RunScratch> {
   const parent = o.workDir ?? tmpdir();
-  await mkdir(parent, { recursive: true });
-  const dir = await mkdtemp(join(parent, `${PREFIX}${safeName(o.runId, 'run id')}-`));
-  await writeFile(join(dir, MARKER), `${o.runId}\n`);
+  let dir: string | undefined;
+  try {
+    await mkdir(parent, { recursive: true });
+    dir = await mkdtemp(join(parent, `${PREFIX}${safeName(o.runId, 'run id')}-`));
+    await writeFile(join(dir, MARKER), `${o.runId}\n`);
+  } catch (error) {
+    if (dir !== undefined) await removeTree(dir);
+    const which = o.workDir ? '--work-dir' : 'the temporary directory (choose another with --work-dir)';
+    throw new UsageError(`${parent}: ${which}: cannot create the run's scratch folder there: ${systemErrorWords(error)}`);
+  }
   const entry: ScratchEntry = {
     dir,
     run_id: o.runId,

@@ -15,6 +15,7 @@ import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
 import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
 import { createReporter, type Reporter } from './report/reporter.js';
+import { FunnelCounter } from './report/funnel.js';
 import { renderSummary } from './report/summary.js';
 import type { RunOptions } from './run-options.js';
 import {
@@ -25,6 +26,7 @@ import {
   noPatchRecord,
   outcomeRecord,
   unrepairedRecord,
+  usageTotals,
   type AgentIdentity,
 } from './run-records.js';
 import {
@@ -87,6 +89,8 @@ interface RunContext {
   runId: string;
   started: string;
   scratchDir: string;
+  /** Counts the run's answers check by check from the events it emits. */
+  funnel: FunnelCounter;
 }
 
 async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt): Promise<number> {
@@ -112,16 +116,18 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const log = openEventLog(options.dotDir);
     cleanups.unshift(() => log.close());
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
+    const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair' });
     const emit: Emit = (input) => {
       log.emit(input);
       const event = { t: new Date().toISOString(), ...input } as RunEvent;
+      funnel.apply(event);
       logFile?.(event);
       if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
     const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
     cleanups.unshift(() => scratch.dispose());
     faultPoint('pipeline.after-scratch');
-    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
+    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, funnel };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
@@ -254,7 +260,8 @@ class Tally {
       finished: new Date().toISOString(),
       counts: countStatuses(suggestions),
       endpoint_down: this.budget.endpointDown,
-      cost_usd: this.budget.costUsd,
+      ...usageTotals(suggestions),
+      funnel: this.context.funnel.result(),
       exit_code: exitCode,
     };
     faultPoint('pipeline.before-results');
@@ -321,7 +328,10 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     options: recordedOptions(options),
     counts: { ok: 0, repaired: 0, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 },
     endpoint_down: false,
-    cost_usd: 0,
+    cost_usd: null,
+    input_tokens: null,
+    output_tokens: null,
+    funnel: [],
     exit_code: null,
   };
 }

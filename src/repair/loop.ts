@@ -3,12 +3,12 @@
 // follow-ups that say only what was wrong. Answered calls are capped by --max-attempts; a call
 // without an answer is repeated in place from --agent-error-retries and never counts as a try.
 import { builtinRepair } from '../agent/builtin/index.js';
-import type { CallResult, Conversation } from '../agent/types.js';
+import type { CallResult, CallUsage, Conversation } from '../agent/types.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from './task.js';
 import type { AttemptTranscript } from './transcript.js';
-import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from './types.js';
+import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from './types.js';
 import { verify, type Verdict } from './verify.js';
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
@@ -18,7 +18,7 @@ class Tally {
   calls = 0;
   unanswered = 0;
   answered = 0;
-  costUsd = 0;
+  usage: UsageTotals = { inputTokens: null, outputTokens: null, costUsd: null };
   builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
   lastRejection: string | null = null;
 }
@@ -30,7 +30,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
     unanswered: tally.unanswered,
     builtin: tally.builtin,
     firstError: task.build.firstError ?? null,
-    costUsd: tally.costUsd,
+    usage: { ...tally.usage },
   });
   const unrepaired = (status: UnrepairedOutcome['status'], reason: string): RepairOutcome => ({ ...common(), status, reason });
 
@@ -68,6 +68,8 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: Tally): Pro
     output_tokens: null,
     cost_usd: null,
     cli_version: null,
+    backend: 'builtin',
+    model: null,
   });
   const base = { id, attempt, tier: 'builtin' as const, conversation: 0, turn: 0, prompt: null };
   if (result.kind === 'declined') {
@@ -113,7 +115,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
           const attempt = ++tally.tries;
           const result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
           tally.calls += 1;
-          tally.costUsd += result.usage.costUsd ?? 0;
+          tally.usage = addUsage(tally.usage, result.usage);
           deps.budget.addCost(result.usage.costUsd);
           const base = { id, attempt, tier: 'agent' as const, conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text };
           if (result.kind === 'answered') {
@@ -161,13 +163,17 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: string
     output_tokens: result.usage.outputTokens ?? null,
     cost_usd: result.usage.costUsd ?? null,
     cli_version: result.usage.cliVersion ?? null,
+    backend: deps.agent!.backend,
+    model: deps.agent!.model,
   });
   return result;
 }
 
 async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verdict> {
   const verdict = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir });
-  for (const check of verdict.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, ...check });
+  for (const candidate of verdict.candidates) {
+    for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verdict.candidates.length, ...check });
+  }
   return verdict;
 }
 
@@ -189,7 +195,7 @@ function exhausted(tally: Tally, why: string): string {
   return tally.lastRejection ? `no candidate passed verification (${why}); last: ${tally.lastRejection}` : `no candidate passed verification (${why})`;
 }
 
-type VerdictPart = Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict' | 'applyReport' | 'clauseChanges' | 'nonDirectiveLinesChanged'>;
+type VerdictPart = Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict' | 'applyReport' | 'clauseChanges' | 'nonDirectiveLinesChanged' | 'candidates'>;
 
 function transcriptOf(verdict: Verdict): VerdictPart {
   return {
@@ -204,9 +210,19 @@ function transcriptOf(verdict: Verdict): VerdictPart {
       reason: verdict.accepted ? null : verdict.reason,
       checks: verdict.checks,
     },
+    candidates:
+      verdict.candidates.length > 1
+        ? verdict.candidates.map((c) => ({ candidate: c.candidate!, blocks: c.blocks, accepted: c.accepted, rejectedBy: c.accepted ? null : c.rejectedBy, reason: c.accepted ? null : c.reason, checks: c.checks }))
+        : [],
   };
 }
 
 function noVerdict(): VerdictPart {
-  return { applyReport: null, clauseChanges: [], nonDirectiveLinesChanged: null, extracted: null, canonical: null, verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] } };
+  return { applyReport: null, clauseChanges: [], nonDirectiveLinesChanged: null, extracted: null, canonical: null, verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] }, candidates: [] };
+}
+
+/** Adds what one call reported; a total stays null until some call reports that figure. */
+function addUsage(total: UsageTotals, usage: CallUsage): UsageTotals {
+  const add = (sum: number | null, value: number | undefined) => (value === undefined || !Number.isFinite(value) ? sum : (sum ?? 0) + value);
+  return { inputTokens: add(total.inputTokens, usage.inputTokens), outputTokens: add(total.outputTokens, usage.outputTokens), costUsd: add(total.costUsd, usage.costUsd) };
 }

@@ -39,6 +39,19 @@ export interface AttemptTranscript {
   /** For a candidate that got past the directives check. */
   clauseChanges?: ClauseChange[];
   nonDirectiveLinesChanged?: boolean | null;
+  /** Each candidate's verdict when the answer offered alternatives; empty when it held one. */
+  candidates?: CandidateTranscript[];
   /** What the agent CLI reported for the call; absent for the built-in repairer. */
   usage?: CallUsage | null;
+}
+
+export interface CandidateTranscript {
+  candidate: number;
+  /** The answer's blocks it is made of, from 1. */
+  blocks: number[];
+  accepted: boolean;
+  /** null when accepted, or left unbuilt because another candidate passed first. */
+  rejectedBy: CheckName | null;
+  reason: string | null;
+  checks: CheckResult[];
 }

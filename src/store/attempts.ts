@@ -74,6 +74,14 @@ function toVerdict(t: AttemptInput): Verdict {
           cli_version: t.usage.cliVersion ?? null,
         }
       : null,
+    candidates: (t.candidates ?? []).map((c) => ({
+      candidate: c.candidate,
+      blocks: c.blocks,
+      accepted: c.accepted,
+      rejected_by: c.rejectedBy,
+      reason: c.reason,
+      checks: c.checks.map((check) => ({ check: check.check, passed: check.passed, reason: check.reason })),
+    })),
   } satisfies Verdict);
 }
 

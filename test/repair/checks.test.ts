@@ -92,9 +92,9 @@ describe('strictCheck', () => {
   });
 
   it.each([
-    ['a removed reduction clause', change({ kind: 'clause-removed', clause: 'reduction(+:)' }), /clause-removed \(reduction\(\+:\)\)/],
-    ['a variable removed from private', change({ kind: 'variable-removed', clause: 'private', variable: 'i' }), /variable-removed i \(private\)/],
-    ['a variable moved from lastprivate to shared', change({ kind: 'variable-moved', variable: 'x', from: 'lastprivate', to: 'shared' }), /variable-moved x from lastprivate to shared/],
+    ['a removed reduction clause, named with its variables', change({ kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' }), /removes reduction\(\+:sum\) from "#pragma omp/],
+    ['a variable removed from private', change({ kind: 'variable-removed', clause: 'private', variable: 'i' }), /removes i from private in "#pragma omp/],
+    ['a variable moved from lastprivate to shared', change({ kind: 'variable-moved', variable: 'x', from: 'lastprivate', to: 'shared' }), /moves x from lastprivate to shared/],
   ])('refuses %s', (_name, weakening, reason) => {
     const verdict = judge([weakening]);
     expect(verdict.ok).toBe(false);

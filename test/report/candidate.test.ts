@@ -28,6 +28,7 @@ function attempt(n: number, o: { outcome: Verdict['outcome']; rejectedBy?: Verdi
       apply_report: null,
       clause_changes: [],
       non_directive_lines_changed: null,
+      candidates: [],
       usage: null,
     },
   };

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../src/report/index.js';
-import { describeEvent } from '../../src/report/reporter.js';
+import { EventLines } from '../../src/report/reporter.js';
 import { show } from '../../src/report/show.js';
 import { renderSummary } from '../../src/report/summary.js';
 import { runProcess } from '../../src/process.js';
@@ -60,8 +60,9 @@ describe('the live run on a terminal', () => {
     expect(barRows).toHaveLength(2);
     expect(screen[barRows[0]!]).toMatch(new RegExp(`^Building +█+ ${builds.length}/${builds.length} \\| failing ${failing} \\| done$`));
     expect(screen[barRows[1]!]).toMatch(new RegExp(`^Repairing +█+ ${repairs}/${repairs} \\| unanswered 0 \\| done$`));
-    const shown = events.filter((e) => !(e.type === 'build-finished' && e.purpose === 'discovery' && e.ok)).map(describeEvent);
-    expect(screen.slice(0, barRows[0])).toEqual(shown.filter((line) => line !== null));
+    const lines = new EventLines();
+    const shown = events.filter((e) => !(e.type === 'build-finished' && e.purpose === 'discovery' && e.ok)).flatMap((e) => lines.lines(e));
+    expect(screen.slice(0, barRows[0])).toEqual(shown);
   });
 
   it('printed the summary that `show` prints, byte for byte', async () => {
@@ -70,7 +71,7 @@ describe('the live run on a terminal', () => {
     const summary = out.text.slice(out.text.indexOf('\n\n') + 2);
     expect(summary).toBe(`${renderSummary(results)}\n`);
     expect(summary).toMatch(/^id +hotspot +files +status/);
-    expect(summary).toContain('Failed: 1\n');
+    expect(summary).toContain('Do not build, not repaired: 1\n');
     expect(terminal.endsWith(`\n${summary}`)).toBe(true);
   });
 });

@@ -12,12 +12,13 @@ export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
   }
   const weakening = kept.clauseChanges.filter(weakensPrivatization);
   if (weakening.length > 0) {
-    return reject(`In strict mode privatizing and reduction clauses may not be removed: ${weakening.map(describe).join('; ')}. Keep them and fix the directive another way.`);
+    return reject(`In strict mode privatizing and reduction clauses may not be removed, and the answer ${weakening.map(describeWeakening).join('; ')}. Keep them and fix the directive another way.`);
   }
   return pass(null);
 }
 
-function weakensPrivatization(change: ClauseChange): boolean {
+/** Whether a clause change takes a reduction or privatization away: the loop may race although it compiles. */
+export function weakensPrivatization(change: ClauseChange): boolean {
   // Clauses are recorded with their modifier, e.g. `reduction(+:)`; the name decides.
   const isPrivatizing = (clause: string | undefined) => clause !== undefined && PRIVATIZING_CLAUSES.has(clause.split('(')[0]!.trim());
   switch (change.kind) {
@@ -31,8 +32,17 @@ function weakensPrivatization(change: ClauseChange): boolean {
   }
 }
 
-function describe(change: ClauseChange): string {
-  const variable = change.variable ? ` ${change.variable}` : '';
-  const where = change.kind === 'variable-moved' ? ` from ${change.from} to ${change.to}` : ` (${change.clause ?? '?'})`;
-  return `${change.kind}${variable}${where} in "${change.directive}"`;
+/** The change in words, the clause with its variables: `removes reduction(+:sum) from "#pragma omp …"`. */
+export function describeWeakening(change: ClauseChange): string {
+  const where = `from "${change.directive}"`;
+  switch (change.kind) {
+    case 'clause-removed':
+      return `removes ${change.from ?? change.clause ?? 'a clause'} ${where}`;
+    case 'variable-removed':
+      return `removes ${change.variable} from ${change.clause} in "${change.directive}"`;
+    case 'variable-moved':
+      return `moves ${change.variable} from ${change.from} to ${change.to} in "${change.directive}"`;
+    default:
+      return `${change.kind} in "${change.directive}"`;
+  }
 }

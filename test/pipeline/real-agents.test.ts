@@ -129,6 +129,20 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
     expect(record(dotDir, '3')).toMatchObject({ status: 'repaired', attempts: 2, accepted_attempt: 2, unanswered: 0, backend, model: setup.model });
+    // Tokens as the CLI reported them for both calls; the stub's usage is 10 in, 5 out per reply.
+    const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+    const usage = results.suggestions.find((s) => s.id === '3')!;
+    expect(usage.input_tokens).toBeGreaterThanOrEqual(20);
+    expect(usage.output_tokens).toBe(10);
+    // claude prices the model; opencode reports 0 for a custom provider without price data, which is unknown, not free.
+    if (backend === 'claude') expect(usage.cost_usd).toBeGreaterThan(0);
+    else expect(usage.cost_usd).toBeNull();
+    expect(results.run).toMatchObject({ input_tokens: usage.input_tokens, output_tokens: 10, cost_usd: usage.cost_usd });
+    expect(run.stdout).toContain(`Agent usage reported: ${usage.input_tokens} input tokens, 10 output tokens`);
+    // The first answer got as far as the directives check; the second was written.
+    const funnel = `Agent answers (${backend}, ${setup.model}): 2 → extracted 2 → applies 2 → canonical 2 → directives kept 1 → builds 1 → written 1`;
+    expect(results.run.funnel).toEqual([{ tier: 'agent', backend, model: setup.model, answered: 2, extracted: 2, applies: 2, canonical: 2, directives_kept: 1, strict: null, builds: 1, written: 1 }]);
+    expect(run.stdout).toContain(funnel);
     const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '1', 'verdict.json'), 'utf8'));
     expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'directives-kept' });
 

@@ -72,7 +72,7 @@ export function renderSuggestion(v: SuggestionView): string {
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
   const weakening = record ? record.clause_changes.filter(weakensPrivatization) : [];
   if (weakening.length > 0) {
-    lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}; check that the loop is still correct (--strict refuses such repairs)`));
+    lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}. Unless the variable was not in scope there or is read-only, check that the loop is still correct (--strict refuses such repairs)`));
   }
   lines.push('');
   if (v.attempts.length === 0) lines.push('No repair attempts were recorded.');

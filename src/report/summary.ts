@@ -24,7 +24,7 @@ export function renderSummary(results: ResultsFile): string {
   if (racy.length > 0) {
     const ids = racy.map((r) => r.id).join(', ');
     lines.push(
-      `Repairs that remove a reduction or privatizing clause (the loop may now race): ${racy.length} (${ids}); review each with \`patch-repair show <id>\`, or run with --strict to refuse such repairs`,
+      `Repairs that take a variable out of a reduction or privatizing clause: ${racy.length} (${ids}). Unless it was not in scope there or is read-only, the loop may now race: review each with \`patch-repair show <id>\`; --strict refuses such repairs`,
     );
   }
   return lines.join('\n');

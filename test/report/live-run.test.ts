@@ -10,6 +10,8 @@ import { report } from '../../src/report/index.js';
 import { EventLines } from '../../src/report/reporter.js';
 import { show } from '../../src/report/show.js';
 import { renderSummary } from '../../src/report/summary.js';
+import { funnelLine, funnelOf } from '../../src/report/funnel.js';
+import { weakensPrivatization } from '../../src/repair/checks/strict.js';
 import { runProcess } from '../../src/process.js';
 import { UsageError } from '../../src/errors.js';
 import { readEventLog, readResults } from '../../src/store/index.js';
@@ -73,6 +75,27 @@ describe('the live run on a terminal', () => {
     expect(summary).toMatch(/^id +hotspot +files +status/);
     expect(summary).toContain('Do not build, not repaired: 1\n');
     expect(terminal.endsWith(`\n${summary}`)).toBe(true);
+  });
+
+  it('counted the funnel from the same events a replay reads, and printed it and the repairs that may race', async () => {
+    const { events } = await readEventLog(dotDir);
+    const repairs = results.suggestions.filter((r) => r.status === 'repaired');
+    expect(results.run.funnel).toEqual(funnelOf(events, { strict: false, writes: true }));
+    const answered = results.suggestions.filter((r) => r.builtin.tries > 0 && !r.builtin.declined?.startsWith('declined')).length;
+    expect(results.run.funnel).toEqual([
+      { tier: 'builtin', backend: 'builtin', model: null, answered, extracted: answered, applies: answered, canonical: answered, directives_kept: answered, strict: null, builds: repairs.length, written: repairs.length },
+    ]);
+    expect(terminal).toContain(`\n${funnelLine(results.run.funnel[0]!)}\n`);
+    const racy = repairs.filter((r) => r.clause_changes.some(weakensPrivatization)).map((r) => r.id);
+    expect(racy.length).toBeGreaterThan(0);
+    expect(terminal).toContain(`Repairs that take a variable out of a reduction or privatizing clause: ${racy.length} (${racy.join(', ')}).`);
+    // Nothing was asked of an agent: no usage to report, and none invented.
+    expect(results.run).toMatchObject({ input_tokens: null, output_tokens: null, cost_usd: null });
+    expect(terminal).not.toContain('Agent usage reported');
+
+    const out = new FakeTerminal({ tty: false });
+    await show({ dotDir, id: racy[0]!, stream: out });
+    expect(out.text).toMatch(/\nMay race: the repair (removes|moves) /);
   });
 });
 
@@ -177,6 +200,15 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review page in headless Chromium (needs ${C
     expect(await section.locator('[data-pane="none"]').textContent()).toContain('No try produced a patch.');
     expect(await section.locator('.reason').textContent()).toBe(failed.reason);
     expect(await section.locator('.transcripts a[href$="verdict.json"]').getAttribute('href')).toBe(`attempts/${failed.id}/1/verdict.json`);
+  });
+
+  it('draws the built-in repairer\'s funnel with one bar per check', async () => {
+    const figure = opened.page.locator('figure.funnel[data-tier="builtin"]');
+    const counts = await figure.locator('li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-count'))));
+    const [entry] = results.run.funnel;
+    expect(counts).toEqual([entry!.answered, entry!.extracted, entry!.applies, entry!.canonical, entry!.directives_kept, entry!.builds, entry!.written]);
+    const racy = results.suggestions.filter((r) => r.status === 'repaired' && r.clause_changes.some(weakensPrivatization));
+    expect(await opened.page.locator('table.suggestions .may-race').count()).toBe(racy.length);
   });
 
   it('makes no request but for the page itself', () => {

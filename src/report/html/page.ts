@@ -104,7 +104,7 @@ function section(s: SuggestionReview): string {
   if (r?.reason) lines.push(`<p class="reason">${esc(r.reason)}</p>`);
   const weakening = r ? r.clause_changes.filter(weakensPrivatization) : [];
   if (weakening.length > 0) {
-    lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. It builds, but the loop may now race: check it before use (--strict refuses such repairs).</p>`);
+    lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. It builds, but unless the variable was not in scope there or is read-only, the loop may now race: check it before use (--strict refuses such repairs).</p>`);
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);

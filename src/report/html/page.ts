@@ -13,7 +13,7 @@ import { funnelStages } from '../funnel.js';
 import { describeWeakening, weakensPrivatization } from '../../repair/checks/strict.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
-  ok: 'builds',
+  ok: 'builds as generated',
   repaired: 'repaired',
   not_applied: 'repaired, not written (--dry-run)',
   failed: 'failed',

@@ -2,7 +2,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SCHEMAS, jsonSchemaText } from '../dist/schemas.js';
+import { SCHEMAS, jsonSchemaText } from '../dist/formats/schemas.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 mkdirSync(join(root, 'schemas'), { recursive: true });

@@ -5,10 +5,9 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { AGENT_DEFAULTS } from './agent/config.js';
 import { PatchRepairError, UsageError } from './errors.js';
-import { LLM_CONFIG_ENV, subcommandDotDir, toRunOptions, type OptionsContext, type RunFlags } from './options.js';
-import type { RunOptions } from './run-options.js';
+import { FLAGS, flagHelp, subcommandDotDir, toRunOptions, type Flag, type OptionsContext, type RunFlags } from './options.js';
+import type { FlagKey, RunOptions } from './formats/run-options.js';
 
 export type Invocation =
   | { command: 'run'; options: RunOptions }
@@ -110,41 +109,8 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     )
     .version(packageVersion(), '-V, --version')
     .enablePositionalOptions()
-    // No option carries a commander default: an option left out must stay undefined so that the
-    // LLM configuration can supply it (flag > connection > backend > built-in).
-    .option('--dot-dp-path <path>', 'the .discopop folder; the project root is its parent (default: current directory)')
-    .option('-c, --config <name>', 'execution configuration under project/configs/ (default: tiny)')
-    .addOption(hotspotTypesOption())
-    .option('-s, --suggestions <ids>', 'comma-separated suggestion ids; overrides the hotspot filter')
-    .option('-t, --threads <n>', 'OMP_NUM_THREADS given to the builds (default: 1)')
-    .option('-j, --jobs <n>', 'builds run at once (default: available cores)')
-    .option('--work-dir <dir>', 'where workspaces and agent conversations live (default: OS temporary directory)')
-    .option('--prompts <n>', `independent attempts per suggestion (default: ${AGENT_DEFAULTS.prompts})`)
-    .option('--retries <m>', `follow-up turns inside one attempt (default: ${AGENT_DEFAULTS.retries})`)
-    .option('--max-attempts <n>', `ceiling on answered agent calls per suggestion (default: ${AGENT_DEFAULTS.maxAttempts})`)
-    .option('--max-repairs <n>', 'stop after this many repaired suggestions; 0 = no limit (default: 0)')
-    .option(
-      '--agent-error-retries <k>',
-      `extra calls per suggestion when a call gets no answer (default: ${AGENT_DEFAULTS.agentErrorRetries})`,
-    )
-    .option('--connection <name>', 'a connection of the LLM configuration (default: the only one defined)')
-    .option('--backend <name>', 'opencode, claude, builtin, or a descriptor in backends/ (default: from the connection)')
-    .option('--model <id>', "the backend's model id (default: from the connection)")
-    .option('--agent-timeout <s>', `seconds one agent call may take (default: ${AGENT_DEFAULTS.agentTimeoutS})`)
-    .option('--max-cost <usd>', 'stop agent calls once the reported cost of this run reaches it')
-    .option('--strict', 'refuse candidates that remove a reduction or privatizing clause or change non-directive lines')
-    .option('--llm-config <path>', `LLM configuration (default: $${LLM_CONFIG_ENV}, else <dot-dp-path>/patch_repair/llm_config.json)`)
-    .option('--prompt-dir <dir>', 'prompt templates to use instead of the built-in ones')
-    .option('--context-lines <n>', 'source lines of context around each patched region in a prompt (default: 60)')
-    .option('--max-error-chars <n>', 'most characters of compiler diagnostics in one prompt (default: 8000)')
-    .option('--max-prompt-chars <n>', 'most characters of a whole prompt (default: 60000)')
-    .option('--no-builtin', 'skip the built-in repairer; send every failing suggestion to the agent')
-    .option('--discover-only', 'preflight and discovery only: no agent call, nothing written but the results')
-    .option('--dry-run', 'run the whole pipeline but leave patch_generator/ as it was')
-    .option('--restore', 'put back the patch sets backed up by earlier repairs, and exit')
-    .option('--log <level>', 'DEBUG, INFO, WARNING, ERROR, CRITICAL (default: WARNING)')
-    .option('--write-log', 'also write the log to patch_repair/patch_repair.log')
     .action((flags: RunFlags) => done({ command: 'run', flags }));
+  for (const option of flagOptions()) program.addOption(option);
 
   quiet(program.command('show'))
     .description('redisplay a finished run from progress.jsonl')
@@ -164,11 +130,22 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
   return program;
 }
 
-/** Declared by its long name (see expandHotspotShortFlag); the help shows DiscoPoP's spelling. */
-function hotspotTypesOption(): Option {
-  const option = new Option('--hotspot-types <list>', 'hotspot types to consider: yes, no, maybe (default: yes,maybe)');
-  option.flags = '-ht, --hotspot-types <list>';
-  return option;
+/**
+ * Commander options from the flag table. None carries a commander default: an option left out
+ * must stay undefined so that the LLM configuration can supply it (flag > connection > backend >
+ * built-in), and options.ts applies the defaults.
+ */
+function flagOptions(): Option[] {
+  return (Object.entries(FLAGS) as [FlagKey, Flag | readonly Flag[]][]).flatMap(([key, entry]) =>
+    (Array.isArray(entry) ? entry : [entry as Flag]).map((flag) => {
+      const option = new Option(flag.flags, flagHelp(key, flag));
+      if (option.attributeName() !== flag.attribute) {
+        throw new Error(`${flag.flags}: commander stores it as ${option.attributeName()}, the flag table says ${flag.attribute}`);
+      }
+      if (flag.shown !== undefined) option.flags = flag.shown;
+      return option;
+    }),
+  );
 }
 
 /** `patch-repair --dot-dp-path X show` reads as naturally as `show --dot-dp-path X`. */

@@ -3,11 +3,9 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeEvent } from './report/event-line.js';
-import type { LogLevel } from './run-options.js';
-import type { RunEvent } from './store/events.js';
+import { LOG_LEVELS, type LogLevel } from './formats/run-options.js';
+import type { RunEvent } from './formats/events.js';
 import { repairDir } from './store/paths.js';
-
-const ORDER: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];
 
 export function levelOf(event: RunEvent): LogLevel {
   switch (event.type) {
@@ -26,7 +24,7 @@ export function levelOf(event: RunEvent): LogLevel {
 }
 
 export function atLeast(level: LogLevel, threshold: LogLevel): boolean {
-  return ORDER.indexOf(level) >= ORDER.indexOf(threshold);
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
 }
 
 export function logFilePath(dotDir: string): string {

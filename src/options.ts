@@ -1,17 +1,18 @@
-// Command-line flags → one validated RunOptions (options.md). Every bad value becomes one line of a
-// single UsageError, so the user sees all of them at once. Defaults live here, not in the commander
-// declarations of cli.ts: an agent setting left out must stay undefined so that the LLM
-// configuration can supply it (flag > connection > backend > built-in).
+// Command-line flags → one validated RunOptions (options.md). FLAGS declares every flag once (cli.ts
+// builds commander's options and the help from it); toRunOptions validates what was given. Every
+// bad value becomes one line of a single UsageError, so the user sees all of them at once. Defaults
+// are applied here, not by commander: an agent setting left out must stay undefined so that the
+// LLM configuration can supply it (flag > connection > backend > built-in).
 import { availableParallelism, tmpdir } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { resolveAgentSettings, AGENT_DEFAULTS, type AgentFlags } from './agent/config.js';
+import { resolveAgentSettings, type AgentFlags } from './agent/config.js';
 import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
 import { repairDir } from './store/paths.js';
-import type { AgentSettings, LogLevel, Mode, RunOptions } from './run-options.js';
-import type { Hotness } from './types.js';
+import { AGENT_DEFAULTS, DEFAULTS, LOG_LEVELS, type AgentSettings, type FlagKey, type LogLevel, type Mode, type RunOptions } from './formats/run-options.js';
+import type { Hotness } from './formats/types.js';
 
 export interface OptionsContext {
   cwd: string;
@@ -21,8 +22,64 @@ export interface OptionsContext {
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
 /** DiscoPoP's project manager gives each script this long (formats.md §1.8); there is no flag. */
 export const BUILD_TIMEOUT_S = 3600;
-const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'];
 const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
+
+export interface Flag {
+  /** Commander's spelling: short and long name and the value placeholder. */
+  flags: string;
+  /** The name commander stores the value under in RunFlags; checked when the program is built. */
+  attribute: keyof RunFlags;
+  help: string;
+  /** What leaving the flag out means, when that is not a value of DEFAULTS. */
+  absent?: string;
+  /** How --help spells it, when that differs from what commander can parse. */
+  shown?: string;
+}
+
+/**
+ * Every flag of a repair run, in --help order, keyed by the setting it gives. The compiler checks
+ * that each setting of RunOptions has its flag and that no flag sets something RunOptions lacks.
+ */
+export const FLAGS = {
+  dotDir: { flags: '--dot-dp-path <path>', attribute: 'dotDpPath', help: 'the .discopop folder; the project root is its parent', absent: 'current directory' },
+  config: { flags: '-c, --config <name>', attribute: 'config', help: 'execution configuration under project/configs/' },
+  // DiscoPoP's `-ht` is rewritten to the long form before parsing (cli.ts, expandHotspotShortFlag).
+  hotspotTypes: { flags: '--hotspot-types <list>', shown: '-ht, --hotspot-types <list>', attribute: 'hotspotTypes', help: 'hotspot types to consider: yes, no, maybe' },
+  suggestions: { flags: '-s, --suggestions <ids>', attribute: 'suggestions', help: 'comma-separated suggestion ids; overrides the hotspot filter' },
+  threads: { flags: '-t, --threads <n>', attribute: 'threads', help: 'OMP_NUM_THREADS given to the builds' },
+  jobs: { flags: '-j, --jobs <n>', attribute: 'jobs', help: 'builds run at once', absent: 'available cores' },
+  workDir: { flags: '--work-dir <dir>', attribute: 'workDir', help: 'where workspaces and agent conversations live', absent: 'OS temporary directory' },
+  prompts: { flags: '--prompts <n>', attribute: 'prompts', help: 'independent attempts per suggestion' },
+  retries: { flags: '--retries <m>', attribute: 'retries', help: 'follow-up turns inside one attempt' },
+  maxAttempts: { flags: '--max-attempts <n>', attribute: 'maxAttempts', help: 'ceiling on answered agent calls per suggestion' },
+  maxRepairs: { flags: '--max-repairs <n>', attribute: 'maxRepairs', help: 'stop after this many repaired suggestions; 0 = no limit' },
+  agentErrorRetries: { flags: '--agent-error-retries <k>', attribute: 'agentErrorRetries', help: 'extra calls per suggestion when a call gets no answer' },
+  connection: { flags: '--connection <name>', attribute: 'connection', help: 'a connection of the LLM configuration', absent: 'the only one defined' },
+  backend: { flags: '--backend <name>', attribute: 'backend', help: 'opencode, claude, builtin, or a descriptor in backends/', absent: 'from the connection' },
+  model: { flags: '--model <id>', attribute: 'model', help: "the backend's model id", absent: 'from the connection' },
+  agentTimeoutS: { flags: '--agent-timeout <s>', attribute: 'agentTimeout', help: 'seconds one agent call may take' },
+  maxCostUsd: { flags: '--max-cost <usd>', attribute: 'maxCost', help: 'stop agent calls once the reported cost of this run reaches it' },
+  strict: { flags: '--strict', attribute: 'strict', help: 'refuse candidates that remove a reduction or privatizing clause or change non-directive lines' },
+  llmConfigPath: { flags: '--llm-config <path>', attribute: 'llmConfig', help: 'LLM configuration', absent: `$${LLM_CONFIG_ENV}, else <dot-dp-path>/patch_repair/llm_config.json` },
+  promptDir: { flags: '--prompt-dir <dir>', attribute: 'promptDir', help: 'prompt templates to use instead of the built-in ones' },
+  contextLines: { flags: '--context-lines <n>', attribute: 'contextLines', help: 'source lines of context around each patched region in a prompt' },
+  maxErrorChars: { flags: '--max-error-chars <n>', attribute: 'maxErrorChars', help: 'most characters of compiler diagnostics in one prompt' },
+  maxPromptChars: { flags: '--max-prompt-chars <n>', attribute: 'maxPromptChars', help: 'most characters of a whole prompt' },
+  builtin: { flags: '--no-builtin', attribute: 'builtin', help: 'skip the built-in repairer; send every failing suggestion to the agent' },
+  mode: [
+    { flags: '--discover-only', attribute: 'discoverOnly', help: 'preflight and discovery only: no agent call, nothing written but the results' },
+    { flags: '--dry-run', attribute: 'dryRun', help: 'run the whole pipeline but leave patch_generator/ as it was' },
+    { flags: '--restore', attribute: 'restore', help: 'put back the patch sets backed up by earlier repairs, and exit' },
+  ],
+  log: { flags: '--log <level>', attribute: 'log', help: LOG_LEVELS.join(', ') },
+  writeLog: { flags: '--write-log', attribute: 'writeLog', help: 'also write the log to patch_repair/patch_repair.log' },
+} as const satisfies Record<FlagKey, Flag | readonly Flag[]>;
+
+/** The help line of a flag: its text and, when leaving it out means something, that meaning. */
+export function flagHelp(key: FlagKey, flag: Flag): string {
+  const fallback = flag.absent ?? (key in DEFAULTS ? String(DEFAULTS[key as keyof typeof DEFAULTS]) : undefined);
+  return fallback === undefined ? flag.help : `${flag.help} (default: ${fallback})`;
+}
 
 /** Raw values as commander hands them over: strings, or booleans for switches. */
 export interface RunFlags {
@@ -78,18 +135,18 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const layoutProblem = await checkDotDiscopopFolder(dotDir);
   if (layoutProblem !== null) problems.push(layoutProblem);
 
-  const config = flags.config ?? 'tiny';
+  const config = flags.config ?? DEFAULTS.config;
   if (config === '' || config.includes('/') || config === '.' || config === '..') {
     problems.push(`--config: expected the name of a folder under project/configs/, got '${config}'`);
   }
-  const hotspotTypes = parseHotspotTypes(flags.hotspotTypes ?? 'yes,maybe', problems);
+  const hotspotTypes = parseHotspotTypes(flags.hotspotTypes ?? DEFAULTS.hotspotTypes, problems);
   const suggestions = flags.suggestions === undefined ? undefined : parseIds(flags.suggestions, problems);
   const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
   if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, dirname(dotDir)))) {
     problems.push(`${workDir}: --work-dir: expected a folder outside the project ${dirname(dotDir)}: builds and agent conversations never run in the user's tree`);
   }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
-  const log = parseLogLevel(flags.log ?? 'WARNING', problems);
+  const log = parseLogLevel(flags.log ?? DEFAULTS.log, problems);
 
   const agentFlags: AgentFlags = {
     connection: flags.connection,
@@ -108,16 +165,16 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     config,
     hotspotTypes,
     ...(suggestions !== undefined && { suggestions }),
-    threads: count('--threads', flags.threads, 1, 1),
+    threads: count('--threads', flags.threads, 1, DEFAULTS.threads),
     jobs: count('--jobs', flags.jobs, 1, availableParallelism()),
     workDir: workDir ?? tmpdir(),
-    maxRepairs: count('--max-repairs', flags.maxRepairs, 0, 0),
+    maxRepairs: count('--max-repairs', flags.maxRepairs, 0, DEFAULTS.maxRepairs),
     strict: flags.strict === true,
     builtin: flags.builtin,
     ...(promptDir !== undefined && { promptDir }),
-    contextLines: count('--context-lines', flags.contextLines, 0, 60),
-    maxErrorChars: count('--max-error-chars', flags.maxErrorChars, 1, 8000),
-    maxPromptChars: count('--max-prompt-chars', flags.maxPromptChars, 1, 60000),
+    contextLines: count('--context-lines', flags.contextLines, 0, DEFAULTS.contextLines),
+    maxErrorChars: count('--max-error-chars', flags.maxErrorChars, 1, DEFAULTS.maxErrorChars),
+    maxPromptChars: count('--max-prompt-chars', flags.maxPromptChars, 1, DEFAULTS.maxPromptChars),
     log,
     writeLog: flags.writeLog === true,
     buildTimeoutS: BUILD_TIMEOUT_S,
@@ -193,10 +250,10 @@ function parseIds(raw: string, problems: string[]): string[] {
 }
 
 function parseLogLevel(raw: string, problems: string[]): LogLevel {
-  const level = raw.toUpperCase() as LogLevel;
-  if (LOG_LEVELS.includes(level)) return level;
+  const level = LOG_LEVELS.find((name) => name === raw.toUpperCase());
+  if (level !== undefined) return level;
   problems.push(`--log: expected one of ${LOG_LEVELS.join(', ')}; got '${raw}'`);
-  return 'WARNING';
+  return DEFAULTS.log;
 }
 
 function wholeNumber(name: string, raw: string, min: number, problems: string[]): number | undefined {

@@ -13,11 +13,13 @@ import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
 import { applyFilePatch, parsePatches } from './patch/index.js';
-import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps, type RepairOutcome, type RepairTask } from './repair/index.js';
+import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from './repair/index.js';
+import type { RepairOutcome } from './formats/outcome.js';
+import type { RepairTask } from './formats/task.js';
 import { createReporter, type Reporter } from './report/reporter.js';
 import { FunnelCounter } from './report/funnel.js';
 import { renderSummary } from './report/summary.js';
-import type { RunOptions } from './run-options.js';
+import type { RunOptions } from './formats/run-options.js';
 import {
   buildsRecord,
   countStatuses,
@@ -28,7 +30,7 @@ import {
   unrepairedRecord,
   usageTotals,
   type AgentIdentity,
-} from './run-records.js';
+} from './formats/run-records.js';
 import {
   acquireLock,
   AttemptStore,
@@ -43,9 +45,9 @@ import {
   writeResults,
 } from './store/index.js';
 import { readWrittenDigest } from './store/backup.js';
-import type { Emit, RunEvent } from './store/events.js';
-import type { ResultsFile, RunRecord, SuggestionRecord } from './store/results.js';
-import type { BuildResult, DotDiscopop, Suggestion } from './types.js';
+import type { Emit, RunEvent } from './formats/events.js';
+import type { ResultsFile, RunRecord, SuggestionRecord } from './formats/results.js';
+import type { BuildResult, DotDiscopop, Suggestion } from './formats/types.js';
 
 /** Runs one invocation and returns its exit code. */
 export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
@@ -131,7 +133,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
-    const tally = new Tally(context, considered);
+    const tally = new RunTally(context, considered);
     try {
       const pool = await BuildPool.create({
         dp,
@@ -173,7 +175,7 @@ interface Failing {
   build: BuildResult;
 }
 
-async function repairAll(context: RunContext, tally: Tally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder }): Promise<void> {
+async function repairAll(context: RunContext, tally: RunTally, failing: Failing[], o: { pool: BuildPool; ladder: PromptLadder }): Promise<void> {
   const { options, dp, emit, interrupt } = context;
   const agent = await chooseAgent(context, o.ladder);
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
@@ -211,7 +213,7 @@ async function repairAll(context: RunContext, tally: Tally, failing: Failing[], 
 }
 
 /** The records of one run as they come in, and the results.json they end in. */
-class Tally {
+class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };

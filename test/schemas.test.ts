@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { SCHEMAS, jsonSchemaText } from '../src/schemas.js';
+import { SCHEMAS, jsonSchemaText } from '../src/formats/schemas.js';
 
 const DIR = path.resolve('schemas');
 

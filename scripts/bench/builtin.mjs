@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { builtinRepair } from '../../dist/agent/builtin/index.js';
+import { builtinRepair } from '../../dist/builtin/index.js';
 import { runProcess } from '../../dist/process.js';
 
 function option(args, name, fallback) {

@@ -1,17 +1,13 @@
 // Why a call produced no answer, from the CLI's own error message, the HTTP status it reports
 // and its stderr. Fatal reasons stop every agent call of the run (design.md "Fatal agent
 // errors"), so they need positive evidence; anything unrecognised is a transient "crashed".
-import type { Descriptor } from './descriptor.js';
-import type { FatalReason, NoAnswerReason } from './types.js';
+import type { Descriptor } from '../formats/descriptor.js';
+import { isFatalReason, type FatalReason, type NoAnswerReason } from '../formats/events.js';
 
 export type Failure = { kind: 'fatal'; reason: FatalReason } | { kind: 'no-answer'; reason: NoAnswerReason };
 
-const FATAL = new Set<string>(['auth', 'quota', 'misconfigured']);
-
 function asFailure(reason: FatalReason | NoAnswerReason): Failure {
-  return FATAL.has(reason)
-    ? { kind: 'fatal', reason: reason as FatalReason }
-    : { kind: 'no-answer', reason: reason as NoAnswerReason };
+  return isFatalReason(reason) ? { kind: 'fatal', reason } : { kind: 'no-answer', reason };
 }
 
 // Providers report an exhausted balance with other statuses too (Anthropic: 400 "credit balance

@@ -4,7 +4,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { runProcess, type RunOutcome } from '../process.js';
-import type { Descriptor } from './descriptor.js';
+import type { Descriptor } from '../formats/descriptor.js';
 import { agentEnvironment } from './environment.js';
 import { callResultOf } from './result.js';
 import { fillArgs, placeholdersIn, type Values } from './template.js';

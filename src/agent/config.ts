@@ -3,61 +3,12 @@
 // defaults, then the built-in defaults.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import { LlmConfigSchema, type LlmConfig, type SharedLlmSettings as Shared } from '../formats/llm-config.js';
 import { UsageError } from '../errors.js';
-import type { AgentSettings } from '../run-options.js';
+import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
 import { isDescriptorPath, loadDescriptor } from './descriptor.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable'>>;
-
-export const AGENT_DEFAULTS = {
-  agentTimeoutS: 300,
-  prompts: 2,
-  retries: 2,
-  maxAttempts: 6,
-  agentErrorRetries: 2,
-} as const;
-
-const count = z.number().int().nonnegative();
-const positiveCount = z.number().int().positive();
-
-/** Settings a connection or a backend entry may give; the same names as the flags, snake_case. */
-const SharedSettings = {
-  model: z.string().min(1).optional(),
-  prompts: positiveCount.optional(),
-  retries: count.optional(),
-  max_attempts: positiveCount.optional(),
-  agent_error_retries: count.optional(),
-  agent_timeout: z.number().positive().optional().describe('seconds one agent call may take'),
-  max_cost: z.number().positive().optional().describe('USD'),
-};
-
-const ConnectionSchema = z
-  .object({
-    backend: z.string().min(1).optional().describe('claude, opencode, builtin, a descriptor in backends/, or a descriptor file'),
-    ...SharedSettings,
-  })
-  .strict();
-
-const BackendEntrySchema = z
-  .object({
-    executable: z.string().min(1).optional().describe('the agent CLI to run; relative paths are relative to this file'),
-    ...SharedSettings,
-  })
-  .strict();
-
-export const LlmConfigSchema = z
-  .object({
-    $schema: z.string().optional(),
-    /** Part of the experiment: means the same on any machine. */
-    connections: z.record(z.string().min(1), ConnectionSchema).default({}),
-    /** Part of the installation: where the agent lives here. */
-    backends: z.record(z.string().min(1), BackendEntrySchema).default({}),
-  })
-  .strict();
-
-export type LlmConfig = z.infer<typeof LlmConfigSchema>;
-type Shared = { [K in keyof typeof SharedSettings]?: z.infer<(typeof SharedSettings)[K]> };
 
 // Exact key names: `max_tokens` or `token_budget` are settings, not secrets.
 const CREDENTIAL_KEYS = new Set(['api_key', 'apiKey', 'auth_token', 'token', 'password', 'secret']);

@@ -3,9 +3,10 @@
 import { access, constants } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { AgentSettings } from '../run-options.js';
+import type { AgentSettings } from '../formats/run-options.js';
 import { CliAgent, type CliAgentOptions } from './cli-agent.js';
-import { builtinBackendNames, loadDescriptor, type Descriptor } from './descriptor.js';
+import type { Descriptor } from '../formats/descriptor.js';
+import { builtinBackendNames, loadDescriptor } from './descriptor.js';
 import { MissingValue } from './template.js';
 import type { Agent } from './types.js';
 

@@ -1,7 +1,7 @@
 // The environment an agent CLI runs with: the user's own (so a logged-in CLI keeps its
 // credentials and HOME), minus anything that points into the project, plus the descriptor's
 // quiet settings.
-import type { Descriptor } from './descriptor.js';
+import type { Descriptor } from '../formats/descriptor.js';
 import { fill, fillJson, type Values } from './template.js';
 
 // DiscoPoP's build variables and npm's lifecycle variables name the project's directories.

@@ -1,6 +1,6 @@
 // Reads what an agent CLI printed, as the descriptor's `output` section says. Pure: the runner
 // hands it stdout and the exit code; classification of failures is in classify.ts.
-import type { ConditionsSpec, StructuredOutputSpec } from './descriptor.js';
+import type { ConditionsSpec, StructuredOutputSpec } from '../formats/descriptor.js';
 
 export interface ParsedOutput {
   /** The final result (json) or at least one well-formed record (jsonl) was found. */

@@ -2,9 +2,10 @@
 // without spawning anything.
 import { describeOutcome, type RunOutcome } from '../process.js';
 import { classifyFailure } from './classify.js';
-import type { Descriptor } from './descriptor.js';
+import type { Descriptor } from '../formats/descriptor.js';
 import { parseStructured, type ParsedOutput } from './output.js';
-import type { CallResult, CallUsage, Conversation, NoAnswerReason } from './types.js';
+import type { CallUsage, NoAnswerReason } from '../formats/events.js';
+import type { CallResult, Conversation } from './types.js';
 
 const DETAIL_CHARS = 600;
 

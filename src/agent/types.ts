@@ -1,5 +1,6 @@
 // The contract every agent backend fulfils (docs/architecture.md, `src/agent/`). The repair loop
 // only ever sees these values; which CLI produced them is the descriptor's business.
+import type { CallUsage, FatalReason, NoAnswerReason } from '../formats/events.js';
 
 export interface Conversation {
   id: string;
@@ -8,22 +9,6 @@ export interface Conversation {
   /** The CLI's session id of the last answered turn; follow-ups fork from it. */
   sessionId?: string;
   turns: { prompt: string; answer: string }[];
-}
-
-export const NO_ANSWER_REASONS = ['unreachable', 'server-error', 'rate-limited', 'timeout', 'crashed'] as const;
-export type NoAnswerReason = (typeof NO_ANSWER_REASONS)[number];
-
-export const FATAL_REASONS = ['auth', 'quota', 'misconfigured'] as const;
-export type FatalReason = (typeof FATAL_REASONS)[number];
-
-export interface CallUsage {
-  durationMs: number;
-  /** True when the model produced output for this call (an answer, or tokens were billed). */
-  reachedModel?: boolean;
-  inputTokens?: number;
-  outputTokens?: number;
-  costUsd?: number;
-  cliVersion?: string;
 }
 
 export type CallResult =

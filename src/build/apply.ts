@@ -4,8 +4,7 @@
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { describeOutcome, runProcess } from '../process.js';
-import type { DotDiscopop, PatchSet } from '../types.js';
-import { compareIds } from '../discopop/patch-sets.js';
+import { compareIds, type DotDiscopop, type PatchSet } from '../formats/types.js';
 
 export type ApplyOutcome =
   | { ok: true; changed: string[]; output: string }
@@ -34,7 +33,7 @@ export interface ApplyRequest {
  * files away, and closed stdin means nothing can wait for a terminal. Every file of the set is
  * tried, so the output names all files that do not apply, not just the first.
  */
-export async function applyPatchSet(request: ApplyRequest): Promise<ApplyOutcome> {
+export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcome> {
   const { dp, workspaceRoot, signal } = request;
   await mkdir(request.patchDir, { recursive: true });
   const changed: string[] = [];

@@ -5,7 +5,7 @@
 import { access, constants } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { runProcess, type RunOutcome } from '../process.js';
-import type { DotDiscopop } from '../types.js';
+import type { DotDiscopop } from '../formats/types.js';
 
 export interface CompileRequest {
   dp: DotDiscopop;

@@ -4,7 +4,7 @@
 // about the user's files. gcc and clang differ in wording, quoting (UTF-8 curly quotes under a UTF-8
 // locale) and colour, so everything is normalised before it is matched.
 import path from 'node:path';
-import type { Diagnostic, DotDiscopop, ErrorClass, SourceFile } from '../types.js';
+import type { Diagnostic, DotDiscopop, ErrorClass, SourceFile } from '../formats/types.js';
 type Severity = Diagnostic['severity'];
 
 // `file:line:col: severity: message`; clang and gcc both print it, gcc sometimes without a column.

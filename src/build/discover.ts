@@ -1,8 +1,8 @@
 // Discovery: the reference build, then every considered suggestion's generated patch set built on
 // its own, all at once up to the pool's job count.
 import { RefusedError } from '../errors.js';
-import type { Emit } from '../store/events.js';
-import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../types.js';
+import type { Emit } from '../formats/events.js';
+import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../formats/types.js';
 import type { BuildPool } from './pool.js';
 import { describeDiagnostic } from './result.js';
 

@@ -5,10 +5,10 @@
 // rolls the workspace back to the reference state (see workspace.ts).
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Emit } from '../store/events.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import type { Emit } from '../formats/events.js';
+import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { faultPoint } from '../fault.js';
-import { applyPatchSet } from './apply.js';
+import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import { absolutizeEscapingLinks, materialize, scanTree, type Entry } from './tree.js';
@@ -221,7 +221,7 @@ export class BuildPool {
     const started = Date.now();
     const remaining = () => Math.max(1, started + this.o.timeoutMs - Date.now());
     try {
-      const applied = await applyPatchSet({ dp, patchSet, workspaceRoot, patchDir: worker.patchDir, timeoutMs: remaining(), signal });
+      const applied = await patchWorkspace({ dp, patchSet, workspaceRoot, patchDir: worker.patchDir, timeoutMs: remaining(), signal });
       if (!applied.ok) {
         return patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot, durationMs: Date.now() - started });
       }

@@ -2,7 +2,7 @@
 // project root in place of the workspace path: that is where the user (and the model) looks, and
 // it keeps results identical whichever worker built them.
 import { describeOutcome, type RunOutcome } from '../process.js';
-import type { BuildResult, Diagnostic, DotDiscopop } from '../types.js';
+import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
 import { classifyError, firstError, parseDiagnostics } from './diagnostics.js';
 

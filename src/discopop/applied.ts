@@ -1,15 +1,11 @@
 // patch_applicator/applied_suggestions.json (formats.md §1.6). While a suggestion is applied its
 // code is already in the sources, so every build (reference included) would see it twice.
 import { join } from 'node:path';
-import { z } from 'zod';
+import { AppliedSuggestionsSchema } from '../formats/discopop.js';
 import { RefusedError } from '../errors.js';
-import type { DotDiscopop } from '../types.js';
+import type { DotDiscopop } from '../formats/types.js';
 import { readJsonFile } from './json-file.js';
 import type { Problems } from './problems.js';
-
-export const AppliedSuggestionsSchema = z.looseObject({
-  applied: z.array(z.string({ error: 'expected a suggestion id as a string, e.g. "3"' })),
-});
 
 /** Applied suggestion ids; a missing file means none are applied (DiscoPoP creates it lazily). */
 export async function readApplied(o: { dotDir: string; problems: Problems }): Promise<string[]> {

@@ -4,19 +4,11 @@
 // because writing it would change the user's project outside patch_repair/.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { BuildConfig } from '../types.js';
+import { SeqSettingsSchema, SettingsFileSchema } from '../formats/discopop.js';
+import type { BuildConfig } from '../formats/types.js';
 import { readJsonFile } from './json-file.js';
 import { isNotFound, pathKind } from './path-kind.js';
 import type { Problems } from './problems.js';
-
-/** Values become environment variables of compile.sh, so they must be strings. */
-export const SettingsFileSchema = z.record(
-  z.string(),
-  z.string({ error: 'expected a string (settings become environment variables)' }),
-);
-
-const SeqSettingsSchema = SettingsFileSchema.and(z.looseObject({ CFLAGS: z.string(), CXXFLAGS: z.string() }));
 
 export async function readBuildConfig(o: {
   dotDir: string;

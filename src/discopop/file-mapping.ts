@@ -3,7 +3,7 @@
 // has the same relative layout, so the recorded root is found again and the files relocated.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import type { SourceFile } from '../types.js';
+import type { SourceFile } from '../formats/types.js';
 import { isNotFound, pathKind } from './path-kind.js';
 import type { Problems } from './problems.js';
 

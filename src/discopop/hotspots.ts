@@ -2,21 +2,10 @@
 // gives each suggestion (`get_patterns_by_hotspot_type`): only LOOP regions count, and a suggestion
 // is the hottest class of any loop hotspot inside its line range.
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { Hotness } from '../types.js';
+import { HotspotsFileSchema } from '../formats/discopop.js';
+import type { Hotness } from '../formats/types.js';
 import { readJsonFile } from './json-file.js';
 import type { Problems } from './problems.js';
-
-const HotspotRegionSchema = z.looseObject({
-  typ: z.enum(['FUNCTION', 'LOOP']),
-  fid: z.number().int().nonnegative(),
-  lineNum: z.number().int().nonnegative(),
-  name: z.string(),
-  hotness: z.enum(['YES', 'NO', 'MAYBE']),
-});
-
-/** DiscoPoP's loader reads every top-level key as a list of regions; the analyzer writes `code_regions`. */
-export const HotspotsFileSchema = z.record(z.string(), z.array(HotspotRegionSchema));
 
 export interface LoopHotspot {
   fileId: string;

@@ -3,7 +3,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { DotDiscopop, PatternInfo, Suggestion } from '../types.js';
+import type { DotDiscopop, PatternInfo, Suggestion } from '../formats/types.js';
 import { readApplied } from './applied.js';
 import { readBuildConfig } from './build-config.js';
 import { readFileMapping } from './file-mapping.js';
@@ -18,7 +18,6 @@ export { refuseIfApplied } from './applied.js';
 export { selectSuggestions } from './select.js';
 export { classifyHotspot } from './hotspots.js';
 export { checkDotDiscopopFolder } from './layout.js';
-export { compareIds } from './patch-sets.js';
 
 export async function readDotDiscopop(dotDir: string, configName: string): Promise<DotDiscopop> {
   const layoutProblem = await checkDotDiscopopFolder(dotDir);

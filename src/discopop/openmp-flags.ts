@@ -1,6 +1,6 @@
 // Without an OpenMP flag the compiler ignores `#pragma omp` lines, so a broken directive builds
 // fine and discovery would report every suggestion as working.
-import type { BuildConfig } from '../types.js';
+import type { BuildConfig } from '../formats/types.js';
 
 // `-fopenmp=libomp` counts; `-fopenmp-simd` does not enable `parallel for` and does not.
 const OPENMP_FLAG = /(?:^|[\s"'=(])-(?:fopenmp|qopenmp|fiopenmp|openmp)(?![\w-])/;

@@ -3,7 +3,7 @@
 // such a suggestion has nothing to build.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PatchFile, SourceFile } from '../types.js';
+import { compareIds, type PatchFile, type SourceFile } from '../formats/types.js';
 import { isNotFound, pathKind } from './path-kind.js';
 import type { Problems } from './problems.js';
 
@@ -72,14 +72,4 @@ async function readPatchSet(o: {
   }
   files.sort((a, b) => compareIds(a.fileId, b.fileId));
   return { id: o.id, dir: o.dir, files };
-}
-
-/** Numeric ids in numeric order, anything else after them in text order. */
-export function compareIds(a: string, b: string): number {
-  const na = /^\d+$/.test(a) ? Number(a) : Number.NaN;
-  const nb = /^\d+$/.test(b) ? Number(b) : Number.NaN;
-  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb || a.localeCompare(b);
-  if (!Number.isNaN(na)) return -1;
-  if (!Number.isNaN(nb)) return 1;
-  return a.localeCompare(b);
 }

@@ -5,42 +5,11 @@
 // pipeline, geometric_decomposition, ...) vary between DiscoPoP versions and are only used for
 // their id and line range when those are readable.
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { PatternInfo } from '../types.js';
+import type { z } from 'zod';
+import { LocatedPatternSchema, type LoopPatternSchema, PatternsFileSchema } from '../formats/discopop.js';
+import type { PatternInfo } from '../formats/types.js';
 import { readJsonFile } from './json-file.js';
 import type { Problems } from './problems.js';
-
-const LineRef = z.string().regex(/^\d+:\d+$/, 'expected "<file id>:<line>"');
-const Names = z.array(z.string());
-
-export const LoopPatternSchema = z.looseObject({
-  pattern_id: z.number().int().nonnegative(),
-  start_line: LineRef,
-  end_line: LineRef,
-  pragma: z.string().optional(),
-  first_private: Names,
-  private: Names,
-  last_private: Names,
-  shared: Names,
-  reduction: Names,
-  collapse_level: z.number().int().positive().optional(),
-});
-
-const LocatedPatternSchema = z.looseObject({
-  pattern_id: z.number().int().nonnegative(),
-  start_line: LineRef,
-  end_line: LineRef,
-});
-
-export const PatternsFileSchema = z.looseObject({
-  version: z.string().optional(),
-  patterns: z
-    .looseObject({
-      do_all: z.array(LoopPatternSchema).optional(),
-      reduction: z.array(LoopPatternSchema).optional(),
-    })
-    .catchall(z.unknown()),
-});
 
 const LOOP_TYPES = ['do_all', 'reduction'] as const;
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { DotDiscopop, Hotness, Suggestion } from '../types.js';
+import type { DotDiscopop, Hotness, Suggestion } from '../formats/types.js';
 
 /**
  * The suggestions a run considers. `-s` ids win over the hotspot filter and may name suggestions

@@ -1,6 +1,6 @@
 // Which OpenMP directives a patch adds, and whether a candidate keeps those of the generated
 // patch: same construct, directly above the same statement (its target). Clauses may change.
-import type { ClauseChange } from '../store/results.js';
+import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
 import { align, type AlignedLine } from './alignment.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Clause, type Directive } from './openmp.js';

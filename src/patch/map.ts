@@ -2,7 +2,7 @@
 // is only ever a key into the set, never opened: exact absolute path, then project-relative path,
 // then a unique basename. Anything that escapes the project is refused with a reason.
 import { posix } from 'node:path';
-import type { PatchFile } from '../types.js';
+import type { PatchFile } from '../formats/types.js';
 import type { FilePatch } from './model.js';
 import { parsePatches } from './parse.js';
 

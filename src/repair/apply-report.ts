@@ -1,7 +1,7 @@
 // The patch engine's per-hunk reports in the transcript's form (verdict.json `apply_report`), so
 // a reviewer sees where each hunk of an answer landed, or why it did not.
 import type { FileApplyReport, HunkReport } from '../patch/index.js';
-import type { ApplyReport } from '../store/verdict.js';
+import type { ApplyReport } from '../formats/verdict.js';
 
 export function toApplyReport(basis: 'unpatched' | 'on-top' | null, reports: readonly FileApplyReport[]): ApplyReport {
   return {

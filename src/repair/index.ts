@@ -1,8 +1,6 @@
 // The repair stage's public surface: the attempt loop, the six checks, the prompt ladder, the budget.
 export { repairSuggestion } from './loop.js';
-export { verify, type Verdict, type VerifyDeps } from './verify.js';
+export { verify, type VerifyDeps } from './verify.js';
 export { loadPromptLadder, BUILTIN_PROMPT_DIR, type PromptLadder } from './ladder.js';
 export { RunBudget, ENDPOINT_DOWN_AFTER } from './budget.js';
-export type { AttemptTranscript } from './transcript.js';
-export type { RepairTask, BuiltinResult } from './task.js';
-export type * from './types.js';
+export type { RepairDeps } from './deps.js';

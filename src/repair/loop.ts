@@ -2,17 +2,19 @@
 // up to --prompts fresh agent conversations, one ladder rung each, each with up to --retries
 // follow-ups that say only what was wrong. Answered calls are capped by --max-attempts; a call
 // without an answer is repeated in place from --agent-error-retries and never counts as a try.
-import { builtinRepair } from '../agent/builtin/index.js';
-import type { CallResult, CallUsage, Conversation } from '../agent/types.js';
+import { builtinRepair } from '../builtin/index.js';
+import type { CallResult, Conversation } from '../agent/types.js';
+import type { CallUsage } from '../formats/events.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
-import type { BuiltinResult, RepairTask } from './task.js';
-import type { AttemptTranscript } from './transcript.js';
-import type { BuiltinInfo, OutcomeCommon, RepairDeps, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from './types.js';
-import { verify, type Verdict } from './verify.js';
+import type { BuiltinResult, RepairTask } from '../formats/task.js';
+import type { AttemptRecord, Verification } from '../formats/attempt.js';
+import type { BuiltinInfo, OutcomeCommon, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
+import type { RepairDeps } from './deps.js';
+import { verify } from './verify.js';
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
-class Tally {
+class SuggestionTally {
   /** Number of the last try under attempts/<id>/, builtin and agent together. */
   tries = 0;
   calls = 0;
@@ -24,7 +26,7 @@ class Tally {
 }
 
 export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Promise<RepairOutcome> {
-  const tally = new Tally();
+  const tally = new SuggestionTally();
   const common = (): OutcomeCommon => ({
     attempts: tally.calls,
     unanswered: tally.unanswered,
@@ -37,8 +39,8 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
   if (deps.budget.fatal) return unrepaired('skipped', deps.budget.stop()!.reason);
 
   if (deps.options.builtin) {
-    const verdict = await builtinTry(task, deps, tally);
-    if (verdict?.accepted) return accepted(verdict, 'builtin', tally.tries, common());
+    const verification = await builtinTry(task, deps, tally);
+    if (verification?.accepted) return accepted(verification, 'builtin', tally.tries, common());
   }
   if (!deps.agent) {
     return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
@@ -49,7 +51,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
   return outcome;
 }
 
-async function builtinTry(task: RepairTask, deps: RepairDeps, tally: Tally): Promise<Verdict | null> {
+async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionTally): Promise<Verification | null> {
   const attempt = ++tally.tries;
   tally.builtin.tries += 1;
   const id = task.suggestion.id;
@@ -71,20 +73,20 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: Tally): Pro
     backend: 'builtin',
     model: null,
   });
-  const base = { id, attempt, tier: 'builtin' as const, conversation: 0, turn: 0, prompt: null };
+  const record = { id, attempt, tier: 'builtin', conversation: 0, turn: 0, prompt: null, usage: null } satisfies Partial<AttemptRecord>;
   if (result.kind === 'declined') {
     tally.builtin.declined = `declined: ${result.reason}`;
-    await deps.attempts.write({ ...base, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, ...noVerdict() });
+    await deps.attempts.write({ ...record, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, verification: null });
     return null;
   }
-  const verdict = await checkAnswer(result.text, task, deps, attempt);
-  await deps.attempts.write({ ...base, source: `builtin: ${result.rules.join(', ')}`, answer: result.text, callOutcome: 'answered', callDetail: null, ...transcriptOf(verdict) });
-  tally.builtin.accepted = verdict.accepted;
-  if (!verdict.accepted) tally.builtin.declined = `rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
-  return verdict;
+  const verification = await checkAnswer(result.text, task, deps, attempt);
+  await deps.attempts.write({ ...record, source: `builtin: ${result.rules.join(', ')}`, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
+  tally.builtin.accepted = verification.accepted;
+  if (!verification.accepted) tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
+  return verification;
 }
 
-async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, common: () => OutcomeCommon): Promise<RepairOutcome> {
+async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionTally, common: () => OutcomeCommon): Promise<RepairOutcome> {
   const agent = deps.agent!;
   const { options } = deps;
   const id = task.suggestion.id;
@@ -117,19 +119,19 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: Tally, comm
           tally.calls += 1;
           tally.usage = addUsage(tally.usage, result.usage);
           deps.budget.addCost(result.usage.costUsd);
-          const base = { id, attempt, tier: 'agent' as const, conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text };
+          const record = { id, attempt, tier: 'agent', conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text, usage: result.usage } satisfies Partial<AttemptRecord>;
           if (result.kind === 'answered') {
             tally.answered += 1;
             conversation = result.conversation;
-            const verdict = await checkAnswer(result.text, task, deps, attempt);
-            await deps.attempts.write({ ...base, answer: result.text, callOutcome: 'answered', callDetail: null, usage: result.usage, ...transcriptOf(verdict) });
-            if (verdict.accepted) return accepted(verdict, 'agent', attempt, common());
-            tally.lastRejection = `attempt ${attempt} rejected at ${verdict.rejectedBy}: ${verdict.reason}`;
-            prompt = followUpPrompt({ ladder, task, check: verdict.rejectedBy, reason: verdict.reason, limits: options });
+            const verification = await checkAnswer(result.text, task, deps, attempt);
+            await deps.attempts.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
+            if (verification.accepted) return accepted(verification, 'agent', attempt, common());
+            tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
+            prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
             break;
           }
           tally.unanswered += 1;
-          await deps.attempts.write({ ...base, answer: null, callOutcome: result.reason, callDetail: result.detail, usage: result.usage, ...noVerdict() });
+          await deps.attempts.write({ ...record, answer: null, callOutcome: result.reason, callDetail: result.detail, verification: null });
           if (result.kind === 'fatal') {
             deps.budget.setFatal(result.reason, result.detail);
             return stopped('skipped', deps.budget.stop()!.reason);
@@ -169,56 +171,30 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: string
   return result;
 }
 
-async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verdict> {
-  const verdict = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir });
-  for (const candidate of verdict.candidates) {
-    for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verdict.candidates.length, ...check });
+async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verification> {
+  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir });
+  for (const candidate of verification.candidates) {
+    for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });
   }
-  return verdict;
+  return verification;
 }
 
-function accepted(verdict: Verdict & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon): RepairedOutcome {
+function accepted(verification: Verification & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon): RepairedOutcome {
   return {
     ...common,
     status: 'repaired',
-    canonical: verdict.canonical,
-    changedFiles: verdict.changedFiles,
+    canonical: verification.canonical,
+    changedFiles: verification.changedFiles,
     acceptedAttempt: attempt,
     tier,
-    clauseChanges: verdict.clauseChanges,
-    nonDirectiveLinesChanged: verdict.nonDirectiveLinesChanged,
-    build: verdict.build,
+    clauseChanges: verification.clauseChanges,
+    nonDirectiveLinesChanged: verification.nonDirectiveLinesChanged,
+    build: verification.build,
   };
 }
 
-function exhausted(tally: Tally, why: string): string {
+function exhausted(tally: SuggestionTally, why: string): string {
   return tally.lastRejection ? `no candidate passed verification (${why}); last: ${tally.lastRejection}` : `no candidate passed verification (${why})`;
-}
-
-type VerdictPart = Pick<AttemptTranscript, 'extracted' | 'canonical' | 'verdict' | 'applyReport' | 'clauseChanges' | 'nonDirectiveLinesChanged' | 'candidates'>;
-
-function transcriptOf(verdict: Verdict): VerdictPart {
-  return {
-    applyReport: verdict.applyReport,
-    clauseChanges: verdict.directives?.clauseChanges ?? [],
-    nonDirectiveLinesChanged: verdict.directives?.nonDirectiveLinesChanged ?? null,
-    extracted: verdict.extracted,
-    canonical: verdict.canonical ? new Map(verdict.canonical) : null,
-    verdict: {
-      accepted: verdict.accepted,
-      rejectedBy: verdict.accepted ? null : verdict.rejectedBy,
-      reason: verdict.accepted ? null : verdict.reason,
-      checks: verdict.checks,
-    },
-    candidates:
-      verdict.candidates.length > 1
-        ? verdict.candidates.map((c) => ({ candidate: c.candidate!, blocks: c.blocks, accepted: c.accepted, rejectedBy: c.accepted ? null : c.rejectedBy, reason: c.accepted ? null : c.reason, checks: c.checks }))
-        : [],
-  };
-}
-
-function noVerdict(): VerdictPart {
-  return { applyReport: null, clauseChanges: [], nonDirectiveLinesChanged: null, extracted: null, canonical: null, verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] }, candidates: [] };
 }
 
 /** Adds what one call reported; a total stays null until some call reports that figure. */

@@ -2,10 +2,10 @@
 // diagnostics are cut to --max-error-chars; a prompt longer than --max-prompt-chars loses source
 // context first (fewer lines, then none), then findings, then more diagnostics. The patches are
 // never cut: a model cannot correct a patch it has not seen whole.
-import type { RunOptions } from '../run-options.js';
-import type { Diagnostic, PatternInfo } from '../types.js';
+import type { RunOptions } from '../formats/run-options.js';
+import type { Diagnostic, PatternInfo } from '../formats/types.js';
 import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './ladder.js';
-import type { RepairTask } from './task.js';
+import type { RepairTask } from '../formats/task.js';
 
 type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
 

@@ -5,21 +5,25 @@
 import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
-import type { CheckName } from '../store/events.js';
-import type { ApplyReport } from '../store/verdict.js';
-import type { ClauseChange } from '../store/results.js';
-import type { RunOptions } from '../run-options.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
+import type { CheckName, CheckResult } from '../formats/events.js';
+import type { CandidateVerification, DirectivesKept, Verification } from '../formats/attempt.js';
+import type { RunOptions } from '../formats/run-options.js';
+import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { resultingCode, type Applied } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
-import { directivesKept, type DirectivesKept } from './checks/directives.js';
+import { directivesKept } from './checks/directives.js';
 import { dryRunApply } from './checks/dry-run.js';
 import { extractCandidates, type Extracted } from './checks/extraction.js';
-import { pass, type CheckOutcome, type CheckResult } from './checks/result.js';
+import { pass, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
-import type { RepairTask } from './task.js';
-import type { VerifyBuilder } from './types.js';
+import type { RepairTask } from '../formats/task.js';
+import type { VerifyBuilder } from '../formats/outcome.js';
+
+/** A verification in progress: every field of a rejected one. */
+type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason'>;
+type Accepted = Extract<CandidateVerification, { accepted: true }>;
+type Rejected = CandidateVerification & { accepted: false; rejectedBy: CheckName };
 
 export interface VerifyDeps {
   dp: Pick<DotDiscopop, 'projectRoot'>;
@@ -29,39 +33,6 @@ export interface VerifyDeps {
   scratchDir: string;
 }
 
-interface Progress {
-  checks: CheckResult[];
-  /** file id → the answer's patch, rendered back as diff text (for the transcript). */
-  extracted: Map<string, string> | null;
-  canonical: Map<string, string> | null;
-  applyReport: ApplyReport | null;
-  /** Clause changes and other changed lines, once the directives check ran. */
-  directives: DirectivesKept | null;
-  /** Which candidate of the answer, from 1; null when the answer holds one. */
-  candidate: number | null;
-  /** The answer's blocks the candidate is made of, from 1. */
-  blocks: number[];
-}
-
-type Accepted = Progress & {
-  accepted: true;
-  extracted: Map<string, string>;
-  canonical: PatchSet;
-  basis: 'unpatched' | 'on-top';
-  changedFiles: string[];
-  clauseChanges: ClauseChange[];
-  nonDirectiveLinesChanged: boolean;
-  build: BuildResult;
-};
-type Rejected = Progress & { accepted: false; rejectedBy: CheckName; reason: string };
-/** A candidate left unbuilt because one before it passed every check. */
-type Unsettled = Progress & { accepted: false; rejectedBy: null; reason: string };
-
-export type CandidateVerdict = Accepted | Rejected | Unsettled;
-
-/** The answer's verdict: its accepted candidate, else the one that got furthest, and every candidate's own. */
-export type Verdict = (Accepted | Rejected) & { candidates: CandidateVerdict[] };
-
 /** One candidate on its way through the checks; `alive` until a check rejects it. */
 class CandidateRun {
   readonly state: Progress;
@@ -69,7 +40,7 @@ class CandidateRun {
   basis: 'unpatched' | 'on-top' = 'unpatched';
   contents = new Map<string, string>();
   applied: Applied | null = null;
-  canonicalSet: Map<string, string> | null = null;
+  canonicalSet: PatchSet | null = null;
   kept: DirectivesKept | null = null;
   build: BuildResult | null = null;
 
@@ -88,7 +59,7 @@ class CandidateRun {
     return outcome.ok;
   }
 
-  verdict(task: RepairTask, unsettled: string): CandidateVerdict {
+  verdict(task: RepairTask, unsettled: string): CandidateVerification {
     const last = this.state.checks.at(-1);
     if (this.alive && this.build && this.canonicalSet && this.kept && this.state.extracted) {
       return {
@@ -112,7 +83,7 @@ class CandidateRun {
  * on every candidate still in the race before the next check runs on any, and builds go in answer
  * order until one passes. The first candidate to pass all six is accepted.
  */
-export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verdict> {
+export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verification> {
   const extraction = extractCandidates(answer, task, deps.dp);
   if (!extraction.ok) {
     const run = new CandidateRun({ byFileId: new Map(), blocks: [] }, null);
@@ -144,7 +115,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
     const canonical = await canonicalize({ task, ...run.applied!, scratchDir: deps.scratchDir });
     if (!run.record('canonicalize', canonical)) continue;
     run.canonicalSet = canonical.value.patchSet;
-    run.state.canonical = new Map(canonical.value.patchSet);
+    run.state.canonical = canonical.value.patchSet;
   }
   for (const run of alive()) {
     const kept = directivesKept(task, run.applied!.results);

@@ -2,11 +2,10 @@
 // Every other line goes through the bars' log buffer, which prints it where the bars were on the
 // next redraw; the bars are then drawn again below it, so no line lands in the middle of a bar.
 import cliProgress from 'cli-progress';
-import type { RunEvent } from '../store/events.js';
+import type { RunEvent } from '../formats/events.js';
 import { ProgressTracker, type DiscoveryProgress, type RepairProgress } from './progress-tracker.js';
 import { EventLines } from './event-line.js';
-import type { Reporter } from './reporter.js';
-import type { OutputStream } from './terminal.js';
+import type { OutputStream, Reporter } from './terminal.js';
 
 type Bar = cliProgress.SingleBar;
 

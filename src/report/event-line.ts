@@ -1,5 +1,5 @@
 // The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
-import type { RunEvent } from '../store/events.js';
+import { isFatalReason, type RunEvent } from '../formats/events.js';
 
 /** One line for the events a person watching a run wants to see; null for the rest. */
 export function describeEvent(event: RunEvent): string | null {
@@ -19,7 +19,7 @@ export function describeEvent(event: RunEvent): string | null {
       const who = event.tier === 'builtin' ? 'built-in repairer' : 'agent';
       if (event.outcome === 'answered') return `  try ${event.attempt}: ${who} answered`;
       if (event.outcome === 'declined') return `  try ${event.attempt}: ${who} declined: ${event.detail ?? ''}`;
-      if (event.outcome === 'auth' || event.outcome === 'quota' || event.outcome === 'misconfigured') {
+      if (isFatalReason(event.outcome)) {
         return `  try ${event.attempt}: agent unusable (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
       }
       return `  try ${event.attempt}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;

@@ -2,8 +2,8 @@
 // (call-finished, check, written), so the live run, `show` and the review page of a replayed or
 // killed run all count the same events the same way. An answer with several candidates counts
 // once, at the furthest any of them got.
-import type { CheckName, RunEvent } from '../store/events.js';
-import { FUNNEL_STAGES, type FunnelEntry, type FunnelStage } from '../store/results.js';
+import type { CheckName, RunEvent } from '../formats/events.js';
+import { FUNNEL_STAGES, type FunnelEntry, type FunnelStage } from '../formats/results.js';
 
 /** Which funnel stage passing a check means; dry-run-apply is part of `applies`, reached with apply. */
 const STAGE_OF_CHECK: Partial<Record<CheckName, Exclude<FunnelStage, 'answered' | 'written'> | 'strict'>> = {

@@ -1,6 +1,6 @@
 // What the bars show, derived from the event stream alone: discovery builds done / failing, and
 // the repair stage's current suggestion, its attempt against the budget and unanswered calls.
-import type { RunEvent } from '../store/events.js';
+import type { RunEvent } from '../formats/events.js';
 
 export interface DiscoveryProgress {
   total: number;

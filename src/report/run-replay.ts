@@ -1,11 +1,11 @@
 // A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
 // its summary, so `show` and the review page print the numbers the run printed. A killed run (no
 // run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
-import { countStatuses, usageTotals } from '../run-records.js';
+import { countStatuses, usageTotals } from '../formats/run-records.js';
 import { funnelOf } from './funnel.js';
-import type { RunEvent } from '../store/events.js';
+import type { RunEvent } from '../formats/events.js';
 import { readEventLog } from '../store/index.js';
-import type { ResultsFile, RunRecord, SuggestionRecord } from '../store/results.js';
+import type { ResultsFile, RunRecord, SuggestionRecord } from '../formats/results.js';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 

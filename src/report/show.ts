@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
-import type { SuggestionRecord } from '../store/results.js';
+import type { SuggestionRecord } from '../formats/results.js';
 import { candidateOf } from './candidate.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening, weakensPrivatization } from '../repair/checks/strict.js';

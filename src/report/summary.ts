@@ -1,6 +1,6 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
-import type { ResultsFile, SuggestionRecord, SuggestionStatus } from '../store/results.js';
+import type { ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 import { weakensPrivatization } from '../repair/checks/strict.js';
 import { funnelLine } from './funnel.js';

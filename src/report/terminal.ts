@@ -1,5 +1,6 @@
 // Whether output may use escape codes (bars redrawn in place, colours). Only a terminal a person
 // watches gets them: a pipe, a log file, NO_COLOR (https://no-color.org) or a CI job gets plain lines.
+import type { RunEvent } from '../formats/events.js';
 
 export interface OutputStream extends NodeJS.WritableStream {
   isTTY?: boolean;
@@ -35,4 +36,13 @@ export function paintDiff(diff: string, paint: ReturnType<typeof painter>): stri
       return line;
     })
     .join('\n');
+}
+
+/** What a run's events are shown through: bars on an interactive terminal, plain lines elsewhere. */
+export interface Reporter {
+  handle(event: RunEvent): void;
+  notice(text: string): void;
+  /** Text after the live part of the run (the summary); bars are taken down first. */
+  print(text: string): void;
+  close(): void;
 }

@@ -2,22 +2,11 @@
 // the try produced them and verdict.json last, so a folder with a verdict is complete.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AttemptTranscript } from '../repair/transcript.js';
-import type { ClauseChange } from './results.js';
+import { isFatalReason } from '../formats/events.js';
+import type { AttemptRecord } from '../formats/attempt.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
-import { type ApplyReport, type Verdict, VerdictSchema } from './verdict.js';
-import { CallOutcomeSchema } from './events.js';
-
-/** What the repair loop knows beyond the transcript when a try ends; each part only when it exists. */
-export interface AttemptDetails {
-  applyReport?: ApplyReport | null;
-  clauseChanges?: ClauseChange[];
-  nonDirectiveLinesChanged?: boolean | null;
-  usage?: { durationMs: number; inputTokens?: number; outputTokens?: number; costUsd?: number; cliVersion?: string } | null;
-}
-
-export type AttemptInput = AttemptTranscript & AttemptDetails;
+import { type VerdictFile, VerdictFileSchema } from '../formats/verdict.js';
 
 export interface StoredAttempt {
   attempt: number;
@@ -25,7 +14,7 @@ export interface StoredAttempt {
   answer: string | null;
   extracted: Map<string, string>;
   canonical: Map<string, string>;
-  verdict: Verdict | null;
+  verdict: VerdictFile | null;
 }
 
 export function attemptsDir(dotDir: string): string {
@@ -35,69 +24,65 @@ export function attemptsDir(dotDir: string): string {
 export class AttemptStore {
   constructor(private readonly dotDir: string) {}
 
-  async write(t: AttemptInput): Promise<void> {
-    const dir = join(attemptsDir(this.dotDir), safeName(t.id, 'suggestion id'), String(t.attempt));
+  async write(record: AttemptRecord): Promise<void> {
+    const dir = join(attemptsDir(this.dotDir), safeName(record.id, 'suggestion id'), String(record.attempt));
     await mkdir(dir, { recursive: true });
-    if (t.prompt !== null) await writeFile(join(dir, 'prompt.md'), t.prompt);
-    if (t.answer !== null) await writeFile(join(dir, 'answer.txt'), t.answer);
-    await writePatches(join(dir, 'extracted'), t.extracted);
-    await writePatches(join(dir, 'canonical'), t.canonical);
-    await writeFileAtomic(join(dir, 'verdict.json'), `${JSON.stringify(toVerdict(t), null, 2)}\n`);
+    if (record.prompt !== null) await writeFile(join(dir, 'prompt.md'), record.prompt);
+    if (record.answer !== null) await writeFile(join(dir, 'answer.txt'), record.answer);
+    await writePatches(join(dir, 'extracted'), record.verification?.extracted ?? null);
+    await writePatches(join(dir, 'canonical'), record.verification?.canonical ?? null);
+    await writeFileAtomic(join(dir, 'verdict.json'), `${JSON.stringify(verdictFile(record), null, 2)}\n`);
   }
 }
 
-function toVerdict(t: AttemptInput): Verdict {
-  const callOutcome = CallOutcomeSchema.parse(t.callOutcome);
-  return VerdictSchema.parse({
+function verdictFile(record: AttemptRecord): VerdictFile {
+  const verification = record.verification;
+  const rejected = verification && !verification.accepted ? verification : null;
+  return VerdictFileSchema.parse({
     version: 1,
-    id: t.id,
-    attempt: t.attempt,
-    tier: t.tier,
-    prompt: t.conversation,
-    turn: t.turn,
-    source: t.source,
-    call_outcome: callOutcome,
-    call_detail: t.callDetail,
-    outcome: outcomeOf(callOutcome, t.verdict.accepted),
-    rejected_by: t.verdict.rejectedBy,
-    reason: t.verdict.reason,
-    checks: t.verdict.checks.map((c) => ({ check: c.check, passed: c.passed, reason: c.reason })),
-    apply_report: t.applyReport ?? null,
-    clause_changes: t.clauseChanges ?? [],
-    non_directive_lines_changed: t.nonDirectiveLinesChanged ?? null,
-    usage: t.usage
+    id: record.id,
+    attempt: record.attempt,
+    tier: record.tier,
+    prompt: record.conversation,
+    turn: record.turn,
+    source: record.source,
+    call_outcome: record.callOutcome,
+    call_detail: record.callDetail,
+    outcome: outcomeOf(record.callOutcome, verification?.accepted ?? false),
+    rejected_by: rejected?.rejectedBy ?? null,
+    reason: rejected?.reason ?? null,
+    checks: (verification?.checks ?? []).map((c) => ({ check: c.check, passed: c.passed, reason: c.reason })),
+    apply_report: verification?.applyReport ?? null,
+    clause_changes: verification?.directives?.clauseChanges ?? [],
+    non_directive_lines_changed: verification?.directives?.nonDirectiveLinesChanged ?? null,
+    usage: record.usage
       ? {
-          duration_ms: t.usage.durationMs,
-          input_tokens: t.usage.inputTokens ?? null,
-          output_tokens: t.usage.outputTokens ?? null,
-          cost_usd: t.usage.costUsd ?? null,
-          cli_version: t.usage.cliVersion ?? null,
+          duration_ms: record.usage.durationMs,
+          input_tokens: record.usage.inputTokens ?? null,
+          output_tokens: record.usage.outputTokens ?? null,
+          cost_usd: record.usage.costUsd ?? null,
+          cli_version: record.usage.cliVersion ?? null,
         }
       : null,
-    candidates: (t.candidates ?? []).map((c) => ({
-      candidate: c.candidate,
-      blocks: c.blocks,
-      accepted: c.accepted,
-      rejected_by: c.rejectedBy,
-      reason: c.reason,
-      checks: c.checks.map((check) => ({ check: check.check, passed: check.passed, reason: check.reason })),
-    })),
-  } satisfies Verdict);
+    // An answer offering alternatives: each candidate's own verdict; the fields above are the accepted or furthest one's.
+    candidates:
+      verification && verification.candidates.length > 1
+        ? verification.candidates.map((c) => ({
+            candidate: c.candidate!,
+            blocks: c.blocks,
+            accepted: c.accepted,
+            rejected_by: c.accepted ? null : c.rejectedBy,
+            reason: c.accepted ? null : c.reason,
+            checks: c.checks.map((check) => ({ check: check.check, passed: check.passed, reason: check.reason })),
+          }))
+        : [],
+  } satisfies VerdictFile);
 }
 
-function outcomeOf(call: Verdict['call_outcome'], accepted: boolean): Verdict['outcome'] {
-  switch (call) {
-    case 'answered':
-      return accepted ? 'accepted' : 'rejected';
-    case 'declined':
-      return 'declined';
-    case 'auth':
-    case 'quota':
-    case 'misconfigured':
-      return 'fatal';
-    default:
-      return 'unanswered';
-  }
+function outcomeOf(call: VerdictFile['call_outcome'], accepted: boolean): VerdictFile['outcome'] {
+  if (call === 'answered') return accepted ? 'accepted' : 'rejected';
+  if (call === 'declined') return 'declined';
+  return isFatalReason(call) ? 'fatal' : 'unanswered';
 }
 
 async function writePatches(dir: string, patches: ReadonlyMap<string, string> | null): Promise<void> {
@@ -114,7 +99,7 @@ export async function readAttempts(dotDir: string, id: string): Promise<StoredAt
   for (const attempt of numbers) {
     const dir = join(base, String(attempt));
     const verdictText = await readOrNull(join(dir, 'verdict.json'));
-    const verdict = verdictText === null ? null : VerdictSchema.safeParse(JSON.parse(verdictText));
+    const verdict = verdictText === null ? null : VerdictFileSchema.safeParse(JSON.parse(verdictText));
     if (verdict && !verdict.success) throw new Error(`${join(dir, 'verdict.json')}: not a verdict: ${verdict.error.message}`);
     attempts.push({
       attempt,

@@ -7,7 +7,7 @@ import { faultPoint } from '../fault.js';
 import { exists, isNotFound, listIfPresent, removeTree, syncDir, writeFileAtomic } from './fs-atomic.js';
 import { backupDir, backupsDir, suggestionDir, writtenDigestPath } from './paths.js';
 import { listSetFiles } from './patch-set-files.js';
-import { compareIds } from '../discopop/patch-sets.js';
+import { compareIds } from '../formats/types.js';
 
 export async function readWrittenDigest(dotDir: string, id: string): Promise<string | null> {
   try {

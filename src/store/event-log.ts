@@ -5,7 +5,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { type Emit, type RunEvent, EventSchema } from './events.js';
+import { type Emit, type RunEvent, EventSchema } from '../formats/events.js';
 import { isNotFound } from './fs-atomic.js';
 import { repairDir } from './paths.js';
 

@@ -5,8 +5,8 @@ import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exists, isNotFound } from './fs-atomic.js';
 import { repairDir } from './paths.js';
-import { ResultsFileSchema } from './results.js';
-import { EventSchema } from './events.js';
+import { ResultsFileSchema } from '../formats/results.js';
+import { EventSchema } from '../formats/events.js';
 
 const ROTATED = ['attempts', 'progress.jsonl', 'results.json'] as const;
 

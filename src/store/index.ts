@@ -5,7 +5,7 @@ export { createRunScratch, cleanupStaleScratch, scratchRecordPath, type RunScrat
 export { startRun, historyDir } from './history.js';
 export { writeBack, recoverWriteBack, type WriteBackResult } from './write-back.js';
 export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
-export { AttemptStore, readAttempts, attemptsDir, type AttemptInput, type AttemptDetails, type StoredAttempt } from './attempts.js';
+export { AttemptStore, readAttempts, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';

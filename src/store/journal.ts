@@ -3,33 +3,11 @@
 // atomically before anything in the suggestion folder changes and removed once the change is done.
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { JournalSchema, type Journal } from '../formats/run-state.js';
 import { isNotFound, syncDir, writeFileAtomic } from './fs-atomic.js';
 import { journalDir, journalPath } from './paths.js';
 
-export const JournalSchema = z.discriminatedUnion('kind', [
-  z.object({
-    version: z.literal(1),
-    kind: z.literal('write-back'),
-    id: z.string(),
-    /**
-     * prepared: temp files may be incomplete and nothing in the folder has changed yet;
-     * committed: every temp file is complete and on disk, renames may have started.
-     */
-    state: z.enum(['prepared', 'committed']),
-    /** created: this write-back made the backup; kept: a backup of the current generation existed. */
-    backup: z.enum(['created', 'kept']),
-    files: z.array(z.object({ name: z.string(), digest: z.string() })).describe('files replaced or added, with their new digests'),
-    target_digest: z.string().describe('digest of the whole folder once the write-back is done'),
-  }),
-  z.object({
-    version: z.literal(1),
-    kind: z.literal('restore'),
-    id: z.string(),
-    reason: z.string().describe('why the backup is being put back: --restore, or undoing a write-back'),
-  }),
-]);
-export type Journal = z.infer<typeof JournalSchema>;
+
 
 export async function writeJournal(dotDir: string, journal: Journal): Promise<void> {
   await mkdir(journalDir(dotDir), { recursive: true });

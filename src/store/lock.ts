@@ -4,18 +4,11 @@
 import { link, mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { unlinkSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { LockFileSchema, type LockFile } from '../formats/run-state.js';
 import { RefusedError } from '../errors.js';
 import { writeFileSynced, isNotFound } from './fs-atomic.js';
 import { isLiveOnThisHost, thisOwner } from './process-alive.js';
 import { repairDir } from './paths.js';
-
-export const LockFileSchema = z.object({
-  pid: z.number().int().positive(),
-  host: z.string(),
-  started: z.string().describe('ISO time the lock was taken'),
-});
-type LockFile = z.infer<typeof LockFileSchema>;
 
 export interface RunLock {
   /** Set when a lock left by a dead run was taken over; the caller shows it. */

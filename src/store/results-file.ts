@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir } from './paths.js';
-import { type ResultsFile, ResultsFileSchema } from './results.js';
+import { type ResultsFile, ResultsFileSchema } from '../formats/results.js';
 
 export function resultsPath(dotDir: string): string {
   return join(repairDir(dotDir), 'results.json');

@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { z } from 'zod';
+import { ScratchFileSchema, type ScratchEntry } from '../formats/run-state.js';
 import { exists, isNotFound, removeTree, writeFileAtomic } from './fs-atomic.js';
 import { isLiveOnThisHost, thisOwner } from './process-alive.js';
 import { repairDir, safeName } from './paths.js';
@@ -12,17 +12,6 @@ import { repairDir, safeName } from './paths.js';
 const PREFIX = 'patch-repair-';
 /** Written into every scratch folder; cleanup deletes only folders that carry it. */
 const MARKER = '.patch-repair-scratch';
-
-const ScratchEntrySchema = z.object({
-  dir: z.string(),
-  run_id: z.string(),
-  pid: z.number().int().positive(),
-  host: z.string(),
-  created: z.string(),
-});
-type ScratchEntry = z.infer<typeof ScratchEntrySchema>;
-
-export const ScratchFileSchema = z.object({ version: z.literal(1), runs: z.array(ScratchEntrySchema) });
 
 export interface RunScratch {
   dir: string;

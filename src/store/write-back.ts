@@ -8,10 +8,11 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import type { PatchSet, Suggestion } from '../types.js';
+import type { PatchSet, Suggestion } from '../formats/types.js';
 import { createBackup, dropBackupDir, hasCurrentBackup, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
 import { exists, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
-import { type Journal, readJournals, removeJournal, writeJournal } from './journal.js';
+import type { Journal } from '../formats/run-state.js';
+import { readJournals, removeJournal, writeJournal } from './journal.js';
 import { journalPath, safeName, suggestionDir } from './paths.js';
 import { digestBytes, digestDir, digestSet, patchFileName, readSet, tempNameFor } from './patch-set-files.js';
 import { removeTempFiles } from './install-set.js';

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_DEFAULTS, resolveAgentSettings, type AgentFlags } from '../../src/agent/config.js';
+import { resolveAgentSettings, type AgentFlags } from '../../src/agent/config.js';
+import { AGENT_DEFAULTS } from '../../src/formats/run-options.js';
 import { UsageError } from '../../src/errors.js';
 
 function configFile(content: unknown): string {

@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/create.js';
 import { UsageError } from '../../src/errors.js';
-import type { AgentSettings } from '../../src/run-options.js';
+import type { AgentSettings } from '../../src/formats/run-options.js';
 
 const BASE: AgentSettings = { agentTimeoutS: 20, prompts: 2, retries: 2, maxAttempts: 6, agentErrorRetries: 2 };
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));

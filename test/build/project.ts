@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess } from '../../src/process.js';
-import type { Emit, RunEvent } from '../../src/store/events.js';
-import type { DotDiscopop, PatchSet, SourceFile, Suggestion } from '../../src/types.js';
+import type { Emit, RunEvent } from '../../src/formats/events.js';
+import type { DotDiscopop, PatchSet, SourceFile, Suggestion } from '../../src/formats/types.js';
 
 export const SOURCES: Record<string, string> = {
   'src/common.h': '#ifndef COMMON_H\n#define COMMON_H\n#define N 64\nvoid fill_a(double *x);\nvoid fill_b(double *x);\n#endif\n',

@@ -5,9 +5,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinRepair } from '../../src/agent/builtin/index.js';
+import { builtinRepair } from '../../src/builtin/index.js';
 import { applyPatchSet, checkDirectivesKept, mapToPatchSet, parsePatches } from '../../src/patch/index.js';
-import type { BuiltinResult } from '../../src/repair/task.js';
+import type { BuiltinResult } from '../../src/formats/task.js';
 import {
   applyAndCompile, directivesAboveLoops, expectedLoops, prepareFixture,
   type Checked, type Fixture, type FixtureSpec, type Prepared,

@@ -1,8 +1,8 @@
 // The small pieces the rules are built from: clause edits in the generator's form, and reading
 // the class out of gcc's C++ object errors (messages copied from g++ 12 runs on the fixtures).
 import { describe, expect, it } from 'vitest';
-import { parseObjectError } from '../../src/agent/builtin/rules/cxx-objects.js';
-import { addEntry, removeEntries } from '../../src/agent/builtin/rules/clauses.js';
+import { parseObjectError } from '../../src/builtin/rules/cxx-objects.js';
+import { addEntry, removeEntries } from '../../src/builtin/rules/clauses.js';
 import { parseDirective, renderDirective } from '../../src/patch/openmp.js';
 
 const directive = (text: string) => parseDirective(text)!;

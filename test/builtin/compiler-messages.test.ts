@@ -4,10 +4,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinRepair } from '../../src/agent/builtin/index.js';
-import { readCompilerMessages } from '../../src/agent/builtin/compiler-messages.js';
+import { builtinRepair } from '../../src/builtin/index.js';
+import { readCompilerMessages } from '../../src/builtin/compiler-messages.js';
 import { runProcess } from '../../src/process.js';
-import type { BuildResult, Suggestion } from '../../src/types.js';
+import type { BuildResult, Suggestion } from '../../src/formats/types.js';
 
 const SOURCE = `void fill(int n, double *v)
 {

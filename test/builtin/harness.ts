@@ -4,8 +4,8 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { runProcess } from '../../src/process.js';
-import type { RepairTask } from '../../src/repair/task.js';
-import type { BuildResult, Suggestion } from '../../src/types.js';
+import type { RepairTask } from '../../src/formats/task.js';
+import type { BuildResult, Suggestion } from '../../src/formats/types.js';
 
 /** One pattern entry, in the explorer's field names; `text` gives a directive verbatim (pipeline). */
 export interface GeneratorDirective {

@@ -4,9 +4,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { builtinRepair } from '../../src/agent/builtin/index.js';
+import { builtinRepair } from '../../src/builtin/index.js';
 import { runProcess } from '../../src/process.js';
-import type { Suggestion } from '../../src/types.js';
+import type { Suggestion } from '../../src/formats/types.js';
 
 const FILES = {
   'src/init.c': {

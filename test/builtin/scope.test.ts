@@ -1,8 +1,8 @@
 // Scope analysis on real C and C++ snippets: the loop a directive governs, the names visible at
 // it (with const-ness and class types), and the names declared inside the loop.
 import { describe, expect, it } from 'vitest';
-import { analyzeSite, perfectlyNestedDepth, type DirectiveSite } from '../../src/agent/builtin/scope.js';
-import { parseSource } from '../../src/agent/builtin/syntax.js';
+import { analyzeSite, perfectlyNestedDepth, type DirectiveSite } from '../../src/builtin/scope.js';
+import { parseSource } from '../../src/builtin/syntax.js';
 
 /** Analyzes at the first `#pragma omp` line of the snippet. */
 async function siteAt(source: string): Promise<DirectiveSite> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { main, type CliDeps } from '../../src/cli.js';
 import { InterruptedError, RefusedError } from '../../src/errors.js';
 import { runProcess } from '../../src/process.js';
-import type { RunOptions } from '../../src/run-options.js';
+import type { RunOptions } from '../../src/formats/run-options.js';
 import { minimalProject } from '../discopop/dot-tree.js';
 
 interface Recorded {

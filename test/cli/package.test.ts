@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema } from '../../src/store/results.js';
+import { ResultsFileSchema } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 
 const CHECKOUT = path.resolve('.');

@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { firstError, parseDiagnostics } from '../../src/build/diagnostics.js';
-import type { Diagnostic } from '../../src/types.js';
+import type { Diagnostic } from '../../src/formats/types.js';
 import { CLANG, CLANG_MISSING_HINT, compile, GCC, isInstalled, projectWith, type Compiler } from './compilers.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/diagnostics');

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runProcess } from '../../src/process.js';
-import type { DotDiscopop, SourceFile } from '../../src/types.js';
+import type { DotDiscopop, SourceFile } from '../../src/formats/types.js';
 
 export interface Compiler {
   family: 'gcc' | 'clang';

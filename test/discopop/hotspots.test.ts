@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyHotspot, readDotDiscopop, selectSuggestions } from '../../src/discopop/index.js';
 import type { LoopHotspot } from '../../src/discopop/hotspots.js';
 import { UsageError } from '../../src/errors.js';
-import type { DotDiscopop, Hotness, Suggestion } from '../../src/types.js';
+import type { DotDiscopop, Hotness, Suggestion } from '../../src/formats/types.js';
 import { minimalProject, doAllEntry } from './dot-tree.js';
 
 const loop = (hotness: Hotness, fileId: string, line: number): LoopHotspot => ({ fileId, line, hotness });

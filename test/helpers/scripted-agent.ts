@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAgent } from '../../src/agent/create.js';
 import type { Agent } from '../../src/agent/types.js';
-import type { FatalReason, NoAnswerReason } from '../../src/agent/types.js';
+import type { FatalReason, NoAnswerReason } from '../../src/formats/events.js';
 
 /** One call's reply: the answer text, or how the call fails. The last reply repeats. */
 export type ScriptedReply =

@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandHotspotShortFlag, parseCommandLine, type CommandLineContext } from '../../src/cli.js';
 import { llmConfigLocation } from '../../src/options.js';
-import type { RunOptions } from '../../src/run-options.js';
+import type { RunOptions } from '../../src/formats/run-options.js';
 import { minimalProject, writeTree } from '../discopop/dot-tree.js';
 
 function context(cwd: string, env: Record<string, string> = {}): CommandLineContext & { out: string[] } {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mapToPatchSet } from '../../src/patch/map.js';
 import { parsePatches } from '../../src/patch/parse.js';
-import type { PatchFile } from '../../src/types.js';
+import type { PatchFile } from '../../src/formats/types.js';
 
 const ROOT = '/home/dev/demo';
 

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile, type SuggestionRecord } from '../../src/store/results.js';
+import { ResultsFileSchema, type ResultsFile, type SuggestionRecord } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
 

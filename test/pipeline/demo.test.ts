@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/store/results.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 

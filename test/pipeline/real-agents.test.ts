@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type SuggestionRecord } from '../../src/store/results.js';
+import { ResultsFileSchema, type SuggestionRecord } from '../../src/formats/results.js';
 import { isolatedHome, requireAgentCli } from '../agent/real-cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';

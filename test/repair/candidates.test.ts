@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunBudget } from '../../src/repair/budget.js';
 import { loadPromptLadder } from '../../src/repair/ladder.js';
 import { repairSuggestion } from '../../src/repair/loop.js';
-import type { AttemptTranscript } from '../../src/repair/transcript.js';
-import type { RepairDeps, VerifyBuilder } from '../../src/repair/types.js';
+import type { AttemptRecord } from '../../src/formats/attempt.js';
+import type { VerifyBuilder } from '../../src/formats/outcome.js';
+import type { RepairDeps } from '../../src/repair/deps.js';
 import { verify, type VerifyDeps } from '../../src/repair/verify.js';
 import { funnelOf } from '../../src/report/funnel.js';
-import type { RunEvent } from '../../src/store/events.js';
-import type { PatchSet } from '../../src/types.js';
+import type { RunEvent } from '../../src/formats/events.js';
+import type { PatchSet } from '../../src/formats/types.js';
 import { createScriptedAgent } from '../helpers/scripted-agent.js';
 import { answerDiff, createTestProject, GOOD_DIRECTIVE, testOptions, type TestProject } from './project.js';
 
@@ -126,7 +127,7 @@ describe('in the attempt loop', () => {
     const scratch = await mkdtemp(path.join(project.scratch, 'candidates-'));
     const replies = [options(notApplying(), block(BUILD_FAILS)), options(block(BUILD_FAILS), block(GOOD_DIRECTIVE))];
     const agent = await createScriptedAgent({ scratchDir: scratch, replies, systemPrompt: ladder.system });
-    const written: AttemptTranscript[] = [];
+    const written: AttemptRecord[] = [];
     const runOptions = testOptions({ agent: { prompts: 1, retries: 1 } });
     project.events.length = 0;
     const repairDeps: RepairDeps = {
@@ -144,7 +145,7 @@ describe('in the attempt loop', () => {
     const outcome = await repairSuggestion(project.task, repairDeps);
     expect(outcome).toMatchObject({ status: 'repaired', attempts: 2, acceptedAttempt: 2 });
 
-    expect(written.map((t) => t.candidates?.map((c) => [c.candidate, c.accepted, c.rejectedBy]))).toEqual([
+    expect(written.map((t) => t.verification?.candidates.map((c) => [c.candidate, c.accepted, c.accepted ? null : c.rejectedBy]))).toEqual([
       [
         [1, false, 'dry-run-apply'],
         [2, false, 'builds'],

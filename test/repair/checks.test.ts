@@ -8,8 +8,8 @@ import { resultingCode } from '../../src/repair/checks/apply.js';
 import { canonicalize, generatedHeaderPaths } from '../../src/repair/checks/canonicalize.js';
 import { directivesKept } from '../../src/repair/checks/directives.js';
 import { strictCheck } from '../../src/repair/checks/strict.js';
-import type { RepairTask } from '../../src/repair/task.js';
-import type { ClauseChange } from '../../src/store/results.js';
+import type { RepairTask } from '../../src/formats/task.js';
+import type { ClauseChange } from '../../src/formats/results.js';
 
 const ROOT = '/home/dev/demo';
 const A = 'void a(int n, double *x) {\n    int i;\n    for (i = 0; i < n; i++)\n        x[i] = 1.0;\n}\n';

@@ -6,9 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunBudget } from '../../src/repair/budget.js';
 import { loadPromptLadder, type PromptLadder } from '../../src/repair/ladder.js';
 import { repairSuggestion } from '../../src/repair/loop.js';
-import type { AttemptTranscript } from '../../src/repair/transcript.js';
-import type { RepairDeps, RepairOutcome } from '../../src/repair/types.js';
-import type { RunOptions } from '../../src/run-options.js';
+import type { AttemptRecord } from '../../src/formats/attempt.js';
+import type { RepairOutcome } from '../../src/formats/outcome.js';
+import type { RepairDeps } from '../../src/repair/deps.js';
+import type { RunOptions } from '../../src/formats/run-options.js';
 import { AttemptStore } from '../../src/store/attempts.js';
 import { createScriptedAgent, type ScriptedAgent, type ScriptedReply } from '../helpers/scripted-agent.js';
 import { answerDiff, createTestProject, GOOD_DIRECTIVE, testOptions, type TestProject } from './project.js';
@@ -34,7 +35,7 @@ afterAll(async () => {
 interface Harness {
   agent: ScriptedAgent;
   deps: RepairDeps;
-  written: AttemptTranscript[];
+  written: AttemptRecord[];
   repair(): Promise<RepairOutcome>;
 }
 
@@ -42,7 +43,7 @@ async function harness(replies: ScriptedReply[], o: { options?: Parameters<typeo
   const scratch = await mkdtemp(path.join(project.scratch, 'loop-'));
   const agent = await createScriptedAgent({ scratchDir: scratch, replies, systemPrompt: ladder.system });
   const options: RunOptions = testOptions(o.options);
-  const written: AttemptTranscript[] = [];
+  const written: AttemptRecord[] = [];
   project.events.length = 0;
   const deps: RepairDeps = {
     dp: project.dp,
@@ -218,8 +219,8 @@ describe('the built-in repairer tier', () => {
     const outcome = await h.repair();
     expect(await h.agent.calls()).toHaveLength(0);
     expect(outcome).toMatchObject({ status: 'repaired', tier: 'builtin', attempts: 0, unanswered: 0, acceptedAttempt: 1, builtin: { tries: 1, accepted: true, declined: null } });
-    expect(h.written[0]).toMatchObject({ tier: 'builtin', attempt: 1, verdict: { accepted: true } });
-    expect(h.written[0]!.verdict.checks.map((c) => c.check)).toEqual(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds']);
+    expect(h.written[0]).toMatchObject({ tier: 'builtin', attempt: 1, verification: { accepted: true } });
+    expect(h.written[0]!.verification!.checks.map((c) => c.check)).toEqual(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds']);
   });
 });
 

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { readDotDiscopop } from '../../src/discopop/index.js';
 import { BuildPool } from '../../src/build/index.js';
 import { applyFilePatch, parsePatches } from '../../src/patch/index.js';
-import type { RepairTask } from '../../src/repair/task.js';
-import type { RunOptions } from '../../src/run-options.js';
-import type { EventInput } from '../../src/store/events.js';
-import type { DotDiscopop } from '../../src/types.js';
+import type { RepairTask } from '../../src/formats/task.js';
+import type { RunOptions } from '../../src/formats/run-options.js';
+import type { EventInput } from '../../src/formats/events.js';
+import type { DotDiscopop } from '../../src/formats/types.js';
 
 export const MAIN_C = `#include <stdio.h>
 #define N 1000

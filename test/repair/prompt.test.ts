@@ -3,8 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptLadder, type PromptLadder } from '../../src/repair/ladder.js';
 import { cutText, followUpPrompt, rungPrompt } from '../../src/repair/prompt.js';
-import type { RepairTask } from '../../src/repair/task.js';
-import type { Diagnostic, PatternInfo } from '../../src/types.js';
+import type { RepairTask } from '../../src/formats/task.js';
+import type { Diagnostic, PatternInfo } from '../../src/formats/types.js';
 import { GENERATED_PATCH, MAIN_C } from './project.js';
 
 const ROOT = '/home/dev/demo';

@@ -2,7 +2,8 @@
 // BuildPool, diff -Naru for the canonical form. Every rejection must name the check and say
 // precisely what was wrong, and patch_generator/ must be byte-for-byte untouched.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verify, type Verdict, type VerifyDeps } from '../../src/repair/verify.js';
+import type { Verification } from '../../src/formats/attempt.js';
+import { verify, type VerifyDeps } from '../../src/repair/verify.js';
 import { answerDiff, createTestProject, GOOD_DIRECTIVE, type TestProject } from './project.js';
 
 let project: TestProject;
@@ -21,7 +22,7 @@ afterAll(async () => {
   await project?.dispose();
 });
 
-function rejection(verdict: Verdict): { check: string; reason: string } {
+function rejection(verdict: Verification): { check: string; reason: string } {
   if (verdict.accepted) throw new Error('expected the candidate to be rejected');
   return { check: verdict.rejectedBy, reason: verdict.reason };
 }

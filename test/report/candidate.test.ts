@@ -2,9 +2,9 @@
 import { expect, it } from 'vitest';
 import { candidateOf } from '../../src/report/candidate.js';
 import type { StoredAttempt } from '../../src/store/index.js';
-import type { Verdict } from '../../src/store/verdict.js';
+import type { VerdictFile } from '../../src/formats/verdict.js';
 
-function attempt(n: number, o: { outcome: Verdict['outcome']; rejectedBy?: Verdict['rejected_by']; reason?: string; canonical?: string; extracted?: string }): StoredAttempt {
+function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: VerdictFile['rejected_by']; reason?: string; canonical?: string; extracted?: string }): StoredAttempt {
   return {
     attempt: n,
     prompt: 'p',

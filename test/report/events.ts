@@ -1,8 +1,8 @@
 // A small run as the stages would emit it: four suggestions, one builds, one has no patch, one is
 // repaired by the agent on its second answer after a built-in decline and a timeout, and one gets
 // no answer at all.
-import type { EventInput, RunEvent } from '../../src/store/events.js';
-import type { RunRecord, SuggestionRecord } from '../../src/store/results.js';
+import type { EventInput, RunEvent } from '../../src/formats/events.js';
+import type { RunRecord, SuggestionRecord } from '../../src/formats/results.js';
 
 const run: RunRecord = {
   id: 'run-1',

@@ -8,7 +8,7 @@ import { CHROMIUM_PATH, openPage } from '../../scripts/docs-screenshot.mjs';
 import { funnelOf } from '../../src/report/funnel.js';
 import { gatherReview } from '../../src/report/html/review-data.js';
 import { renderPage } from '../../src/report/html/page.js';
-import type { EventInput } from '../../src/store/events.js';
+import type { EventInput } from '../../src/formats/events.js';
 import { SAMPLE_RUN, stamped } from './events.js';
 
 async function pageFor(events: EventInput[]): Promise<string> {

@@ -2,7 +2,7 @@
 // single escape code in pipes, CI and NO_COLOR — fed the events of a small run.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createReporter, EventLines } from '../../src/report/reporter.js';
-import type { EventInput, RunEvent } from '../../src/store/events.js';
+import type { EventInput, RunEvent } from '../../src/formats/events.js';
 import { SAMPLE_RUN, stamped } from './events.js';
 import { FakeTerminal } from './fake-terminal.js';
 import { renderScreen } from './screen.js';

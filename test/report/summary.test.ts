@@ -1,8 +1,8 @@
 // The summary's count lines: each label says what it counts, usage only when an agent reported it.
 import { describe, expect, it } from 'vitest';
-import { countStatuses } from '../../src/run-records.js';
+import { countStatuses } from '../../src/formats/run-records.js';
 import { renderSummary } from '../../src/report/summary.js';
-import type { ResultsFile, SuggestionRecord } from '../../src/store/results.js';
+import type { ResultsFile, SuggestionRecord } from '../../src/formats/results.js';
 import { SAMPLE_RUN } from './events.js';
 
 const started = SAMPLE_RUN[0]!.type === 'run-started' ? SAMPLE_RUN[0]!.run : null!;

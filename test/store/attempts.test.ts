@@ -2,14 +2,19 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { AttemptStore, attemptsDir, readAttempts, type AttemptInput } from '../../src/store/index.js';
-import { VerdictSchema } from '../../src/store/verdict.js';
+import type { AttemptRecord } from '../../src/formats/attempt.js';
+import type { CallOutcome } from '../../src/formats/events.js';
+import type { ClauseChange } from '../../src/formats/results.js';
+import { AttemptStore, attemptsDir, readAttempts } from '../../src/store/index.js';
+import { VerdictFileSchema } from '../../src/formats/verdict.js';
 import { makeDotDir, patchText, removeDotDir } from './helpers.js';
 
 let dotDir = '';
 afterEach(async () => removeDotDir(dotDir));
 
-const rejected: AttemptInput = {
+const extracted = new Map([['1', patchText('1', '#pragma omp parallel for ')]]);
+
+const rejected: AttemptRecord = {
   id: '3',
   attempt: 1,
   tier: 'agent',
@@ -20,9 +25,8 @@ const rejected: AttemptInput = {
   answer: '```diff\n--- a/main.c\n+++ b/main.c\n```\n',
   callOutcome: 'answered',
   callDetail: null,
-  extracted: new Map([['1', patchText('1', '#pragma omp parallel for ')]]),
-  canonical: null,
-  verdict: {
+  usage: { durationMs: 5120, inputTokens: 1800, outputTokens: 240, costUsd: 0.012, cliVersion: '2.0.1' },
+  verification: {
     accepted: false,
     rejectedBy: 'dry-run-apply',
     reason: 'hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`',
@@ -30,33 +34,51 @@ const rejected: AttemptInput = {
       { check: 'extraction', passed: true, reason: null },
       { check: 'dry-run-apply', passed: false, reason: 'hunk 1 of main.c does not apply' },
     ],
+    extracted,
+    canonical: null,
+    applyReport: {
+      basis: null,
+      files: [{ file: '1', applied: false, hunks: [{ hunk: 1, applied: false, line: null, offset: null, fuzz: null, reason: 'context differs' }] }],
+    },
+    directives: null,
+    candidate: null,
+    blocks: [1],
+    candidates: [],
   },
-  applyReport: {
-    basis: null,
-    files: [{ file: '1', applied: false, hunks: [{ hunk: 1, applied: false, line: null, offset: null, fuzz: null, reason: 'context differs' }] }],
-  },
-  usage: { durationMs: 5120, inputTokens: 1800, outputTokens: 240, costUsd: 0.012, cliVersion: '2.0.1' },
 };
 
 it('writes prompt, answer, extracted and canonical patches and a schema-valid verdict', async () => {
   dotDir = await makeDotDir();
   const store = new AttemptStore(dotDir);
   await store.write(rejected);
-  const accepted: AttemptInput = {
+  const clauseChanges: ClauseChange[] = [{ file: '1', directive: '#pragma omp parallel for', kind: 'clause-added', clause: 'reduction' }];
+  const accepted: AttemptRecord = {
     ...rejected,
     attempt: 2,
     turn: 1,
     source: 'follow-up',
-    canonical: new Map([['1', patchText('1', '#pragma omp parallel for reduction(+:sum) ')]]),
-    verdict: { accepted: true, rejectedBy: null, reason: null, checks: [] },
-    clauseChanges: [{ file: '1', directive: '#pragma omp parallel for', kind: 'clause-added', clause: 'reduction' }],
-    applyReport: null,
+    verification: {
+      accepted: true,
+      checks: [],
+      extracted,
+      canonical: new Map([['1', patchText('1', '#pragma omp parallel for reduction(+:sum) ')]]),
+      applyReport: null,
+      directives: { clauseChanges, nonDirectiveLinesChanged: false },
+      basis: 'unpatched',
+      changedFiles: ['1'],
+      clauseChanges,
+      nonDirectiveLinesChanged: false,
+      build: { ok: true, output: '', diagnostics: [], durationMs: 0 },
+      candidate: null,
+      blocks: [1],
+      candidates: [],
+    },
   };
   await store.write(accepted);
 
   const dir = join(attemptsDir(dotDir), '3', '1');
   expect((await readdir(dir)).sort()).toEqual(['answer.txt', 'extracted', 'prompt.md', 'verdict.json']);
-  const verdict = VerdictSchema.parse(JSON.parse(await readFile(join(dir, 'verdict.json'), 'utf8')));
+  const verdict = VerdictFileSchema.parse(JSON.parse(await readFile(join(dir, 'verdict.json'), 'utf8')));
   expect(verdict).toMatchObject({
     tier: 'agent',
     prompt: 1,
@@ -78,11 +100,9 @@ it('records an unanswered call with its reason and no answer file', async () => 
   await new AttemptStore(dotDir).write({
     ...rejected,
     answer: null,
-    extracted: null,
     callOutcome: 'timeout',
     callDetail: 'no output within 300 s',
-    verdict: { accepted: false, rejectedBy: null, reason: null, checks: [] },
-    applyReport: null,
+    verification: null,
   });
   const [stored] = await readAttempts(dotDir, '3');
   expect(stored!.answer).toBeNull();
@@ -92,5 +112,5 @@ it('records an unanswered call with its reason and no answer file', async () => 
 
 it('rejects a call outcome the schema does not know instead of writing a bad verdict', async () => {
   dotDir = await makeDotDir();
-  await expect(new AttemptStore(dotDir).write({ ...rejected, callOutcome: 'exploded' })).rejects.toThrow();
+  await expect(new AttemptStore(dotDir).write({ ...rejected, callOutcome: 'exploded' as CallOutcome })).rejects.toThrow();
 });

@@ -1,5 +1,5 @@
 // Valid records for the store's own files, built the way the pipeline fills them.
-import type { ResultsFile, RunRecord, SuggestionRecord } from '../../src/store/results.js';
+import type { ResultsFile, RunRecord, SuggestionRecord } from '../../src/formats/results.js';
 
 export function runRecord(id: string): RunRecord {
   return {

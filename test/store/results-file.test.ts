@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { readResults, resultsPath, writeResults } from '../../src/store/index.js';
-import type { ResultsFile } from '../../src/store/results.js';
+import type { ResultsFile } from '../../src/formats/results.js';
 import { resultsFile } from './fixtures.js';
 import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
 import { digestDir, recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
-import type { Suggestion } from '../../src/types.js';
+import type { Suggestion } from '../../src/formats/types.js';
 import {
   assertDistIsFresh,
   describeRun,

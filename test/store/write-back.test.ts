@@ -5,7 +5,7 @@ import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { digestDir, restoreAll, restoreLogPath, writeBack } from '../../src/store/index.js';
-import type { Suggestion } from '../../src/types.js';
+import type { Suggestion } from '../../src/formats/types.js';
 import { assertDistIsFresh, makeDotDir, patchText, readFolder, removeDotDir, runChild, writeSuggestion } from './helpers.js';
 
 let dotDir = '';

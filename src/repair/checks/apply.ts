@@ -1,7 +1,7 @@
 // Check 3: the candidate's resulting code for the whole set. Files the answer does not touch keep
 // the generated result. A candidate whose code is exactly the generated code is rejected before a
 // build is spent on it: that code is the one that fails.
-import type { RepairTask } from '../task.js';
+import type { RepairTask } from '../../formats/task.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 
 export interface Applied {

@@ -1,9 +1,9 @@
 // Check 6: the suggestion is rebuilt in isolation with the canonical patch set, exactly as the
 // write-back would leave it. It must build. When it does not, the follow-up names the errors that
 // are new compared with the generated patch's build, since those are the ones the answer caused.
-import type { BuildResult, Diagnostic, PatchSet } from '../../types.js';
-import type { VerifyBuilder } from '../types.js';
-import type { RepairTask } from '../task.js';
+import type { BuildResult, Diagnostic, PatchSet } from '../../formats/types.js';
+import type { VerifyBuilder } from '../../formats/outcome.js';
+import type { RepairTask } from '../../formats/task.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 
 export async function buildsCheck(o: { task: RepairTask; canonical: PatchSet; pool: VerifyBuilder }): Promise<CheckOutcome<BuildResult>> {

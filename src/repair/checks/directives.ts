@@ -3,14 +3,10 @@
 // deleting, commenting out or moving a directive to silence the compiler is rejected. Records what
 // changed in the clauses and whether any line other than a directive changed.
 import { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, parsePatches } from '../../patch/index.js';
-import type { ClauseChange } from '../../store/results.js';
-import type { RepairTask } from '../task.js';
+import type { DirectivesKept } from '../../formats/attempt.js';
+import type { ClauseChange } from '../../formats/results.js';
+import type { RepairTask } from '../../formats/task.js';
 import { pass, reject, type CheckOutcome } from './result.js';
-
-export interface DirectivesKept {
-  clauseChanges: ClauseChange[];
-  nonDirectiveLinesChanged: boolean;
-}
 
 export function directivesKept(task: RepairTask, results: ReadonlyMap<string, string>): CheckOutcome<DirectivesKept> {
   const clauseChanges: ClauseChange[] = [];

@@ -2,9 +2,9 @@
 // that, as a change on top of the generated patch. The engine tolerates line drift and explains a
 // failure per hunk in words the model can act on; that text is the follow-up turn.
 import { applyPatchSet, type FilePatch } from '../../patch/index.js';
-import type { ApplyReport } from '../../store/verdict.js';
+import type { ApplyReport } from '../../formats/verdict.js';
 import { toApplyReport } from '../apply-report.js';
-import type { RepairTask } from '../task.js';
+import type { RepairTask } from '../../formats/task.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 
 export interface DryRun {

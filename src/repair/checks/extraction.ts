@@ -4,8 +4,8 @@
 import { realpathSync } from 'node:fs';
 import { mapBlocks, mergeBlocks, parsePatches } from '../../patch/index.js';
 import type { FilePatch } from '../../patch/model.js';
-import type { DotDiscopop } from '../../types.js';
-import type { RepairTask } from '../task.js';
+import type { DotDiscopop } from '../../formats/types.js';
+import type { RepairTask } from '../../formats/task.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 
 /** A patch set for a few loop directives is a few kilobytes; anything this large is not one. */

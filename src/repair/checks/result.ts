@@ -1,14 +1,6 @@
 // What each verification check reports. A check either passes with the value the next check
 // needs, or rejects with a reason written for the model: it becomes the follow-up turn verbatim.
-import type { CheckName } from '../../store/events.js';
-
 export type CheckOutcome<T> = { ok: true; value: T } | { ok: false; reason: string };
-
-export interface CheckResult {
-  check: CheckName;
-  passed: boolean;
-  reason: string | null;
-}
 
 export function pass<T>(value: T): CheckOutcome<T> {
   return { ok: true, value };

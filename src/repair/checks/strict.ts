@@ -2,9 +2,9 @@
 // privatizing clause (or a variable from one): without them the parallel loop can race even
 // though it compiles, so such a repair needs a human decision.
 import { PRIVATIZING_CLAUSES } from '../../patch/openmp.js';
-import type { ClauseChange } from '../../store/results.js';
+import type { ClauseChange } from '../../formats/results.js';
 import { pass, reject, type CheckOutcome } from './result.js';
-import type { DirectivesKept } from './directives.js';
+import type { DirectivesKept } from '../../formats/attempt.js';
 
 export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
   if (kept.nonDirectiveLinesChanged) {

@@ -3,8 +3,8 @@
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
-import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../store/results.js';
-import { SUGGESTION_STATUSES } from '../../store/results.js';
+import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
+import { SUGGESTION_STATUSES } from '../../formats/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import { agentLabel } from '../run-replay.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isNotFound } from '../../store/fs-atomic.js';
 import { readAttempts, type StoredAttempt } from '../../store/index.js';
 import { backupDir, suggestionDir } from '../../store/paths.js';
-import type { SuggestionRecord } from '../../store/results.js';
+import type { SuggestionRecord } from '../../formats/results.js';
 import { type Candidate, candidateOf } from '../candidate.js';
 import { replayRun, type ReplayedRun } from '../run-replay.js';
 

@@ -33,7 +33,7 @@ export const UsageSchema = z.object({
   cli_version: z.string().nullable(),
 });
 
-export const VerdictSchema = z.object({
+export const VerdictFileSchema = z.object({
   version: z.literal(1),
   id: z.string().describe('suggestion id'),
   attempt: z.number().int().positive().describe('the <n> of attempts/<id>/<n>/'),
@@ -67,4 +67,4 @@ export const VerdictSchema = z.object({
     .default([])
     .describe('every candidate of an answer that offered alternatives; empty when it held one. The verdict above is the accepted one, else the one that got furthest'),
 });
-export type Verdict = z.infer<typeof VerdictSchema>;
+export type VerdictFile = z.infer<typeof VerdictFileSchema>;

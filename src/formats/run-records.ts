@@ -1,7 +1,7 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
-import type { RepairOutcome } from './repair/types.js';
-import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './store/results.js';
+import type { RepairOutcome } from './outcome.js';
+import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './results.js';
 import type { BuildResult, Suggestion } from './types.js';
 
 export interface AgentIdentity {

@@ -1,7 +1,7 @@
 // What a rule sees and what it gives back. A rule looks at one added directive with its scope
 // facts and the compiler errors tied to it, and returns the directive it would write instead,
 // the errors that change resolves, or a reason to decline.
-import type { Directive } from '../../../patch/openmp.js';
+import type { Directive } from '../../patch/openmp.js';
 import type { CompilerMessage } from '../compiler-messages.js';
 import type { DirectiveSite } from '../scope.js';
 

@@ -1,6 +1,6 @@
 // Compiler messages of a failed build, read from the raw gcc/clang text and tied to the files of
 // the suggestion. Only what the rules need: where (file id, line, column) and the message.
-import type { BuildResult, Suggestion } from '../../types.js';
+import type { BuildResult, Suggestion } from '../formats/types.js';
 
 export interface CompilerMessage {
   fileId: string;

@@ -2,7 +2,7 @@
 // identity"): above a block, an `if` or a label that leads into the loop, or above another
 // pragma. The directive moves onto its loop. Declines when that would mean editing other lines
 // (the loop shares its line with other code) or when the statement is no `for` loop at all.
-import { isOmpPragma } from '../../../patch/openmp.js';
+import { isOmpPragma } from '../../patch/openmp.js';
 import { isLoopConstruct } from './clauses.js';
 import { type Rule, unchanged } from './rule.js';
 

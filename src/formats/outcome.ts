@@ -1,16 +1,9 @@
-// The values the repair stage hands the pipeline, and what it needs from it. The pipeline calls
-// `repairSuggestion(task, deps)` once per failing suggestion and turns the outcome into a
-// results.json record; nothing here writes into patch_generator/.
-import type { Agent } from '../agent/types.js';
-import type { Emit } from '../store/events.js';
-import type { ClauseChange } from '../store/results.js';
-import type { RunOptions } from '../run-options.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../types.js';
-import type { RunBudget } from './budget.js';
-import type { PromptLadder } from './ladder.js';
-import type { AttemptTranscript } from './transcript.js';
-
-export type { RepairTask, BuiltinResult } from './task.js';
+// The values the repair stage hands the pipeline, and what it needs from the build stage and the
+// store. The pipeline calls `repairSuggestion(task, deps)` once per failing suggestion and turns
+// the outcome into a results.json record; nothing here writes into patch_generator/.
+import type { ClauseChange } from './results.js';
+import type { BuildResult, PatchSet } from './types.js';
+import type { AttemptRecord } from './attempt.js';
 
 /** What verification needs from the build stage (BuildPool): an isolated rebuild of one patch set. */
 export interface VerifyBuilder {
@@ -19,24 +12,7 @@ export interface VerifyBuilder {
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
 export interface AttemptRecorder {
-  write(transcript: AttemptTranscript): Promise<void>;
-}
-
-export interface RepairDeps {
-  dp: DotDiscopop;
-  options: RunOptions;
-  pool: VerifyBuilder;
-  /** null = no agent CLI installed (or `--backend builtin`): the built-in repairer alone. */
-  agent: Agent | null;
-  emit: Emit;
-  attempts: AttemptRecorder;
-  signal: AbortSignal;
-  /** Shared by every suggestion of the run: cost, endpoint-down and fatal-error state. */
-  budget: RunBudget;
-  /** The run's scratch folder; canonicalization and its `diff -Naru` work below it. */
-  scratchDir: string;
-  /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */
-  ladder?: PromptLadder;
+  write(record: AttemptRecord): Promise<void>;
 }
 
 /** The built-in repairer's share of a suggestion (results.json `builtin`). */

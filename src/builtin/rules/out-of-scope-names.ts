@@ -2,7 +2,7 @@
 // the for-init, IR names (`i10`, `in.addr`, `tmp_var37`), mangled globals, bare member names.
 // They are dropped from every clause: a body local is private anyway, and a name that is not a
 // variable here cannot be meant as one.
-import type { Clause } from '../../../patch/openmp.js';
+import type { Clause } from '../../patch/openmp.js';
 import { isDataSharing, leadingIdentifier, removeEntries } from './clauses.js';
 import { errorsNaming, type Rule, type RuleInput } from './rule.js';
 

@@ -1,6 +1,6 @@
 // Clause edits shared by the rules. Every edit returns a new directive; a variable-list clause
 // left without variables disappears (`private()` is not valid OpenMP), the construct always stays.
-import type { Clause, Directive } from '../../../patch/openmp.js';
+import type { Clause, Directive } from '../../patch/openmp.js';
 
 // `linear(list : step)` is left alone: the directive parser reads its list as the modifier, and
 // the generator never writes it.

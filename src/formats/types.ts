@@ -21,6 +21,16 @@ export const ERROR_CLASSES = [
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
+/** Suggestion and file ids: numeric ids in numeric order, anything else after them in text order. */
+export function compareIds(a: string, b: string): number {
+  const na = /^\d+$/.test(a) ? Number(a) : Number.NaN;
+  const nb = /^\d+$/.test(b) ? Number(b) : Number.NaN;
+  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb || a.localeCompare(b);
+  if (!Number.isNaN(na)) return -1;
+  if (!Number.isNaN(nb)) return 1;
+  return a.localeCompare(b);
+}
+
 /** A source file of the project, as FileMapping.txt names it (relocated when the tree moved). */
 export interface SourceFile {
   id: string;

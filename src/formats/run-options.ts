@@ -2,7 +2,8 @@
 // it from the command line and llm_config.json; nothing else parses flags.
 import type { Hotness } from './types.js';
 
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type Mode = 'repair' | 'dry-run' | 'discover-only' | 'restore';
 
 export interface AgentSettings {
@@ -44,3 +45,32 @@ export interface RunOptions {
   /** Seconds one build (patch + compile.sh) may take. */
   buildTimeoutS: number;
 }
+
+/** The settings a command-line flag sets; every other field of RunOptions is derived. */
+export type FlagKey = Exclude<keyof RunOptions, 'agent' | 'buildTimeoutS'> | Exclude<keyof AgentSettings, 'executable'>;
+
+/**
+ * Agent settings when neither a flag nor the LLM configuration nor the backend descriptor sets
+ * them (options.md: flag > connection > backend > descriptor > these).
+ */
+export const AGENT_DEFAULTS = {
+  agentTimeoutS: 300,
+  prompts: 2,
+  retries: 2,
+  maxAttempts: 6,
+  agentErrorRetries: 2,
+} as const satisfies Partial<Record<FlagKey, number>>;
+
+/** What a flag left out means, in the flag's own spelling; the help text shows the same values. */
+export const DEFAULTS = {
+  config: 'tiny',
+  hotspotTypes: 'yes,maybe',
+  threads: 1,
+  maxRepairs: 0,
+  contextLines: 60,
+  maxErrorChars: 8000,
+  maxPromptChars: 60000,
+  log: 'WARNING',
+  ...AGENT_DEFAULTS,
+} as const satisfies Partial<Record<FlagKey, string | number>>;
+

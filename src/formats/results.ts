@@ -1,7 +1,7 @@
 // results.json: one record per considered suggestion. Other tools (a GUI, scripts, CI) read these
 // names, so they are snake_case and stable.
 import { z } from 'zod';
-import { ERROR_CLASSES } from '../types.js';
+import { ERROR_CLASSES } from './types.js';
 
 export const SUGGESTION_STATUSES = ['ok', 'repaired', 'failed', 'not_applied', 'agent_unreachable', 'skipped'] as const;
 export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];

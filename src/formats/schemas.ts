@@ -1,22 +1,17 @@
 // Every on-disk JSON format, by the file name its JSON Schema gets in schemas/.
 import { z } from 'zod';
-import { ResultsFileSchema } from './store/results.js';
-import { EventSchema } from './store/events.js';
-import { VerdictSchema } from './store/verdict.js';
-import { JournalSchema } from './store/journal.js';
-import { LockFileSchema } from './store/lock.js';
-import { ScratchFileSchema } from './store/scratch.js';
-import { AppliedSuggestionsSchema } from './discopop/applied.js';
-import { SettingsFileSchema } from './discopop/build-config.js';
-import { HotspotsFileSchema } from './discopop/hotspots.js';
-import { PatternsFileSchema } from './discopop/patterns.js';
-import { LlmConfigSchema } from './agent/config.js';
-import { DescriptorSchema } from './agent/descriptor.js';
+import { ResultsFileSchema } from './results.js';
+import { EventSchema } from './events.js';
+import { VerdictFileSchema } from './verdict.js';
+import { JournalSchema, LockFileSchema, ScratchFileSchema } from './run-state.js';
+import { AppliedSuggestionsSchema, HotspotsFileSchema, PatternsFileSchema, SettingsFileSchema } from './discopop.js';
+import { LlmConfigSchema } from './llm-config.js';
+import { DescriptorSchema } from './descriptor.js';
 
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
   'progress-event.schema.json': EventSchema,
-  'verdict.schema.json': VerdictSchema,
+  'verdict.schema.json': VerdictFileSchema,
   'write-back-journal.schema.json': JournalSchema,
   'lock.schema.json': LockFileSchema,
   'scratch.schema.json': ScratchFileSchema,

@@ -1,7 +1,7 @@
 // The built-in repairer: a deterministic first tier for the common OpenMP clause errors of
 // DiscoPoP patches. It changes only the directive lines the generated patch added and answers
 // in the same form as a model, so its answer goes through the same six checks.
-import type { BuiltinResult, RepairTask } from '../../repair/task.js';
+import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { fileDiff, generatedHeaderLines } from './answer-diff.js';
 import { foreignErrors, readCompilerMessages } from './compiler-messages.js';
 import { repairFile } from './repair-file.js';

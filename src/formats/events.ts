@@ -1,7 +1,7 @@
 // progress.jsonl: the structured event stream of a run. Stages emit these; the terminal reporter,
 // the log file and `patch-repair show` all read the same values.
 import { z } from 'zod';
-import { ERROR_CLASSES } from '../types.js';
+import { ERROR_CLASSES } from './types.js';
 import { SuggestionRecordSchema, RunRecordSchema } from './results.js';
 
 const base = { t: z.string().describe('ISO time') };
@@ -10,8 +10,37 @@ const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize'
 export type CheckName = z.infer<typeof CheckName>;
 export const CheckNameSchema = CheckName;
 
+/** What a check of one candidate reported; the reason is written for the model. */
+export interface CheckResult {
+  check: CheckName;
+  passed: boolean;
+  reason: string | null;
+}
+
+export const NO_ANSWER_REASONS = ['unreachable', 'server-error', 'rate-limited', 'timeout', 'crashed'] as const;
+export type NoAnswerReason = (typeof NO_ANSWER_REASONS)[number];
+
+export const FATAL_REASONS = ['auth', 'quota', 'misconfigured'] as const;
+export type FatalReason = (typeof FATAL_REASONS)[number];
+
+/** A fatal reason stops every agent call of the run (design.md, "Fatal agent errors"). */
+export function isFatalReason(reason: string): reason is FatalReason {
+  return (FATAL_REASONS as readonly string[]).includes(reason);
+}
+
+/** What an agent CLI reported about one call. */
+export interface CallUsage {
+  durationMs: number;
+  /** True when the model produced output for this call (an answer, or tokens were billed). */
+  reachedModel?: boolean;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+  cliVersion?: string;
+}
+
 /** How an agent or built-in call ended: answered, declined, or the no-answer / fatal reason. */
-export const CallOutcomeSchema = z.enum(['answered', 'declined', 'unreachable', 'server-error', 'rate-limited', 'timeout', 'crashed', 'auth', 'quota', 'misconfigured']);
+export const CallOutcomeSchema = z.enum(['answered', 'declined', ...NO_ANSWER_REASONS, ...FATAL_REASONS]);
 export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
 
 export const EventSchema = z.discriminatedUnion('type', [

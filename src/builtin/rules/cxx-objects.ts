@@ -2,7 +2,7 @@
 // and lastprivate, default construction by private and lastprivate. A non-copyable object
 // (unique_ptr, mutex, streams) is shared; one without a default constructor is initialised by
 // copy instead (firstprivate; lastprivate keeps its copy-out next to it).
-import type { Directive } from '../../../patch/openmp.js';
+import type { Directive } from '../../patch/openmp.js';
 import type { CompilerMessage } from '../compiler-messages.js';
 import type { Declaration } from '../declarations.js';
 import { addEntry, allowsShared, hasEntry, removeEntries } from './clauses.js';

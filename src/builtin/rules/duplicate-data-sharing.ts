@@ -1,7 +1,7 @@
 // A name in two data-sharing clauses: keep the strongest (reduction, then lastprivate, then
 // firstprivate, then private, then shared). firstprivate together with lastprivate is legal
 // OpenMP and stays.
-import type { Clause } from '../../../patch/openmp.js';
+import type { Clause } from '../../patch/openmp.js';
 import { isDataSharing, removeEntries } from './clauses.js';
 import { errorsNaming, type Rule, unchanged } from './rule.js';
 

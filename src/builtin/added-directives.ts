@@ -1,7 +1,7 @@
 // The OpenMP directives a generated patch added, located in the patched source. These lines are
 // the only ones the built-in repairer may change.
 import { parsePatch } from 'diff';
-import { isOmpPragma, joinContinuations } from '../../patch/openmp.js';
+import { isOmpPragma, joinContinuations } from '../patch/openmp.js';
 
 export interface AddedDirective {
   /** 0-based first row in the patched source. */

@@ -1,6 +1,6 @@
 // What a repair works on, and what the built-in repairer hands back. Shared by the attempt loop,
 // the six checks and the built-in repairer.
-import type { BuildResult, Suggestion } from '../types.js';
+import type { BuildResult, Suggestion } from './types.js';
 
 export interface RepairTask {
   suggestion: Suggestion;

@@ -1,6 +1,6 @@
 // Repairs the directives the generated patch added to one file: ties each compiler error to
 // its directive, runs the rules over every added directive, and rewrites only those lines.
-import { parseDirective, renderDirective } from '../../patch/openmp.js';
+import { parseDirective, renderDirective } from '../patch/openmp.js';
 import { findAddedDirectives, type AddedDirective } from './added-directives.js';
 import type { CompilerMessage } from './compiler-messages.js';
 import { collapseDepth } from './rules/collapse-depth.js';

@@ -1,0 +1,75 @@
+// One try of one suggestion: what was asked, what came back, what verification made of it. The
+// attempt loop builds one record where the try happens, for every try, accepted or not, answered
+// or not; the store writes it under attempts/<id>/<n>/ (verdict.json is its on-disk summary).
+import type { CallOutcome, CallUsage, CheckName, CheckResult } from './events.js';
+import type { ClauseChange } from './results.js';
+import type { BuildResult, PatchSet } from './types.js';
+import type { ApplyReport } from './verdict.js';
+
+/** Clause changes and other changed lines, once the directives check ran. */
+export interface DirectivesKept {
+  clauseChanges: ClauseChange[];
+  nonDirectiveLinesChanged: boolean;
+}
+
+interface VerificationProgress {
+  checks: CheckResult[];
+  /** file id → the answer's patch, rendered back as diff text. */
+  extracted: Map<string, string> | null;
+  /** file id → canonical patch of the candidate (whole set), once canonicalization passed. */
+  canonical: PatchSet | null;
+  /** How each hunk applied (or why not), once the dry run was reached. */
+  applyReport: ApplyReport | null;
+  directives: DirectivesKept | null;
+  /** Which candidate of an answer offering alternatives, from 1; null when it holds one. */
+  candidate: number | null;
+  /** The answer's diff blocks the candidate is made of, from 1. */
+  blocks: number[];
+}
+
+type Accepted = VerificationProgress & {
+  accepted: true;
+  extracted: Map<string, string>;
+  canonical: PatchSet;
+  basis: 'unpatched' | 'on-top';
+  /** File ids whose patch differs from the generated one: what the write-back replaces. */
+  changedFiles: string[];
+  clauseChanges: ClauseChange[];
+  nonDirectiveLinesChanged: boolean;
+  build: BuildResult;
+};
+type Rejected = VerificationProgress & { accepted: false; rejectedBy: CheckName; reason: string };
+/** A candidate left unbuilt because one before it passed every check. */
+type Unsettled = VerificationProgress & { accepted: false; rejectedBy: null; reason: string };
+
+/** What the six checks made of one candidate of an answer. */
+export type CandidateVerification = Accepted | Rejected | Unsettled;
+
+/**
+ * What the six checks made of one answer: its accepted candidate with the verified set, else the
+ * candidate that got furthest, rejected by one check; and every candidate's own verification.
+ */
+export type Verification = (Accepted | Rejected) & { candidates: CandidateVerification[] };
+
+export interface AttemptRecord {
+  /** Suggestion id. */
+  id: string;
+  /** Number under attempts/<id>/, counting builtin and agent tries together from 1. */
+  attempt: number;
+  tier: 'builtin' | 'agent';
+  /** Which --prompts conversation (1-based) and which turn in it (0 = first call); 0/0 for builtin. */
+  conversation: number;
+  turn: number;
+  /** Ladder rung or `follow-up`, or the built-in repairer's rules. */
+  source: string;
+  prompt: string | null;
+  /** The model's text; null when the call came back without an answer. */
+  answer: string | null;
+  /** answered, declined, or the no-answer / fatal reason of the call. */
+  callOutcome: CallOutcome;
+  callDetail: string | null;
+  /** What the agent CLI reported for the call; null for the built-in repairer. */
+  usage: CallUsage | null;
+  /** What verification made of the answer; null when there was no answer to verify. */
+  verification: Verification | null;
+}

@@ -1,0 +1,26 @@
+// What the attempt loop needs from the pipeline: the build pool, the agent, the event sink, the
+// attempt store and the run-wide budget. Nothing here writes into patch_generator/.
+import type { Agent } from '../agent/types.js';
+import type { Emit } from '../formats/events.js';
+import type { RunOptions } from '../formats/run-options.js';
+import type { AttemptRecorder, VerifyBuilder } from '../formats/outcome.js';
+import type { DotDiscopop } from '../formats/types.js';
+import type { RunBudget } from './budget.js';
+import type { PromptLadder } from './ladder.js';
+
+export interface RepairDeps {
+  dp: DotDiscopop;
+  options: RunOptions;
+  pool: VerifyBuilder;
+  /** null = no agent CLI installed (or `--backend builtin`): the built-in repairer alone. */
+  agent: Agent | null;
+  emit: Emit;
+  attempts: AttemptRecorder;
+  signal: AbortSignal;
+  /** Shared by every suggestion of the run: cost, endpoint-down and fatal-error state. */
+  budget: RunBudget;
+  /** The run's scratch folder; canonicalization and its `diff -Naru` work below it. */
+  scratchDir: string;
+  /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */
+  ladder?: PromptLadder;
+}

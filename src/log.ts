@@ -11,6 +11,8 @@ export function levelOf(event: RunEvent): LogLevel {
   switch (event.type) {
     case 'notice':
       return event.level === 'info' ? 'INFO' : event.level === 'warning' ? 'WARNING' : 'ERROR';
+    case 'agent-picked':
+      return 'WARNING';
     case 'build-started':
     case 'call-started':
       return 'DEBUG';

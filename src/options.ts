@@ -41,7 +41,8 @@ export interface Flag {
  * that each setting of RunOptions has its flag and that no flag sets something RunOptions lacks.
  */
 export const FLAGS = {
-  dotDir: { flags: '--dot-dp-path <path>', attribute: 'dotDpPath', help: 'the .discopop folder; the project root is its parent', absent: 'current directory' },
+  dotDir: { flags: '--dot-dp-path <path>', attribute: 'dotDpPath', help: 'the .discopop folder', absent: 'current directory' },
+  projectRoot: { flags: '--project-root <dir>', attribute: 'projectRoot', help: 'the project whose sources FileMapping.txt names, when .discopop is not directly inside it', absent: 'the parent of .discopop' },
   config: { flags: '-c, --config <name>', attribute: 'config', help: 'execution configuration under project/configs/' },
   // DiscoPoP's `-ht` is rewritten to the long form before parsing (cli.ts, expandHotspotShortFlag).
   hotspotTypes: { flags: '--hotspot-types <list>', shown: '-ht, --hotspot-types <list>', attribute: 'hotspotTypes', help: 'hotspot types to consider: yes, no, maybe' },
@@ -84,6 +85,7 @@ export function flagHelp(key: FlagKey, flag: Flag): string {
 /** Raw values as commander hands them over: strings, or booleans for switches. */
 export interface RunFlags {
   dotDpPath?: string;
+  projectRoot?: string;
   config?: string;
   hotspotTypes?: string;
   suggestions?: string;
@@ -141,9 +143,11 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   }
   const hotspotTypes = parseHotspotTypes(flags.hotspotTypes ?? DEFAULTS.hotspotTypes, problems);
   const suggestions = flags.suggestions === undefined ? undefined : parseIds(flags.suggestions, problems);
+  const projectRoot = await existingDirectory('--project-root', flags.projectRoot, ctx.cwd, problems);
   const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
-  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, dirname(dotDir)))) {
-    problems.push(`${workDir}: --work-dir: expected a folder outside the project ${dirname(dotDir)}: builds and agent conversations never run in the user's tree`);
+  const root = projectRoot ?? dirname(dotDir);
+  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, root))) {
+    problems.push(`${workDir}: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`);
   }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? DEFAULTS.log, problems);
@@ -162,6 +166,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const partial = {
     mode,
     dotDir,
+    ...(projectRoot !== undefined && { projectRoot }),
     config,
     hotspotTypes,
     ...(suggestions !== undefined && { suggestions }),

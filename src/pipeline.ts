@@ -4,11 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet } from './build/index.js';
+import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
-import { InterruptedError } from './errors.js';
+import { InterruptedError, RefusedError } from './errors.js';
 import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
@@ -46,7 +46,7 @@ import {
 } from './store/index.js';
 import { readWrittenDigest } from './store/backup.js';
 import type { Emit, RunEvent } from './formats/events.js';
-import type { ResultsFile, RunRecord, SuggestionRecord } from './formats/results.js';
+import type { OpenmpProbe, ResultsFile, RunRecord, SuggestionRecord } from './formats/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from './formats/types.js';
 
 /** Runs one invocation and returns its exit code. */
@@ -106,7 +106,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
 
-    const dp = await readDotDiscopop(options.dotDir, options.config);
+    const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
     refuseIfApplied(dp);
     const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
     // A broken --prompt-dir must stop the run before any build spends minutes.
@@ -145,7 +145,16 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         emit,
       });
       cleanups.unshift(() => pool.dispose());
-      const discovery = await discover({ dp, considered, pool, emit });
+      // The probe is queued first and runs beside the first discovery builds; when it refuses,
+      // disposing the pool cancels those, and their rejection is expected. With nothing to build
+      // there is nothing the probe could protect.
+      const toBuild = considered.some((s) => s.files.length > 0);
+      const probing = toBuild ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit }) : Promise.resolve(null);
+      const discovering = discover({ dp, considered, pool, emit });
+      discovering.catch(() => undefined);
+      tally.probe = await probing;
+      if (tally.probe?.status === 'compiled') throw new RefusedError(probeRefusal(dp, tally.probe));
+      const discovery = await discovering;
       interrupt.check();
       faultPoint('pipeline.after-discovery');
       const failing = tally.recordDiscovery(discovery.builds, await repairedEarlierIds(options.dotDir, considered));
@@ -162,6 +171,9 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         await tally.conclude(interrupted.exitCode, 'interrupted');
         throw interrupted;
       }
+      // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
+      // results.json that says why, for show and for tools; the refusal itself is the one line printed.
+      if (error instanceof RefusedError) await tally.conclude(error.exitCode, 'not built: the run was refused', { refused: true });
       throw error;
     }
     return await tally.conclude(null, null);
@@ -217,6 +229,7 @@ class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
+  probe: OpenmpProbe | null = null;
   private readonly builds = new Map<string, BuildResult>();
 
   constructor(
@@ -248,14 +261,17 @@ class RunTally {
    * Writes results.json and prints the summary. An interrupted run records every suggestion it
    * did not finish as skipped, so results.json always has one record per considered suggestion.
    */
-  async conclude(interruptExit: number | null, unfinishedReason: string | null): Promise<number> {
+  async conclude(interruptExit: number | null, unfinishedReason: string | null, o: { refused: boolean } = { refused: false }): Promise<number> {
     const { options, emit, reporter } = this.context;
-    const suggestions = this.considered.map(
-      (suggestion) =>
-        this.records.get(suggestion.id) ??
-        unrepairedRecord(suggestion, this.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason }),
-    );
-    const results: ResultsFile = { version: 1, run: runRecord(this.context, this.identity), suggestions };
+    const suggestions = this.considered.map((suggestion) => {
+      const known = this.records.get(suggestion.id);
+      if (known) return known;
+      const record = unrepairedRecord(suggestion, this.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason });
+      // Nothing of a refused run's suggestions is under way: each is settled, and show lists it so.
+      if (o.refused) this.finish(record);
+      return record;
+    });
+    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity), openmp_probe: this.probe }, suggestions };
     const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: this.budget.fatal !== null });
     results.run = {
       ...results.run,
@@ -270,7 +286,7 @@ class RunTally {
     await writeResults(options.dotDir, results);
     faultPoint('pipeline.after-results');
     emit({ type: 'run-finished', run: results.run });
-    reporter.print(`\n${renderSummary(results)}`);
+    if (!o.refused) reporter.print(`\n${renderSummary(results)}`);
     return exitCode;
   }
 }
@@ -278,7 +294,8 @@ class RunTally {
 async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
   const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system });
-  if (notice) emit({ type: 'notice', level: 'info', message: notice });
+  // options.md: the run names the agent it picked before its first call, at the default log level.
+  if (notice) emit({ type: 'agent-picked', message: notice });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: 'no agent and --no-builtin: failing suggestions cannot be repaired' });
   return agent;
 }
@@ -335,6 +352,7 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     output_tokens: null,
     funnel: [],
     exit_code: null,
+    openmp_probe: null,
   };
 }
 

@@ -1,9 +1,10 @@
 // Runs the configuration's compile.sh inside a workspace the way DiscoPoP's project manager runs
 // it in its copy of the project: the parent environment plus every settings key,
-// DP_PROJECT_ROOT_DIR and DOT_DISCOPOP pointing into the copy, OMP_NUM_THREADS, and the
-// configuration folder (inside the copy) as working directory.
+// DP_PROJECT_ROOT_DIR and DOT_DISCOPOP pointing into the copy, OMP_NUM_THREADS; in the
+// per-configuration layout from the configuration folder (inside the copy), in the shared layout
+// as `/bin/bash <script>` from the copy's root (formats.md §1.8).
 import { access, constants } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { runProcess, type RunOutcome } from '../process.js';
 import type { DotDiscopop } from '../formats/types.js';
 
@@ -24,11 +25,11 @@ export interface CompileLayout {
 /** Where compile.sh and its folder are in the workspace, and the environment it gets. */
 export function compileLayout(o: { dp: DotDiscopop; workspaceRoot: string; threads: number }): CompileLayout {
   const { dp, workspaceRoot } = o;
-  const inWorkspace = (abs: string) => join(workspaceRoot, relative(dp.projectRoot, abs));
+  const inWorkspace = (abs: string) => join(workspaceRoot, workspacePath(dp, abs));
   const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
   return {
     script: inWorkspace(scriptInProject),
-    cwd: inWorkspace(dp.config.dir),
+    cwd: dp.config.layout === 'shared' ? workspaceRoot : inWorkspace(dp.config.dir),
     env: {
       ...dp.config.settings,
       DP_PROJECT_ROOT_DIR: workspaceRoot,
@@ -38,6 +39,28 @@ export function compileLayout(o: { dp: DotDiscopop; workspaceRoot: string; threa
   };
 }
 
+/** Where the .discopop folder sits in a workspace when it is not inside the project root (--project-root). */
+export const OUTSIDE_DOT_DISCOPOP = '.discopop';
+
+/**
+ * The relative path in a workspace of a file of the project or of its .discopop folder: a
+ * .discopop outside the project root is copied to `.discopop` in the workspace, where DiscoPoP's
+ * own copies keep it.
+ */
+export function workspacePath(dp: Pick<DotDiscopop, 'projectRoot' | 'dotDir'>, abs: string): string {
+  const inProject = relative(dp.projectRoot, abs);
+  return leavesRoot(inProject) ? join(OUTSIDE_DOT_DISCOPOP, relative(dp.dotDir, abs)) : inProject;
+}
+
+/** The .discopop folder is not inside the project root, so workspaces carry a copy of it. */
+export function dotDiscopopOutside(dp: Pick<DotDiscopop, 'projectRoot' | 'dotDir'>): boolean {
+  return leavesRoot(relative(dp.projectRoot, dp.dotDir));
+}
+
+function leavesRoot(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
 /**
  * stderr is merged into stdout by the shell so the output reads in the order it was written
  * (make's command lines next to gcc's errors). A compile.sh without the execute bit is run with
@@ -45,11 +68,13 @@ export function compileLayout(o: { dp: DotDiscopop; workspaceRoot: string; threa
  */
 export async function runCompileScript(request: CompileRequest): Promise<RunOutcome> {
   const layout = compileLayout(request);
-  const executable = await access(layout.script, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
-  const command = executable ? [layout.script] : ['bash', layout.script];
+  const executable =
+    request.dp.config.layout === 'per-configuration' &&
+    (await access(layout.script, constants.X_OK).then(
+      () => true,
+      () => false,
+    ));
+  const command = executable ? [layout.script] : request.dp.config.layout === 'shared' ? ['/bin/bash', layout.script] : ['bash', layout.script];
   return runProcess({
     command: 'sh',
     args: ['-c', 'exec "$@" 2>&1', 'sh', ...command],

@@ -3,3 +3,4 @@ export { BuildPool, type BuildPoolOptions, type BuildPurpose } from './pool.js';
 export { discover, generatedPatchSet, type DiscoveryResult } from './discover.js';
 export { parseDiagnostics, classifyError } from './diagnostics.js';
 export { compileLayout } from './compile.js';
+export { placeProbe, probeRefusal, runOpenmpProbe, PROBE_DIRECTIVE, PROBE_IDENTIFIER, type ProbePlacement } from './probe.js';

@@ -9,10 +9,10 @@ import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { faultPoint } from '../fault.js';
 import { patchWorkspace } from './apply.js';
-import { runCompileScript } from './compile.js';
+import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
-import { absolutizeEscapingLinks, materialize, scanTree, type Entry } from './tree.js';
-import { referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
+import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry } from './tree.js';
+import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
 import { repairDir } from '../store/paths.js';
 
 export interface BuildPoolOptions {
@@ -28,7 +28,8 @@ export interface BuildPoolOptions {
   emit: Emit;
 }
 
-export type BuildPurpose = 'discovery' | 'verify';
+/** A probe build goes ahead of the queue: the run may refuse on its result. */
+export type BuildPurpose = 'probe' | 'discovery' | 'verify';
 
 interface Worker {
   workspace: Workspace;
@@ -52,6 +53,7 @@ export class BuildPool {
   private cloning = 0;
   private reference?: Promise<BuildResult>;
   private sources?: ReferenceSources;
+  private outsideDotDir?: string;
   private disposed?: Promise<void>;
 
   private constructor(
@@ -102,7 +104,9 @@ export class BuildPool {
     await this.referenceBuild();
     this.controller.signal.throwIfAborted();
     return new Promise<BuildResult>((resolve, reject) => {
-      this.queue.push({ id, patchSet, purpose, resolve, reject });
+      const job = { id, patchSet, purpose, resolve, reject };
+      if (purpose === 'probe') this.queue.unshift(job);
+      else this.queue.push(job);
       this.pump();
     });
   }
@@ -121,14 +125,25 @@ export class BuildPool {
   }
 
   private async addFirstWorkspace(): Promise<void> {
-    const skipped = new Set([repairDir(await realpath(this.o.dp.dotDir)), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
+    const dotDir = await realpath(this.o.dp.dotDir);
+    const skipped = new Set([repairDir(dotDir), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
+    const outside = dotDiscopopOutside({ projectRoot: this.projectRoot, dotDir });
+    // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
+    if (outside) skipped.add(join(this.projectRoot, OUTSIDE_DOT_DISCOPOP));
     const manifest = await scanTree(this.projectRoot, (abs) => skipped.has(abs));
     absolutizeEscapingLinks(manifest, this.projectRoot);
+    if (outside) {
+      this.outsideDotDir = dotDir;
+      const dot = await scanTree(dotDir, (abs) => skipped.has(abs));
+      absolutizeEscapingLinks(dot, dotDir);
+      manifest.set(OUTSIDE_DOT_DISCOPOP, (await statEntry(dotDir))!);
+      for (const [rel, entry] of dot) manifest.set(`${OUTSIDE_DOT_DISCOPOP}/${rel}`, entry);
+    }
     const tree = join(this.root, 'w0', 'tree');
     await mkdir(tree, { recursive: true });
     await materialize({
       entries: [...manifest],
-      sourceOf: (rel) => join(this.projectRoot, rel),
+      sourceOf: projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }),
       toRoot: tree,
       linkRoots: [this.projectRoot, this.o.dp.projectRoot],
     });
@@ -159,7 +174,7 @@ export class BuildPool {
     const outputsRoot = join(this.root, 'reference-outputs');
     await mkdir(outputsRoot, { recursive: true });
     await materialize({ entries: written, sourceOf: (rel) => join(workspace.root, rel), toRoot: outputsRoot, linkRoots: [] });
-    this.sources = { projectRoot: this.projectRoot, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
+    this.sources = { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
   }
 
   private pump(): void {
@@ -201,10 +216,10 @@ export class BuildPool {
   }
 
   private async runJob(worker: Worker, job: Job): Promise<void> {
-    this.o.emit({ type: 'build-started', id: job.id, purpose: job.purpose });
+    this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
     try {
       const result = await this.buildIn(worker, job.patchSet);
-      this.emitFinished(job.id, job.purpose, result);
+      this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
       job.reject(error);

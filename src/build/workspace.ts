@@ -6,6 +6,7 @@
 import { readFile, writeFile, utimes, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { OUTSIDE_DOT_DISCOPOP } from './compile.js';
 import { materialize, scanTree, seconds, statEntry, type Entry, type Manifest } from './tree.js';
 
 /** Translation units: a patch confined to these can rely on make's own dependency on the source. */
@@ -17,13 +18,23 @@ const SOURCE_LIKE = new Set([...TRANSLATION_UNITS, '.c++', '.h', '.hh', '.hpp', 
 export interface ReferenceSources {
   /** The user's project root: read-only, never written. */
   projectRoot: string;
+  /** The .discopop folder when it is outside the project root (--project-root): its copy is `.discopop` in a workspace. */
+  outsideDotDir?: string;
   /** Copies of the files the reference build created or rewrote, by relative path. */
   outputsRoot: string;
   outputs: ReadonlySet<string>;
 }
 
 export function referenceSourceOf(sources: ReferenceSources): (rel: string) => string {
-  return (rel) => join(sources.outputs.has(rel) ? sources.outputsRoot : sources.projectRoot, rel);
+  const original = projectSourceOf(sources);
+  return (rel) => (sources.outputs.has(rel) ? join(sources.outputsRoot, rel) : original(rel));
+}
+
+/** Where a workspace entry comes from in the user's tree. */
+export function projectSourceOf(sources: Pick<ReferenceSources, 'projectRoot' | 'outsideDotDir'>): (rel: string) => string {
+  const { outsideDotDir } = sources;
+  const prefix = `${OUTSIDE_DOT_DISCOPOP}/`;
+  return (rel) => (outsideDotDir !== undefined && rel.startsWith(prefix) ? join(outsideDotDir, rel.slice(prefix.length)) : join(sources.projectRoot, rel));
 }
 
 export function isTranslationUnit(relPath: string): boolean {

@@ -1,7 +1,11 @@
-// project/configs/<name>/ (formats.md §1.8): compile.sh builds the project; the settings JSON
-// becomes its environment. The parallel build is what a suggestion needs, so par_settings.json
-// wins; without it DiscoPoP's derivation from seq_settings.json is reproduced in memory only,
-// because writing it would change the user's project outside patch_repair/.
+// project/configs/ (formats.md §1.8): compile.sh builds the project; the settings JSON becomes its
+// environment. Two layouts exist. In the per-configuration one (DiscoPoP's master) compile.sh and
+// the settings live in project/configs/<name>/; the parallel build is what a suggestion needs, so
+// par_settings.json wins and, without it, DiscoPoP's derivation from seq_settings.json is
+// reproduced in memory. In the shared one (new_explorer) compile.sh and seq_settings.json live
+// once in project/configs/, a configuration's own compile.sh overrides the shared one, and the par
+// settings are derived afresh every run, so a par_settings.json lying there is stale and unused.
+// Nothing is ever written: that would change the user's project outside patch_repair/.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SeqSettingsSchema, SettingsFileSchema } from '../formats/discopop.js';
@@ -28,13 +32,31 @@ export async function readBuildConfig(o: {
     );
     return undefined;
   }
+  const sharedScript = join(configsDir, 'compile.sh');
+  const sharedSeq = join(configsDir, 'seq_settings.json');
+  if ((await pathKind(sharedScript)) === 'file' || (await pathKind(sharedSeq)) === 'file') {
+    return readSharedLayout({ name: o.name, dir, sharedScript, sharedSeq, problems: o.problems });
+  }
   const compileScript = join(dir, 'compile.sh');
   const hasScript = (await pathKind(compileScript)) === 'file';
   if (!hasScript) o.problems.add(compileScript, 'whole file', 'expected the script that builds the project; it is missing');
 
   const settings = await readSettings(dir, o.problems);
   if (!hasScript || settings === undefined) return undefined;
-  return { name: o.name, dir, compileScript, ...settings };
+  return { name: o.name, dir, compileScript, ...settings, layout: 'per-configuration' };
+}
+
+async function readSharedLayout(o: { name: string; dir: string; sharedScript: string; sharedSeq: string; problems: Problems }): Promise<BuildConfig | undefined> {
+  const own = join(o.dir, 'compile.sh');
+  const compileScript = (await pathKind(own)) === 'file' ? own : o.sharedScript;
+  const hasScript = compileScript === own || (await pathKind(o.sharedScript)) === 'file';
+  if (!hasScript) {
+    o.problems.add(o.sharedScript, 'whole file', `expected the script that builds the project, here or in ${o.dir}; it is missing`);
+  }
+  const seq = await readJsonFile(o.sharedSeq, SeqSettingsSchema, o.problems);
+  if (seq.kind === 'missing') o.problems.add(o.sharedSeq, 'whole file', 'expected the shared seq_settings.json beside the shared compile.sh; it is missing');
+  if (!hasScript || seq.kind !== 'ok') return undefined;
+  return { name: o.name, dir: o.dir, compileScript, settings: deriveParallelSettings(seq.value), settingsSource: 'seq_settings.json (derived)', layout: 'shared' };
 }
 
 async function readSettings(

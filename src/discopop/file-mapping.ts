@@ -23,6 +23,8 @@ export interface FileMapping {
 export async function readFileMapping(o: {
   dotDir: string;
   projectRoot: string;
+  /** The root came from --project-root, not from where .discopop sits. */
+  rootGiven?: boolean;
   problems: Problems;
 }): Promise<FileMapping> {
   const file = join(o.dotDir, 'FileMapping.txt');
@@ -39,7 +41,7 @@ export async function readFileMapping(o: {
 
   const recordedRoot = await findRecordedRoot(entries, o.projectRoot);
   if (recordedRoot === undefined) {
-    await reportUnplaced({ entries, projectRoot: o.projectRoot, file, problems: o.problems });
+    await reportUnplaced({ entries, projectRoot: o.projectRoot, rootGiven: o.rootGiven === true, file, problems: o.problems });
     return { files: null };
   }
   const files = new Map<string, SourceFile>();
@@ -95,7 +97,8 @@ async function findRecordedRoot(entries: Entry[], projectRoot: string): Promise<
 }
 
 /** Names the entries that keep the project from being found: outside it, and absent from it. */
-async function reportUnplaced(o: { entries: Entry[]; projectRoot: string; file: string; problems: Problems }) {
+async function reportUnplaced(o: { entries: Entry[]; projectRoot: string; rootGiven: boolean; file: string; problems: Problems }) {
+  const whose = o.rootGiven ? 'given by --project-root' : 'the parent of the .discopop folder; give --project-root when the project is elsewhere';
   const deepest = commonAncestors(o.entries.map((e) => e.path))[0] ?? '/';
   for (const entry of o.entries) {
     const rel = relative(deepest, entry.path);
@@ -103,7 +106,7 @@ async function reportUnplaced(o: { entries: Entry[]; projectRoot: string; file: 
     o.problems.add(
       o.file,
       `line ${entry.line}`,
-      `expected a path inside the project root ${o.projectRoot} (the parent of the .discopop folder); ` +
+      `expected a path inside the project root ${o.projectRoot} (${whose}); ` +
         `${entry.path} is outside it, and ${rel.split(sep).join('/')} does not exist under it either`,
     );
   }

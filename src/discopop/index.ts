@@ -1,6 +1,6 @@
 // Reads and validates a whole .discopop folder into one DotDiscopop value. Every problem found is
 // collected first and reported together in one UsageError, one line each.
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { DotDiscopop, PatternInfo, Suggestion } from '../formats/types.js';
@@ -9,7 +9,6 @@ import { readBuildConfig } from './build-config.js';
 import { readFileMapping } from './file-mapping.js';
 import { classifyHotspot, readLoopHotspots } from './hotspots.js';
 import { checkDotDiscopopFolder } from './layout.js';
-import { missingOpenmpNotice } from './openmp-flags.js';
 import { readPatchSets } from './patch-sets.js';
 import { readPatterns } from './patterns.js';
 import { Problems } from './problems.js';
@@ -19,16 +18,17 @@ export { selectSuggestions } from './select.js';
 export { classifyHotspot } from './hotspots.js';
 export { checkDotDiscopopFolder } from './layout.js';
 
-export async function readDotDiscopop(dotDir: string, configName: string): Promise<DotDiscopop> {
+/** `projectRoot` is --project-root; without it the project is the parent of the .discopop folder. */
+export async function readDotDiscopop(dotDir: string, configName: string, projectRootOption?: string): Promise<DotDiscopop> {
   const layoutProblem = await checkDotDiscopopFolder(dotDir);
   if (layoutProblem !== null) throw new UsageError(layoutProblem);
   // FileMapping paths are real paths, so the root they are compared with must be one too.
   const dot = await realpath(dotDir);
-  const projectRoot = dirname(dot);
+  const projectRoot = projectRootOption === undefined ? dirname(dot) : await realpath(projectRootOption);
   const problems = new Problems();
 
   const [mapping, patterns, loops, applied, config] = await Promise.all([
-    readFileMapping({ dotDir: dot, projectRoot, problems }),
+    readFileMapping({ dotDir: dot, projectRoot, rootGiven: projectRootOption !== undefined, problems }),
     readPatterns({ dotDir: dot, problems }),
     readLoopHotspots({ dotDir: dot, problems }),
     readApplied({ dotDir: dot, problems }),
@@ -50,8 +50,6 @@ export async function readDotDiscopop(dotDir: string, configName: string): Promi
       `FileMapping.txt records the project at ${mapping.relocatedFrom}; the same files exist under ${projectRoot}, so they are read from there`,
     );
   }
-  const openmpNotice = missingOpenmpNotice(config, await readFile(config.compileScript, 'utf8'));
-  if (openmpNotice !== null) notices.push(openmpNotice);
 
   return {
     dotDir: dot,

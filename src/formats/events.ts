@@ -2,7 +2,7 @@
 // the log file and `patch-repair show` all read the same values.
 import { z } from 'zod';
 import { ERROR_CLASSES } from './types.js';
-import { SuggestionRecordSchema, RunRecordSchema } from './results.js';
+import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema } from './results.js';
 
 const base = { t: z.string().describe('ISO time') };
 
@@ -43,21 +43,25 @@ export interface CallUsage {
 export const CallOutcomeSchema = z.enum(['answered', 'declined', ...NO_ANSWER_REASONS, ...FATAL_REASONS]);
 export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
 
+const BuildPurpose = z.enum(['reference', 'probe', 'discovery', 'verify']);
+
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('run-started'), run: RunRecordSchema }),
   z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
   z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()).describe('every considered suggestion, in order'), builds: z.number().int().nonnegative().describe('how many of them have a patch to build'), jobs: z.number().int() }),
-  z.object({ ...base, type: z.literal('build-started'), id: z.string().nullable().describe('null = reference build'), purpose: z.enum(['reference', 'discovery', 'verify']) }),
+  z.object({ ...base, type: z.literal('build-started'), id: z.string().nullable().describe('null = reference build or OpenMP probe'), purpose: BuildPurpose }),
   z.object({
     ...base,
     type: z.literal('build-finished'),
     id: z.string().nullable(),
-    purpose: z.enum(['reference', 'discovery', 'verify']),
+    purpose: BuildPurpose,
     ok: z.boolean(),
     error_class: z.enum(ERROR_CLASSES).nullable(),
     first_error: z.string().nullable(),
     duration_ms: z.number(),
   }),
+  z.object({ ...base, type: z.literal('openmp-probe'), probe: OpenmpProbeSchema }),
+  z.object({ ...base, type: z.literal('agent-picked'), message: z.string().describe('which agent CLI the run detected and uses, or that the built-in repairer runs alone') }),
   z.object({ ...base, type: z.literal('repair-started'), id: z.string(), index: z.number().int(), total: z.number().int() }),
   z.object({
     ...base,

@@ -65,6 +65,19 @@ export const FunnelEntrySchema = z
   .describe('how far the answers of one backend and model got; an answer with several candidates counts once, at the furthest of them');
 export type FunnelEntry = z.infer<typeof FunnelEntrySchema>;
 
+/** The OpenMP probe (options.md): one build with a directive every OpenMP compiler must reject. */
+export const OpenmpProbeSchema = z.object({
+  status: z
+    .enum(['rejected', 'compiled', 'no-loop', 'inconclusive'])
+    .describe('rejected = the compiler refused the probe, OpenMP is compiled; compiled = the build passed with it, the run refused; no-loop = no loop could hold it; inconclusive = its build failed before the compiler could judge it (patch, timeout)'),
+  file: z.string().nullable().describe('project-relative path of the file that held the probe'),
+  line: z.number().int().positive().nullable().describe('line of the for loop the probe stood above'),
+  directive: z.string().nullable(),
+  detail: z.string().nullable().describe('the compiler diagnostic that rejected it, or why the probe proves nothing'),
+  duration_ms: z.number().nonnegative().nullable(),
+});
+export type OpenmpProbe = z.infer<typeof OpenmpProbeSchema>;
+
 export const RunRecordSchema = z.object({
   id: z.string(),
   started: z.string(),
@@ -82,6 +95,7 @@ export const RunRecordSchema = z.object({
   output_tokens: z.number().nonnegative().nullable().default(null),
   funnel: z.array(FunnelEntrySchema).default([]).describe('the built-in repairer first, then each agent backend and model'),
   exit_code: z.number().int().nullable(),
+  openmp_probe: OpenmpProbeSchema.nullable().default(null).describe('null until the probe ran'),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

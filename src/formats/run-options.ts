@@ -25,6 +25,8 @@ export interface AgentSettings {
 export interface RunOptions {
   mode: Mode;
   dotDir: string;
+  /** --project-root; without it the parent of the .discopop folder. */
+  projectRoot?: string;
   config: string;
   hotspotTypes: Hotness[];
   suggestions?: string[];

@@ -83,6 +83,13 @@ export interface BuildConfig {
   /** Environment from par_settings.json, or derived in memory from seq_settings.json. */
   settings: Record<string, string>;
   settingsSource: 'par_settings.json' | 'seq_settings.json (derived)';
+  /**
+   * formats.md §1.8. `per-configuration`: compile.sh and the settings in project/configs/<name>/,
+   * run with that folder as working directory. `shared` (DiscoPoP's new_explorer): compile.sh and
+   * seq_settings.json once in project/configs/ (a configuration's own compile.sh overrides), run
+   * as `/bin/bash <script>` from the project root, par settings derived afresh every run.
+   */
+  layout: 'per-configuration' | 'shared';
 }
 
 /** A validated .discopop folder. */
@@ -95,7 +102,7 @@ export interface DotDiscopop {
   config: BuildConfig;
   applied: string[];
   hasHotspotData: boolean;
-  /** Things the user should know that do not stop the run (relocated paths, no OpenMP flag). */
+  /** Things the user should know that do not stop the run (relocated paths). */
   notices: string[];
 }
 

@@ -2,7 +2,7 @@
 // patch: same construct, directly above the same statement (its target). Clauses may change.
 import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
-import { align, type AlignedLine } from './alignment.js';
+import { align, splitLines, type AlignedLine } from './alignment.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Clause, type Directive } from './openmp.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
@@ -21,6 +21,31 @@ export function directivesAddedByPatch(patch: FilePatch): Directive[] {
   return directives;
 }
 
+/**
+ * The loops the patch's loop directives govern (design.md, Directive identity), as 0-based
+ * original lines, read from the hunks alone; a directive with no `for` loop after it in its block
+ * adds none.
+ */
+export function loopTargetsOfPatch(patch: FilePatch, original: string): number[] {
+  const lines = splitLines(original);
+  const targets: number[] = [];
+  for (const hunk of patch.hunks) {
+    if (hunk.oldStart === null) continue;
+    let oldLine = Math.max(0, hunk.oldStart - 1);
+    for (const line of hunk.lines) {
+      if (line.kind !== 'add') {
+        oldLine++;
+        continue;
+      }
+      const directive = isOmpPragma(line.text) ? parseDirective(line.text) : null;
+      if (directive === null || !isLoopConstruct(directive.construct)) continue;
+      const target = loopAfter(lines, oldLine);
+      if (target !== null && !targets.includes(target)) targets.push(target);
+    }
+  }
+  return targets;
+}
+
 function continuationEnd(lines: readonly string[], start: number): number {
   let end = start;
   while (end < lines.length - 1 && /\\\s*$/.test(lines[end]!)) end++;
@@ -36,9 +61,13 @@ export function directivesAddedTo(original: string, content: string): Directive[
 interface PlacedDirective {
   directive: Directive;
   text: string;
-  /** Original line of the first statement after it; null if that statement is new. */
+  /** Original line of its target (design.md, Directive identity); null if that statement is new. */
   target: number | null;
   targetText: string;
+  /** The target is the first statement below the directive (blank and comment lines aside). */
+  directlyAbove: boolean;
+  /** Text of the first statement below the directive. */
+  nextText: string;
   /** Original line right below the directive (a blank or comment line may precede the target). */
   below: number | null;
 }
@@ -53,36 +82,67 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
     const directive = parseDirective(text);
     index = end;
     if (directive === null) continue;
-    const targetIndex = targetAfter(texts, end + 1, isLoopConstruct(directive.construct));
+    const next = statementAfter(texts, end + 1);
+    const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1) : null;
+    const targetIndex = loop ?? next;
     found.push({
       directive,
       text: text.trim(),
       target: targetIndex === null ? null : lines[targetIndex]!.original,
-      targetText: targetIndex === null ? '(end of file)' : texts[targetIndex]!.trim(),
+      targetText: statementText(texts, targetIndex),
+      directlyAbove: targetIndex === next,
+      nextText: statementText(texts, next),
       below: lines[end + 1]?.original ?? null,
     });
   }
   return found;
 }
 
-const LOOP_WORDS = new Set(['for', 'do', 'simd', 'loop', 'taskloop', 'distribute']);
-
-function isLoopConstruct(construct: string): boolean {
-  return construct.split(/\s+/).some((word) => LOOP_WORDS.has(word));
+function statementText(texts: readonly string[], index: number | null): string {
+  return index === null ? '(end of file)' : texts[index]!.trim();
 }
 
-/**
- * A line that only opens the statement holding a loop (`if (c)`, `else`, a label, a lone `{`): a
- * loop directive above it belongs to the loop below it (design.md, Directive identity), so moving
- * the directive onto that loop keeps it.
- */
-const LOOP_WRAPPER = /^(?:(?:else\s+)?if\s*\(.*\)|else|(?!default\b)[A-Za-z_]\w*\s*:(?!:)|\{)$/;
+const LOOP_WORDS = new Set(['for', 'do', 'simd', 'loop', 'taskloop', 'distribute']);
+
+/** `declare simd` names a function, not a loop. */
+function isLoopConstruct(construct: string): boolean {
+  const words = construct.split(/\s+/);
+  return words[0] !== 'declare' && words.some((word) => LOOP_WORDS.has(word));
+}
+
+/** First statement line at or after `from`: blank lines, comments and stacked directives are skipped. */
+function statementAfter(lines: readonly string[], from: number): number | null {
+  for (const index of codeLines(lines, from)) return index;
+  return null;
+}
+
+const FOR_LOOP = /^for\s*\(/;
 
 /**
- * First statement at or after `from`: blank lines, comments and stacked directives are skipped; for
- * a loop directive, lines that only open the statement around its loop are skipped too.
+ * The loop a loop construct governs: the first `for` loop at or after `from` in the same block
+ * (design.md, Directive identity). A declaration DiscoPoP's line numbers put the directive above,
+ * a wrapping `if`, a label or a brace is skipped; the block's closing brace ends the search.
  */
-function targetAfter(lines: readonly string[], from: number, loop = false): number | null {
+function loopAfter(lines: readonly string[], from: number): number | null {
+  let depth = 0;
+  for (const index of codeLines(lines, from)) {
+    const line = lines[index]!.trim();
+    if (FOR_LOOP.test(line)) return index;
+    for (const char of withoutLiterals(line)) {
+      if (char === '{') depth++;
+      else if (char === '}' && --depth < 0) return null;
+    }
+  }
+  return null;
+}
+
+/** String and character literals and line comments removed, so their braces do not count. */
+function withoutLiterals(line: string): string {
+  return line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""').replace(/\/\/.*$|\/\*.*?\*\//g, '');
+}
+
+/** Indexes of the lines at or after `from` that hold code: blank lines, comments and `#pragma omp` lines are passed over. */
+function* codeLines(lines: readonly string[], from: number): Generator<number> {
   let inBlockComment = false;
   for (let index = from; index < lines.length; index++) {
     const line = lines[index]!.trim();
@@ -93,14 +153,11 @@ function targetAfter(lines: readonly string[], from: number, loop = false): numb
     if (line === '' || line.startsWith('//') || isOmpPragma(line)) continue;
     if (line.startsWith('/*')) {
       if (!line.includes('*/')) inBlockComment = true;
-      else if (line.endsWith('*/')) continue;
-      else return index;
+      else if (!line.endsWith('*/')) yield index;
       continue;
     }
-    if (loop && LOOP_WRAPPER.test(line)) continue;
-    return index;
+    yield index;
   }
-  return null;
 }
 
 export type DirectivesVerdict =
@@ -123,7 +180,7 @@ export function checkDirectivesKept(o: DirectivesRequest): DirectivesVerdict {
   const changes: ClauseChange[] = [];
   const used = new Set<PlacedDirective>();
   for (const wanted of expected) {
-    const match = offered.find((candidate) => !used.has(candidate) && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct);
+    const match = offered.find((candidate) => !used.has(candidate) && candidate.directlyAbove && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct);
     if (match === undefined) return { ok: false, reason: whyMissing(wanted, offered, candidateAlignment.lines) };
     used.add(match);
     changes.push(...clauseChanges(wanted, match, o.fileId ?? ''));
@@ -151,14 +208,19 @@ function directiveLines(lines: readonly AlignedLine[]): Set<number> {
 }
 
 function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[], candidate: readonly AlignedLine[]): string {
-  const name = `the directive \`${wanted.text}\` above \`${wanted.targetText}\`${wanted.target === null ? '' : ` (line ${wanted.target + 1})`}`;
-  const atTarget = offered.find((other) => sameTarget(other, wanted));
-  if (atTarget !== undefined) {
-    return `${name} became \`${atTarget.directive.construct}\`: the construct \`${wanted.directive.construct}\` must stay; only its clauses may change`;
+  const where = `\`${wanted.targetText}\`${wanted.target === null ? '' : ` (line ${wanted.target + 1})`}`;
+  const name = `the directive \`${wanted.text}\` ${wanted.directlyAbove ? 'above' : 'for the loop'} ${where}`;
+  const atTarget = offered.filter((other) => sameTarget(other, wanted));
+  const sameConstruct = atTarget.find((other) => other.directive.construct === wanted.directive.construct);
+  if (sameConstruct !== undefined) {
+    return `${name} stands above \`${sameConstruct.nextText}\`; it must stand directly above its loop ${where} (blank and comment lines may sit between)`;
+  }
+  if (atTarget.length > 0) {
+    return `${name} became \`${atTarget[0]!.directive.construct}\`: the construct \`${wanted.directive.construct}\` must stay; only its clauses may change`;
   }
   const elsewhere = offered.find((other) => other.directive.construct === wanted.directive.construct);
   if (elsewhere !== undefined) {
-    return `${name} was moved above \`${elsewhere.targetText}\`${elsewhere.target === null ? '' : ` (line ${elsewhere.target + 1})`}, another statement; it must stay directly above its loop`;
+    return `${name} was moved above \`${elsewhere.targetText}\`${elsewhere.target === null ? '' : ` (line ${elsewhere.target + 1})`}, another statement; it must stay directly above ${where}`;
   }
   if (candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
     return `${name} was commented out; it must stay in effect (only its clauses may change)`;

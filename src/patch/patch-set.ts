@@ -1,6 +1,11 @@
 // Applies a candidate patch set all-or-none: to the unpatched sources first, and when that fails,
-// as a change on top of the generated patch (models often write against the patched file).
+// as a change on top of the generated patch (models often write against the patched file). When
+// both readings apply, the one that keeps every generated directive wins (design.md, Two readings
+// of an answer): an answer that adds a declaration and leaves the directive's lines alone means
+// the directive to stay. An answer that itself writes, removes or comments out an executable
+// directive is about the directive and is read against the unpatched source, where it writes it.
 import { applyFilePatch } from './apply.js';
+import { checkDirectivesKept } from './directives.js';
 import { renderApplyFailure } from './failure.js';
 import type { FileApplyReport, FilePatch } from './model.js';
 
@@ -18,13 +23,20 @@ export interface PatchSetRequest {
 /** `contents` holds the files the candidate changes; the others keep their generated patch. */
 export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const direct = applyAll(o.sources, o.candidate);
-  if (direct.ok) return { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
-
   // An ambiguous hunk did match the unpatched sources, only at several places; reading it as a
   // change on top of the generated patch would just pick one of them by another route.
   const ambiguous = direct.reports.some((report) => report.hunks.some((hunk) => hunk.status === 'ambiguous'));
   const patched = ambiguous ? null : applyAll(o.sources, o.generated);
   const onTop = patched?.ok ? applyAll(withDefaults(patched.contents, o.sources), o.candidate) : null;
+  if (direct.ok) {
+    const onTopWins =
+      onTop?.ok === true &&
+      !writesExecutableDirective(o.candidate) &&
+      !keepsDirectives(o.sources, patched!.contents, direct.contents) && keepsDirectives(o.sources, patched!.contents, onTop.contents);
+    return onTopWins
+      ? { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports }
+      : { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
+  }
   if (onTop?.ok) return { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports };
 
   if (onTop !== null && onTop.reports.length > 0 && onTop.reports.every((report) => report.alreadyApplied)) {
@@ -45,6 +57,23 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
   const verdict = direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
   return { ok: false, verdict, reports: direct.reports, text: text + note };
+}
+
+/** `declare reduction`, `declare simd`, `threadprivate`, `requires`: declarations, not the directive of a loop. */
+const EXECUTABLE_DIRECTIVE = /#\s*pragma\s+omp\s+(?!(?:declare|end\s+declare|threadprivate|requires)\b)/;
+
+function writesExecutableDirective(candidate: Map<string, FilePatch>): boolean {
+  return [...candidate.values()].some((patch) => patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind !== 'context' && EXECUTABLE_DIRECTIVE.test(line.text))));
+}
+
+/** Every directive the generated patch adds is still added where it was meant, in every file. */
+function keepsDirectives(sources: Map<string, string>, generated: Map<string, string>, candidate: Map<string, string>): boolean {
+  for (const [fileId, generatedResult] of generated) {
+    const original = sources.get(fileId);
+    if (original === undefined) continue;
+    if (!checkDirectivesKept({ original, generated: generatedResult, candidate: candidate.get(fileId) ?? generatedResult }).ok) return false;
+  }
+  return true;
 }
 
 function appliedHunks(reports: readonly FileApplyReport[]): number {

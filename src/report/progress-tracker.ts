@@ -41,7 +41,7 @@ export class ProgressTracker {
         this.discovery = { total: event.builds, done: 0, failing: 0, referenceRunning: true, finished: false };
         return true;
       case 'build-finished':
-        if (!this.discovery || event.purpose === 'verify') return false;
+        if (!this.discovery || event.purpose === 'verify' || event.purpose === 'probe') return false;
         if (event.purpose === 'reference') this.discovery.referenceRunning = false;
         else {
           this.discovery.done += 1;

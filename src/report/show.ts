@@ -6,6 +6,7 @@ import { eventLogPath } from '../store/event-log.js';
 import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import { candidateOf } from './candidate.js';
+import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening, weakensPrivatization } from '../repair/checks/strict.js';
 import { renderSummary, usageLine } from './summary.js';
@@ -44,6 +45,7 @@ export function runHeader(replay: ReplayedRun, dotDir: string): string[] {
   const agent = label ? `, ${label}` : '';
   const first = `Run ${run.id} (${run.mode}${agent}), started ${run.started}`;
   const lines = [replay.finished ? `${first}, finished ${run.finished}, exit code ${run.exit_code}` : first];
+  if (run.openmp_probe) lines.push(describeProbe(run.openmp_probe));
   if (!replay.finished) {
     const torn = replay.truncated ? ', its last line cut off' : '';
     lines.push(`The run did not finish: ${eventLogPath(dotDir)} ends at ${replay.lastEventAt}${torn}; shown up to there.`);

@@ -59,7 +59,7 @@ export async function makeProject(o: { compileSh?: string; settings?: Record<str
     projectRoot: root,
     files,
     suggestions: [],
-    config: { name: 'default', dir: configDir, compileScript, settings, settingsSource: 'par_settings.json' },
+    config: { name: 'default', dir: configDir, compileScript, settings, settingsSource: 'par_settings.json', layout: 'per-configuration' },
     applied: [],
     hasHotspotData: false,
     notices: [],

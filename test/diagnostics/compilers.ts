@@ -58,7 +58,7 @@ export function projectWith(projectRoot: string, relPaths: string[]): DotDiscopo
     projectRoot,
     files,
     suggestions: [],
-    config: { name: 'tiny', dir: '', compileScript: '', settings: {}, settingsSource: 'seq_settings.json (derived)' },
+    config: { name: 'tiny', dir: '', compileScript: '', settings: {}, settingsSource: 'seq_settings.json (derived)', layout: 'per-configuration' },
     applied: [],
     hasHotspotData: false,
     notices: [],

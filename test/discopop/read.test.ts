@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDotDiscopop, refuseIfApplied } from '../../src/discopop/index.js';
 import { RefusedError, UsageError } from '../../src/errors.js';
-import { addFiles, minimalProject, writeTree, doAllEntry } from './dot-tree.js';
+import { addFiles, minimalProject, writeTree, doAllEntry, PATCH_1 } from './dot-tree.js';
 
 async function usageLines(promise: Promise<unknown>): Promise<string[]> {
   const error = await promise.then(
@@ -196,8 +196,21 @@ describe('FileMapping.txt relocation', () => {
     });
     const lines = await usageLines(readDotDiscopop(dot, 'tiny'));
     expect(lines).toEqual([
-      `${dot}/FileMapping.txt: line 2: expected a path inside the project root ${root} (the parent of the .discopop folder); ` +
+      `${dot}/FileMapping.txt: line 2: expected a path inside the project root ${root} (the parent of the .discopop folder; give --project-root when the project is elsewhere); ` +
         '/home/dev/old/demo/lib/gone.c is outside it, and lib/gone.c does not exist under it either',
+    ]);
+  });
+
+  it('reads the sources under --project-root when .discopop is not inside the project, and names the option when one lies outside it', async () => {
+    const root = writeTree({ 'src/main.c': 'int main(void) { return 0; }\n' });
+    const { dot } = minimalProject({ '.discopop/FileMapping.txt': `1\t${root}/src/main.c\n`, '.discopop/patch_generator/3/1.patch': PATCH_1.replaceAll('<root>', root) });
+    const dp = await readDotDiscopop(dot, 'tiny', root);
+    expect(dp.projectRoot).toBe(root);
+    expect(dp.files.get('1')).toEqual({ id: '1', path: `${root}/src/main.c`, relPath: 'src/main.c' });
+
+    const elsewhere = writeTree({ 'lib/x.c': '' });
+    expect(await usageLines(readDotDiscopop(dot, 'tiny', elsewhere))).toEqual([
+      `${dot}/FileMapping.txt: line 1: expected a path inside the project root ${elsewhere} (given by --project-root); ${root}/src/main.c is outside it, and main.c does not exist under it either`,
     ]);
   });
 
@@ -300,21 +313,6 @@ describe('refuseIfApplied', () => {
     expect(() => refuseIfApplied(dp)).toThrow(
       `2 suggestions applied to the sources (3, 7); roll them back first with \`discopop_patch_applicator -C\` run inside ${dot}`,
     );
-  });
-});
-
-describe('OpenMP flag notice', () => {
-  const plain = { '.discopop/project/configs/tiny/par_settings.json': '{"CC":"gcc","CFLAGS":"-O2 -fopenmp-simd"}' };
-
-  it('warns when neither the settings nor compile.sh enable OpenMP', async () => {
-    const { dot } = minimalProject(plain);
-    const dp = await readDotDiscopop(dot, 'tiny');
-    expect(dp.notices).toEqual([expect.stringMatching(/^neither par_settings.json nor compile.sh of configuration tiny shows an OpenMP flag/)]);
-  });
-
-  it.each(['-fopenmp', '-qopenmp', '-fiopenmp', '-openmp', '"-fopenmp"'])('accepts %s in compile.sh', async (flag) => {
-    const { dot } = minimalProject({ ...plain, '.discopop/project/configs/tiny/compile.sh': `#!/bin/sh\ngcc ${flag} -c x.c\n` });
-    expect((await readDotDiscopop(dot, 'tiny')).notices).toEqual([]);
   });
 });
 

@@ -212,6 +212,15 @@ describe('bad input: one line each, exit 2', () => {
     );
   });
 
+  it('takes --project-root as the project, so a --work-dir inside it is refused', async () => {
+    const { root, dot } = minimalProject({ 'elsewhere/src/': '', 'elsewhere/tmp/': '' });
+    expect(await runOptions(['--project-root', '../elsewhere'], dot)).toMatchObject({ projectRoot: `${root}/elsewhere` });
+    expect(await usageMessage(['--project-root', '../nowhere'], dot)).toBe(`${root}/nowhere: --project-root: expected an existing directory; it does not exist`);
+    expect(await usageMessage(['--project-root', '../elsewhere', '--work-dir', '../elsewhere/tmp'], dot)).toBe(
+      `${root}/elsewhere/tmp: --work-dir: expected a folder outside the project ${root}/elsewhere: builds and agent conversations never run in the user's tree`,
+    );
+  });
+
   it('rejects a --work-dir inside the project: builds and agents never run in the user tree', async () => {
     const { root, dot } = minimalProject({ 'build/scratch/': '' });
     expect(await usageMessage(['--work-dir', '../build/scratch'], dot)).toBe(

@@ -164,6 +164,26 @@ describe('applyPatchSet', () => {
     if (outcome.ok) expect(outcome.contents.get('1')).toBe(insertLine(MAIN_C, 11, '    #pragma omp parallel for shared(a,b) reduction(+:sum) '));
   });
 
+  describe('an answer that applies both to the unpatched source and on top of the generated patch', () => {
+    // Adds a declaration at the top and leaves the directive's lines alone: read against the
+    // unpatched source it would drop the directive; on top of the generated patch it keeps it.
+    const addsDeclaration = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -1,3 +1,4 @@', ' #include <stdio.h>', '+#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)', ' #define N 1000', ' ', ''].join('\n');
+
+    it('is read on top of the generated patch, the reading that keeps the directive', () => {
+      const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(addsDeclaration)]]) });
+      expect(outcome).toMatchObject({ ok: true, basis: 'on-top' });
+      if (outcome.ok) expect(outcome.contents.get('1')).toBe(MAIN_C_PATCHED.replace('#define N', '#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)\n#define N'));
+    });
+
+    it('is read against the unpatched source when both readings keep the directive', () => {
+      // The directive hunk is already there on top of the generated patch, so both readings apply.
+      const withDirective = `${addsDeclaration}${hunkText(8, REDUCTION_HUNK).split('\n').slice(2).join('\n')}`;
+      const onTopAlso = new Map([['1', patchOf(withDirective)]]);
+      const outcome = applyPatchSet({ sources, generated, candidate: onTopAlso });
+      expect(outcome).toMatchObject({ ok: true, basis: 'unpatched' });
+    });
+  });
+
   it('says so when the answer only repeats the generated patch on top of itself', () => {
     const candidate = patchOf(GENERATED_21.replace('-8,6 +8,7', '-9,6 +9,7'));
     const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C_PATCHED]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map([['1', candidate]]) });

@@ -108,6 +108,65 @@ describe('checkDirectivesKept', () => {
     expect(checkDirectivesKept({ original: elsewhere, generated: elsewhere.replace(opener, `${pragma}${opener}`), candidate: moved }).ok).toBe(false);
   });
 
+  describe('identifies a target by its position in the original file', () => {
+    const original = 'void smooth(size_t n, double *x, const double *y) {\n    size_t i;\n    for (i = 1; i + 1 < n; ++i)\n        x[i] = 0.5 * (y[i - 1] + y[i + 1]);\n    for (i = 1; i + 1 < n; ++i)\n        x[i] += y[i];\n}\n';
+    const pragma = '    #pragma omp parallel for shared(x,y) ';
+    const generated = insertLine(original, 3, pragma);
+
+    it('keeps the directive when the repair rewrites its loop header to canonical form', () => {
+      const candidate = generated.replace('for (i = 1; i + 1 < n; ++i)\n        x[i] = 0.5', 'for (i = 1; i < n - 1; ++i)\n        x[i] = 0.5');
+      expect(checkDirectivesKept({ original, generated, candidate })).toMatchObject({ ok: true, nonDirectiveLinesChanged: true, changes: [] });
+    });
+
+    it('keeps it when an unsigned guard wraps the rewritten loop', () => {
+      const candidate = original.replace('    for (i = 1; i + 1 < n; ++i)\n        x[i] = 0.5', `    if (n > 1)\n${pragma}\n    for (i = 1; i < n - 1; ++i)\n        x[i] = 0.5`);
+      expect(checkDirectivesKept({ original, generated, candidate })).toMatchObject({ ok: true, nonDirectiveLinesChanged: true });
+    });
+
+    it('still rejects the directive moved onto the other loop with the same header', () => {
+      const candidate = insertLine(original, 5, pragma);
+      const verdict = checkDirectivesKept({ original, generated, candidate });
+      expect(verdict.ok).toBe(false);
+      if (!verdict.ok) expect(verdict.reason).toMatch(/\(line 3\) was moved above `for \(i = 1; i \+ 1 < n; \+\+i\)` \(line 5\), another statement/);
+    });
+
+    it('rejects a rewrite of the other loop that carries the directive along', () => {
+      const candidate = insertLine(original, 5, pragma).replace('for (i = 1; i + 1 < n; ++i)\n        x[i] +=', 'for (i = 1; i < n - 1; ++i)\n        x[i] +=');
+      expect(checkDirectivesKept({ original, generated, candidate }).ok).toBe(false);
+    });
+  });
+
+  describe('a loop directive DiscoPoP put above a declaration', () => {
+    const original = 'void scale(struct matrix *m, double f) {\n    const int rows = m->rows;\n    for (int r = 0; r < rows; r++)\n        m->v[r] *= f;\n    for (int r = 0; r < rows; r++)\n        m->w[r] *= f;\n}\n';
+    const pragma = '    #pragma omp parallel for shared(m,f) ';
+    const generated = insertLine(original, 2, pragma);
+
+    it('is kept when the repair moves it down onto the loop below', () => {
+      expect(checkDirectivesKept({ original, generated, candidate: insertLine(original, 3, pragma) })).toMatchObject({
+        ok: true,
+        nonDirectiveLinesChanged: false,
+        changes: [{ kind: 'directive-moved', from: 'above line 2', to: 'above line 3' }],
+      });
+    });
+
+    it('is rejected where it stands, naming the loop it must sit on', () => {
+      const verdict = checkDirectivesKept({ original, generated, candidate: generated.replace('shared(m,f)', 'firstprivate(f)') });
+      expect(verdict.ok).toBe(false);
+      if (!verdict.ok) expect(verdict.reason).toBe('the directive `#pragma omp parallel for shared(m,f)` for the loop `for (int r = 0; r < rows; r++)` (line 3) stands above `const int rows = m->rows;`; it must stand directly above its loop `for (int r = 0; r < rows; r++)` (line 3) (blank and comment lines may sit between)');
+    });
+
+    it('is rejected when moved onto the second loop', () => {
+      expect(checkDirectivesKept({ original, generated, candidate: insertLine(original, 5, pragma) }).ok).toBe(false);
+    });
+
+    it('does not look for its loop past the end of its block', () => {
+      const nested = 'void g(int n, double *x) {\n    {\n        const int k = n;\n    }\n    for (int i = 0; i < n; i++)\n        x[i] = 0;\n}\n';
+      const inner = insertLine(nested, 3, '        #pragma omp parallel for ');
+      const moved = insertLine(nested, 5, '    #pragma omp parallel for ');
+      expect(checkDirectivesKept({ original: nested, generated: inner, candidate: moved }).ok).toBe(false);
+    });
+  });
+
   it('flags changes outside the directives', () => {
     const candidate = MAIN_C_PATCHED.replace('printf("%f\\n", sum);', 'printf("%g\\n", sum);');
     expect(check(candidate)).toMatchObject({ ok: true, nonDirectiveLinesChanged: true });

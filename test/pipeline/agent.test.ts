@@ -112,3 +112,25 @@ it('--max-repairs stops after that many repairs and skips the rest without faili
   expect(file.run.counts).toMatchObject({ repaired: 2, skipped: 5 });
   expect(file.suggestions.filter((s) => s.reason?.startsWith('--max-repairs'))).toHaveLength(4);
 });
+
+describe('the run names its agent', () => {
+  it('at the default log level, before the first repair: with no agent CLI on PATH the built-in repairer runs alone', async () => {
+    const { dotDir } = useFixture('demo');
+    const bin = path.dirname(process.execPath);
+    // gcc, make and patch live in /usr/bin; node's own folder holds no agent CLI here.
+    const run = await runProcess({
+      command: process.execPath,
+      args: [CLI, '--dot-dp-path', dotDir, '-s', '3'],
+      cwd: dotDir,
+      env: { PATH: ['/usr/bin', '/bin', bin].join(path.delimiter) },
+      timeoutMs: 240_000,
+    });
+    if (run.kind !== 'exited') throw new Error(run.kind);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const lines = run.stdout.split('\n');
+    const named = lines.indexOf('no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone');
+    expect(named, run.stdout).toBeGreaterThanOrEqual(0);
+    expect(named).toBeLessThan(lines.indexOf('Repairing suggestion 3 (1 of 1)'));
+    expect(record(results(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'builtin' });
+  });
+});

@@ -21,6 +21,7 @@ const run: RunRecord = {
   output_tokens: null,
   funnel: [],
   exit_code: null,
+  openmp_probe: null,
 };
 
 function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {

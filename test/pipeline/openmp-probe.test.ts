@@ -1,0 +1,89 @@
+// The OpenMP probe through the built CLI on the demo, with real gcc and real clang: a build that
+// does not compile OpenMP (flags hard-coded in compile.sh, -fopenmp-simd) or hides a compiler
+// failure behind exit 0 is refused with exit 3 before any suggestion is judged; a normal one goes on
+// and the probe shows in no suggestion's result. One suggestion is considered, so a run costs three
+// builds: reference, probe, the suggestion.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROBE_IDENTIFIER } from '../../src/build/index.js';
+import { runProcess } from '../../src/process.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { useFixture } from '../helpers/fixture.js';
+import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+
+const CLI = path.resolve('dist/cli.js');
+const outsideRepairFolder = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
+
+async function cli(dotDir: string, ...args: string[]) {
+  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
+  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
+  return outcome;
+}
+
+function results(dotDir: string): ResultsFile {
+  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+}
+
+/**
+ * The demo with its configuration's settings and compile.sh replaced; `par` writes the flags to
+ * par_settings.json as given, else seq_settings.json gets them and -fopenmp is derived.
+ */
+function demo(o: { cc: string; cflags: string; make?: string; par?: boolean }) {
+  const copy = useFixture('demo');
+  const config = path.join(copy.dotDir, 'project', 'configs', 'tiny');
+  const settings = JSON.stringify({ CC: o.cc, CXX: o.cc === 'clang' ? 'clang++' : 'g++', CFLAGS: o.cflags, CXXFLAGS: o.cflags });
+  writeFileSync(path.join(config, o.par ? 'par_settings.json' : 'seq_settings.json'), settings);
+  if (o.make !== undefined) writeFileSync(path.join(config, 'compile.sh'), `#!/bin/bash\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\n${o.make}\n`);
+  return copy;
+}
+
+describe('a build that does not compile OpenMP is refused', () => {
+  it.each([
+    ['gcc, compile.sh with hard-coded flags', { cc: 'gcc', cflags: '-O2', make: 'make CC=gcc CFLAGS=-O2' }],
+    ['clang, compile.sh with hard-coded flags', { cc: 'clang', cflags: '-O2', make: 'make CC=clang CFLAGS=-O2' }],
+    ['gcc with -fopenmp-simd in par_settings.json', { cc: 'gcc', cflags: '-O2 -fopenmp-simd', par: true }],
+    ['clang with -fopenmp-simd in par_settings.json', { cc: 'clang', cflags: '-O2 -fopenmp-simd', par: true }],
+    ['gcc -fopenmp, but compile.sh exits 0 although the compiler failed', { cc: 'gcc', cflags: '-O2', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" || true' }],
+  ])('%s: exit 3 before any suggestion is judged, naming the file and both causes', async (_name, settings) => {
+    const { root, dotDir } = demo(settings);
+    const before = snapshotTree(root, outsideRepairFolder);
+    const run = await cli(dotDir, '--discover-only', '-s', '3');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(3);
+    const refusal = run.stderr.trim().split('\n');
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toMatch(/^patch-repair: OpenMP probe: the build passed with `#pragma omp parallel for private\(patch_repair_openmp_probe_undeclared\)` above the loop at src\/matvec\.c:\d+/);
+    expect(refusal[0]).toMatch(/compile\.sh must pass \$CC\/\$CXX and \$CFLAGS\/\$CXXFLAGS from (par|seq)_settings\.json/);
+    expect(refusal[0]).toContain('compile.sh exits 0 although the compiler failed');
+
+    const file = results(dotDir);
+    expect(file.run).toMatchObject({ exit_code: 3, openmp_probe: { status: 'compiled', file: 'src/matvec.c' } });
+    expect(file.suggestions).toEqual([expect.objectContaining({ id: '3', status: 'skipped', reason: 'not built: the run was refused' })]);
+    expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
+
+    const show = await cli(dotDir, 'show');
+    expect(show.stdout).toMatch(/^OpenMP probe \(src\/matvec\.c:\d+\): compiled, so the build does not compile OpenMP directives$/m);
+  });
+});
+
+describe('a build that compiles OpenMP goes on', () => {
+  it.each([
+    ['gcc', { cc: 'gcc', cflags: '-O2 -Wall' }],
+    ['clang', { cc: 'clang', cflags: '-O2 -Wall' }],
+  ])('%s: the compiler rejects the probe, discovery judges the suggestion, and no result mentions the probe', async (_name, settings) => {
+    const { root, dotDir } = demo(settings);
+    const before = snapshotTree(root, outsideRepairFolder);
+    const run = await cli(dotDir, '--discover-only', '-s', '3');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^OpenMP probe \(src\/matvec\.c:\d+\): rejected by the compiler, so the build compiles OpenMP$/m);
+
+    const file = results(dotDir);
+    expect(file.run.openmp_probe).toMatchObject({ status: 'rejected', file: 'src/matvec.c', detail: expect.stringContaining(PROBE_IDENTIFIER) });
+    expect(file.suggestions.map((s) => [s.id, s.status, s.error_class])).toEqual([['3', 'failed', 'undeclared-in-clause']]);
+    // The suggestion was built without the probe: its diagnostics are its own.
+    expect(JSON.stringify(file.suggestions)).not.toContain(PROBE_IDENTIFIER);
+    expect(readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"suggestion-finished"')).join('\n')).not.toContain(PROBE_IDENTIFIER);
+    expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
+  });
+});

@@ -118,9 +118,19 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
   it.skipIf(binaries[backend] === null)('repairs a suggestion after a follow-up in the same conversation, writing only that patch', async () => {
     const { root, dotDir } = useFixture('demo');
     const fix = await correctDiff(root);
-    // The wrong answer drops the directive: it applies and builds, but parallelizes nothing.
-    const dropped = fix.replace(/^\+(\s*)#pragma omp .*$/m, '+$1/* left sequential: acc is declared inside the loop */');
-    expect(dropped).not.toBe(fix);
+    // The wrong answer, written on top of the generated patch, drops the directive: it applies and
+    // would build, but parallelizes nothing.
+    const directive = readFileSync(path.join(root, PATCH), 'utf8').split('\n').find((line) => /^\+\s*#pragma omp/.test(line))!.slice(1);
+    const dropped = [
+      `--- ${root}/src/matvec.c`,
+      `+++ ${root}/src/matvec.c`,
+      '@@ -6,3 +6,3 @@',
+      '     int i, j;',
+      `-${directive}`,
+      '+    /* left sequential: acc is declared inside the loop */',
+      '     for (i = 0; i < rows; i++) {',
+      '',
+    ].join('\n');
     const stub = await stubProvider([{ text: answer(dropped) }, { text: answer(withoutTimestamps(fix)) }]);
     const setup = setups[backend](stub);
     const before = snapshotTree(root, inRepairDir);

@@ -1,14 +1,66 @@
-// npm run bench -- builtin [--kernels 500] [--samples 20]
-// Time of one builtinRepair call on a large translation unit: `--kernels` loop functions
-// (about 10 lines each) with a generated directive naming body locals on the last one, the
-// failing build from real gcc, the patch from real diff -Naru. Cold = first call in the process
-// (tree-sitter WebAssembly load included), warm = median of the following calls.
+// npm run bench -- builtin [--kernels 500] [--samples 20] [--no-table]
+// 1. Coverage: every fixture under fixtures/classes built with gcc and with clang, run through the
+//    built-in repairer by test/builtin/classes.test.ts (real compilers, GNU patch, check 5, the
+//    program run with 1 and 4 threads); per class and compiler: repaired / handed on / wrong, and
+//    the fixtures the compiler accepts as generated.
+// 2. Speed: one builtinRepair call on a large translation unit: `--kernels` loop functions
+//    (about 10 lines each) with a generated directive naming body locals on the last one, the
+//    failing build from real gcc, the patch from real diff -Naru. Cold = first call in the process
+//    (tree-sitter WebAssembly load included), warm = median of the following calls.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { builtinRepair } from '../../dist/builtin/index.js';
+import { parseDiagnostics } from '../../dist/build/diagnostics.js';
 import { runProcess } from '../../dist/process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Classes a rule book answers deterministically; early exits and build failures outside the code are not. */
+const NOT_DETERMINISTIC = new Set(['early-exit', 'link', 'patch-does-not-apply', 'other']);
+
+async function coverage() {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-builtin-table-'));
+  try {
+    const table = join(dir, 'table.json');
+    const run = await runProcess({
+      command: join(ROOT, 'node_modules', '.bin', 'vitest'),
+      args: ['run', 'test/builtin/classes.test.ts', '--reporter=dot'],
+      cwd: ROOT, env: { BUILTIN_TABLE: table }, timeoutMs: 1_800_000,
+    });
+    if (run.kind !== 'exited') throw new Error(`vitest did not finish: ${run.kind}`);
+    const rows = JSON.parse(await readFile(table, 'utf8'));
+    const families = ['gcc', 'clang'];
+    const classes = [...new Set(rows.map((row) => row.class))].sort();
+    const count = (family, filter) => {
+      const selected = rows.filter((row) => row.family === family && filter(row));
+      const by = (outcome) => selected.filter((row) => row.outcome === outcome).length;
+      return { fixtures: selected.length, builds: by('builds'), repaired: by('repaired'), handedOn: by('handed-on'), wrong: by('wrong') };
+    };
+    const cell = (c) => `${c.repaired} / ${c.handedOn} / ${c.wrong}${c.builds > 0 ? ` (${c.builds} build)` : ''}`;
+    console.log('fixtures repaired / handed on / wrong, per compiler ("build": the compiler accepts the generated patch)');
+    console.log(`| class | fixtures | ${families.join(' | ')} |`);
+    console.log(`|---|---|${families.map(() => '---').join('|')}|`);
+    for (const name of classes) {
+      const cells = families.map((family) => count(family, (row) => row.class === name));
+      console.log(`| ${name} | ${cells[0].fixtures} | ${cells.map(cell).join(' | ')} |`);
+    }
+    const totals = families.map((family) => count(family, () => true));
+    console.log(`| **total** | ${totals[0].fixtures} | ${totals.map(cell).join(' | ')} |`);
+    for (const family of families) {
+      const t = count(family, () => true);
+      const d = count(family, (row) => !NOT_DETERMINISTIC.has(row.class) && row.outcome !== 'builds');
+      console.log(`${family}: ${t.repaired} repaired, ${t.handedOn} handed on, ${t.wrong} wrong, ${t.builds} build as generated; deterministic classes: ${d.repaired}/${d.fixtures} failing fixtures repaired (${((100 * d.repaired) / d.fixtures).toFixed(1)} %)`);
+    }
+    for (const row of rows.filter((r) => r.outcome === 'wrong')) console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
+    if (run.exitCode !== 0) console.log(`  (test/builtin/classes.test.ts failed: ${run.stdout.split('\n').filter((line) => /FAIL|failed/.test(line)).slice(0, 5).join(' | ')})`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 
 function option(args, name, fallback) {
   const index = args.indexOf(name);
@@ -31,6 +83,7 @@ function kernel(k) {
 }
 
 export default async function bench(args) {
+  if (!args.includes('--no-table')) await coverage();
   const kernels = option(args, '--kernels', 500);
   const samples = option(args, '--samples', 20);
   const dir = await mkdtemp(join(tmpdir(), 'bench-builtin-'));
@@ -47,6 +100,8 @@ export default async function bench(args) {
     const diff = await runProcess({ command: 'diff', args: ['-Naru', source, `${source}.discopop_patch_generator.temp`], cwd: dir });
     await writeFile(join(dir, 'src', 'build.c'), patched);
     const gcc = await runProcess({ command: 'gcc', args: ['-fopenmp', '-c', 'src/build.c', '-o', '/dev/null'], cwd: dir, env: { LC_ALL: 'C' } });
+    const output = (gcc.stdout + gcc.stderr).replaceAll('src/build.c', 'src/kernels.c');
+    const dp = { projectRoot: dir, files: new Map([['1', { id: '1', path: source, relPath: 'src/kernels.c' }]]) };
     const task = {
       suggestion: {
         id: '1', dir, pattern: null, hotspot: null,
@@ -55,7 +110,7 @@ export default async function bench(args) {
       sources: new Map([['1', original]]),
       generated: new Map([['1', diff.stdout]]),
       patched: new Map([['1', patched]]),
-      build: { ok: false, failedAt: 'compile', output: (gcc.stdout + gcc.stderr).replaceAll('src/build.c', 'src/kernels.c'), diagnostics: [], durationMs: 0 },
+      build: { ok: false, failedAt: 'compile', output, diagnostics: parseDiagnostics(output, dp, dir), durationMs: 0 },
     };
     let started = performance.now();
     const first = await builtinRepair(task);

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Diagnostic, DotDiscopop, ErrorClass, SourceFile } from '../formats/types.js';
 type Severity = Diagnostic['severity'];
+type Parsed = Omit<Diagnostic, 'notes'>;
 
 // `file:line:col: severity: message`; clang and gcc both print it, gcc sometimes without a column.
 const LOCATED = /^(?<file>.+?):(?<line>\d+):(?:(?<col>\d+):)? (?<sev>fatal error|error|warning|note): (?<msg>.*)$/;
@@ -27,10 +28,12 @@ export function stripAnsi(text: string): string {
 }
 
 /**
- * Every diagnostic in `output`, in the order printed. `file` is the project-relative path (forward
+ * Every diagnostic in `output`, in the order printed, each with the notes printed right after it
+ * (a note with nothing before it stands on its own). `file` is the project-relative path (forward
  * slashes) when the file is one of the project's mapped files, else the name as printed; `fileId`
  * is its FileMapping id. Relative names are resolved against the directory make reports it entered,
- * else against `workspaceRoot`, where the build ran.
+ * else against `workspaceRoot`, where the build ran. Messages get ASCII quotes: gcc under a UTF-8
+ * locale prints ‘…’, clang never does, and the same mistake should read the same from both.
  */
 export function parseDiagnostics(output: string, dp: DotDiscopop, workspaceRoot: string): Diagnostic[] {
   const locate = fileLocator(dp, workspaceRoot);
@@ -46,10 +49,17 @@ export function parseDiagnostics(output: string, dp: DotDiscopop, workspaceRoot:
       continue;
     }
     const cwd = directories.at(-1) ?? workspaceRoot;
-    const diagnostic = parseLine(line);
-    if (!diagnostic) continue;
-    const source = locate(diagnostic.file, cwd);
-    diagnostics.push(source ? { ...diagnostic, file: source.relPath, fileId: source.id } : diagnostic);
+    const parsed = parseLine(line);
+    if (!parsed) continue;
+    const source = locate(parsed.file, cwd);
+    const located: Parsed = source ? { ...parsed, file: source.relPath, fileId: source.id } : parsed;
+    const owner = diagnostics.at(-1);
+    if (located.severity === 'note' && owner !== undefined && owner.severity !== 'note') {
+      const { severity: _severity, errorClass: _errorClass, ...note } = located;
+      owner.notes.push(note);
+    } else {
+      diagnostics.push({ ...located, notes: [] });
+    }
   }
   return diagnostics;
 }
@@ -59,10 +69,10 @@ export function firstError(diagnostics: readonly Diagnostic[]): Diagnostic | und
   return diagnostics.find((d) => d.severity === 'error' || d.severity === 'fatal error');
 }
 
-function parseLine(line: string): Diagnostic | undefined {
+function parseLine(line: string): Parsed | undefined {
   const located = LOCATED.exec(line)?.groups;
   if (located) {
-    const message = located.msg ?? '';
+    const message = asciiQuotes(located.msg ?? '');
     return {
       file: located.file ?? '',
       line: Number(located.line),
@@ -75,17 +85,17 @@ function parseLine(line: string): Diagnostic | undefined {
   if (LINKER_CONTEXT.test(line)) return undefined;
   const linked = LINKER_SECTION.exec(line)?.groups;
   if (linked) {
-    const message = linked.msg ?? '';
+    const message = asciiQuotes(linked.msg ?? '');
     return { file: linked.file ?? '', severity: 'error', message, errorClass: 'link' };
   }
   const bare = LINKER_BARE.exec(line)?.groups;
   if (bare && !UNLOCATED.test(line)) {
-    const message = bare.msg ?? '';
+    const message = asciiQuotes(bare.msg ?? '');
     return { file: 'ld', severity: 'error', message, errorClass: 'link' };
   }
   const tool = UNLOCATED.exec(line)?.groups;
   if (tool) {
-    const message = tool.msg ?? '';
+    const message = asciiQuotes(tool.msg ?? '');
     return { file: tool.file ?? '', severity: tool.sev as Severity, message, errorClass: classifyError(message) };
   }
   return undefined;
@@ -126,7 +136,8 @@ const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
   // other non-variable inside a member function; both are repaired by dropping the entry.
   [/'this' allowed in OpenMP only|expected variable name or data member of current class/, 'this-in-clause'],
   [/appears more than once in data clauses|appears both in data and map clauses|\b(?:private|shared|firstprivate|lastprivate|reduction|linear) variable cannot be (?:private|shared|firstprivate|lastprivate|reduction|linear)\b|variable can appear only once in OpenMP/, 'duplicate-data-sharing'],
-  [/'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has an incomplete type|variable of incomplete type/, 'invalid-privatization'],
+  // The iteration variable is predetermined private; no other data-sharing clause may name it.
+  [/iteration variable '[^']+' should not be|loop iteration variable in the associated loop of '[^']+' directive may not be|'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has (?:an )?incomplete type|variable (?:of|with) incomplete type|invalid use of array with unspecified bounds/, 'invalid-privatization'],
   // clang rejects `reduction(+:s)` on a struct and `reduction(^:d)` on a double only through the
   // combiner it cannot build ("invalid operands to binary expression"). The unpatched project
   // compiled, so in a patched build that wording comes from the added reduction clause.
@@ -140,8 +151,14 @@ const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
   [/break statement used with OpenMP for loop|'break' statement cannot be used in OpenMP for loop|invalid (?:branch to\/from|exit from|entry to) OpenMP structured block|cannot return from OpenMP region/, 'early-exit'],
   // One class for every name that is not in scope at the pragma (body local, for-init index,
   // bare member name, IR name): gcc and clang word them all alike.
-  [/undeclared \(first use in this function\)|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/, 'undeclared-in-clause'],
+  // A member access (`a.sum`, `this->total`, IR names like `in.addr`) is not a list item: gcc
+  // stops at the `.`/`->`, clang asks for a variable name.
+  [/undeclared \(first use in this function\)|expected '\)' before '(?:\.|->)' token|expected variable name(?:, array element or array section)?$|member reference base type '[^']+' is not a structure or union|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/, 'undeclared-in-clause'],
 ];
+
+function asciiQuotes(text: string): string {
+  return text.replace(/[‘’]/g, "'");
+}
 
 /** The error class of one diagnostic message (gcc or clang, any quoting), from its text alone. */
 export function classifyError(message: string): ErrorClass {

@@ -92,9 +92,18 @@ export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement |
     if (probe.status === 'inconclusive') {
       o.emit({ type: 'notice', level: 'warning', message: `OpenMP probe in ${placement.relPath}:${placement.line} proves nothing: ${probe.detail}` });
     }
+    if (probe.status === 'rejected' && probe.detail === UNNAMED) {
+      o.emit({
+        type: 'notice',
+        level: 'warning',
+        message: `OpenMP probe in ${placement.relPath}:${placement.line}: the build failed, but its output does not name ${PROBE_IDENTIFIER}; taken as rejected by the compiler (the same tree without the probe built)`,
+      });
+    }
     return probe;
   });
 }
+
+const UNNAMED = 'the build failed; its output does not name the probe';
 
 function probeRecord(placement: ProbePlacement, build: BuildResult): OpenmpProbe {
   const base = { file: placement.relPath, line: placement.line, directive: PROBE_DIRECTIVE, duration_ms: build.durationMs };
@@ -104,7 +113,7 @@ function probeRecord(placement: ProbePlacement, build: BuildResult): OpenmpProbe
     const line = named ? describeDiagnostic(named) : build.output.split('\n').find((l) => l.includes(PROBE_IDENTIFIER));
     // A compile.sh that keeps the compiler's words to itself still failed because of the probe:
     // the same tree without it built.
-    return { ...base, status: 'rejected', detail: line?.trim() ?? 'the build failed (its output does not name the probe)' };
+    return { ...base, status: 'rejected', detail: line?.trim() ?? UNNAMED };
   }
   const why = build.failedAt === 'timeout' ? 'its build did not finish in time' : `GNU patch could not insert it: ${build.firstError ?? build.output.trim()}`;
   return { ...base, status: 'inconclusive', detail: why };

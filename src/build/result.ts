@@ -13,6 +13,7 @@ export function patchFailure(o: { dp: DotDiscopop; output: string; failures: App
     severity: 'error',
     message: failure.reason,
     errorClass: 'patch-does-not-apply',
+    notes: [],
   }));
   const first = o.failures[0];
   return {

@@ -3,19 +3,24 @@
 // in the same form as a model, so its answer goes through the same six checks.
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { fileDiff, generatedHeaderLines } from './answer-diff.js';
-import { foreignErrors, readCompilerMessages } from './compiler-messages.js';
+import type { Diagnostic } from '../formats/types.js';
 import { repairFile } from './repair-file.js';
+import type { FileDiagnostic } from './rules/rule.js';
 
 export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   const { build, suggestion } = task;
   if (build.ok) return declined('the generated patch set builds; there is nothing to repair');
   if (build.failedAt === 'patch') return declined(`the generated patch does not apply (${firstLine(build.output)}); no directive rule can help`);
   if (build.failedAt === 'timeout') return declined('the build timed out; no compiler error to repair');
-  const foreign = foreignErrors(build, suggestion);
-  if (foreign.length > 0) return declined(`an error outside the suggestion's files: ${foreign[0]!}`);
-  const messages = readCompilerMessages(build, suggestion);
-  const errors = messages.filter((message) => message.severity === 'error' || message.severity === 'fatal error');
+  // The build stage's parsed diagnostics: the same ones the prompt and results.json show.
+  const fileIds = new Set(suggestion.files.map((file) => file.fileId));
+  const errors = build.diagnostics.filter(isError);
+  const link = errors.find((error) => error.errorClass === 'link');
+  if (link) return declined(`the build failed at the link step (${link.message}); no directive rule can help`);
+  const foreign = errors.find((error) => error.fileId === undefined || !fileIds.has(error.fileId) || error.line === undefined);
+  if (foreign) return declined(`an error outside the suggestion's files: ${[foreign.file, foreign.line, foreign.column].filter((part) => part !== undefined).join(':')}: ${foreign.message}`);
   if (errors.length === 0) return declined(`no compiler error in the suggestion's files (${build.firstError ?? firstLine(build.output)})`);
+  const inFiles = errors as FileDiagnostic[];
 
   const answers: string[] = [];
   const rules: string[] = [];
@@ -26,7 +31,9 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
     if (generated === undefined || patched === undefined || original === undefined) {
       return declined(`${file.source.relPath}: the task carries no source or patch for file id ${file.fileId}`);
     }
-    const outcome = await repairFile({ generatedPatch: generated, patched, errors: errors.filter((error) => error.fileId === file.fileId) });
+    const outcome = await repairFile({
+      generatedPatch: generated, patched, errors: inFiles.filter((error) => error.fileId === file.fileId), isCxx: !/\.c$/.test(file.source.relPath),
+    });
     if (outcome.kind === 'declined') return declined(`${file.source.relPath}: ${outcome.reason}`);
     if (outcome.kind === 'unchanged') continue;
     const headers = generatedHeaderLines(generated);
@@ -36,6 +43,10 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   }
   if (answers.length === 0) return declined('no built-in rule changes any directive of this suggestion');
   return { kind: 'answer', text: answers.join('\n'), rules };
+}
+
+function isError(diagnostic: Diagnostic): boolean {
+  return diagnostic.severity === 'error' || diagnostic.severity === 'fatal error';
 }
 
 function declined(reason: string): BuiltinResult {

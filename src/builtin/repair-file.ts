@@ -1,8 +1,11 @@
 // Repairs the directives the generated patch added to one file: ties each compiler error to
-// its directive, runs the rules over every added directive, and rewrites only those lines.
+// its directive, runs the rules over every added directive, and rewrites those lines (and the
+// code a rule rewrites around them: a local copy, a loop test, a declare reduction).
 import { parseDirective, renderDirective } from '../patch/openmp.js';
 import { findAddedDirectives, type AddedDirective } from './added-directives.js';
-import type { CompilerMessage } from './compiler-messages.js';
+import type { FileDiagnostic } from './rules/rule.js';
+import { canonicalLoopTest } from './rules/canonical-loop-test.js';
+import { classReduction } from './rules/class-reduction.js';
 import { collapseDepth } from './rules/collapse-depth.js';
 import { constObjects } from './rules/const-objects.js';
 import { cxxObjects } from './rules/cxx-objects.js';
@@ -11,18 +14,24 @@ import { directivePlacement } from './rules/directive-placement.js';
 import { duplicateDataSharing } from './rules/duplicate-data-sharing.js';
 import { incompleteTypes } from './rules/incomplete-types.js';
 import { iterationVariable } from './rules/iteration-variable.js';
+import { arrayElementReduction, memberReduction, structReduction } from './rules/local-copy.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
-import type { DirectiveState, Rule, RuleInput } from './rules/rule.js';
+import { NO_EDITS, type DirectiveState, type Rule, type RuleInput, type SourceEdits } from './rules/rule.js';
 import { sharedOnWorksharing } from './rules/shared-on-worksharing.js';
 import { thisInClause } from './rules/this-in-clause.js';
 import { analyzeSite, type DirectiveSite } from './scope.js';
 import { parseSource } from './syntax.js';
 
-/** Clause spelling first, then names, then which clause holds a name, then position. */
+/**
+ * Clause spelling first, then names, then which clause holds a name, then position; the rules
+ * that rewrite code last, so they see the directive where it finally stands. Member and element
+ * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
+ */
 export const RULES: readonly Rule[] = [
-  dependSpelling, thisInClause, outOfScopeNames, duplicateDataSharing, iterationVariable, constObjects, cxxObjects,
-  incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
+  dependSpelling, memberReduction, structReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
+  iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
+  classReduction, canonicalLoopTest,
 ];
 
 export type FileRepair =
@@ -35,15 +44,15 @@ interface Located {
   site: DirectiveSite;
   /** Last row of the statement the directive governs; errors up to it belong to the directive. */
   lastRow: number;
-  errors: CompilerMessage[];
+  errors: FileDiagnostic[];
 }
 
-export async function repairFile(o: { generatedPatch: string; patched: string; errors: CompilerMessage[] }): Promise<FileRepair> {
+export async function repairFile(o: { generatedPatch: string; patched: string; errors: FileDiagnostic[]; isCxx: boolean }): Promise<FileRepair> {
   const found = findAddedDirectives(o.generatedPatch, o.patched);
   if (!found.ok) return { kind: 'declined', reason: found.reason };
   if (found.directives.length === 0) {
     return o.errors.length > 0
-      ? { kind: 'declined', reason: `line ${o.errors[0]!.line}: ${o.errors[0]!.text} (the generated patch added no OpenMP directive to this file)` }
+      ? { kind: 'declined', reason: `line ${o.errors[0]!.line}: ${o.errors[0]!.message} (the generated patch added no OpenMP directive to this file)` }
       : { kind: 'unchanged' };
   }
   const tree = await parseSource(o.patched);
@@ -55,52 +64,83 @@ export async function repairFile(o: { generatedPatch: string; patched: string; e
   const untied = tieErrors(located, o.errors);
   if (untied !== null) return { kind: 'declined', reason: untied };
 
-  const context = { lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors };
+  const context: Context = {
+    lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors,
+    root: tree.rootNode, isCxx: o.isCxx,
+  };
   const usedRules: string[] = [];
   const replacements = new Map<number, { state: DirectiveState; lineCount: number }>();
+  let edits: SourceEdits = NO_EDITS;
   for (const entry of located) {
     const outcome = repairDirective(entry, context);
     if (outcome.kind === 'declined') return outcome;
     for (const rule of outcome.rules) if (!usedRules.includes(rule)) usedRules.push(rule);
     if (outcome.rules.length > 0) replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
+    edits = mergeEdits(edits, outcome.state.edits);
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
-  return { kind: 'repaired', source: rewrite(context.lines, replacements), rules: usedRules };
+  return { kind: 'repaired', source: rewrite(context.lines, replacements, edits), rules: usedRules };
 }
 
 /**
  * Gives each error to the innermost added directive whose line or governed statement holds it.
  * Returns a decline reason for an error no directive explains or one that needs restructuring.
  */
-function tieErrors(located: Located[], errors: readonly CompilerMessage[]): string | null {
+function tieErrors(located: Located[], errors: readonly FileDiagnostic[]): string | null {
   for (const error of errors) {
     const row = error.line - 1;
-    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1);
-    if (!owner) return `line ${error.line}: ${error.text} (not at a directive the generated patch added)`;
-    const restructuring = restructuringReason(error.text);
-    if (restructuring) return `line ${error.line}: ${restructuring} (${error.text})`;
+    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ?? labelOwner(located, error) ?? declarationOwner(located, error);
+    if (!owner) return `line ${error.line}: ${error.message} (not at a directive the generated patch added)`;
     owner.errors.push(error);
   }
   return null;
 }
 
+/**
+ * clang reports a directive above a label at the `goto`: the label now sits inside the OpenMP
+ * region, out of the jump's reach. The error belongs to the directive whose way to its loop
+ * passes that label.
+ */
+function labelOwner(located: Located[], error: FileDiagnostic): Located | undefined {
+  const label = /^use of undeclared label '([^']+)'/.exec(error.message)?.[1];
+  if (label === undefined) return undefined;
+  return located.find((entry) => entry.site.lookup.kind === 'loop' && entry.site.lookup.path.some((node) =>
+    node.type === 'labeled_statement' && node.childForFieldName('label')?.text === label));
+}
+
+/**
+ * g++ reports an incomplete type at the variable's declaration (`'table' has incomplete type`),
+ * far from the clause that privatizes it: the error belongs to the one directive naming it.
+ */
+function declarationOwner(located: Located[], error: FileDiagnostic): Located | undefined {
+  const name = /^'([^']+)' has (?:an? )?incomplete type/.exec(error.message)?.[1];
+  if (name === undefined) return undefined;
+  const naming = located.filter((entry) => (parseDirective(entry.added.text)?.clauses ?? []).some((clause) => (clause.vars ?? []).includes(name)));
+  return naming.length === 1 ? naming[0] : undefined;
+}
+
 type DirectiveRepair = { kind: 'done'; state: DirectiveState; rules: string[] } | { kind: 'declined'; reason: string };
 
 /** Runs every rule over one directive; all of its errors must end up resolved. */
-function repairDirective(
-  entry: Located,
-  context: { lines: readonly string[]; addedRows: ReadonlySet<number>; allErrors: readonly CompilerMessage[] },
-): DirectiveRepair {
+interface Context {
+  lines: readonly string[];
+  addedRows: ReadonlySet<number>;
+  allErrors: readonly FileDiagnostic[];
+  root: RuleInput['root'];
+  isCxx: boolean;
+}
+
+function repairDirective(entry: Located, context: Context): DirectiveRepair {
   const directive = parseDirective(entry.added.text);
   if (!directive) return { kind: 'declined', reason: `line ${entry.added.row + 1}: cannot read the directive '${entry.added.text.trim()}'` };
   const undeclaredInFunction = undeclaredNamesIn(context.allErrors, entry.site.functionRows);
-  let state: DirectiveState = { directive, aboveRow: entry.added.row + entry.added.lineCount };
+  let state: DirectiveState = { directive, aboveRow: entry.added.row + entry.added.lineCount, edits: NO_EDITS };
   const rules: string[] = [];
-  const resolved = new Set<CompilerMessage>();
+  const resolved = new Set<FileDiagnostic>();
   for (const rule of RULES) {
     const input: RuleInput = {
       state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
-      undeclaredInFunction, lines: context.lines, addedRows: context.addedRows,
+      undeclaredInFunction, lines: context.lines, addedRows: context.addedRows, root: context.root, isCxx: context.isCxx,
     };
     const outcome = rule.apply(input);
     if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };
@@ -108,25 +148,46 @@ function repairDirective(
     state = outcome.state;
     for (const message of outcome.resolved) resolved.add(message);
   }
-  const unresolved = entry.errors.find((error) => !resolved.has(error));
-  if (unresolved) return { kind: 'declined', reason: `line ${unresolved.line}: no built-in rule repairs '${unresolved.text}'` };
+  // An error no rule resolved: the reason it needs restructuring when there is one (early exit,
+  // a loop no rule could make canonical), else what was left.
+  const unresolved = entry.errors.filter((error) => !resolved.has(error));
+  const restructuring = unresolved.flatMap((error) => {
+    const reason = restructuringReason(error.message);
+    return reason ? [`line ${error.line}: ${reason} (${error.message})`] : [];
+  });
+  if (restructuring.length > 0) return { kind: 'declined', reason: restructuring[0]! };
+  if (unresolved.length > 0) return { kind: 'declined', reason: `line ${unresolved[0]!.line}: no built-in rule repairs '${unresolved[0]!.message}'` };
   return { kind: 'done', state, rules };
 }
 
-function undeclaredNamesIn(errors: readonly CompilerMessage[], rows: DirectiveSite['functionRows']): Set<string> {
+function undeclaredNamesIn(errors: readonly FileDiagnostic[], rows: DirectiveSite['functionRows']): Set<string> {
   return new Set(errors.flatMap((error) => {
-    const name = undeclaredName(error.text);
+    const name = undeclaredName(error.message);
     const inFunction = rows !== null && error.line - 1 >= rows.first && error.line - 1 <= rows.last;
     return name !== null && inFunction ? [name] : [];
   }));
 }
 
 function changed(before: DirectiveState, after: DirectiveState): boolean {
-  return before.aboveRow !== after.aboveRow || renderDirective(before.directive) !== renderDirective(after.directive);
+  return before.aboveRow !== after.aboveRow || renderDirective(before.directive) !== renderDirective(after.directive)
+    || before.edits !== after.edits;
 }
 
-/** Drops the replaced directives' own lines and writes each new directive above its row. */
-function rewrite(lines: readonly string[], replacements: Map<number, { state: DirectiveState; lineCount: number }>): string {
+/** Two directives' edits together; a line both insert at one place (a declare reduction) is written once. */
+function mergeEdits(a: SourceEdits, b: SourceEdits): SourceEdits {
+  const lists = (x: ReadonlyMap<number, readonly string[]>, y: ReadonlyMap<number, readonly string[]>) => {
+    const merged = new Map(x);
+    for (const [row, lines] of y) merged.set(row, [...new Set([...(merged.get(row) ?? []), ...lines])]);
+    return merged;
+  };
+  return { replace: new Map([...a.replace, ...b.replace]), before: lists(a.before, b.before), after: lists(a.after, b.after) };
+}
+
+/**
+ * Drops the replaced directives' own lines, writes each new directive above its row, and applies
+ * the rules' code edits: lines a rule puts before a row come before the directive standing there.
+ */
+function rewrite(lines: readonly string[], replacements: Map<number, { state: DirectiveState; lineCount: number }>, edits: SourceEdits): string {
   const skipped = new Set<number>();
   const insertBefore = new Map<number, string[]>();
   for (const [row, { state, lineCount }] of replacements) {
@@ -135,8 +196,9 @@ function rewrite(lines: readonly string[], replacements: Map<number, { state: Di
   }
   const output: string[] = [];
   lines.forEach((line, row) => {
-    output.push(...(insertBefore.get(row) ?? []));
-    if (!skipped.has(row)) output.push(line);
+    output.push(...(edits.before.get(row) ?? []), ...(insertBefore.get(row) ?? []));
+    if (!skipped.has(row)) output.push(edits.replace.get(row) ?? line);
+    output.push(...(edits.after.get(row) ?? []));
   });
   return output.join('\n');
 }

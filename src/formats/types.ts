@@ -109,6 +109,11 @@ export interface DotDiscopop {
 /** A patch set as text per file id, e.g. the generated one or a canonical repair. */
 export type PatchSet = ReadonlyMap<string, string>;
 
+/**
+ * One compiler (or linker, or patch) diagnostic, parsed once by src/build/diagnostics.ts; the
+ * built-in repairer, the prompt, results.json and the review page all read this form. `message`
+ * has ASCII quotes whatever the compiler's locale printed.
+ */
 export interface Diagnostic {
   file: string;
   /** FileMapping id of `file`, when it is a project file. */
@@ -118,6 +123,16 @@ export interface Diagnostic {
   severity: 'error' | 'warning' | 'note' | 'fatal error';
   message: string;
   errorClass: ErrorClass;
+  /** The `note:` lines printed right after it (clang's "defined as shared", gcc's candidates). */
+  notes: DiagnosticNote[];
+}
+
+export interface DiagnosticNote {
+  file: string;
+  fileId?: string;
+  line?: number;
+  column?: number;
+  message: string;
 }
 
 export interface BuildResult {

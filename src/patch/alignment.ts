@@ -52,6 +52,9 @@ export function align(original: string, changed: string): Alignment {
   return { lines, removed };
 }
 
+/** Replaced blocks larger than this (removed × added lines) are paired in order. */
+const MAX_PAIRING_CELLS = 64 * 64;
+
 /** Below this, two lines are not the same statement edited: `if (n > 1) {` does not replace a `for` header. */
 const EDITED_SIMILARITY = 0.5;
 
@@ -62,6 +65,10 @@ const EDITED_SIMILARITY = 0.5;
  * directive.
  */
 function pairReplacedLines(removed: readonly string[], added: readonly string[]): Map<number, number> {
+  // A rewrite of a whole region is not worth a quadratic search: its lines pair in order.
+  if (removed.length * added.length > MAX_PAIRING_CELLS) {
+    return new Map(added.slice(0, removed.length).map((_, offset) => [offset, offset]));
+  }
   const score = (r: number, a: number): number => {
     const before = removed[r]!;
     const after = added[a]!;

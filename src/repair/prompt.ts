@@ -87,8 +87,12 @@ function diagnosticsText(task: RepairTask): string {
 }
 
 function renderDiagnostic(d: Diagnostic): string {
-  const place = [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
-  return `${place}: ${d.severity}: ${d.message}`;
+  const notes = d.notes.map((note) => `\n  ${placeOf(note)}: note: ${note.message}`).join('');
+  return `${placeOf(d)}: ${d.severity}: ${d.message}${notes}`;
+}
+
+function placeOf(d: { file: string; line?: number; column?: number }): string {
+  return [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm;

@@ -1,7 +1,10 @@
-// Every fixture under fixtures/classes: the generated patch (real diff -Naru) fails to compile
-// with real gcc/g++; the built-in repairer either answers with a patch that GNU patch applies and
-// gcc compiles, keeping each directive's construct above the same loop, or declines with a reason.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+// Every fixture under fixtures/classes, under gcc and under clang: the generated patch (real
+// diff -Naru) fails to compile with that compiler (or builds, where the fixture says clang accepts
+// it); the built-in repairer either answers with a patch that GNU patch applies and the same
+// compiler compiles, keeping each directive's construct above the same loop, or declines with a
+// reason. A repair that rewrites code must leave the program's output unchanged with 1 and 4 threads.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,16 +12,18 @@ import { builtinRepair } from '../../src/builtin/index.js';
 import { applyPatchSet, checkDirectivesKept, mapToPatchSet, parsePatches } from '../../src/patch/index.js';
 import type { BuiltinResult } from '../../src/formats/task.js';
 import {
-  applyAndCompile, directivesAboveLoops, expectedLoops, prepareFixture,
-  type Checked, type Fixture, type FixtureSpec, type Prepared,
+  applyAndCompile, COMPILERS, directivesAboveLoops, expectationFor, expectedLoops, prepareFixture, runOutputs,
+  type Checked, type CompilerFamily, type Fixture, type FixtureSpec, type Prepared,
 } from './harness.js';
 
 const fixturesDir = join(import.meta.dirname, '..', '..', 'fixtures', 'classes');
 
 interface Run {
   prepared: Prepared;
-  result: BuiltinResult;
+  result: BuiltinResult | null;
   checked: Checked | null;
+  /** Program output with 1 and 4 threads: the original, then the repaired source (rewritesCode fixtures). */
+  outputs: { original: string[] | null; repaired: string[] | null } | null;
 }
 
 async function loadFixtures(): Promise<Fixture[]> {
@@ -57,114 +62,164 @@ function withoutOriginal<T>(all: T[], original: T[]): T[] {
 const fixtures = await loadFixtures();
 const runs = new Map<string, Run>();
 let scratch = '';
+const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'builtin-classes-'));
-  await inBatches(fixtures, 4, async (fixture) => {
-    const prepared = await prepareFixture(fixture, scratch);
-    const result = await builtinRepair(prepared.task);
-    const checked = result.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
-    runs.set(fixture.name, { prepared, result, checked });
+  const jobs = COMPILERS.flatMap((family) => fixtures.map((fixture) => ({ family, fixture })));
+  await inBatches(jobs, 4, async ({ family, fixture }) => {
+    const prepared = await prepareFixture(fixture, scratch, family);
+    const result = prepared.task.build.ok ? null : await builtinRepair(prepared.task);
+    const checked = result?.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
+    let outputs: Run['outputs'] = null;
+    if (hasMain(fixture) && checked?.compiled) {
+      const dir = join(scratch, family, fixture.name, 'run');
+      outputs = {
+        original: await runOutputs(join(dir, 'original'), fixture.spec.file, prepared.task.sources.get('1')!, family),
+        repaired: await runOutputs(join(dir, 'repaired'), fixture.spec.file, checked.repaired, family),
+      };
+    }
+    runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
   });
-});
+}, 600_000);
 
 afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
-  if (process.env.BUILTIN_TABLE) process.stdout.write(measurementTable());
+  if (process.env.BUILTIN_TABLE) await writeFile(process.env.BUILTIN_TABLE, JSON.stringify(measurements(), null, 1));
 });
 
-/** docs/builtin.md's table: per class, fixtures repaired (applies + compiles) and handed on. */
-function measurementTable(): string {
-  const countDirectives = (source: string) => source.split('\n').filter((line) => /^\s*#\s*pragma\s+omp\b/.test(line)).length;
-  const table = new Map<string, { fixtures: number; repaired: number; handedOn: number; dropped: number }>();
-  for (const fixture of fixtures) {
-    const run = runs.get(fixture.name);
-    if (!run) continue;
-    const row = table.get(fixture.spec.class) ?? { fixtures: 0, repaired: 0, handedOn: 0, dropped: 0 };
-    row.fixtures++;
-    if (run.result.kind === 'answer' && run.checked?.compiled) row.repaired++;
-    else row.handedOn++;
-    if (run.checked && countDirectives(run.checked.repaired) < countDirectives(run.prepared.task.patched.get('1')!)) row.dropped++;
-    table.set(fixture.spec.class, row);
-  }
-  const lines = ['| class | fixtures | repaired (applies + compiles) | handed on (declined) | repairs dropping a directive |', '|---|---|---|---|---|'];
-  for (const [name, row] of [...table].sort()) lines.push(`| ${name} | ${row.fixtures} | ${row.repaired} | ${row.handedOn} | ${row.dropped} |`);
-  return `${lines.join('\n')}\n`;
+/** Fixtures whose source has a `main` printing its result are also run (all code-rewriting ones do). */
+const hasMain = (fixture: Fixture) => /\bint\s+main\s*\(/.test(readFileSync(join(fixture.dir, 'project', fixture.spec.file), 'utf8'));
+const isDirective = (line: string) => /^\s*#\s*pragma\s+omp\b/.test(line);
+const isDeclare = (line: string) => /^\s*#\s*pragma\s+omp\s+declare\b/.test(line);
+
+/**
+ * For `npm run bench -- builtin`: per compiler and fixture, whether the repairer repaired it
+ * (applies, compiles, keeps every directive, same output), handed it on, or answered wrongly.
+ */
+function measurements() {
+  return [...runs].map(([id, run]) => {
+    const [family] = id.split('/');
+    const { fixture } = run.prepared;
+    let outcome: 'builds' | 'repaired' | 'handed-on' | 'wrong' = 'handed-on';
+    const reasons: string[] = [];
+    if (run.result === null) outcome = 'builds';
+    else if (run.result.kind === 'answer') {
+      const kept = run.checked?.applied ? checkDirectivesKept({
+        original: run.prepared.task.sources.get('1')!, generated: run.prepared.task.patched.get('1')!, candidate: run.checked.repaired,
+      }) : null;
+      if (!run.checked?.applied) reasons.push('does not apply');
+      else if (!run.checked.compiled) reasons.push('does not compile');
+      if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
+      if (run.outputs && JSON.stringify(run.outputs.original) !== JSON.stringify(run.outputs.repaired)) reasons.push('changes the output');
+      if (hasMain(fixture) && !run.outputs) reasons.push('output not compared');
+      outcome = reasons.length === 0 ? 'repaired' : 'wrong';
+    }
+    return { family, fixture: fixture.name, class: fixture.spec.class, outcome, reasons, reason: run.result?.kind === 'declined' ? run.result.reason : undefined };
+  });
 }
 
-describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s', (name, fixture) => {
-  it('the generated patch fails to compile with real gcc', () => {
-    const run = runs.get(name)!;
-    expect(run.prepared.task.build.ok, run.prepared.task.build.output).toBe(false);
-  });
+describe.each(COMPILERS)('%s', (family) => {
+  describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s', (name, fixture) => {
+    const expected = expectationFor(fixture.spec, family);
+    const run = () => runs.get(key(family, name))!;
 
-  if (fixture.spec.expect === 'repaired') {
+    if (expected.expect === 'builds') {
+      it(`the generated patch builds with ${family} (nothing to repair)`, () => {
+        expect(run().prepared.task.build.ok, run().prepared.task.build.output).toBe(true);
+      });
+      return;
+    }
+
+    it(`the generated patch fails to compile with real ${family}`, () => {
+      expect(run().prepared.task.build.ok, run().prepared.task.build.output).toBe(false);
+    });
+
+    if (expected.expect === 'declined') {
+      it(`declines with a reason naming ${expected.reason}`, () => {
+        const { result } = run();
+        expect(result?.kind, JSON.stringify(result)).toBe('declined');
+        expect(result?.kind === 'declined' ? result.reason : '').toContain(expected.reason);
+      });
+      return;
+    }
+
     it('answers with a patch that applies, compiles and keeps every directive on its loop', () => {
-      const run = runs.get(name)!;
-      expect(run.result, JSON.stringify(run.result)).toMatchObject({ kind: 'answer' });
-      expect(run.checked?.applied, run.checked?.patchOutput).toBe(true);
-      expect(run.checked?.compiled, run.checked?.compileOutput).toBe(true);
-      const original = run.prepared.task.sources.get('1')!;
-      const added = withoutOriginal(directivesAboveLoops(run.checked!.repaired), directivesAboveLoops(original));
-      expect(added).toEqual(expectedLoops(original, fixture.spec));
+      const { result, checked, prepared } = run();
+      expect(result, JSON.stringify(result)).toMatchObject({ kind: 'answer' });
+      expect(checked?.applied, checked?.patchOutput).toBe(true);
+      expect(checked?.compiled, checked?.compileOutput).toBe(true);
+      const original = prepared.task.sources.get('1')!;
+      const withoutDeclare = (source: string) => source.split('\n').filter((line) => !isDeclare(line)).join('\n');
+      const added = withoutOriginal(directivesAboveLoops(withoutDeclare(checked!.repaired)), directivesAboveLoops(original));
+      const loops = expectedLoops(original, fixture.spec);
+      // A rewritten loop header is still the same loop (design.md, "Directive identity").
+      if (fixture.spec.rewritesCode) {
+        expect(added.map((entry) => entry.construct)).toEqual(loops.map((entry) => entry.construct));
+        for (const entry of added) expect(entry.next).toMatch(/^for\b/);
+      } else {
+        expect(added).toEqual(loops);
+      }
     });
 
     // design.md ("Directive identity"): a loop directive's target is its loop, so moving it from the
     // `if`/block/label that leads into the loop onto the loop keeps it.
     it('passes the directives-kept check (same construct above the same target)', () => {
-      const run = runs.get(name)!;
       const verdict = checkDirectivesKept({
-        original: run.prepared.task.sources.get('1')!,
-        generated: run.prepared.task.patched.get('1')!,
-        candidate: run.checked!.repaired,
+        original: run().prepared.task.sources.get('1')!,
+        generated: run().prepared.task.patched.get('1')!,
+        candidate: run().checked!.repaired,
       });
-      expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false });
+      expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: fixture.spec.rewritesCode === true });
     });
 
     it('writes the expected directives with the expected rules', () => {
-      const run = runs.get(name)!;
-      const ownDirectives = (source: string) => source.split('\n').filter((line) => /^\s*#\s*pragma\s+omp\b/.test(line)).map((line) => line.trim());
-      const added = withoutOriginal(ownDirectives(run.checked!.repaired), ownDirectives(run.prepared.task.sources.get('1')!));
-      expect(added).toEqual(fixture.spec.repaired);
-      expect(run.result.kind === 'answer' && run.result.rules).toEqual(fixture.spec.rules);
+      const { result, checked, prepared } = run();
+      const ownDirectives = (source: string) => source.split('\n').filter(isDirective).map((line) => line.trim());
+      const added = withoutOriginal(ownDirectives(checked!.repaired), ownDirectives(prepared.task.sources.get('1')!));
+      expect(added).toEqual(expected.repaired);
+      expect(result?.kind === 'answer' && result.rules).toEqual(expected.rules);
     });
 
     it('passes extraction and applies to the unpatched source in the patch engine, as with GNU patch', () => {
-      const run = runs.get(name)!;
-      const { task } = run.prepared;
-      const projectRoot = run.prepared.sourcePath.slice(0, -(fixture.spec.file.length + 1));
-      const mapped = mapToPatchSet(parsePatches(run.result.kind === 'answer' ? run.result.text : '').patches, task.suggestion.files, projectRoot);
+      const { result, checked, prepared } = run();
+      const { task } = prepared;
+      const projectRoot = prepared.sourcePath.slice(0, -(fixture.spec.file.length + 1));
+      const mapped = mapToPatchSet(parsePatches(result?.kind === 'answer' ? result.text : '').patches, task.suggestion.files, projectRoot);
       const generated = mapToPatchSet(parsePatches(task.generated.get('1')!).patches, task.suggestion.files, projectRoot);
       expect(mapped.ok && [...mapped.byFileId.keys()]).toEqual(['1']);
       if (!mapped.ok || !generated.ok) return;
       const applied = applyPatchSet({ sources: task.sources, candidate: mapped.byFileId, generated: generated.byFileId });
       expect(applied).toMatchObject({ ok: true, basis: 'unpatched' });
-      expect(applied.ok && applied.contents.get('1')).toBe(run.checked!.repaired);
+      expect(applied.ok && applied.contents.get('1')).toBe(checked!.repaired);
     });
 
-    it('answers under the generated patch\'s own header lines', () => {
-      const run = runs.get(name)!;
-      const generatedHeader = run.prepared.task.generated.get('1')!.split('\n').slice(0, 2);
-      const blocks = [...(run.result.kind === 'answer' ? run.result.text : '').matchAll(/```diff\n([\s\S]*?)```/g)];
+    it("answers under the generated patch's own header lines", () => {
+      const { result, prepared } = run();
+      const generatedHeader = prepared.task.generated.get('1')!.split('\n').slice(0, 2);
+      const blocks = [...(result?.kind === 'answer' ? result.text : '').matchAll(/```diff\n([\s\S]*?)```/g)];
       expect(blocks).toHaveLength(1);
       expect(blocks[0]![1]!.split('\n').slice(0, 2)).toEqual(generatedHeader);
     });
 
-    it('changes only the directive lines the generated patch added', () => {
-      const run = runs.get(name)!;
-      const isDirective = (line: string) => /^\s*#\s*pragma\s+omp\b/.test(line);
-      // Against the generated result, not the original: the generator also adds a missing final newline.
-      const patched = run.prepared.task.patched.get('1')!.split('\n');
-      const repaired = run.checked!.repaired.split('\n');
-      expect(repaired.filter((line) => !isDirective(line))).toEqual(patched.filter((line) => !isDirective(line)));
-      // Directives already in the original source stay byte for byte.
-      for (const directive of run.prepared.task.sources.get('1')!.split('\n').filter(isDirective)) expect(repaired).toContain(directive);
-    });
-  } else {
-    it(`declines with a reason naming ${fixture.spec.reason}`, () => {
-      const run = runs.get(name)!;
-      expect(run.result.kind).toBe('declined');
-      expect(run.result.kind === 'declined' ? run.result.reason : '').toContain(fixture.spec.reason);
-    });
-  }
+    if (hasMain(fixture)) {
+      it('prints the same as the original program with 1 and with 4 threads', () => {
+        const { outputs } = run();
+        expect(outputs?.original).toHaveLength(2);
+        expect(outputs?.original?.[0]).not.toBe('');
+        expect(outputs?.repaired).toEqual(outputs?.original);
+      });
+    }
+    if (!fixture.spec.rewritesCode) {
+      it('changes only the directive lines the generated patch added', () => {
+        const { checked, prepared } = run();
+        // Against the generated result, not the original: the generator also adds a missing final newline.
+        const patched = prepared.task.patched.get('1')!.split('\n');
+        const repaired = checked!.repaired.split('\n');
+        expect(repaired.filter((line) => !isDirective(line))).toEqual(patched.filter((line) => !isDirective(line)));
+        // Directives already in the original source stay byte for byte.
+        for (const directive of prepared.task.sources.get('1')!.split('\n').filter(isDirective)) expect(repaired).toContain(directive);
+      });
+    }
+  });
 });

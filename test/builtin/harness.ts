@@ -1,9 +1,12 @@
 // Fixture harness: builds a generated patch exactly as DiscoPoP's patch generator does (pragma
 // text rules of formats.md §2, insertion before the start line, real `diff -Naru`), compiles
-// the patched file with real gcc/g++, and checks an answer with real GNU patch and gcc again.
+// the patched file with real gcc/g++ or clang/clang++, parses the output as the build stage does,
+// and checks an answer with real GNU patch and the same compiler again.
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
+import { projectWith } from '../diagnostics/compilers.js';
 import type { RepairTask } from '../../src/formats/task.js';
 import type { BuildResult, Suggestion } from '../../src/formats/types.js';
 
@@ -20,19 +23,35 @@ export interface GeneratorDirective {
   text?: string;
 }
 
-export interface FixtureSpec {
-  /** Design error class the fixture belongs to. */
-  class: string;
-  /** Source path relative to the fixture's `project/`. */
-  file: string;
-  directives: GeneratorDirective[];
-  expect: 'repaired' | 'declined';
+export type CompilerFamily = 'gcc' | 'clang';
+export const COMPILERS: readonly CompilerFamily[] = ['gcc', 'clang'];
+
+export interface Expectation {
+  /** `builds`: this compiler accepts the generated patch, so there is nothing to repair. */
+  expect: 'repaired' | 'declined' | 'builds';
   /** For declines: a phrase the reason must contain. */
   reason?: string;
   /** For repairs: the rules expected to fire, in order. */
   rules?: string[];
   /** For repairs: the added directives after the repair, trimmed, in source order. */
   repaired?: string[];
+}
+
+export interface FixtureSpec extends Expectation {
+  /** Design error class the fixture belongs to. */
+  class: string;
+  /** Source path relative to the fixture's `project/`. */
+  file: string;
+  directives: GeneratorDirective[];
+  /** Where one compiler's outcome differs from the common one (clang builds what gcc rejects). */
+  compilers?: Partial<Record<CompilerFamily, Expectation>>;
+  /** The repair rewrites code, not only directives; the source then has a `main` that prints its result. */
+  rewritesCode?: boolean;
+}
+
+/** What is expected under one compiler. */
+export function expectationFor(spec: FixtureSpec, family: CompilerFamily): Expectation {
+  return spec.compilers?.[family] ?? { expect: spec.expect, reason: spec.reason, rules: spec.rules, repaired: spec.repaired };
 }
 
 export interface Fixture {
@@ -65,13 +84,14 @@ export function renderGeneratorPragma(d: GeneratorDirective): string {
 
 export interface Prepared {
   fixture: Fixture;
+  family: CompilerFamily;
   task: RepairTask;
   /** Absolute path of the original source in the scratch project. */
   sourcePath: string;
 }
 
-export async function prepareFixture(fixture: Fixture, scratch: string): Promise<Prepared> {
-  const root = join(scratch, fixture.name);
+export async function prepareFixture(fixture: Fixture, scratch: string, family: CompilerFamily): Promise<Prepared> {
+  const root = join(scratch, family, fixture.name);
   const sourcePath = join(root, 'project', fixture.spec.file);
   await mkdir(dirname(sourcePath), { recursive: true });
   await copyFile(join(fixture.dir, 'project', fixture.spec.file), sourcePath);
@@ -98,12 +118,12 @@ export async function prepareFixture(fixture: Fixture, scratch: string): Promise
   const workspace = join(root, 'workspace');
   await mkdir(dirname(join(workspace, fixture.spec.file)), { recursive: true });
   await writeFile(join(workspace, fixture.spec.file), patched);
-  const compiled = await compile(workspace, fixture.spec.file);
+  const compiled = await compile(workspace, fixture.spec.file, family);
   const build: BuildResult = {
     ok: compiled.ok,
     ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
     output: compiled.output,
-    diagnostics: [],
+    diagnostics: parseDiagnostics(compiled.output, projectWith(workspace, [fixture.spec.file]), workspace),
     durationMs: compiled.durationMs,
   };
   const suggestion: Suggestion = {
@@ -120,6 +140,7 @@ export async function prepareFixture(fixture: Fixture, scratch: string): Promise
   };
   return {
     fixture,
+    family,
     sourcePath,
     task: {
       suggestion,
@@ -131,12 +152,17 @@ export async function prepareFixture(fixture: Fixture, scratch: string): Promise
   };
 }
 
-/** Compiles like a project's compile.sh: from the project root, with the relative path. */
-export async function compile(root: string, relPath: string): Promise<{ ok: boolean; output: string; durationMs: number }> {
-  const compiler = relPath.endsWith('.c') ? 'gcc' : 'g++';
+const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };
+
+/**
+ * Compiles like a project's compile.sh: from the project root, with the relative path. `output`
+ * links an executable there instead of stopping at the object file.
+ */
+export async function compile(root: string, relPath: string, family: CompilerFamily, output?: string): Promise<{ ok: boolean; output: string; durationMs: number }> {
+  const compiler = relPath.endsWith('.c') ? COMMANDS[family].c : COMMANDS[family].cxx;
   const outcome = await runProcess({
     command: compiler,
-    args: ['-fopenmp', '-c', relPath, '-o', '/dev/null'],
+    args: ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])],
     cwd: root,
     env: { LC_ALL: 'C' },
     timeoutMs: 60_000,
@@ -156,7 +182,7 @@ export interface Checked {
 /** Applies each ```diff block of the answer with GNU patch (explicit target, as DiscoPoP does) and compiles. */
 export async function applyAndCompile(prepared: Prepared, answer: string, scratch: string): Promise<Checked> {
   const blocks = [...answer.matchAll(/```diff\n([\s\S]*?)```/g)].map((match) => match[1]!);
-  const dir = join(scratch, prepared.fixture.name, 'verify');
+  const dir = join(scratch, prepared.family, prepared.fixture.name, 'verify');
   const target = join(dir, prepared.fixture.spec.file);
   await mkdir(dirname(target), { recursive: true });
   await writeFile(target, prepared.task.sources.get('1')!);
@@ -170,7 +196,7 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
     }
     patchOutput += outcome.stdout;
   }
-  const compiled = await compile(dir, prepared.fixture.spec.file);
+  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family);
   return { applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8') };
 }
 
@@ -205,4 +231,23 @@ export function expectedLoops(original: string, spec: FixtureSpec): { construct:
       : lines.slice(from).find((line) => line.trim() !== '');
     return { construct, next: (next ?? '').trim() };
   });
+}
+
+/**
+ * The program's output with 1 and with 4 threads, built from `source` (a fixture whose source
+ * has a `main` printing its result). Null when it does not build or run.
+ */
+export async function runOutputs(dir: string, relPath: string, source: string, family: CompilerFamily): Promise<string[] | null> {
+  const target = join(dir, relPath);
+  await mkdir(dirname(target), { recursive: true });
+  await writeFile(target, source);
+  const built = await compile(dir, relPath, family, join(dir, 'program'));
+  if (!built.ok) return null;
+  const outputs: string[] = [];
+  for (const threads of ['1', '4']) {
+    const run = await runProcess({ command: join(dir, 'program'), args: [], cwd: dir, env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000 });
+    if (run.kind !== 'exited' || run.exitCode !== 0) return null;
+    outputs.push(run.stdout);
+  }
+  return outputs;
 }

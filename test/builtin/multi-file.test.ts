@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
+import { parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
 import type { Suggestion } from '../../src/formats/types.js';
+import { projectWith } from '../diagnostics/compilers.js';
 
 const FILES = {
   'src/init.c': {
@@ -55,7 +57,8 @@ it('repairs only the file with the error and leaves the other file to its genera
     output += (compiled.stdout + compiled.stderr).replaceAll(`${relPath}.build.c`, relPath);
   }
 
-  const result = await builtinRepair({ suggestion, sources, generated, patched, build: { ok: false, failedAt: 'compile', output, diagnostics: [], durationMs: 1 } });
+  const diagnostics = parseDiagnostics(output, projectWith(join(scratch, 'project'), Object.keys(FILES)), join(scratch, 'project'));
+  const result = await builtinRepair({ suggestion, sources, generated, patched, build: { ok: false, failedAt: 'compile', output, diagnostics, durationMs: 1 } });
 
   expect(result).toMatchObject({ kind: 'answer', rules: ['drop-out-of-scope-names'] });
   const blocks = [...(result.kind === 'answer' ? result.text : '').matchAll(/```diff\n([\s\S]*?)```/g)].map((match) => match[1]!);

@@ -1,6 +1,7 @@
 // The whole product on the bundled demo, through the built CLI, with the built-in repairer and
-// real gcc, GNU patch and diff: what a user runs after `npm ci`.
-import { mkdtempSync, readFileSync, readdirSync, cpSync, rmSync } from 'node:fs';
+// real gcc or clang, GNU patch and diff: what a user runs after `npm ci`. DiscoPoP's project
+// manager writes CC=clang into new configurations, so the main flow runs under both.
+import { mkdtempSync, readFileSync, readdirSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,20 @@ import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 
 const CLI = path.resolve('dist/cli.js');
 const BROKEN = ['2', '3', '4', '5', '6', '9'];
+
+/**
+ * The demo's configuration as DiscoPoP writes it, with the compiler of the run. clang accepts
+ * suggestion 6's misspelt `depends` with a warning (dropping the rest of the line), so it builds.
+ */
+const COMPILERS = [
+  { cc: 'gcc', cxx: 'g++', broken: BROKEN },
+  { cc: 'clang', cxx: 'clang++', broken: ['2', '3', '4', '5', '9'] },
+];
+
+function useCompiler(dotDir: string, cc: string, cxx: string): void {
+  const settings = path.join(dotDir, 'project', 'configs', 'tiny', 'seq_settings.json');
+  writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), CC: cc, CXX: cxx }));
+}
 
 async function cli(dotDir: string, ...args: string[]) {
   const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
@@ -28,17 +43,19 @@ function statuses(file: ResultsFile): Record<string, string> {
 
 const userFiles = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
-describe('patch-repair on the demo with the built-in repairer', () => {
+describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, CC=$cc', ({ cc, cxx, broken }) => {
   it('repairs every broken suggestion, writes only verified canonical patch sets, and --restore undoes it', async () => {
     const { root, dotDir } = useFixture('demo');
+    useCompiler(dotDir, cc, cxx);
     const before = snapshotTree(root, userFiles);
 
     const run = await cli(dotDir, '--backend', 'builtin');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const first = results(dotDir);
-    expect(statuses(first)).toEqual({ '0': 'ok', '1': 'ok', '2': 'repaired', '3': 'repaired', '4': 'repaired', '5': 'repaired', '6': 'repaired', '7': 'skipped', '9': 'repaired' });
+    const expected = Object.fromEntries(['0', '1', '2', '3', '4', '5', '6', '9'].map((id) => [id, broken.includes(id) ? 'repaired' : 'ok']));
+    expect(statuses(first)).toEqual({ ...expected, '7': 'skipped' });
     expect(run.stdout).toContain('Agent unreachable: 0 (no answer; not a failed repair)');
-    for (const id of BROKEN) {
+    for (const id of broken) {
       const record = first.suggestions.find((s) => s.id === id)!;
       expect(record).toMatchObject({ backend: 'builtin', attempts: 0, builtin: { tries: 1, accepted: true }, accepted_attempt: 1 });
       expect(record.error_class).not.toBeNull();
@@ -50,7 +67,7 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     expect(first.suggestions.find((s) => s.id === '9')).toMatchObject({ files: ['2', '4'], changed_files: ['4'] });
     expect(changedPaths(before, snapshotTree(root, userFiles))).toEqual(changed.sort());
 
-    for (const record of first.suggestions.filter((s) => BROKEN.includes(s.id))) {
+    for (const record of first.suggestions.filter((s) => broken.includes(s.id))) {
       const { id } = record;
       const file = `${record.changed_files[0]}.patch`;
       const repaired = readFileSync(path.join(dotDir, 'patch_generator', id, file), 'utf8');
@@ -62,22 +79,24 @@ describe('patch-repair on the demo with the built-in repairer', () => {
       expect(minus).toMatch(/\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}$/);
       const directives = (text: string) => text.split('\n').filter((line) => /^\+\s*#\s*pragma omp/.test(line)).length;
       expect(directives(repaired)).toBe(directives(generated));
-      await expectBuildsWithRealPatchAndGcc(root, id);
+      await expectBuildsWithRealPatch(root, id, cc);
     }
 
     // A second run finds everything building, and knows which were repaired earlier.
     const again = await cli(dotDir, '--backend', 'builtin');
     expect(again.exitCode).toBe(0);
     const second = results(dotDir);
-    expect(second.suggestions.filter((s) => s.repaired_earlier).map((s) => s.id)).toEqual(BROKEN);
+    expect(second.suggestions.filter((s) => s.repaired_earlier).map((s) => s.id)).toEqual(broken);
     expect(readdirSync(path.join(dotDir, 'patch_repair', 'history'))).toHaveLength(1);
 
     const restore = await cli(dotDir, '--restore');
     expect(restore.exitCode).toBe(0);
-    expect(restore.stdout).toContain('Restored 6 patch sets');
+    expect(restore.stdout).toContain(`Restored ${broken.length} patch sets`);
     expect(changedPaths(before, snapshotTree(root, userFiles))).toEqual([]);
   });
+});
 
+describe('patch-repair on the demo with the built-in repairer', () => {
   it('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied; --write-log keeps the log', async () => {
     const { root, dotDir } = useFixture('demo');
     const before = snapshotTree(root, userFiles);
@@ -109,7 +128,7 @@ describe('patch-repair on the demo with the built-in repairer', () => {
 });
 
 /** Applies the suggestion's current patch set with GNU patch, as DiscoPoP's applicator would, and compiles. */
-async function expectBuildsWithRealPatchAndGcc(root: string, id: string): Promise<void> {
+async function expectBuildsWithRealPatch(root: string, id: string, cc: string): Promise<void> {
   const copy = path.join(mkdtempSync(path.join(tmpdir(), 'pr-verify-')), 'project');
   try {
     cpSync(root, copy, { recursive: true });
@@ -125,7 +144,7 @@ async function expectBuildsWithRealPatchAndGcc(root: string, id: string): Promis
       const patched = await runProcess({ command: 'patch', args: ['--batch', target, path.join(dotDir, 'patch_generator', id, patchFile)], cwd: dotDir });
       expect(patched, `patch ${id}/${patchFile}`).toMatchObject({ kind: 'exited', exitCode: 0 });
     }
-    const built = await runProcess({ command: 'make', args: ['-s', 'CC=gcc', 'CFLAGS=-fopenmp -Werror=unknown-pragmas'], cwd: copy });
+    const built = await runProcess({ command: 'make', args: ['-s', `CC=${cc}`, 'CFLAGS=-fopenmp -Werror=unknown-pragmas'], cwd: copy });
     expect(built, `make after suggestion ${id}`).toMatchObject({ kind: 'exited', exitCode: 0 });
   } finally {
     rmSync(path.dirname(copy), { recursive: true, force: true });

@@ -85,5 +85,20 @@ describe('a build that compiles OpenMP goes on', () => {
     expect(JSON.stringify(file.suggestions)).not.toContain(PROBE_IDENTIFIER);
     expect(readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"suggestion-finished"')).join('\n')).not.toContain(PROBE_IDENTIFIER);
     expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
+
+    // The review page states it among the run's facts.
+    expect((await cli(dotDir, 'report')).exitCode).toBe(0);
+    expect(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8')).toMatch(
+      /<dt>OpenMP probe<\/dt><dd>OpenMP probe \(src\/matvec\.c:\d+\): rejected by the compiler, so the build compiles OpenMP<\/dd>/,
+    );
   });
+});
+
+it('a compile.sh that keeps the compiler quiet still proves OpenMP by failing, and the run says how it read that', async () => {
+  const { dotDir } = demo({ cc: 'gcc', cflags: '-O2', make: 'make CC="$CC" CFLAGS="$CFLAGS" >/dev/null 2>&1' });
+  const run = await cli(dotDir, '--discover-only', '-s', '3');
+  expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+  expect(run.stdout).toContain(`warning: OpenMP probe in src/matvec.c:`);
+  expect(run.stdout).toContain(`the build failed, but its output does not name ${PROBE_IDENTIFIER}; taken as rejected by the compiler`);
+  expect(results(dotDir).run.openmp_probe).toMatchObject({ status: 'rejected', detail: 'the build failed; its output does not name the probe' });
 });

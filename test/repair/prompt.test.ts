@@ -9,7 +9,7 @@ import { GENERATED_PATCH, MAIN_C } from './project.js';
 
 const ROOT = '/home/dev/demo';
 const GENERATED = GENERATED_PATCH.replaceAll('<root>', ROOT);
-const ERROR: Diagnostic = { file: 'src/main.c', fileId: '1', line: 11, column: 49, severity: 'error', message: "'tmp_var37' undeclared (first use in this function)", errorClass: 'undeclared-in-clause' };
+const ERROR: Diagnostic = { file: 'src/main.c', fileId: '1', line: 11, column: 49, severity: 'error', message: "'tmp_var37' undeclared (first use in this function)", errorClass: 'undeclared-in-clause', notes: [{ file: 'src/main.c', fileId: '1', line: 11, column: 49, message: 'each undeclared identifier is reported only once for each function it appears in' }] };
 const PATTERN: PatternInfo = { type: 'reduction', patternId: 1, fileId: '1', startLine: 11, endLine: 13, pragma: '#pragma omp parallel for', firstPrivate: [], private: ['i'], lastPrivate: [], shared: ['a', 'b', 'tmp_var37'], reduction: ['+:sum'] };
 
 function task(o: { diagnostics?: Diagnostic[]; output?: string; pattern?: PatternInfo | null } = {}): RepairTask {
@@ -35,7 +35,7 @@ describe('the rungs', () => {
     expect(template).toBe('rung-1.md');
     expect(text).toContain('suggestion 1 (reduction)');
     expect(text).toContain(`### src/main.c\n\n\`\`\`diff\n${GENERATED}\`\`\``);
-    expect(text).toContain("src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)");
+    expect(text).toContain("src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n  src/main.c:11:49: note: each undeclared identifier");
     expect(text).not.toMatch(/\{\{/);
   });
 

@@ -70,3 +70,13 @@ export function isLoopConstruct(directive: Directive): boolean {
 function renderArgs(modifier: string | undefined, vars: string[]): string {
   return `${modifier !== undefined ? `${modifier}:` : ''}${vars.join(',')}`;
 }
+
+/** The directive with one entry of one clause written differently (`a.sum` → `a_sum`). */
+export function replaceEntry(directive: Directive, clauseName: string, entry: string, replacement: string): Directive {
+  const clauses = directive.clauses.map((clause) => {
+    if (clause.name !== clauseName || !(clause.vars ?? []).includes(entry)) return clause;
+    const vars = clause.vars!.map((v) => (v === entry ? replacement : v));
+    return { ...clause, vars, args: renderArgs(clause.modifier, vars) };
+  });
+  return { ...directive, clauses };
+}

@@ -3,7 +3,7 @@
 import { nestedLoop, perfectlyNestedDepth } from '../scope.js';
 import { type Rule, unchanged } from './rule.js';
 
-const COLLAPSE_ERROR = /perfectly nested|not enough (for )?loops|collapse/;
+const COLLAPSE_ERROR = /perfectly nested|not enough (for )?loops|collapse|^expected \d+ for loops after/;
 
 export const collapseDepth: Rule = {
   name: 'lower-collapse',
@@ -21,7 +21,7 @@ export const collapseDepth: Rule = {
     // inside it (a local there reported undeclared) go away with the collapse.
     const innermost = nestedLoop(input.site.lookup.loop, depth);
     const resolved = input.errors.filter((message) =>
-      COLLAPSE_ERROR.test(message.text) || message.line - 1 > innermost.startPosition.row);
+      COLLAPSE_ERROR.test(message.message) || message.line - 1 > innermost.startPosition.row);
     return { kind: 'result', state: { ...input.state, directive: { ...directive, clauses } }, resolved };
   },
 };

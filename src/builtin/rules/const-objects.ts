@@ -2,14 +2,17 @@
 // The loop cannot write it, so sharing it keeps the meaning; constructs without a data
 // environment of their own (`for`, `simd`) get `firstprivate` instead.
 import { addEntry, allowsShared, hasEntry, removeEntries } from './clauses.js';
-import { errorsNaming, type Rule } from './rule.js';
+import { errorsAt, errorsNaming, type Rule } from './rule.js';
 
 const MOVABLE = new Set(['private', 'lastprivate']);
 
 export const constObjects: Rule = {
   name: 'move-const-to-shared',
   apply(input) {
-    const reported = errorsNaming(input.errors, /^'const' qualified '([^']+)'/);
+    const reported = [
+      ...errorsNaming(input.errors, /^'const' qualified '([^']+)'/),
+      ...errorsAt(input.errors, input.lines, /^const-qualified variable cannot be \w+/),
+    ];
     const names = new Set(reported.map((hit) => hit.name));
     for (const clause of input.state.directive.clauses) {
       if (!MOVABLE.has(clause.name)) continue;

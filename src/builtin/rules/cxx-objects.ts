@@ -3,13 +3,13 @@
 // (unique_ptr, mutex, streams) is shared; one without a default constructor is initialised by
 // copy instead (firstprivate; lastprivate keeps its copy-out next to it).
 import type { Directive } from '../../patch/openmp.js';
-import type { CompilerMessage } from '../compiler-messages.js';
+import type { FileDiagnostic } from './rule.js';
 import type { Declaration } from '../declarations.js';
 import { addEntry, allowsShared, hasEntry, removeEntries } from './clauses.js';
-import { type Rule, unchanged } from './rule.js';
+import { nameAt, type Rule, unchanged } from './rule.js';
 
 type Missing = 'copy' | 'default-constructor';
-interface ObjectError { message: CompilerMessage; className: string; missing: Missing }
+interface ObjectError { message: FileDiagnostic; className: string; missing: Missing }
 
 const PRIVATIZING = new Set(['private', 'firstprivate', 'lastprivate']);
 const NEEDS: Record<Missing, Set<string>> = {
@@ -21,12 +21,12 @@ export const cxxObjects: Rule = {
   name: 'share-uncopyable-objects',
   apply(input) {
     const objectErrors = input.errors.flatMap((message) => {
-      const parsed = parseObjectError(message.text);
+      const parsed = parseObjectError(message.message) ?? parseClangObjectError(message.message, clauseAt(input.state.directive, nameAt(input.lines, message)));
       return parsed ? [{ message, ...parsed }] : [];
     });
     if (objectErrors.length === 0) return unchanged(input);
     let directive = input.state.directive;
-    const resolved: CompilerMessage[] = [];
+    const resolved: FileDiagnostic[] = [];
     // Non-copyable first: such an object cannot be helped by firstprivate either.
     const ordered = [...objectErrors].sort((a, b) => (a.missing === b.missing ? 0 : a.missing === 'copy' ? -1 : 1));
     const sharedClasses = new Set<string>();
@@ -67,6 +67,26 @@ export function parseObjectError(text: string): { className: string; missing: Mi
   if (!className) return null;
   if (parameters === '') return { className, missing: 'default-constructor' };
   return /^const\b.*&$/.test(parameters) ? { className, missing: 'copy' } : null;
+}
+
+/**
+ * clang names the class, not the missing member: "call to deleted constructor of 'std::mutex'",
+ * "no matching constructor for initialization of 'Scale'". Which constructor was wanted follows
+ * from the clause its column points into: private default-constructs, firstprivate copies.
+ */
+export function parseClangObjectError(text: string, clause: string | null): { className: string; missing: Missing } | null {
+  const match = /^(call to deleted constructor|no matching constructor for initialization) of '(.+)'$/.exec(text);
+  if (!match) return null;
+  const className = splitQualified(match[2]!.replace(/^(const|struct|class)\s+/, '')).pop()?.replace(/<.*$/, '');
+  if (!className) return null;
+  const deleted = match[1] === 'call to deleted constructor';
+  const missing: Missing = clause === 'private' ? 'default-constructor' : clause === 'firstprivate' ? 'copy' : deleted ? 'copy' : 'default-constructor';
+  return { className, missing };
+}
+
+function clauseAt(directive: Directive, name: string | null): string | null {
+  if (name === null) return null;
+  return directive.clauses.find((clause) => PRIVATIZING.has(clause.name) && (clause.vars ?? []).includes(name))?.name ?? null;
 }
 
 /** The clause entry an object error is about; each entry answers for one error of a kind. */

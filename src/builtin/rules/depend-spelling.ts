@@ -7,7 +7,7 @@ export const dependSpelling: Rule = {
     const { directive } = input.state;
     if (!directive.clauses.some((clause) => clause.name === 'depends')) return unchanged(input);
     const clauses = directive.clauses.map((clause) => (clause.name === 'depends' ? { ...clause, name: 'depend' } : clause));
-    const resolved = input.errors.filter((message) => /before 'depends'/.test(message.text));
+    const resolved = input.errors.filter((message) => /before 'depends'/.test(message.message));
     return { kind: 'result', state: { ...input.state, directive: { ...directive, clauses } }, resolved };
   },
 };

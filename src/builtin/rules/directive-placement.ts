@@ -1,18 +1,21 @@
 // A loop directive that does not stand directly above its loop (design.md, "Directive
 // identity"): above a block, an `if` or a label that leads into the loop, or above another
-// pragma. The directive moves onto its loop. Declines when that would mean editing other lines
-// (the loop shares its line with other code) or when the statement is no `for` loop at all.
+// pragma. The directive moves onto its loop, past comments and blank lines, which stay. Declines
+// when the loop shares its line with code other than a label, or when the statement is no `for` loop.
 import { isOmpPragma } from '../../patch/openmp.js';
 import { isLoopConstruct } from './clauses.js';
-import { type Rule, unchanged } from './rule.js';
+import { addEdits, lineAt, type Rule, unchanged } from './rule.js';
 
-const PLACEMENT_ERROR = /^for statement expected before/;
+const PLACEMENT_ERROR = /^for statement expected before|^statement after '#pragma omp [^']*' must be a for loop/;
+/** clang, at a `goto` whose label the misplaced directive pulled into its region (tied by repair-file). */
+const LABEL_ERROR = /^use of undeclared label '/;
+const LABEL_PREFIX = /^\s*[A-Za-z_]\w*\s*:\s*$/;
 
 export const directivePlacement: Rule = {
   name: 'move-directive-onto-loop',
   apply(input) {
     const { directive } = input.state;
-    const errors = input.errors.filter((message) => PLACEMENT_ERROR.test(message.text));
+    const errors = input.errors.filter((message) => PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message));
     const lookup = input.site.lookup;
     if (!isLoopConstruct(directive)) return unchanged(input);
     if (lookup.kind === 'not-a-loop') {
@@ -31,13 +34,22 @@ export const directivePlacement: Rule = {
         : isOmpPragma(between[pragmaIndex]!) ? 'an OpenMP directive of the original source' : `'${between[pragmaIndex]!.trim()}'`;
       return { kind: 'declined', reason: `${what} (line ${pragmaRow + 1}) stands between the directive and its loop at line ${loopRow + 1}; one of the two would have to go` };
     }
-    const loopLine = input.lines[loopRow] ?? '';
+    const loopLine = lineAt(input, loopRow);
     const prefix = loopLine.slice(0, lookup.loop.startPosition.column);
-    if (prefix.trim() !== '') {
-      return { kind: 'declined', reason: `the loop at line ${loopRow + 1} shares its line with '${prefix.trim()}'; putting the directive above it needs that line split` };
-    }
     const indent = /^\s*/.exec(loopLine)![0];
-    return { kind: 'result', state: { directive: { ...directive, indent }, aboveRow: loopRow }, resolved: errors };
+    if (prefix.trim() !== '') {
+      // `init: for (...)`: the label keeps its line and the loop moves to the next, which changes
+      // nothing the program does; any other code sharing the line is left to the agent.
+      if (!LABEL_PREFIX.test(prefix) || /^\s*default\s*:/.test(prefix)) {
+        return { kind: 'declined', reason: `the loop at line ${loopRow + 1} shares its line with '${prefix.trim()}'; putting the directive above it needs that line split` };
+      }
+      const edits = addEdits(input.state.edits, {
+        before: new Map([[loopRow, [prefix.trimEnd()]]]),
+        replace: new Map([[loopRow, indent + loopLine.slice(lookup.loop.startPosition.column)]]),
+      });
+      return { kind: 'result', state: { ...input.state, directive: { ...directive, indent }, aboveRow: loopRow, edits }, resolved: errors };
+    }
+    return { kind: 'result', state: { ...input.state, directive: { ...directive, indent }, aboveRow: loopRow }, resolved: errors };
   },
 };
 

@@ -3,7 +3,7 @@
 // OpenMP and stays.
 import type { Clause } from '../../patch/openmp.js';
 import { isDataSharing, removeEntries } from './clauses.js';
-import { errorsNaming, type Rule, unchanged } from './rule.js';
+import { errorsAt, errorsNaming, type Rule, unchanged } from './rule.js';
 
 const STRENGTH = ['reduction', 'lastprivate', 'firstprivate', 'private', 'shared'];
 
@@ -33,9 +33,11 @@ export const duplicateDataSharing: Rule = {
       seen.add(key);
       return false;
     });
-    const resolved = errorsNaming(input.errors, /^'([^']+)' appears more than once in data clauses/)
-      .filter((hit) => keep.has(hit.name))
-      .map((hit) => hit.message);
+    // gcc names the variable; clang says "shared variable cannot be reduction" with its column on it.
+    const resolved = [
+      ...errorsNaming(input.errors, /^'([^']+)' appears more than once in data clauses/),
+      ...errorsAt(input.errors, input.lines, /^\w+ variable cannot be \w+$/),
+    ].filter((hit) => keep.has(hit.name)).map((hit) => hit.message);
     return { kind: 'result', state: { ...input.state, directive }, resolved };
   },
 };

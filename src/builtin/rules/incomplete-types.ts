@@ -2,14 +2,17 @@
 // copy needs the size, which this translation unit does not know. Such an object can only be
 // shared; on constructs without `shared` it is dropped from the privatizing clause.
 import { addEntry, allowsShared, hasEntry, removeEntries } from './clauses.js';
-import { errorsNaming, type Rule, unchanged } from './rule.js';
+import { errorsAt, errorsNaming, type Rule, unchanged } from './rule.js';
 
 const PRIVATIZING = new Set(['private', 'firstprivate', 'lastprivate']);
 
 export const incompleteTypes: Rule = {
   name: 'share-incomplete-types',
   apply(input) {
-    const reported = errorsNaming(input.errors, /^'([^']+)' has an? incomplete type/);
+    const reported = [
+      ...errorsNaming(input.errors, /^'([^']+)' has (?:an? )?incomplete type/),
+      ...errorsAt(input.errors, input.lines, /^an? \w+ variable with incomplete type/),
+    ];
     if (reported.length === 0) return unchanged(input);
     let directive = input.state.directive;
     const moved = new Set<string>();
@@ -19,7 +22,9 @@ export const incompleteTypes: Rule = {
       if (allowsShared(directive) && !hasEntry(directive, 'shared', name)) directive = addEntry(directive, 'shared', name);
       moved.add(name);
     }
-    const resolved = reported.filter((hit) => moved.has(hit.name)).map((hit) => hit.message);
+    // g++ follows up on the directive line without naming the variable.
+    const followUps = moved.size > 0 ? input.errors.filter((message) => /^invalid use of array with unspecified bounds/.test(message.message)) : [];
+    const resolved = [...reported.filter((hit) => moved.has(hit.name)).map((hit) => hit.message), ...followUps];
     return { kind: 'result', state: { ...input.state, directive }, resolved };
   },
 };

@@ -13,8 +13,8 @@ const NOT_DECLARED = [
   /^use of undeclared identifier '([^']+)'/,
   /^'([^']+)' is not a variable in clause/,
 ];
-/** gcc's follow-up when an IR name such as `in.addr` breaks the clause. */
-const BROKEN_ENTRY = /^expected .* before '(\.|->)' token/;
+/** gcc's follow-up when an IR name such as `in.addr` breaks the clause, and clang's word for it. */
+const BROKEN_ENTRY = /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, array element or array section)?$/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
 const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
 
@@ -34,9 +34,9 @@ export const outOfScopeNames: Rule = {
     const directive = removeEntries(input.state.directive, drop);
     const droppedLeads = new Set([...dropped].map(leadingIdentifier));
     const resolved = onLine.filter((message) => {
-      const named = undeclaredName(message.text);
+      const named = undeclaredName(message.message);
       if (named !== null) return dropped.has(named) || droppedLeads.has(named);
-      return BROKEN_ENTRY.test(message.text) && [...dropped].some((entry) => !IDENTIFIER.test(entry));
+      return BROKEN_ENTRY.test(message.message) && [...dropped].some((entry) => !IDENTIFIER.test(entry));
     });
     return { kind: 'result', state: { ...input.state, directive }, resolved };
   },

@@ -11,6 +11,7 @@ import { agentLabel } from '../run-replay.js';
 import { ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
 import { describeWeakening, weakensPrivatization } from '../../repair/checks/strict.js';
+import { describeProbe } from '../event-line.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds as generated',
@@ -57,6 +58,7 @@ function header(data: ReviewData): string {
     ['config', run.config],
     ['exit code', run.exit_code === null ? '-' : String(run.exit_code)],
   ];
+  if (run.openmp_probe) facts.push(['OpenMP probe', describeProbe(run.openmp_probe)]);
   const usage = usageLine(run);
   if (usage) facts.push(['agent usage', usage.replace(/^Agent usage reported: /, '')]);
   const unfinished = replay.unfinished.length;

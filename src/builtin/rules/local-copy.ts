@@ -1,0 +1,361 @@
+// Reductions over something that is not a variable: a struct or class member (`a.sum`,
+// `p->sum`, `this->total`) or one element of an array reached through a pointer (`hist` when the
+// loop only touches `hist[k]`). OpenMP reduces variables, so the loop reduces a local copy: it is
+// declared from the original right before the directive, replaces it inside the loop, and is
+// assigned back right after the loop, all in the block that holds the loop. An element with a
+// constant index needs no copy: it becomes the array section `hist[c:1]`.
+import type { Directive } from '../../patch/openmp.js';
+import type { Declaration } from '../declarations.js';
+import { declarationsOf } from '../declarations.js';
+import type { SyntaxNode } from '../syntax.js';
+import { replaceEntry } from './clauses.js';
+import { addEdits, lineAt, reductionEntryAt, type FileDiagnostic, type Rule, type RuleInput, type SourceEdits, unchanged } from './rule.js';
+
+const MEMBER_ACCESS = /^[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)+$/;
+const NOT_AFTER_ACCESS = '(?<![\\w.]|->|::)';
+/** gcc stops at the `.`/`->` and then finds no reduction for the base; clang wants a variable name. */
+const MEMBER_ERRORS = /^expected '\)' before '(?:\.|->)' token|^expected variable name|^'this' allowed in OpenMP only/;
+const NOT_FOUND = /^user defined reduction not found for '([^']+)'/;
+/** clang, for a struct it cannot combine: no operator, or no default initialization value. */
+const CLANG_NO_COMBINER = /^list item of type '[^']*' is not valid for specified reduction operation|^invalid operands to binary expression \('[^'*]*' and '[^'*]*'\)/;
+/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`. */
+const CLANG_POINTER = /^invalid operands to binary expression \('[^']*\*' and '[^']*\*'\)/;
+
+interface Copy {
+  /** The expression the loop reduced (`a.sum`, `this->total`, `hist[k]`). */
+  original: string;
+  /** What to replace inside the loop. */
+  pattern: RegExp;
+  type: string;
+  local: string;
+  /** An identifier that must not be left in the loop after the replacement (the copy would miss it). */
+  base: string;
+  /** The base as a pattern, when more than the identifier must not be left (`m.sum` of a struct). */
+  basePattern?: string;
+}
+
+export const memberReduction: Rule = {
+  name: 'reduce-member-copy',
+  apply(input) {
+    const entries = reductionEntries(input).filter(({ entry }) => MEMBER_ACCESS.test(entry));
+    if (entries.length === 0) return unchanged(input);
+    const loop = loopOf(input);
+    if (typeof loop === 'string') return { kind: 'declined', reason: loop };
+    let state = input.state;
+    const bases = new Set<string>();
+    for (const { entry } of entries) {
+      const copy = memberCopy(input, entry);
+      if (typeof copy === 'string') return { kind: 'declined', reason: copy };
+      const edits = copyEdits({ ...input, state }, loop, copy);
+      if (typeof edits === 'string') return { kind: 'declined', reason: edits };
+      state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
+      bases.add(copy.base);
+    }
+    const resolved = onDirective(input).filter((message) =>
+      MEMBER_ERRORS.test(message.message) || bases.has(NOT_FOUND.exec(message.message)?.[1] ?? ''));
+    return { kind: 'result', state, resolved };
+  },
+};
+
+/**
+ * A whole struct in `reduction(+:m)` (C, or a C++ class the loop reaches only through its data
+ * members): every member the loop updates with the clause's operator is reduced through its own
+ * local copy; members the loop only reads stay in the (now shared) object. A member both read
+ * and updated, or the object used as a whole, is handed on.
+ */
+export const structReduction: Rule = {
+  name: 'reduce-struct-members',
+  apply(input) {
+    const structs = reductionEntries(input).filter(({ entry }) => {
+      const declaration = input.site.visible.get(entry);
+      return declaration !== undefined && declaration.kind !== 'function' && !declaration.isPointer && !declaration.isArray
+        && declaration.typeName !== null && findRecord(input.root, declaration.typeName) !== null;
+    });
+    if (structs.length === 0) return unchanged(input);
+    const loop = loopOf(input);
+    if (typeof loop === 'string') return { kind: 'declined', reason: loop };
+    let state = input.state;
+    const fixed = new Set<string>();
+    for (const { entry, operator } of structs) {
+      const updated = updatedMembers(loop.text, entry, operator);
+      if (updated === null) continue;
+      if (typeof updated === 'string') return { kind: 'declined', reason: updated };
+      const locals: string[] = [];
+      for (const member of updated) {
+        const copy = memberCopy(input, `${entry}.${member}`);
+        if (typeof copy === 'string') return { kind: 'declined', reason: copy };
+        // Other members stay in the object, so only this member's spelling is replaced.
+        const edits = copyEdits({ ...input, state }, loop, { ...copy, base: `${entry}.${member}`, basePattern: `${entry}\\s*\\.\\s*${member}` });
+        if (typeof edits === 'string') return { kind: 'declined', reason: edits };
+        state = { ...state, edits };
+        locals.push(copy.local);
+      }
+      state = { ...state, directive: replaceEntries(state.directive, entry, locals) };
+      fixed.add(entry);
+    }
+    const resolved = onDirective(input).filter((message) => fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '')
+      || ((CLANG_NO_COMBINER.test(message.message)) && fixed.has(reductionEntryAt(input.lines, message) ?? '')));
+    return { kind: 'result', state, resolved };
+  },
+};
+
+/**
+ * The members of `name` the loop updates with `operator` (`m.sum += …`, `m.count++` for +), or
+ * null when the loop uses the object as a whole (a class with its own operator), or why not.
+ */
+function updatedMembers(text: string, name: string, operator: string): string[] | string | null {
+  const uses = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`, 'g'))];
+  const members = new Map<string, { updated: number; other: number }>();
+  const compound = operator === '+' || operator === '-' ? '[-+]=' : `${operator.replace(/[|^*&]/g, '\\$&')}=`;
+  for (const use of uses) {
+    const rest = text.slice(use.index! + name.length);
+    const access = /^\s*\.\s*([A-Za-z_]\w*)/.exec(rest);
+    if (!access) return null;
+    const after = rest.slice(access[0].length);
+    const counts = members.get(access[1]!) ?? { updated: 0, other: 0 };
+    const before = text.slice(0, use.index!);
+    const increment = (operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before));
+    if (new RegExp(`^\\s*${compound}(?!=)`).test(after) || increment) counts.updated++;
+    else if (/^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(\+\+|--)|(\+\+|--)\s*$/.test(after) || /(\+\+|--)\s*$/.test(before)) return `'${name}.${access[1]}' is assigned in the loop other than by '${operator}'; reducing it would change what the loop computes`;
+    else counts.other++;
+    members.set(access[1]!, counts);
+  }
+  const mixed = [...members].find(([, counts]) => counts.updated > 0 && counts.other > 0);
+  if (mixed) return `'${name}.${mixed[0]}' is both read and updated in the loop; a reduction would hide the partial sums it reads`;
+  const updated = [...members].filter(([, counts]) => counts.updated > 0).map(([member]) => member);
+  return updated.length > 0 ? updated : `no member of '${name}' is updated with '${operator}' in the loop`;
+}
+
+function replaceEntries(directive: Directive, entry: string, locals: string[]): Directive {
+  const clauses = directive.clauses.map((clause) => {
+    if (clause.name !== 'reduction' || !(clause.vars ?? []).includes(entry)) return clause;
+    const vars = clause.vars!.flatMap((v) => (v === entry ? locals : [v]));
+    return { ...clause, vars, args: `${clause.modifier !== undefined ? `${clause.modifier}:` : ''}${vars.join(',')}` };
+  });
+  return { ...directive, clauses };
+}
+
+export const arrayElementReduction: Rule = {
+  name: 'reduce-array-element',
+  apply(input) {
+    const pointers = reductionEntries(input).filter(({ entry }) => {
+      const declaration = input.site.visible.get(entry);
+      return declaration !== undefined && declaration.kind !== 'function' && declaration.isPointer && !declaration.isArray;
+    });
+    if (pointers.length === 0) return unchanged(input);
+    const loop = loopOf(input);
+    if (typeof loop === 'string') return { kind: 'declined', reason: loop };
+    let state = input.state;
+    const fixed = new Set<string>();
+    for (const { entry } of pointers) {
+      const element = soleElement(input, loop, entry);
+      if (typeof element === 'string') return { kind: 'declined', reason: element };
+      if (/^\d+[uUlL]*$/.test(element.index)) {
+        state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}[${element.index}:1]`) };
+      } else {
+        const written = writtenIn(input, loop, identifiersOf(element.index));
+        if (written !== null) {
+          return { kind: 'declined', reason: `'${element.text}': '${written}' changes inside the loop, so the loop updates more than one element of '${entry}'; a reduction over '${entry}' needs the extent of the array it points to` };
+        }
+        const declaration = input.site.visible.get(entry)!;
+        const copy: Copy = {
+          original: element.text, type: declaration.typeText, base: entry,
+          local: freshName(input, `${entry}_${identifiersOf(element.index).join('_')}`),
+          pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${entry}\\s*\\[\\s*${spaced(element.index)}\\s*\\]`, 'g'),
+        };
+        const edits = copyEdits({ ...input, state }, loop, copy);
+        if (typeof edits === 'string') return { kind: 'declined', reason: edits };
+        state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
+      }
+      fixed.add(entry);
+    }
+    const resolved = onDirective(input).filter((message) =>
+      fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '') || (CLANG_POINTER.test(message.message) && fixed.has(reductionEntryAt(input.lines, message) ?? '')));
+    return { kind: 'result', state, resolved };
+  },
+};
+
+function reductionEntries(input: RuleInput): { entry: string; operator: string }[] {
+  return input.state.directive.clauses.flatMap((clause) =>
+    clause.name === 'reduction' ? (clause.vars ?? []).map((entry) => ({ entry, operator: clause.modifier ?? '' })) : []);
+}
+
+function onDirective(input: RuleInput): FileDiagnostic[] {
+  return input.errors.filter((message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount);
+}
+
+/** The loop the copy is made around, or why there is none the copy could go around. */
+function loopOf(input: RuleInput): SyntaxNode | string {
+  if (input.site.lookup.kind !== 'loop') return input.site.lookup.reason;
+  const construct = input.state.directive.construct;
+  // In `#pragma omp for` inside a parallel region a local declared next to the loop is private
+  // to each thread, so it could not carry the reduction out.
+  if (!/\bparallel\b/.test(construct) && construct.trim() !== 'simd') {
+    return `'${construct}' runs inside an enclosing region, where a local copy next to the loop would be private to each thread`;
+  }
+  return input.site.lookup.loop;
+}
+
+/** `a.sum`, `p->s.x`, `this->total`: its type, the local's name, what to replace in the loop. */
+function memberCopy(input: RuleInput, entry: string): Copy | string {
+  const parts = entry.split(/\s*(\.|->)\s*/);
+  const base = parts[0]!;
+  const members: string[] = [];
+  for (let index = 2; index < parts.length; index += 2) members.push(parts[index]!);
+  if (base === 'this') {
+    const member = members.length === 1 ? input.site.visible.get(members[0]!) : undefined;
+    if (!member || member.kind !== 'member') return `'${entry}': the member is not declared in a class this file shows`;
+    const type = scalarType(input, member, entry);
+    if (typeof type !== 'string') return type.reason;
+    const name = members[0]!;
+    return {
+      original: entry, type, base: 'this', local: freshName(input, `${name}_local`),
+      pattern: new RegExp(`\\bthis\\s*->\\s*${name}\\b|${NOT_AFTER_ACCESS}\\b${name}\\b(?!\\s*\\()`, 'g'),
+    };
+  }
+  let declaration = input.site.visible.get(base);
+  if (!declaration || declaration.kind === 'function') return `'${entry}': '${base}' is not a variable visible at the directive`;
+  for (let index = 0; index < members.length; index++) {
+    const through = parts[index * 2 + 1];
+    if ((through === '->') !== declaration.isPointer || declaration.isArray) return `'${entry}': '${parts.slice(0, index * 2 + 1).join('')}' is not accessed as declared`;
+    const field = fieldOf(input.root, declaration.typeName, members[index]!);
+    if (!field) return `'${entry}': the type of '${parts.slice(0, index * 2 + 3).join('')}' is not defined in this file`;
+    declaration = field;
+  }
+  const type = scalarType(input, declaration, entry);
+  if (typeof type !== 'string') return type.reason;
+  const pattern = parts.map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part)).join('');
+  return {
+    original: entry, type, base, local: freshName(input, [base, ...members].join('_')),
+    pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${pattern}\\b`, 'g'),
+  };
+}
+
+/** The declared type when it is a plain arithmetic (or typedef'd) value, not a class, pointer or array. */
+function scalarType(input: RuleInput, declaration: Declaration, entry: string): string | { reason: string } {
+  if (declaration.isPointer || declaration.isArray || declaration.isReference) return { reason: `'${entry}' is a pointer, array or reference member; a local copy would not reduce what it refers to` };
+  if (declaration.typeName !== null && findRecord(input.root, declaration.typeName)) return { reason: `'${entry}' has class type '${declaration.typeText}'` };
+  if (declaration.typeText === '' || /\bauto\b/.test(declaration.typeText)) return { reason: `'${entry}': its type is not written out` };
+  return declaration.typeText.replace(/\b(const|volatile|mutable|static)\s+/g, '');
+}
+
+/** Where the copy goes and what changes in the loop; a string says why it cannot be done. */
+function copyEdits(input: RuleInput, loop: SyntaxNode, copy: Copy): SourceEdits | string {
+  if (loop.parent?.type !== 'compound_statement') {
+    return `the loop at line ${loop.startPosition.row + 1} is not directly inside a block, so a local copy of '${copy.original}' has nowhere to go`;
+  }
+  const first = loop.startPosition.row;
+  const last = loop.endPosition.row;
+  const tail = lineAt(input, last).slice(loop.endPosition.column);
+  if (tail.trim() !== '' && !/^\s*\/\//.test(tail)) return `the loop ends on line ${last + 1} next to other code; the copy could not be assigned back after it`;
+  const replace = new Map<number, string>();
+  for (let row = first; row <= last; row++) {
+    const line = lineAt(input, row);
+    const replaced = line.replace(copy.pattern, copy.local);
+    if (replaced !== line) replace.set(row, replaced);
+  }
+  if (replace.size === 0) return `'${copy.original}' is not updated in the loop at line ${first + 1}`;
+  const loopText = Array.from({ length: last - first + 1 }, (_, offset) => replace.get(first + offset) ?? lineAt(input, first + offset)).join('\n');
+  if (new RegExp(`${NOT_AFTER_ACCESS}\\b${copy.basePattern ?? copy.base}\\b`).test(loopText)) {
+    return `'${copy.base}' is used in the loop other than as '${copy.original}'; a local copy of '${copy.original}' would change what the loop computes`;
+  }
+  const indent = /^\s*/.exec(lineAt(input, first))![0];
+  // Directly above the directive: where the directive ends up standing above the loop.
+  const copyRow = input.site.lookup.kind === 'loop' && input.site.lookup.path.length === 0 ? input.state.aboveRow : first;
+  return addEdits(input.state.edits, {
+    replace,
+    before: new Map([[copyRow, [`${indent}${copy.type} ${copy.local} = ${copy.original};`]]]),
+    after: new Map([[last, [`${indent}${copy.original} = ${copy.local};`]]]),
+  });
+}
+
+/** The one element `name[index]` the loop touches through a pointer, or why there is not one. */
+function soleElement(input: RuleInput, loop: SyntaxNode, name: string): { index: string; text: string } | string {
+  const noExtent = `'${name}' is a pointer with no known extent`;
+  const text = loop.text;
+  const occurrences = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`, 'g'))];
+  const indices = new Set<string>();
+  for (const occurrence of occurrences) {
+    const rest = text.slice(occurrence.index! + name.length);
+    const open = /^\s*\[/.exec(rest);
+    if (!open) return `${noExtent}: the loop uses '${name}' other than as one element`;
+    const index = bracketed(rest.slice(open[0].length));
+    if (index === null) return `${noExtent}: cannot read the index of '${name}'`;
+    indices.add(index.replace(/\s+/g, ''));
+  }
+  if (indices.size !== 1) return `${noExtent}: the loop ${indices.size === 0 ? 'never indexes it' : 'updates more than one element of it'}, so the reduction needs the array's extent`;
+  const index = [...indices][0]!;
+  const loopVariables = loopVariablesOf(loop);
+  if (identifiersOf(index).some((id) => loopVariables.has(id) || input.site.declaredInside.has(id))) {
+    return `${noExtent}: its index '${index}' changes with every iteration, so the reduction needs the array's extent`;
+  }
+  return { index, text: `${name}[${index}]` };
+}
+
+function bracketed(text: string): string | null {
+  let depth = 1;
+  for (let index = 0; index < text.length; index++) {
+    if (text[index] === '[') depth++;
+    else if (text[index] === ']' && --depth === 0) return text.slice(0, index).trim();
+  }
+  return null;
+}
+
+function loopVariablesOf(loop: SyntaxNode): Set<string> {
+  const init = loop.childForFieldName('initializer');
+  if (!init) return new Set();
+  if (init.type === 'declaration') return new Set(declarationsOf(init, 'variable').map((declaration) => declaration.name));
+  return new Set(identifiersOf(init.text.split('=')[0] ?? ''));
+}
+
+export function identifiersOf(expression: string): string[] {
+  return [...expression.matchAll(/[A-Za-z_]\w*/g)].map((match) => match[0]);
+}
+
+/** The first of `names` the loop assigns, increments or decrements, or null. */
+export function writtenIn(input: RuleInput, loop: SyntaxNode, names: string[]): string | null {
+  const text = loop.text;
+  return names.find((name) => new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${name}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${name}\\b`).test(text)
+    || input.site.declaredInside.has(name)) ?? null;
+}
+
+/** `base`, or `base_`, `base__`… whichever the file does not use yet. */
+export function freshName(input: RuleInput, base: string): string {
+  const source = input.lines.join('\n');
+  let name = base;
+  while (new RegExp(`\\b${name}\\b`).test(source)) name += '_';
+  return name;
+}
+
+function spaced(index: string): string {
+  return index.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').split('').join('\\s*');
+}
+
+/** The struct, class or union `name` with a body, or a typedef of an unnamed one. */
+export function findRecord(node: SyntaxNode, name: string): SyntaxNode | null {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (/^(class|struct|union)_specifier$/.test(child.type) && child.childForFieldName('name')?.text === name && child.childForFieldName('body')) return child;
+    if (child.type === 'type_definition' && child.childrenForFieldName('declarator').some((d) => d?.text === name)) {
+      const record = child.childForFieldName('type');
+      if (record?.childForFieldName('body')) return record;
+    }
+    if (child.type === 'function_definition') continue;
+    const inner = findRecord(child, name);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+function fieldOf(root: SyntaxNode, typeName: string | null, member: string): Declaration | null {
+  const record = typeName === null ? null : findRecord(root, typeName);
+  const body = record?.childForFieldName('body');
+  if (!body) return null;
+  for (const field of body.namedChildren) {
+    if (field?.type !== 'field_declaration') continue;
+    const found = declarationsOf(field, 'member').find((declaration) => declaration.name === member);
+    if (found) return found;
+  }
+  return null;
+}
+

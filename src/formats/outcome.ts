@@ -52,6 +52,8 @@ export interface RepairedOutcome extends OutcomeCommon {
   tier: 'builtin' | 'agent';
   clauseChanges: ClauseChange[];
   nonDirectiveLinesChanged: boolean;
+  /** Clause changes that take a variable out of a reduction or privatization the compiler did not reject. */
+  mayRace: ClauseChange[];
   /** The isolated verify build of the accepted set. */
   build: BuildResult;
 }

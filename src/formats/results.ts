@@ -38,6 +38,10 @@ export const SuggestionRecordSchema = z.object({
   repaired_earlier: z.boolean(),
   clause_changes: z.array(ClauseChangeSchema),
   non_directive_lines_changed: z.boolean(),
+  may_race: z
+    .array(ClauseChangeSchema)
+    .default([])
+    .describe("the repair's clause changes that take a variable out of a reduction or privatizing clause when the compiler had not rejected it there (undeclared, const): the loop may now race"),
   input_tokens: z.number().nonnegative().nullable().default(null).describe("input tokens the agent CLI reported for this suggestion's calls; null when none reported any"),
   output_tokens: z.number().nonnegative().nullable().default(null).describe("output tokens the agent CLI reported for this suggestion's calls; null when none reported any"),
   cost_usd: z.number().nonnegative().nullable().default(null).describe('cost in USD the agent CLI reported for these calls; null when none reported a cost'),

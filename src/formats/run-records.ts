@@ -29,6 +29,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     repaired_earlier: false,
     clause_changes: [],
     non_directive_lines_changed: false,
+    may_race: [],
     input_tokens: null,
     output_tokens: null,
     cost_usd: null,
@@ -81,6 +82,7 @@ export function outcomeRecord(
       accepted_attempt: outcome.acceptedAttempt,
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
+      may_race: outcome.mayRace,
     };
   }
   return { ...common, status: outcome.status, reason: outcome.reason };

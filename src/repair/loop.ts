@@ -11,6 +11,7 @@ import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import type { AttemptRecord, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
 import type { RepairDeps } from './deps.js';
+import { mayRace } from './checks/strict.js';
 import { verify } from './verify.js';
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
@@ -40,7 +41,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
 
   if (deps.options.builtin) {
     const verification = await builtinTry(task, deps, tally);
-    if (verification?.accepted) return accepted(verification, 'builtin', tally.tries, common());
+    if (verification?.accepted) return accepted(verification, 'builtin', tally.tries, common(), task);
   }
   if (!deps.agent) {
     return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
@@ -125,7 +126,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
             conversation = result.conversation;
             const verification = await checkAnswer(result.text, task, deps, attempt);
             await deps.attempts.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
-            if (verification.accepted) return accepted(verification, 'agent', attempt, common());
+            if (verification.accepted) return accepted(verification, 'agent', attempt, common(), task);
             tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
             prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
             break;
@@ -179,7 +180,7 @@ async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, a
   return verification;
 }
 
-function accepted(verification: Verification & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon): RepairedOutcome {
+function accepted(verification: Verification & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon, task: RepairTask): RepairedOutcome {
   return {
     ...common,
     status: 'repaired',
@@ -189,6 +190,7 @@ function accepted(verification: Verification & { accepted: true }, tier: 'builti
     tier,
     clauseChanges: verification.clauseChanges,
     nonDirectiveLinesChanged: verification.nonDirectiveLinesChanged,
+    mayRace: mayRace(verification.clauseChanges, task.build),
     build: verification.build,
   };
 }

@@ -8,7 +8,7 @@ import type { SuggestionRecord } from '../formats/results.js';
 import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
-import { describeWeakening, weakensPrivatization } from '../repair/checks/strict.js';
+import { describeWeakening } from '../repair/checks/strict.js';
 import { renderSummary, usageLine } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter } from './terminal.js';
 
@@ -72,9 +72,9 @@ export function renderSuggestion(v: SuggestionView): string {
   lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);
   if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
-  const weakening = record ? record.clause_changes.filter(weakensPrivatization) : [];
+  const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {
-    lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}. Unless the variable was not in scope there or is read-only, check that the loop is still correct (--strict refuses such repairs)`));
+    lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`));
   }
   lines.push('');
   if (v.attempts.length === 0) lines.push('No repair attempts were recorded.');

@@ -2,7 +2,6 @@
 // `patch-repair show` print exactly the same text.
 import type { ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
-import { weakensPrivatization } from '../repair/checks/strict.js';
 import { funnelLine } from './funnel.js';
 
 export const ENDPOINT_DOWN_NOTE = `The agent endpoint looked down: no calls were made after ${ENDPOINT_DOWN_AFTER} suggestions in a row got no answer.`;
@@ -24,7 +23,7 @@ export function renderSummary(results: ResultsFile): string {
   if (racy.length > 0) {
     const ids = racy.map((r) => r.id).join(', ');
     lines.push(
-      `Repairs that take a variable out of a reduction or privatizing clause: ${racy.length} (${ids}). Unless it was not in scope there or is read-only, the loop may now race: review each with \`patch-repair show <id>\`; --strict refuses such repairs`,
+      `Repairs that take a variable out of a reduction or privatizing clause the compiler accepted (the loop may now race): ${racy.length} (${ids}); review each with \`patch-repair show <id>\`; --strict refuses such repairs`,
     );
   }
   return lines.join('\n');
@@ -70,7 +69,7 @@ export function usageLine(usage: Pick<ResultsFile['run'], 'input_tokens' | 'outp
 
 /** Verified repairs that take a reduction or a privatization away: they compile, but may race. */
 export function racyRepairs(records: readonly SuggestionRecord[]): SuggestionRecord[] {
-  return records.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && r.clause_changes.some(weakensPrivatization));
+  return records.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0);
 }
 
 function tableRow(record: SuggestionRecord): string[] {

@@ -44,6 +44,7 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     repaired_earlier: false,
     clause_changes: [],
     non_directive_lines_changed: false,
+    may_race: [],
     input_tokens: null,
     output_tokens: null,
     cost_usd: null,

@@ -50,7 +50,7 @@ function recordedRun(): EventInput[] {
   const racy = { file: '1', directive: '#pragma omp parallel for reduction(+:sum)', kind: 'clause-removed' as const, clause: 'reduction(+:)', from: 'reduction(+:sum)' };
   return SAMPLE_RUN.map((e) => {
     if (e.type === 'run-finished') return { ...e, run: { ...e.run, funnel, input_tokens: 1200, output_tokens: 300, cost_usd: 0.0123 } };
-    if (e.type === 'suggestion-finished' && e.record.id === 'b') return { ...e, record: { ...e.record, input_tokens: 1200, output_tokens: 300, cost_usd: 0.0123, clause_changes: [racy] } };
+    if (e.type === 'suggestion-finished' && e.record.id === 'b') return { ...e, record: { ...e.record, input_tokens: 1200, output_tokens: 300, cost_usd: 0.0123, clause_changes: [racy], may_race: [racy] } };
     return e;
   });
 }

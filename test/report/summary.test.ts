@@ -43,10 +43,11 @@ describe('the count lines', () => {
     expect(summary(records, { input_tokens: null, output_tokens: null, cost_usd: null }).join('\n')).not.toContain('Agent usage');
   });
 
-  it('count repairs that take a variable out of a reduction or privatizing clause on a line of their own, naming --strict and show', () => {
-    const racy = rec('7', { status: 'repaired', clause_changes: [{ file: '1', directive: '#pragma omp parallel for reduction(+:sum)', kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' }] });
-    const harmless = rec('8', { status: 'repaired', clause_changes: [{ file: '1', directive: '#pragma omp parallel for shared(a,x)', kind: 'variable-removed', clause: 'shared', variable: 'x' }] });
-    const line = summary([racy, harmless]).find((l) => l.startsWith('Repairs that take'));
-    expect(line).toMatch(/^Repairs that take a variable out of a reduction or privatizing clause: 1 \(7\)\. .*`patch-repair show <id>`; --strict refuses such repairs$/);
+  it('count repairs that may race on a line of their own, naming --strict and show', () => {
+    const removed = { file: '1', directive: '#pragma omp parallel for reduction(+:sum)', kind: 'clause-removed' as const, clause: 'reduction(+:)', from: 'reduction(+:sum)' };
+    const racy = rec('7', { status: 'repaired', clause_changes: [removed], may_race: [removed] });
+    const explained = rec('8', { status: 'repaired', clause_changes: [{ ...removed, kind: 'variable-removed', clause: 'private', variable: 'acc' }] });
+    const line = summary([racy, explained]).find((l) => l.startsWith('Repairs that take'));
+    expect(line).toBe('Repairs that take a variable out of a reduction or privatizing clause the compiler accepted (the loop may now race): 1 (7); review each with `patch-repair show <id>`; --strict refuses such repairs');
   });
 });

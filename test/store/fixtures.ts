@@ -45,6 +45,7 @@ export function suggestionRecord(id: string): SuggestionRecord {
     output_tokens: null,
     cost_usd: null,
     clause_changes: [],
+    may_race: [],
     non_directive_lines_changed: false,
   };
 }

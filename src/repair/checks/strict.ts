@@ -2,6 +2,7 @@
 // privatizing clause (or a variable from one): without them the parallel loop can race even
 // though it compiles, so such a repair needs a human decision.
 import { PRIVATIZING_CLAUSES } from '../../patch/openmp.js';
+import type { BuildResult } from '../../formats/types.js';
 import type { ClauseChange } from '../../formats/results.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 import type { DirectivesKept } from '../../formats/attempt.js';
@@ -30,6 +31,30 @@ export function weakensPrivatization(change: ClauseChange): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * The weakening changes the compiler does not explain. A variable the failing build called
+ * undeclared, or refused to privatize (const), was never privatized there: taking it out cannot
+ * make the loop race. Any other variable taken out of a reduction or privatization may.
+ */
+export function mayRace(changes: readonly ClauseChange[], build: BuildResult): ClauseChange[] {
+  const refused = new Set<string>();
+  for (const d of build.diagnostics) {
+    if (d.errorClass !== 'undeclared-in-clause' && d.errorClass !== 'invalid-privatization') continue;
+    for (const text of [d.message, ...d.notes.map((note) => note.message)]) {
+      for (const match of text.matchAll(/'([A-Za-z_]\w*)'/g)) refused.add(match[1]!);
+    }
+  }
+  return changes.filter(weakensPrivatization).filter((change) => variablesOf(change).some((variable) => !refused.has(variable)));
+}
+
+/** The variables a change takes away: its own, or a removed clause's list (`reduction(+:a,b)`). */
+function variablesOf(change: ClauseChange): string[] {
+  if (change.variable) return [change.variable];
+  const list = /\(([^)]*)\)/.exec(change.from ?? '')?.[1] ?? '';
+  const names = list.slice(list.lastIndexOf(':') + 1).split(',').map((name) => name.trim()).filter(Boolean);
+  return names.length > 0 ? names : [''];
 }
 
 /** The change in words, the clause with its variables: `removes reduction(+:sum) from "#pragma omp …"`. */

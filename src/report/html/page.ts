@@ -10,7 +10,7 @@ import { PAGE_CSS } from './page-css.js';
 import { agentLabel } from '../run-replay.js';
 import { ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
-import { describeWeakening, weakensPrivatization } from '../../repair/checks/strict.js';
+import { describeWeakening } from '../../repair/checks/strict.js';
 import { describeProbe } from '../event-line.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
@@ -104,9 +104,9 @@ function section(s: SuggestionReview): string {
   const lines: string[] = [`<h2>Suggestion ${esc(s.id)} <span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></h2>`];
   if (r?.first_error) lines.push(`<p class="first-error">First error (${esc(r.error_class ?? 'other')}): <code>${esc(r.first_error)}</code></p>`);
   if (r?.reason) lines.push(`<p class="reason">${esc(r.reason)}</p>`);
-  const weakening = r ? r.clause_changes.filter(weakensPrivatization) : [];
+  const weakening = r?.may_race ?? [];
   if (weakening.length > 0) {
-    lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. It builds, but unless the variable was not in scope there or is read-only, the loop may now race: check it before use (--strict refuses such repairs).</p>`);
+    lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. The compiler had accepted it there: the loop builds, but may now race; check it before use (--strict refuses such repairs).</p>`);
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);
@@ -162,7 +162,7 @@ function attemptSummary(a: StoredAttempt): string {
 const MAY_RACE = '<span class="may-race" title="a reduction or privatizing clause was removed">may race</span>';
 
 function mayRace(r: SuggestionRecord): boolean {
-  return (r.status === 'repaired' || r.status === 'not_applied') && r.clause_changes.some(weakensPrivatization);
+  return (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0;
 }
 
 function usageCell(r: SuggestionRecord): string {

@@ -99,6 +99,10 @@ export function expandHotspotShortFlag(argv: readonly string[]): string[] {
   });
 }
 
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): Command {
   const program = new Command('patch-repair');
   const quiet = (cmd: Command) =>
@@ -143,6 +147,7 @@ function flagOptions(): Option[] {
         throw new Error(`${flag.flags}: commander stores it as ${option.attributeName()}, the flag table says ${flag.attribute}`);
       }
       if (flag.shown !== undefined) option.flags = flag.shown;
+      if (flag.repeatable) option.argParser(collect);
       return option;
     }),
   );

@@ -34,6 +34,8 @@ export interface Flag {
   absent?: string;
   /** How --help spells it, when that differs from what commander can parse. */
   shown?: string;
+  /** Given more than once, every value is kept (in order), not only the last. */
+  repeatable?: true;
 }
 
 /**
@@ -50,6 +52,7 @@ export const FLAGS = {
   threads: { flags: '-t, --threads <n>', attribute: 'threads', help: 'OMP_NUM_THREADS given to the builds' },
   jobs: { flags: '-j, --jobs <n>', attribute: 'jobs', help: 'builds run at once', absent: 'available cores' },
   workDir: { flags: '--work-dir <dir>', attribute: 'workDir', help: 'where workspaces and agent conversations live', absent: 'OS temporary directory' },
+  exclude: { flags: '--exclude <glob>', attribute: 'exclude', help: 'leave files or folders matching this glob (relative to the project root) out of every build workspace; repeatable', absent: 'none', repeatable: true },
   prompts: { flags: '--prompts <n>', attribute: 'prompts', help: 'independent attempts per suggestion' },
   retries: { flags: '--retries <m>', attribute: 'retries', help: 'follow-up turns inside one attempt' },
   maxAttempts: { flags: '--max-attempts <n>', attribute: 'maxAttempts', help: 'ceiling on answered agent calls per suggestion' },
@@ -92,6 +95,7 @@ export interface RunFlags {
   threads?: string;
   jobs?: string;
   workDir?: string;
+  exclude?: string[];
   prompts?: string;
   retries?: string;
   maxAttempts?: string;
@@ -173,6 +177,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     threads: count('--threads', flags.threads, 1, DEFAULTS.threads),
     jobs: count('--jobs', flags.jobs, 1, availableParallelism()),
     workDir: workDir ?? tmpdir(),
+    exclude: parseExcludes(flags.exclude ?? [], problems),
     maxRepairs: count('--max-repairs', flags.maxRepairs, 0, DEFAULTS.maxRepairs),
     strict: flags.strict === true,
     builtin: flags.builtin,
@@ -252,6 +257,16 @@ function parseIds(raw: string, problems: string[]): string[] {
     return [];
   }
   return [...new Set(ids)];
+}
+
+/** Globs are matched in the project root: an absolute path or `..` would name something outside it. */
+function parseExcludes(globs: string[], problems: string[]): string[] {
+  for (const glob of globs) {
+    if (glob.trim() === '' || isAbsolute(glob) || glob.split('/').includes('..')) {
+      problems.push(`--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '${glob}'`);
+    }
+  }
+  return [...new Set(globs)];
 }
 
 function parseLogLevel(raw: string, problems: string[]): LogLevel {

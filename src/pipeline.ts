@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe } from './build/index.js';
+import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
@@ -134,8 +134,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
     const tally = new RunTally(context, considered);
+    let pool: BuildPool | undefined;
+    tally.placement = () => pool?.workspacePlacement;
     try {
-      const pool = await BuildPool.create({
+      pool = await BuildPool.create({
         dp,
         scratchDir: scratch.dir,
         jobs: options.jobs,
@@ -143,8 +145,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         timeoutMs: options.buildTimeoutS * 1000,
         signal: interrupt.signal,
         emit,
+        exclude: options.exclude,
       });
-      cleanups.unshift(() => pool.dispose());
+      const created = pool;
+      cleanups.unshift(() => created.dispose());
       // The probe is queued first and runs beside the first discovery builds; when it refuses,
       // disposing the pool cancels those, and their rejection is expected. With nothing to build
       // there is nothing the probe could protect.
@@ -229,6 +233,7 @@ class RunTally {
   readonly records = new Map<string, SuggestionRecord>();
   readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
+  placement: () => WorkspacePlacement | undefined = () => undefined;
   probe: OpenmpProbe | null = null;
   private readonly builds = new Map<string, BuildResult>();
 
@@ -271,7 +276,7 @@ class RunTally {
       if (o.refused) this.finish(record);
       return record;
     });
-    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity), openmp_probe: this.probe }, suggestions };
+    const results: ResultsFile = { version: 1, run: { ...runRecord(this.context, this.identity, this.placement()), openmp_probe: this.probe }, suggestions };
     const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: this.budget.fatal !== null });
     results.run = {
       ...results.run,
@@ -333,8 +338,18 @@ async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Pro
   return ids;
 }
 
-function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
+/** At most this many path-holding outputs are named in results.json; the count says how many there are. */
+const RECORDED_PATH_FILES = 10;
+
+function runRecord(context: RunContext, identity: AgentIdentity, placement?: WorkspacePlacement): RunRecord {
   const { options } = context;
+  const workspaces = placement && {
+    count: placement.workspaces,
+    reference_outputs: placement.outputs,
+    reference_builds: placement.referenceBuilds,
+    path_files: placement.pathFiles.slice(0, RECORDED_PATH_FILES),
+    path_file_count: placement.pathFiles.length,
+  };
   return {
     id: context.runId,
     started: context.started,
@@ -353,6 +368,7 @@ function runRecord(context: RunContext, identity: AgentIdentity): RunRecord {
     funnel: [],
     exit_code: null,
     openmp_probe: null,
+    ...(workspaces && { workspaces }),
   };
 }
 

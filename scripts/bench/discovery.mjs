@@ -1,14 +1,17 @@
-// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain|data]
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data]
 // Discovery (reference build + every suggestion built alone) with BuildPool against what
 // DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
-// of the built project, `patch`, compile.sh, delete the copy, one after the other. Run twice: on
-// the plain project, and with data files inside the project tree.
+// of the built project, `patch`, compile.sh, delete the copy, one after the other. Runs on the
+// plain project, then the same project with a compile.sh whose outputs record the folder they were
+// built in (as CMake's do: every workspace then runs its own reference build; compared with
+// BuildPool on the plain project), then with data files inside the project tree.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BuildPool, discover } from '../../dist/build/index.js';
+import { filesHoldingPath } from '../../dist/build/location.js';
 import { runProcess } from '../../dist/process.js';
 
 function option(args, name, fallback) {
@@ -27,6 +30,15 @@ const MAKEFILE = [
   '',
 ].join('\n');
 const COMPILE_SH = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS"\n';
+/** The same build, plus what CMake does in miniature: a file that remembers where it was configured. */
+const PATH_DEPENDENT_COMPILE_SH = [
+  '#!/bin/sh',
+  'cd "$DP_PROJECT_ROOT_DIR" || exit 1',
+  'if [ -f configured-in ] && [ "$(cat configured-in)" != "$DP_PROJECT_ROOT_DIR" ]; then echo "error: configured in $(cat configured-in)"; exit 1; fi',
+  'echo "$DP_PROJECT_ROOT_DIR" > configured-in',
+  'make CC="$CC" CFLAGS="$CFLAGS"',
+  '',
+].join('\n');
 
 /** One loop kernel; `pragma` is inserted above its `for` by the suggestions. */
 function kernel(tu, k) {
@@ -93,6 +105,11 @@ async function generateProject(base, tus, suggestions, fillers) {
   await writeFile(join(configDir, 'compile.sh'), COMPILE_SH);
   await chmod(join(configDir, 'compile.sh'), 0o755);
   await writeFile(join(configDir, 'par_settings.json'), JSON.stringify(SETTINGS));
+  const pathDependentDir = join(dotDir, 'project', 'configs', 'bench-path-dependent');
+  await mkdir(pathDependentDir, { recursive: true });
+  await writeFile(join(pathDependentDir, 'compile.sh'), PATH_DEPENDENT_COMPILE_SH);
+  await chmod(join(pathDependentDir, 'compile.sh'), 0o755);
+  await writeFile(join(pathDependentDir, 'par_settings.json'), JSON.stringify(SETTINGS));
 
   const list = [];
   const broken = new Set();
@@ -127,7 +144,8 @@ async function generateProject(base, tus, suggestions, fillers) {
     hasHotspotData: false,
     notices: [],
   };
-  return { root, dp, broken };
+  const pathDependent = { ...dp, config: { ...dp.config, name: 'bench-path-dependent', dir: pathDependentDir, compileScript: join(pathDependentDir, 'compile.sh') } };
+  return { root, dp, pathDependent, broken };
 }
 
 async function addDataFiles(root, megabytes) {
@@ -147,7 +165,7 @@ async function runOurs(dp, base, jobs) {
   try {
     const result = await discover({ dp, considered: dp.suggestions, pool, emit: () => {} });
     const failing = [...result.builds].filter(([, r]) => !r.ok).map(([id]) => id);
-    return { seconds: (performance.now() - started) / 1000, failing };
+    return { seconds: (performance.now() - started) / 1000, failing, placement: pool.workspacePlacement };
   } finally {
     await pool.dispose();
   }
@@ -177,6 +195,7 @@ async function runBaseline(dp, base) {
   const refStarted = performance.now();
   must(await compileIn(dp, reference), 'reference build');
   const referenceSeconds = (performance.now() - refStarted) / 1000;
+  const pathCheck = await timePathCheck(reference);
   const failing = [];
   let rebuildSeconds = 0;
   for (const s of dp.suggestions) {
@@ -197,7 +216,26 @@ async function runBaseline(dp, base) {
     await rm(copy, { recursive: true, force: true });
   }
   await rm(work, { recursive: true, force: true });
-  return { seconds: (performance.now() - started) / 1000, failing, referenceSeconds, rebuildSeconds };
+  return { seconds: (performance.now() - started) / 1000, failing, referenceSeconds, rebuildSeconds, pathCheck };
+}
+
+/**
+ * What the pool's check for a recorded folder path costs, measured on every file of a built tree:
+ * more than the pool reads, which is only what the reference build wrote.
+ */
+async function timePathCheck(root) {
+  const files = [];
+  const walk = async (dir, rel) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), path);
+      else if (entry.isFile()) files.push(path);
+    }
+  };
+  await walk(root, '');
+  const started = performance.now();
+  const holding = await filesHoldingPath(root, files, [root]);
+  return { files: files.length, holding: holding.length, ms: performance.now() - started };
 }
 
 function sameIds(a, b) {
@@ -218,7 +256,29 @@ async function compare(label, dp, base, jobs, broken) {
   );
   const identical = sameIds(ours.failing, baseline.failing);
   console.log(`  failing ids: ${ours.failing.length} (BuildPool) vs ${baseline.failing.length} (baseline), identical: ${identical ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
+  console.log(`  workspaces: ${describePlacement(ours.placement)}`);
+  const check = baseline.pathCheck;
+  console.log(`  path check over all ${check.files} files of the built tree (the pool reads only the reference outputs): ${check.ms.toFixed(0)} ms, ${check.holding} holding the path`);
   return { label, ours: ours.seconds, baseline: baseline.seconds, ratio, limit, identical };
+}
+
+function describePlacement(p) {
+  return `${p.workspaces}, outputs ${p.outputs}, ${p.referenceBuilds} reference build(s)${p.pathFiles.length > 0 ? `, path found in ${p.pathFiles.join(', ')}` : ''}`;
+}
+
+/**
+ * BuildPool on outputs that record their folder, against BuildPool on the plain project run right
+ * before it (back to back, so both see the same machine load).
+ */
+async function comparePathDependent(dp, pathDependent, base, jobs, broken) {
+  const plain = await runOurs(dp, base, jobs);
+  const ours = await runOurs(pathDependent, base, jobs);
+  const extra = (ours.seconds / plain.seconds - 1) * 100;
+  console.log('\npath-dependent project (compile.sh records its folder, as CMake does), against the plain project run just before');
+  console.log(`  BuildPool (-j ${jobs}), plain:          ${plain.seconds.toFixed(1)} s; workspaces: ${describePlacement(plain.placement)}`);
+  console.log(`  BuildPool (-j ${jobs}), path-dependent: ${ours.seconds.toFixed(1)} s; workspaces: ${describePlacement(ours.placement)}`);
+  console.log(`  cost of the path-dependent case: ${extra >= 0 ? '+' : ''}${extra.toFixed(0)}%`);
+  console.log(`  failing ids identical: ${sameIds(ours.failing, plain.failing) ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
 }
 
 export default async function bench(args) {
@@ -226,15 +286,16 @@ export default async function bench(args) {
   const suggestions = Number(option(args, '--suggestions', 100));
   const jobs = Number(option(args, '--jobs', availableParallelism()));
   const dataMb = Number(option(args, '--data-mb', 500));
-  const only = option(args, '--only', 'both');
+  const only = option(args, '--only', 'plain,pathdep,data').split(',');
   // Filler functions per unit: how much a compile costs relative to copying the tree.
   const fillers = Number(option(args, '--fillers', 10));
   const base = await mkdtemp(join(tmpdir(), 'pr-bench-discovery-'));
   try {
-    const { dp, broken } = await generateProject(base, tus, suggestions, fillers);
+    const { dp, pathDependent, broken } = await generateProject(base, tus, suggestions, fillers);
     console.log(`Discovery benchmark: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
-    if (only !== 'data') await compare('plain project', dp, base, jobs, broken);
-    if (only !== 'plain') {
+    if (only.includes('plain')) await compare('plain project', dp, base, jobs, broken);
+    if (only.includes('pathdep')) await comparePathDependent(dp, pathDependent, base, jobs, broken);
+    if (only.includes('data')) {
       await addDataFiles(dp.projectRoot, dataMb);
       await compare(`with ${dataMb} MB of data files in the project tree`, dp, base, jobs, broken);
     }

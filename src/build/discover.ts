@@ -3,6 +3,7 @@
 import { RefusedError } from '../errors.js';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../formats/types.js';
+import { saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import type { BuildPool } from './pool.js';
 import { describeDiagnostic } from './result.js';
 
@@ -19,7 +20,8 @@ export async function discover(o: { dp: DotDiscopop; considered: Suggestion[]; p
   const withPatch = o.considered.filter((s) => s.files.length > 0);
   o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: withPatch.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();
-  if (!reference.ok) throw new RefusedError(referenceFailure(o.dp, reference));
+  const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
+  if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));
   const results = await Promise.all(withPatch.map((s) => o.pool.build(s.id, generatedPatchSet(s), 'discovery')));
   return { reference, builds: new Map(withPatch.map((s, i) => [s.id, results[i] as BuildResult])) };
 }
@@ -28,13 +30,46 @@ export function generatedPatchSet(suggestion: Suggestion): PatchSet {
   return new Map(suggestion.files.map((f) => [f.fileId, f.text]));
 }
 
-function referenceFailure(dp: DotDiscopop, reference: BuildResult): string {
+/**
+ * A reference build that passed although CMake said its build folder was configured elsewhere is
+ * refused too: CMake then goes on with the original folder's paths and compiles the user's own
+ * sources instead of the copy's, so every suggestion would seem to build.
+ */
+function referenceFailure(dp: DotDiscopop, reference: BuildResult, folders: readonly ConfiguredFolder[]): string {
   const quoted = quotedLines(reference).map((line) => `  ${line}`);
-  const why = reference.failedAt === 'timeout' ? 'does not finish in time' : 'fails';
+  const why = reference.ok ? 'passed' : reference.failedAt === 'timeout' ? 'does not finish in time' : 'fails';
+  if (reference.ok || folders.length > 0) {
+    const named = folders.length > 0 ? folders.map((f) => (f.folder === '.' ? 'the project root' : `${f.folder}/`)).join(', ') : 'a build folder in the project';
+    const records = folders.length > 0 ? ` (${folders.map((f) => `${f.folder === '.' ? '' : `${f.folder}/`}${f.record}`).join(', ')} records it)` : '';
+    const excludable = folders.filter((f) => f.folder !== '.').map((f) => `--exclude ${f.folder}`);
+    const fixes = [
+      excludable.length > 0 && `leave it out of the copies with ${excludable.join(' ')}`,
+      `let compile.sh configure a fresh build folder of its own (e.g. cmake -S . -B build-discopop), which then exists only in the copies`,
+    ].filter(Boolean);
+    const cause = reference.ok
+      ? `the reference build passed, but only because ${named} was configured at the project's own path ${dp.projectRoot}${records}: CMake went on with that folder's paths and compiled the sources there instead of the copy's, so every suggestion would seem to build.`
+      : `the reference build fails because ${named} was configured at the project's own path ${dp.projectRoot}${records}.`;
+    return [
+      `${dp.config.compileScript}: ${cause}`,
+      `patch-repair builds in copies of the project, and a build folder configured for one place does not work in another. Either ${fixes.join(', or ')}. The reference build said:`,
+      ...quoted,
+    ].join('\n');
+  }
   return [
     `${dp.config.compileScript}: the project does not build without any suggestion applied (the reference build ${why}); fix the build first:`,
     ...quoted,
   ].join('\n');
+}
+
+/**
+ * The build folders behind a "configured elsewhere" failure: those the reference build's output
+ * names (CMake's cache-directory and source-directory errors), else, when the output has no such
+ * words, none, so an unrelated failure is never blamed on a build folder that happens to exist.
+ */
+function configuredElsewhere(dp: DotDiscopop, reference: BuildResult, configured: readonly ConfiguredFolder[]): ConfiguredFolder[] {
+  if (configured.length === 0 || !saysConfiguredElsewhere(reference.output)) return [];
+  const named = configured.filter((f) => reference.output.includes(f.folder === '.' ? dp.projectRoot : `${f.folder}/`) || reference.output.includes(`/${f.folder}`));
+  return named.length > 0 ? named : [...configured];
 }
 
 /** The diagnostics when the parser found some; else the lines that say error, else the last lines. */

@@ -1,18 +1,21 @@
 // Parallel, incremental builds in private workspaces. The reference build (no suggestion) runs
 // first in workspace 0; what it produced is kept aside, and further workspaces (up to `jobs`) are
-// cloned from the user's tree plus those outputs when there is work waiting for them, so they
-// start with objects. Each build applies one patch set in an idle workspace, runs compile.sh and
-// rolls the workspace back to the reference state (see workspace.ts).
+// made when there is work waiting for them. When the reference outputs do not name the folder they
+// were built in, a further workspace is the user's tree plus those outputs, so it starts with
+// objects; when they do (CMake, autotools, Meson), copies of them would be wrong elsewhere, so each
+// further workspace runs its own reference build. Each build applies one patch set in an idle
+// workspace, runs compile.sh and rolls the workspace back to its reference state (see workspace.ts).
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { faultPoint } from '../fault.js';
 import { patchWorkspace } from './apply.js';
 import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
-import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry } from './tree.js';
+import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest } from './tree.js';
 import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
+import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import { repairDir } from '../store/paths.js';
 
 export interface BuildPoolOptions {
@@ -26,6 +29,20 @@ export interface BuildPoolOptions {
   timeoutMs: number;
   signal: AbortSignal;
   emit: Emit;
+  /** `--exclude` globs, relative to the project root: left out of every workspace. */
+  exclude?: readonly string[];
+}
+
+/** How the workspaces got their reference state; results.json records it. */
+export interface WorkspacePlacement {
+  /** The reference build wrote its workspace's absolute path into these outputs (relative paths, sorted). */
+  pathFiles: string[];
+  /** 'copied': further workspaces start from copies of workspace 0's outputs; 'rebuilt': each runs its own reference build. */
+  outputs: 'copied' | 'rebuilt';
+  /** Reference builds run so far, the first one included. */
+  referenceBuilds: number;
+  /** Workspaces made so far. */
+  workspaces: number;
 }
 
 /** A probe build goes ahead of the queue: the run may refuse on its result. */
@@ -35,6 +52,8 @@ interface Worker {
   workspace: Workspace;
   patchDir: string;
   busy: boolean;
+  /** Where its rollbacks read the reference bytes. */
+  sources: ReferenceSources;
 }
 
 interface Job {
@@ -52,7 +71,14 @@ export class BuildPool {
   private readonly controller = new AbortController();
   private cloning = 0;
   private reference?: Promise<BuildResult>;
+  /** Workspace 0's reference outputs; set once the reference build has finished. */
   private sources?: ReferenceSources;
+  /** The user's tree as copied into workspace 0, before any build. */
+  private initial: Manifest = new Map();
+  private placement?: WorkspacePlacement;
+  private configured: ConfiguredFolder[] = [];
+  /** A workspace could not be made: do not try again for every job that finishes. */
+  private cloneFailed = false;
   private outsideDotDir?: string;
   private disposed?: Promise<void>;
 
@@ -93,6 +119,20 @@ export class BuildPool {
     return Math.max(1, this.o.jobs);
   }
 
+  /** How the workspaces got their reference state; undefined until the reference build passed. */
+  get workspacePlacement(): WorkspacePlacement | undefined {
+    return this.placement && { ...this.placement, pathFiles: [...this.placement.pathFiles], workspaces: this.workers.length };
+  }
+
+  /**
+   * After a reference build that failed, or said a build folder was configured elsewhere: build
+   * folders of the user's tree configured at the project's own path (a CMakeCache.txt naming it,
+   * say), which cannot work in a copy.
+   */
+  get foldersConfiguredInProject(): readonly ConfiguredFolder[] {
+    return this.configured;
+  }
+
   /** The project without any suggestion. Runs once; later calls return the same result. */
   referenceBuild(): Promise<BuildResult> {
     this.reference ??= this.track(this.runReference());
@@ -125,8 +165,19 @@ export class BuildPool {
   }
 
   private async addFirstWorkspace(): Promise<void> {
-    const dotDir = await realpath(this.o.dp.dotDir);
-    const skipped = new Set([repairDir(dotDir), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root]);
+    const { dp } = this.o;
+    const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
+    const excluded = await expandExcludes({
+      globs: this.o.exclude ?? [],
+      projectRoot: this.projectRoot,
+      dp,
+      compileScript: join(this.projectRoot, relative(dp.projectRoot, scriptInProject)),
+    });
+    for (const glob of excluded.unmatched) {
+      this.o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${this.projectRoot}` });
+    }
+    const dotDir = await realpath(dp.dotDir);
+    const skipped = new Set([repairDir(dotDir), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root, ...excluded.paths]);
     const outside = dotDiscopopOutside({ projectRoot: this.projectRoot, dotDir });
     // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
     if (outside) skipped.add(join(this.projectRoot, OUTSIDE_DOT_DISCOPOP));
@@ -139,42 +190,76 @@ export class BuildPool {
       manifest.set(OUTSIDE_DOT_DISCOPOP, (await statEntry(dotDir))!);
       for (const [rel, entry] of dot) manifest.set(`${OUTSIDE_DOT_DISCOPOP}/${rel}`, entry);
     }
-    const tree = join(this.root, 'w0', 'tree');
+    this.initial = manifest;
+    const workspace = await this.materializeUserTree(0);
+    this.workers.push({ workspace, patchDir: join(this.root, 'w0', 'patches'), busy: false, sources: this.userTreeSources() });
+  }
+
+  /** A workspace holding the user's tree as it is, without the reference build's outputs. */
+  private async materializeUserTree(index: number): Promise<Workspace> {
+    const tree = join(this.root, `w${index}`, 'tree');
     await mkdir(tree, { recursive: true });
     await materialize({
-      entries: [...manifest],
+      entries: [...this.initial].map(([rel, e]) => [rel, { ...e }] as [string, Entry]),
       sourceOf: projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }),
       toRoot: tree,
       linkRoots: [this.projectRoot, this.o.dp.projectRoot],
     });
-    this.workers.push({ workspace: new Workspace(tree, await scanTree(tree), this.granularityNs), patchDir: join(this.root, 'w0', 'patches'), busy: false });
+    return new Workspace(tree, await scanTree(tree), this.granularityNs);
+  }
+
+  private userTreeSources(): ReferenceSources {
+    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot: this.projectRoot, outputs: new Set() };
   }
 
   private async runReference(): Promise<BuildResult> {
     const worker = this.workers[0] as Worker;
     worker.busy = true;
-    this.o.emit({ type: 'build-started', id: null, purpose: 'reference' });
-    const started = Date.now();
-    const signal = this.controller.signal;
-    const outcome = await runCompileScript({ dp: this.o.dp, workspaceRoot: worker.workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
-    if (outcome.kind === 'canceled') signal.throwIfAborted();
-    const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: worker.workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
-    await this.keepReferenceOutputs(worker.workspace);
+    const result = await this.referenceBuildIn(worker.workspace);
+    worker.sources = await this.keepReferenceOutputs(worker.workspace, 0);
+    if (result.ok) {
+      const written = [...worker.sources.outputs];
+      const pathFiles = await filesHoldingPath(worker.workspace.root, written, await rootSpellings(worker.workspace.root));
+      this.placement = { pathFiles, outputs: pathFiles.length > 0 ? 'rebuilt' : 'copied', referenceBuilds: 1, workspaces: 1 };
+      if (pathFiles.length > 0) {
+        const more = pathFiles.length > 1 ? ` and ${pathFiles.length - 1} more` : '';
+        this.o.emit({
+          type: 'notice',
+          level: 'info',
+          message: `the reference build wrote the absolute path of the folder it ran in into ${pathFiles[0]}${more}: copies of its outputs would be wrong in another folder, so every further workspace runs its own reference build`,
+        });
+      }
+    }
+    if (!result.ok || saysConfiguredElsewhere(result.output)) {
+      this.configured = await foldersConfiguredAt(worker.workspace.root, this.initial, [this.projectRoot, this.o.dp.projectRoot]);
+    }
+    this.sources = worker.sources;
     worker.busy = false;
-    this.emitFinished(null, 'reference', result);
     this.pump();
     return result;
   }
 
-  /** Copies aside what the reference build created or rewrote: rollbacks and clones read it. */
-  private async keepReferenceOutputs(workspace: Workspace): Promise<void> {
+  /** compile.sh with no suggestion applied, reported as a reference build. */
+  private async referenceBuildIn(workspace: Workspace): Promise<BuildResult> {
+    this.o.emit({ type: 'build-started', id: null, purpose: 'reference' });
+    const started = Date.now();
+    const signal = this.controller.signal;
+    const outcome = await runCompileScript({ dp: this.o.dp, workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
+    if (outcome.kind === 'canceled') signal.throwIfAborted();
+    const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
+    this.emitFinished(null, 'reference', result);
+    return result;
+  }
+
+  /** Copies aside what the reference build created or rewrote: rollbacks (and clones) read it. */
+  private async keepReferenceOutputs(workspace: Workspace, index: number): Promise<ReferenceSources> {
     const before = workspace.manifest;
     const after = await workspace.captureBaseline();
     const written = [...after].filter(([rel, e]) => e.kind === 'file' && before.get(rel)?.ctimeNs !== e.ctimeNs);
-    const outputsRoot = join(this.root, 'reference-outputs');
+    const outputsRoot = join(this.root, index === 0 ? 'reference-outputs' : `reference-outputs-w${index}`);
     await mkdir(outputsRoot, { recursive: true });
     await materialize({ entries: written, sourceOf: (rel) => join(workspace.root, rel), toRoot: outputsRoot, linkRoots: [] });
-    this.sources = { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
+    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
   }
 
   private pump(): void {
@@ -187,10 +272,11 @@ export class BuildPool {
       worker.busy = true;
       void this.track(this.runJob(worker, job));
     }
-    const wanted = Math.min(this.queue.length, Math.max(1, this.o.jobs) - this.workers.length - this.cloning);
+    const wanted = this.cloneFailed ? 0 : Math.min(this.queue.length, Math.max(1, this.o.jobs) - this.workers.length - this.cloning);
     for (let i = 0; i < wanted; i++) {
       this.track(this.addClone()).catch((error: unknown) => {
         // Fewer workspaces only means fewer builds at once; the run goes on with those it has.
+        this.cloneFailed = true;
         if (!this.controller.signal.aborted) {
           this.o.emit({ type: 'notice', level: 'warning', message: `could not prepare another build workspace: ${(error as Error).message}` });
         }
@@ -199,20 +285,39 @@ export class BuildPool {
   }
 
   private async addClone(): Promise<void> {
-    const sources = this.sources as ReferenceSources;
     const index = this.workers.length + this.cloning;
     this.cloning++;
     try {
-      const tree = join(this.root, `w${index}`, 'tree');
-      await mkdir(tree, { recursive: true });
-      const first = (this.workers[0] as Worker).workspace;
-      const entries: [string, Entry][] = [...first.manifest].map(([rel, e]) => [rel, { ...e }]);
-      await materialize({ entries, sourceOf: referenceSourceOf(sources), toRoot: tree, linkRoots: [first.root] });
-      this.workers.push({ workspace: new Workspace(tree, await scanTree(tree), this.granularityNs), patchDir: join(this.root, `w${index}`, 'patches'), busy: false });
+      const patchDir = join(this.root, `w${index}`, 'patches');
+      if (this.placement?.outputs === 'rebuilt') this.workers.push({ ...(await this.rebuiltWorkspace(index)), patchDir, busy: false });
+      else this.workers.push({ workspace: await this.copiedWorkspace(index), patchDir, busy: false, sources: this.sources as ReferenceSources });
     } finally {
       this.cloning--;
     }
     this.pump();
+  }
+
+  /** The user's tree plus workspace 0's reference outputs, with the baseline's times. */
+  private async copiedWorkspace(index: number): Promise<Workspace> {
+    const tree = join(this.root, `w${index}`, 'tree');
+    await mkdir(tree, { recursive: true });
+    const first = (this.workers[0] as Worker).workspace;
+    const entries: [string, Entry][] = [...first.manifest].map(([rel, e]) => [rel, { ...e }]);
+    await materialize({ entries, sourceOf: referenceSourceOf(this.sources as ReferenceSources), toRoot: tree, linkRoots: [first.root] });
+    return new Workspace(tree, await scanTree(tree), this.granularityNs);
+  }
+
+  /** The user's tree and a reference build of its own, for outputs that name their folder. */
+  private async rebuiltWorkspace(index: number): Promise<{ workspace: Workspace; sources: ReferenceSources }> {
+    const workspace = await this.materializeUserTree(index);
+    (this.placement as WorkspacePlacement).referenceBuilds++;
+    const result = await this.referenceBuildIn(workspace);
+    const sources = await this.keepReferenceOutputs(workspace, index);
+    if (!result.ok) {
+      await rm(join(this.root, `w${index}`), { recursive: true, force: true });
+      throw new Error(`the reference build passed in the first workspace but fails in workspace ${index}, which is left unused: ${result.firstError ?? 'no error message'}`);
+    }
+    return { workspace, sources };
   }
 
   private async runJob(worker: Worker, job: Job): Promise<void> {
@@ -249,7 +354,7 @@ export class BuildPool {
       return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output) });
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
-      if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(this.sources as ReferenceSources));
+      if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));
     }
   }
 
@@ -276,4 +381,9 @@ export class BuildPool {
     promise.then(forget, forget);
     return promise;
   }
+}
+
+/** The workspace path as a build may print it: as made, and resolved (getcwd() returns the latter). */
+async function rootSpellings(root: string): Promise<string[]> {
+  return [...new Set([root, await realpath(root)])];
 }

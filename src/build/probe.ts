@@ -12,6 +12,7 @@ import type { OpenmpProbe } from '../formats/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import type { BuildPool } from './pool.js';
 import { describeDiagnostic } from './result.js';
+import { saysConfiguredElsewhere } from './location.js';
 
 /** No project declares it; the diagnostic that rejects the probe names it. */
 export const PROBE_IDENTIFIER = 'patch_repair_openmp_probe_undeclared';
@@ -75,7 +76,9 @@ function probePatch(relPath: string, lines: readonly string[], target: number): 
 export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement | null; pool: BuildPool; emit: Emit }): Promise<OpenmpProbe | null> {
   const { placement } = o;
   return o.pool.referenceBuild().then(async (reference) => {
-    if (!reference.ok) return null;
+    // discover() refuses such a run; a probe built from a folder configured elsewhere would
+    // compile the user's sources, not the probe, and refuse for the wrong reason first.
+    if (!reference.ok || saysConfiguredElsewhere(reference.output)) return null;
     if (placement === null) {
       const probe: OpenmpProbe = { status: 'no-loop', file: null, line: null, directive: null, detail: null, duration_ms: null };
       o.emit({ type: 'openmp-probe', probe });

@@ -1,6 +1,7 @@
 // Turns what patch and compile.sh said into a BuildResult. Output is reported with the user's
 // project root in place of the workspace path: that is where the user (and the model) looks, and
 // it keeps results identical whichever worker built them.
+import { realpathSync } from 'node:fs';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
@@ -84,8 +85,45 @@ function firstErrorLine(output: string): string | undefined {
   return lines.find((line) => /\berror\b/i.test(line)) ?? lines.at(-1);
 }
 
-function inProject(text: string, workspaceRoot: string, dp: DotDiscopop): string {
-  return text.split(workspaceRoot).join(dp.projectRoot);
+/**
+ * A line that names the user's own project path as well keeps the workspace path: there the build
+ * is comparing the two (CMake's "CMakeCache.txt directory <workspace>/build is different than the
+ * directory <project>/build where it was created"), and rewriting would make it claim that a path
+ * differs from itself.
+ */
+export function inProject(text: string, workspaceRoot: string, dp: DotDiscopop): string {
+  if (!text.includes(workspaceRoot)) return text;
+  const userRoots = projectRootSpellings(dp.projectRoot);
+  return text
+    .split('\n')
+    .map((line) => (userRoots.some((root) => namesPath(line, root)) ? line : line.split(workspaceRoot).join(dp.projectRoot)))
+    .join('\n');
+}
+
+/** `root` itself or a path below it, not merely a longer name that starts the same. */
+function namesPath(line: string, root: string): boolean {
+  for (let at = line.indexOf(root); at >= 0; at = line.indexOf(root, at + 1)) {
+    const next = line[at + root.length];
+    if (next === undefined || !/[\w.-]/.test(next)) return true;
+  }
+  return false;
+}
+
+const spellings = new Map<string, string[]>();
+
+function projectRootSpellings(projectRoot: string): string[] {
+  let found = spellings.get(projectRoot);
+  if (!found) {
+    let real = projectRoot;
+    try {
+      real = realpathSync(projectRoot);
+    } catch {
+      // A project root that no longer resolves is only ever spelled as given.
+    }
+    found = [...new Set([projectRoot, real])];
+    spellings.set(projectRoot, found);
+  }
+  return found;
 }
 
 /** Patch's output when it says more than which files it patched; empty otherwise. */

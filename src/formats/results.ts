@@ -100,6 +100,18 @@ export const RunRecordSchema = z.object({
   funnel: z.array(FunnelEntrySchema).default([]).describe('the built-in repairer first, then each agent backend and model'),
   exit_code: z.number().int().nullable(),
   openmp_probe: OpenmpProbeSchema.nullable().default(null).describe('null until the probe ran'),
+  workspaces: z
+    .object({
+      count: z.number().int().positive().describe('build workspaces made'),
+      reference_outputs: z
+        .enum(['copied', 'rebuilt'])
+        .describe("'copied': further workspaces started from copies of the first reference build's outputs; 'rebuilt': those outputs hold the absolute path of the folder they were built in, so every workspace ran its own reference build"),
+      reference_builds: z.number().int().positive().describe('reference builds run, the first one included'),
+      path_files: z.array(z.string()).describe('the first (sorted) of the reference outputs that hold their workspace path, relative to the project root'),
+      path_file_count: z.number().int().nonnegative().describe('how many reference outputs hold their workspace path'),
+    })
+    .optional()
+    .describe('how the build workspaces got their reference state; absent until the reference build passed'),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

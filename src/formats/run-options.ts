@@ -33,6 +33,8 @@ export interface RunOptions {
   threads: number;
   jobs: number;
   workDir: string;
+  /** Globs relative to the project root: files and folders left out of every workspace. */
+  exclude: string[];
   maxRepairs: number;
   strict: boolean;
   builtin: boolean;

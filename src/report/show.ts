@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
-import type { SuggestionRecord } from '../formats/results.js';
+import type { RunRecord, SuggestionRecord } from '../formats/results.js';
 import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
@@ -50,7 +50,20 @@ export function runHeader(replay: ReplayedRun, dotDir: string): string[] {
     const torn = replay.truncated ? ', its last line cut off' : '';
     lines.push(`The run did not finish: ${eventLogPath(dotDir)} ends at ${replay.lastEventAt}${torn}; shown up to there.`);
   }
+  const placement = workspacesLine(run);
+  if (placement) lines.push(placement);
   return lines;
+}
+
+/** Which way the build workspaces got their reference state: copied outputs, or a reference build each. */
+export function workspacesLine(run: RunRecord): string | null {
+  const w = run.workspaces;
+  if (!w) return null;
+  if (w.reference_outputs === 'copied') {
+    return `Workspaces: ${w.count}, each started from copies of the reference build's outputs (they hold no workspace path)`;
+  }
+  const more = w.path_file_count > 1 ? ` and ${w.path_file_count - 1} more` : '';
+  return `Workspaces: ${w.count}, ${w.reference_builds} reference builds: the reference build's outputs hold the absolute path of the folder they were built in (${w.path_files[0] ?? '?'}${more}), so every workspace ran its own`;
 }
 
 interface SuggestionView {

@@ -130,6 +130,7 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     threads: 1,
     jobs: 1,
     workDir: os.tmpdir(),
+    exclude: [],
     maxRepairs: 0,
     strict: false,
     builtin: false,

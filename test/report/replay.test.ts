@@ -8,6 +8,7 @@ import { replayEvents } from '../../src/report/run-replay.js';
 import { show } from '../../src/report/show.js';
 import { renderSummary } from '../../src/report/summary.js';
 import { UsageError } from '../../src/errors.js';
+import type { RunRecord } from '../../src/formats/results.js';
 import { SAMPLE_RUN, stamped } from './events.js';
 import { FakeTerminal } from './fake-terminal.js';
 
@@ -41,6 +42,26 @@ describe('a finished run', () => {
     expect(stream.text).toBe(
       `Run run-1 (repair, backend claude, model sonnet), started 2026-01-01T00:00:00.000Z, finished 2026-01-01T00:01:00.000Z, exit code 1\n\n${renderSummary(replay.results)}\n`,
     );
+  });
+});
+
+describe('the workspaces line', () => {
+  const finished = (workspaces: NonNullable<RunRecord['workspaces']>) =>
+    EVENTS.map((e) => (e.type === 'run-finished' ? { ...e, run: { ...e.run, workspaces } } : e));
+
+  it.each<[NonNullable<RunRecord['workspaces']>, string]>([
+    [
+      { count: 2, reference_outputs: 'copied', reference_builds: 1, path_files: [], path_file_count: 0 },
+      "Workspaces: 2, each started from copies of the reference build's outputs (they hold no workspace path)",
+    ],
+    [
+      { count: 4, reference_outputs: 'rebuilt', reference_builds: 4, path_files: ['build/CMakeCache.txt', 'build/Makefile'], path_file_count: 13 },
+      "Workspaces: 4, 4 reference builds: the reference build's outputs hold the absolute path of the folder they were built in (build/CMakeCache.txt and 12 more), so every workspace ran its own",
+    ],
+  ])('says which way the workspaces got their reference state (%#)', async (workspaces, line) => {
+    const stream = new FakeTerminal({ tty: false });
+    expect(await show({ dotDir: dotDirWithLog(jsonl(finished(workspaces))), stream })).toBe(0);
+    expect(stream.text.split('\n')[1]).toBe(line);
   });
 });
 

@@ -3,6 +3,7 @@
 // they are there. Unlike the applicator it runs non-interactively and leaves no .orig/.rej behind.
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { encodeText } from '../bytes.js';
 import { describeOutcome, runProcess } from '../process.js';
 import { compareIds, type DotDiscopop, type PatchSet } from '../formats/types.js';
 
@@ -50,7 +51,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
       continue;
     }
     const patchPath = join(request.patchDir, `${fileId}.patch`);
-    await writeFile(patchPath, text);
+    await writeFile(patchPath, encodeText(text));
     const outcome = await runProcess({
       command: 'patch',
       args: ['--batch', '--forward', '--no-backup-if-mismatch', '-r', '-', target.relPath, patchPath],

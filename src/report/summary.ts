@@ -42,7 +42,7 @@ function countLines(results: ResultsFile): string[] {
   add('Build as generated', count('ok') - earlier);
   add("Build with an earlier run's repair", earlier);
   add('Repaired and written', count('repaired'));
-  add('Repaired, not written (--dry-run)', count('not_applied'));
+  add(results.run.mode === 'dry-run' ? 'Repaired, not written (--dry-run)' : 'Repaired, not written (the write-back failed; see the reasons)', count('not_applied'));
   add(discoverOnly ? 'Do not build (--discover-only: no repair tried)' : 'Do not build, not repaired', count('failed'));
   lines.push(`Agent unreachable: ${count('agent_unreachable')} (no answer; not a failed repair)`);
   const skipped = records.filter((r) => r.status === 'skipped');
@@ -85,6 +85,8 @@ function tableRow(record: SuggestionRecord): string[] {
 }
 
 function detail(record: SuggestionRecord): string {
+  // A verified repair that could not be written back says why (a dry run has no reason).
+  if (record.status === 'not_applied' && record.reason !== null) return record.reason;
   if (record.status === 'repaired' || record.status === 'not_applied') {
     const changes = record.clause_changes.map(describeChange);
     if (record.non_directive_lines_changed) changes.push('non-directive lines changed');

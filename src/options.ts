@@ -13,7 +13,7 @@ import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
 import { repairDir } from './store/paths.js';
 import { AGENT_DEFAULTS, DEFAULTS, LOG_LEVELS, type AgentSettings, type FlagKey, type LogLevel, type Mode, type RunOptions } from './formats/run-options.js';
-import type { Hotness } from './formats/types.js';
+import { HOTNESS, type Hotness } from './formats/types.js';
 
 export interface OptionsContext {
   cwd: string;
@@ -23,7 +23,6 @@ export interface OptionsContext {
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
 /** Builds in flight with --launcher slurm when -j is not given: the scheduler queues the rest. */
 export const SLURM_JOBS = 16;
-const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
 
 export interface Flag {
   /** Commander's spelling: short and long name and the value placeholder. */

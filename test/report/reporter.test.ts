@@ -34,12 +34,12 @@ describe('what the lines say', () => {
   it('names the first new compiler error on the line of a build rejection, not just the heading before it', () => {
     const reason = 'The project does not build with the corrected patch set. New compiler errors:\nsrc/main.c:12:5: error: expected expression\nsrc/main.c:14:1: error: x undeclared';
     const lines = plainLines(stamped([{ type: 'check', id: 'b', attempt: 2, candidate: null, candidates: 1, check: 'builds', passed: false, reason }]));
-    expect(lines).toEqual(['  try 2: rejected by builds: The project does not build with the corrected patch set. New compiler errors: src/main.c:12:5: error: expected expression (and 1 more line)']);
+    expect(lines).toEqual(['  suggestion b, try 2: rejected by builds: The project does not build with the corrected patch set. New compiler errors: src/main.c:12:5: error: expected expression (and 1 more line)']);
   });
 
   it('says which candidate of an answer offering alternatives a rejection is about', () => {
     const lines = plainLines(stamped([{ type: 'check', id: 'b', attempt: 2, candidate: 2, candidates: 3, check: 'dry-run-apply', passed: false, reason: 'hunk 1 does not apply' }]));
-    expect(lines).toEqual(['  try 2, candidate 2 of 3: rejected by dry-run-apply: hunk 1 does not apply']);
+    expect(lines).toEqual(['  suggestion b, try 2, candidate 2 of 3: rejected by dry-run-apply: hunk 1 does not apply']);
   });
 });
 

@@ -83,8 +83,10 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
     const directive = parseDirective(text);
     index = end;
     if (directive === null) continue;
-    const next = statementAfter(texts, end + 1);
-    const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1) : null;
+    // A comment opened at the end of the directive's line goes on below it.
+    const inComment = endsInComment(texts[end]!, false);
+    const next = statementAfter(texts, end + 1, inComment);
+    const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1, inComment) : null;
     const targetIndex = loop ?? next;
     found.push({
       directive,
@@ -112,8 +114,8 @@ function isLoopConstruct(construct: string): boolean {
 }
 
 /** First statement line at or after `from`: blank lines, comments and stacked directives are skipped. */
-function statementAfter(lines: readonly string[], from: number): number | null {
-  for (const index of codeLines(lines, from)) return index;
+function statementAfter(lines: readonly string[], from: number, inComment = false): number | null {
+  for (const index of codeLines(lines, from, inComment)) return index;
   return null;
 }
 
@@ -124,9 +126,9 @@ const FOR_LOOP = /^for\s*\(/;
  * (design.md, Directive identity). A declaration DiscoPoP's line numbers put the directive above,
  * a wrapping `if`, a label or a brace is skipped; the block's closing brace ends the search.
  */
-function loopAfter(lines: readonly string[], from: number): number | null {
+function loopAfter(lines: readonly string[], from: number, inComment = false): number | null {
   let depth = 0;
-  for (const index of codeLines(lines, from)) {
+  for (const index of codeLines(lines, from, inComment)) {
     const line = lines[index]!.trim();
     if (FOR_LOOP.test(line)) return index;
     for (const char of withoutLiterals(line)) {
@@ -189,8 +191,8 @@ function withoutLiterals(line: string): string {
 }
 
 /** Indexes of the lines at or after `from` that hold code: blank lines, comments and `#pragma omp` lines are passed over. */
-function* codeLines(lines: readonly string[], from: number): Generator<number> {
-  let inBlockComment = false;
+function* codeLines(lines: readonly string[], from: number, inComment = false): Generator<number> {
+  let inBlockComment = inComment;
   for (let index = from; index < lines.length; index++) {
     const line = lines[index]!.trim();
     if (inBlockComment) {

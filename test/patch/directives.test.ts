@@ -83,10 +83,11 @@ describe('checkDirectivesKept', () => {
     if (!verdict.ok) expect(verdict.reason).toMatch(/\(line 11\) is switched off by `#if 0`/);
   });
 
-  it('still reads a directive below a closed comment, after an `#if 0` group, and inside its `#else`', () => {
+  it('still reads a directive below a closed comment, with a comment running on below it, after an `#if 0` group, and inside its `#else`', () => {
     const loop = '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n';
     const at = (text: string) => check(MAIN_C.replace(loop, text));
     expect(at(`    /* the dot product */\n${REDUCTION_PRAGMA}\n${loop}`).ok).toBe(true);
+    expect(at(`${REDUCTION_PRAGMA} /* one partial sum\n       per thread */\n${loop}`).ok).toBe(true);
     expect(at(`#if 0\n    #pragma omp parallel\n#endif\n${REDUCTION_PRAGMA}\n${loop}`).ok).toBe(true);
     expect(at(`#if 0\n#if 1\n#endif\n    int unused;\n#else\n${REDUCTION_PRAGMA}\n${loop}#endif\n`).ok).toBe(true);
   });

@@ -12,12 +12,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import type { RunEvent } from '../../src/formats/events.js';
-import { ResultsFileSchema } from '../../src/formats/results.js';
 import type { ErrorClass } from '../../src/formats/types.js';
 import { useFixture } from '../helpers/fixture.js';
 import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
-
-const CLI = path.resolve('dist/cli.js');
+import { readResults, runCli } from '../helpers/cli.js';
 
 type Wrong = 'dropped' | 'commented out' | 'moved to another loop' | 'left above the declaration';
 
@@ -191,16 +189,10 @@ describe('a careful repair of every error class, and a wrong one before it', () 
         replies.push(await diffAnswer(scratch, abs, c.onTop ? generated : original, fixed));
       }
       const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(scratch, 'agent'), replies });
-      const run = await runProcess({
-        command: process.execPath,
-        args: [CLI, '--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '3'],
-        cwd: dotDir,
-        timeoutMs: 600_000,
-      });
-      if (run.kind !== 'exited') throw new Error(run.kind);
+      const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '3'], { timeoutMs: 600_000 });
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
-      const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+      const results = readResults(dotDir);
       const events = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as RunEvent);
       for (const c of CASES) {
         const record = results.suggestions.find((s) => s.id === c.id)!;

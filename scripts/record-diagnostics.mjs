@@ -20,8 +20,9 @@ try {
       for (const [family, commands] of Object.entries(compilers)) {
         const command = file.endsWith('.cpp') ? commands.cxx : commands.c;
         const link = dir.name === 'link';
-        const args = ['-fopenmp', ...(link ? [] : ['-c']), source, '-o', join(out, link ? 'a.out' : 'a.o')];
+        const args = ['-fopenmp', '-Wall', ...(link ? [] : ['-c']), source, '-o', join(out, link ? 'a.out' : 'a.o')];
         // The C locale: ASCII quotes, no colour; the parser's handling of both is tested on live output.
+        // -Wall as in most projects' flags: gcc says it drops an unknown directive only with it.
         const outcome = await runProcess({ command, args, cwd: root, env: { LC_ALL: 'C', LANG: 'C' }, timeoutMs: 120_000 });
         if (outcome.kind !== 'exited') throw new Error(`${command} ${source}: ${outcome.kind === 'spawn-failed' ? outcome.message : outcome.kind}`);
         // Temporary object names differ on every run; a placeholder keeps re-recordings diffable.

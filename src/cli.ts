@@ -5,7 +5,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { PatchRepairError, UsageError } from './errors.js';
+import { asFileError, PatchRepairError, UsageError } from './errors.js';
 import { FLAGS, flagHelp, subcommandDotDir, toRunOptions, type Flag, type OptionsContext, type RunFlags } from './options.js';
 import type { FlagKey, RunOptions } from './formats/run-options.js';
 
@@ -51,7 +51,8 @@ export async function main(argv: readonly string[], deps: CliDeps = processDeps(
       case 'report':
         return await (await deps.loadReport()).report({ dotDir: invocation.dotDir });
     }
-  } catch (error) {
+  } catch (caught) {
+    const error = asFileError(caught) ?? caught;
     if (error instanceof PatchRepairError) {
       for (const line of error.message.split('\n')) deps.writeErr(`patch-repair: ${line}\n`);
       return error.exitCode;
@@ -191,7 +192,19 @@ function isEntryPoint(): boolean {
   return script !== undefined && realpathSync(script) === fileURLToPath(import.meta.url);
 }
 
+/**
+ * The terminal output is a view of the run, not the run: `patch-repair … | head -1`, a closed
+ * terminal or a full disk under a redirect must not stop it before it writes results.json and
+ * removes its scratch folder. A failed write destroys the stream, so every later write is dropped
+ * silently; progress.jsonl still records everything.
+ */
+function outliveClosedOutput(stream: NodeJS.WriteStream): void {
+  stream.on('error', () => {});
+}
+
 if (isEntryPoint()) {
+  outliveClosedOutput(process.stdout);
+  outliveClosedOutput(process.stderr);
   // exitCode instead of exit(): output still queued for a pipe is written before the process ends.
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -26,3 +26,98 @@ export class InterruptedError extends PatchRepairError {
     return this.signal === 'SIGINT' ? 130 : 143;
   }
 }
+
+/**
+ * The cluster could not run a build even on fresh job steps: a failure of Slurm, not of the
+ * build, so the run stops (exit 3) instead of recording the suggestion as failed.
+ */
+export class ClusterError extends RefusedError {}
+
+/**
+ * The one table of system error codes in words, used by every reader and writer: a user should
+ * read "read-only file system", not EROFS, and never a stack trace for a file they can fix.
+ */
+const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'is a folder, expected a file',
+  ENOTDIR: 'a part of the path is not a folder',
+  ENOENT: 'does not exist',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EIO: 'input/output error (a failing disk or a lost network mount)',
+  ESTALE: 'stale file handle (the network file system lost it)',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  EEXIST: 'already exists',
+  ENOTEMPTY: 'folder is not empty',
+  EBUSY: 'busy',
+  ETXTBSY: 'busy (a running program)',
+  EXDEV: 'on another file system',
+  EFBIG: 'file too large',
+};
+
+/** The code of a system error (`EACCES`…), or undefined for anything else. */
+export function systemErrorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
+  return typeof code === 'string' && code in SYSTEM_ERROR_WORDS ? code : undefined;
+}
+
+/** A system error in words: `permission denied`; an unknown code keeps Node's message. */
+export function systemErrorWords(error: unknown): string {
+  const code = systemErrorCode(error);
+  if (code !== undefined) return SYSTEM_ERROR_WORDS[code]!;
+  const e = error as NodeJS.ErrnoException | null | undefined;
+  return e?.code ? `${e.code} (${e.message})` : String(e?.message ?? error);
+}
+
+/**
+ * One line naming the path and what is wrong with it: `<path>: cannot read: permission denied`,
+ * or `<path>: is a folder, expected a file`, where the words alone say it.
+ */
+export function fileProblem(path: string, action: string, error: unknown): string {
+  return systemErrorCode(error) === 'EISDIR' ? `${path}: ${systemErrorWords(error)}` : `${path}: cannot ${action}: ${systemErrorWords(error)}`;
+}
+
+/** A file that cannot be read or written where the run expects to: bad input, exit 2. */
+export class FileError extends UsageError {
+  constructor(path: string, action: string, cause: unknown) {
+    super(fileProblem(path, action, cause), { cause });
+  }
+}
+
+/**
+ * The last net for a system error no reader turned into a FileError: Node's own error names the
+ * path and the call (`open`, `mkdir`…), which is enough for one line in words.
+ */
+export function asFileError(error: unknown): FileError | undefined {
+  const e = error as NodeJS.ErrnoException | null | undefined;
+  if (systemErrorCode(error) === undefined || typeof e?.path !== 'string') return undefined;
+  return new FileError(e.path, SYSCALL_ACTIONS[e.syscall ?? ''] ?? 'use', error);
+}
+
+const SYSCALL_ACTIONS: Readonly<Record<string, string>> = {
+  open: 'open',
+  read: 'read',
+  scandir: 'list',
+  opendir: 'list',
+  stat: 'access',
+  lstat: 'access',
+  access: 'access',
+  realpath: 'access',
+  write: 'write',
+  mkdir: 'create',
+  mkdtemp: 'create a folder in',
+  rename: 'rename',
+  unlink: 'remove',
+  rmdir: 'remove',
+  rm: 'remove',
+  link: 'link',
+  copyfile: 'copy',
+  fsync: 'write',
+  utime: 'set the time of',
+  chmod: 'change the mode of',
+};

@@ -1,6 +1,8 @@
 // SIGINT and SIGTERM during a run: the first one cancels running builds and agent calls (their
 // process groups are killed) and lets the run clean up and record how far it got; a second one
-// ends the process at once.
+// ends the process at once. SIGHUP (the terminal went away, an ssh session dropped) only takes
+// the output away: the run goes on as under nohup, its writes to the lost terminal are dropped
+// (cli.ts), and results.json, progress.jsonl and the repairs are written as they would have been.
 import { InterruptedError } from './errors.js';
 import { killAllProcessGroups } from './process.js';
 
@@ -23,6 +25,7 @@ export function trapSignals(): Interrupt {
     release() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onHangUp);
     },
   };
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
@@ -33,7 +36,9 @@ export function trapSignals(): Interrupt {
     state.received = signal;
     controller.abort();
   };
+  const onHangUp = () => {};
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onHangUp);
   return state;
 }

@@ -7,12 +7,13 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { resolveAgentSettings, type AgentFlags } from './agent/config.js';
+import { LAUNCHERS, splitLauncherArgs, type LauncherName } from './build/launcher.js';
 import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
 import { repairDir } from './store/paths.js';
 import { AGENT_DEFAULTS, DEFAULTS, LOG_LEVELS, type AgentSettings, type FlagKey, type LogLevel, type Mode, type RunOptions } from './formats/run-options.js';
-import type { Hotness } from './formats/types.js';
+import { HOTNESS, type Hotness } from './formats/types.js';
 
 export interface OptionsContext {
   cwd: string;
@@ -20,9 +21,8 @@ export interface OptionsContext {
 }
 
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
-/** DiscoPoP's project manager gives each script this long (formats.md §1.8); there is no flag. */
-export const BUILD_TIMEOUT_S = 3600;
-const HOTNESS: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
+/** Builds in flight with --launcher slurm when -j is not given: the scheduler queues the rest. */
+export const SLURM_JOBS = 16;
 
 export interface Flag {
   /** Commander's spelling: short and long name and the value placeholder. */
@@ -50,8 +50,16 @@ export const FLAGS = {
   hotspotTypes: { flags: '--hotspot-types <list>', shown: '-ht, --hotspot-types <list>', attribute: 'hotspotTypes', help: 'hotspot types to consider: yes, no, maybe' },
   suggestions: { flags: '-s, --suggestions <ids>', attribute: 'suggestions', help: 'comma-separated suggestion ids; overrides the hotspot filter' },
   threads: { flags: '-t, --threads <n>', attribute: 'threads', help: 'OMP_NUM_THREADS given to the builds' },
-  jobs: { flags: '-j, --jobs <n>', attribute: 'jobs', help: 'builds run at once', absent: 'available cores' },
-  workDir: { flags: '--work-dir <dir>', attribute: 'workDir', help: 'where workspaces and agent conversations live', absent: 'OS temporary directory' },
+  jobs: { flags: '-j, --jobs <n>', attribute: 'jobs', help: 'builds run at once', absent: `available cores; ${SLURM_JOBS} with --launcher slurm` },
+  workDir: {
+    flags: '--work-dir <dir>',
+    attribute: 'workDir',
+    help: 'where workspaces and agent conversations live; with --launcher slurm, a folder the compute nodes share',
+    absent: 'OS temporary directory',
+  },
+  buildTimeoutS: { flags: '--build-timeout <s>', attribute: 'buildTimeout', help: 'seconds one build (patch + compile.sh) may take' },
+  launcher: { flags: '--launcher <name>', attribute: 'launcher', help: `where builds run: ${LAUNCHERS.join(' or ')} (each build an srun job step)` },
+  launcherArgs: { flags: '--launcher-args <args>', attribute: 'launcherArgs', help: 'passed to srun as given, e.g. "-p short -c 4 --mem 8G -A proj"' },
   exclude: { flags: '--exclude <glob>', attribute: 'exclude', help: 'leave files or folders matching this glob (relative to the project root) out of every build workspace; repeatable', absent: 'none', repeatable: true },
   prompts: { flags: '--prompts <n>', attribute: 'prompts', help: 'independent attempts per suggestion' },
   retries: { flags: '--retries <m>', attribute: 'retries', help: 'follow-up turns inside one attempt' },
@@ -95,6 +103,9 @@ export interface RunFlags {
   threads?: string;
   jobs?: string;
   workDir?: string;
+  buildTimeout?: string;
+  launcher?: string;
+  launcherArgs?: string;
   exclude?: string[];
   prompts?: string;
   retries?: string;
@@ -155,6 +166,8 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? DEFAULTS.log, problems);
+  const launcher = parseLauncher(flags.launcher ?? DEFAULTS.launcher, problems);
+  const launcherArgs = parseLauncherArgs(flags.launcherArgs, launcher, problems);
 
   const agentFlags: AgentFlags = {
     connection: flags.connection,
@@ -175,7 +188,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     hotspotTypes,
     ...(suggestions !== undefined && { suggestions }),
     threads: count('--threads', flags.threads, 1, DEFAULTS.threads),
-    jobs: count('--jobs', flags.jobs, 1, availableParallelism()),
+    jobs: count('--jobs', flags.jobs, 1, launcher === 'slurm' ? SLURM_JOBS : availableParallelism()),
     workDir: workDir ?? tmpdir(),
     exclude: parseExcludes(flags.exclude ?? [], problems),
     maxRepairs: count('--max-repairs', flags.maxRepairs, 0, DEFAULTS.maxRepairs),
@@ -187,7 +200,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     maxPromptChars: count('--max-prompt-chars', flags.maxPromptChars, 1, DEFAULTS.maxPromptChars),
     log,
     writeLog: flags.writeLog === true,
-    buildTimeoutS: BUILD_TIMEOUT_S,
+    buildTimeoutS: count('--build-timeout', flags.buildTimeout, 1, DEFAULTS.buildTimeoutS),
+    launcher,
+    launcherArgs,
   };
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 
@@ -257,6 +272,25 @@ function parseIds(raw: string, problems: string[]): string[] {
     return [];
   }
   return [...new Set(ids)];
+}
+
+function parseLauncher(raw: string, problems: string[]): LauncherName {
+  if ((LAUNCHERS as readonly string[]).includes(raw)) return raw as LauncherName;
+  problems.push(`--launcher: expected one of ${LAUNCHERS.join(', ')}; got '${raw}'`);
+  return 'local';
+}
+
+/** Without Slurm the arguments would be dropped silently, which a user would never expect. */
+function parseLauncherArgs(raw: string | undefined, launcher: LauncherName, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  if (launcher !== 'slurm') {
+    problems.push(`--launcher-args: only used with --launcher slurm; got '${raw}' with --launcher ${launcher}`);
+    return [];
+  }
+  const words = splitLauncherArgs(raw);
+  if (Array.isArray(words)) return words;
+  problems.push(`--launcher-args: cannot split '${raw}' into words: ${words.problem}`);
+  return [];
 }
 
 /** Globs are matched in the project root: an absolute path or `..` would name something outside it. */

@@ -4,11 +4,12 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from './build/index.js';
+import { BuildPool, cancelLeftJobs, createLauncher, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
-import { InterruptedError, RefusedError } from './errors.js';
+import { decodeBytes } from './bytes.js';
+import { ClusterError, InterruptedError, RefusedError } from './errors.js';
 import { faultPoint } from './fault.js';
 import { trapSignals, type Interrupt } from './interrupt.js';
 import { atLeast, createLogFile, levelOf } from './log.js';
@@ -39,7 +40,10 @@ import {
   recoverWriteBack,
   restoreAll,
   startRun,
+  listBackups,
+  unwritableSuggestionFolders,
   writeBack,
+  WriteBackFailed,
   writeResults,
 } from './store/index.js';
 import { readWrittenDigest } from './store/backup.js';
@@ -72,6 +76,8 @@ async function restore(options: RunOptions, reporter: Reporter): Promise<number>
     const applied = await readApplied({ dotDir: options.dotDir, problems });
     problems.throwIfAny();
     refuseIfApplied({ dotDir: options.dotDir, applied });
+    const unwritable = await unwritableSuggestionFolders(options.dotDir, await listBackups(options.dotDir));
+    if (unwritable.length > 0) throw new RefusedError([...unwritable, 'their backups cannot be put back there; make the folders writable and run --restore again'].join('\n'));
     const summary = await restoreAll(options.dotDir);
     reporter.print(summary.line);
     return 0;
@@ -99,16 +105,20 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     if (lock.notice) reporter.notice(lock.notice);
     faultPoint('pipeline.after-lock');
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
-    for (const line of await cleanupStaleScratch(options.dotDir)) reporter.notice(line);
+    for (const line of await cleanupStaleScratch(options.dotDir, cancelLeftJobs)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
 
     const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
     refuseIfApplied(dp);
     const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
+    if (options.mode === 'repair') await refuseUnwritable(options.dotDir, considered);
     // A broken --prompt-dir must stop the run before any build spends minutes.
     const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
 
     const runId = newRunId();
+    // Before the previous run is moved to history: an unusable --work-dir is bad input, not a run.
+    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId, launcher: options.launcher });
+    cleanups.unshift(() => scratch.dispose());
     await startRun(options.dotDir, runId);
     faultPoint('pipeline.after-history');
     const log = openEventLog(options.dotDir);
@@ -120,9 +130,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       logFile?.(event);
       if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
-    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId });
-    cleanups.unshift(() => scratch.dispose());
     faultPoint('pipeline.after-scratch');
+    const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
+    // Whatever ends the run, no job it submitted stays queued or running.
+    cleanups.unshift(() => launcher.cancelAll());
     const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
@@ -131,6 +142,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     let pool: BuildPool | undefined;
     tally.placement = () => pool?.workspacePlacement;
     try {
+      await launcher.preflight({ scratchDir: scratch.dir, workDir: options.workDir, signal: interrupt.signal });
       pool = await BuildPool.create({
         dp,
         scratchDir: scratch.dir,
@@ -140,6 +152,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         signal: interrupt.signal,
         emit,
         exclude: options.exclude,
+        launcher,
       });
       const created = pool;
       cleanups.unshift(() => created.dispose());
@@ -169,9 +182,11 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         await tally.conclude(interrupted.exitCode, 'interrupted');
         throw interrupted;
       }
+      // The cluster failed, not the builds: what finished is kept, the rest is not judged.
+      if (error instanceof ClusterError) await tally.conclude(error.exitCode, 'the cluster could not run its builds');
       // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
       // results.json that says why, for show and for tools; the refusal itself is the one line printed.
-      if (error instanceof RefusedError) await tally.conclude(error.exitCode, 'not built: the run was refused', { refused: true });
+      else if (error instanceof RefusedError) await tally.conclude(error.exitCode, 'not built: the run was refused', { refused: true });
       throw error;
     }
     return await tally.conclude(null, null);
@@ -203,7 +218,12 @@ async function repairAll(context: RunContext, tally: RunTally, failing: Failing[
     ladder: o.ladder,
   };
   let repaired = 0;
+  let writesStopped: string | null = null;
   for (const [index, { suggestion, build }] of failing.entries()) {
+    if (writesStopped !== null) {
+      tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: writesStopped }));
+      continue;
+    }
     if (options.maxRepairs > 0 && repaired >= options.maxRepairs) {
       tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` }));
       continue;
@@ -216,7 +236,7 @@ async function repairAll(context: RunContext, tally: RunTally, failing: Failing[
     const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
     if (outcome.status === 'repaired') {
       repaired += 1;
-      if (options.mode === 'repair') await writeRepair(context, suggestion, outcome, record);
+      if (options.mode === 'repair') writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - index - 1);
     }
     tally.finish(record);
   }
@@ -298,12 +318,46 @@ async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<A
   return agent;
 }
 
-async function writeRepair(context: RunContext, suggestion: Suggestion, outcome: Extract<RepairOutcome, { status: 'repaired' }>, record: SuggestionRecord): Promise<void> {
+/**
+ * Writes a verified repair back. One that cannot be written has been undone by writeBack; the
+ * record becomes not_applied with the reason, and the run goes on unless the cause (a read-only
+ * or full file system) would stop every later write-back too: then it returns the reason the
+ * remaining suggestions are skipped for, so no agent time is spent on repairs that cannot land.
+ */
+async function writeRepair(
+  context: RunContext,
+  suggestion: Suggestion,
+  outcome: Extract<RepairOutcome, { status: 'repaired' }>,
+  record: SuggestionRecord,
+  remaining: number,
+): Promise<string | null> {
   faultPoint('pipeline.before-write-back');
-  const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
+  let written;
+  try {
+    written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
+  } catch (error) {
+    if (!(error instanceof WriteBackFailed)) throw error;
+    record.status = 'not_applied';
+    record.reason = `verified repair not written: ${error.message}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+    const stop = error.affectsEveryWrite && remaining > 0;
+    const next = stop
+      ? `the run stops repairing: every later write-back would fail the same way, so the remaining ${remaining} suggestion(s) are skipped`
+      : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
+    context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${record.reason}; ${next}` });
+    return stop ? `not repaired: the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
+  }
   record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');
+  return null;
+}
+
+async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[]): Promise<void> {
+  const lines = await unwritableSuggestionFolders(dotDir, considered.filter((s) => s.files.length > 0).map((s) => s.id));
+  if (lines.length === 0) return;
+  throw new RefusedError(
+    [...lines, 'a verified repair could not be written back there; make the folders writable, or repair without writing with --dry-run'].join('\n'),
+  );
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */
@@ -311,7 +365,7 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildR
   const sources = new Map<string, string>();
   const patched = new Map<string, string>();
   for (const file of suggestion.files) {
-    const source = await readFile(dp.files.get(file.fileId)!.path, 'utf8');
+    const source = decodeBytes(await readFile(dp.files.get(file.fileId)!.path));
     sources.set(file.fileId, source);
     // A generated patch that does not apply leaves the file as it is; the diagnostics say why.
     const [patch] = parsePatches(file.text).patches;

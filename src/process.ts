@@ -2,6 +2,7 @@
 // timeout or an interrupt ends the whole tree (compile.sh → make → gcc, or an agent CLI and its
 // helpers), not just the direct child.
 import { execa } from 'execa';
+import { decodeBytes } from './bytes.js';
 
 export interface RunRequest {
   command: string;
@@ -13,6 +14,11 @@ export interface RunRequest {
   /** Fed to stdin, which is then closed; without it stdin is closed at once. */
   input?: string;
   timeoutMs?: number;
+  /**
+   * When set, the timeout counts from the moment stdout first carries this text instead of from
+   * the start: a process that waits in a queue (srun) is not yet running what the limit is for.
+   */
+  timeoutStartsOn?: string;
   /** Output beyond this many bytes per stream is dropped and `truncated` is set. */
   maxOutputBytes?: number;
   signal?: AbortSignal;
@@ -102,8 +108,25 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     // opencode has been seen ignoring the first SIGTERM; the grace period ends in SIGKILL.
     killTimer = setTimeout(() => killGroup(pgid, 'SIGKILL'), request.graceMs ?? DEFAULT_GRACE_MS);
   };
-  const timeoutTimer =
-    request.timeoutMs !== undefined ? setTimeout(() => terminate('timeout'), request.timeoutMs) : undefined;
+  let timeoutTimer: NodeJS.Timeout | undefined;
+  const startTimeout = () => {
+    if (request.timeoutMs !== undefined && !timeoutTimer) timeoutTimer = setTimeout(() => terminate('timeout'), request.timeoutMs);
+  };
+  const marker = request.timeoutStartsOn;
+  if (marker === undefined) startTimeout();
+  else {
+    // The marker may arrive split across chunks; keep just enough of the stream to see it whole.
+    let tail = '';
+    const watch = (chunk: Buffer | string) => {
+      const seen = tail + chunk.toString();
+      if (seen.includes(marker)) {
+        child.stdout?.off('data', watch);
+        startTimeout();
+      }
+      tail = seen.slice(Math.max(0, seen.length - marker.length + 1));
+    };
+    child.stdout?.on('data', watch);
+  }
   const onAbort = () => terminate('canceled');
   if (request.signal?.aborted) onAbort();
   request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -123,8 +146,8 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     return { kind: 'spawn-failed', message: result.originalMessage ?? result.shortMessage ?? 'unknown error', durationMs };
   }
   const captured: Captured = {
-    stdout: Buffer.concat(out.stdout).toString('utf8'),
-    stderr: Buffer.concat(out.stderr).toString('utf8'),
+    stdout: decodeBytes(Buffer.concat(out.stdout)),
+    stderr: decodeBytes(Buffer.concat(out.stderr)),
     truncated: out.truncated,
     durationMs,
   };

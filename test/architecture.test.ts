@@ -12,7 +12,7 @@ const SRC = path.resolve('src');
  * of one row are peers and do not import each other.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['errors', 'fault'],
+  ['errors', 'fault', 'bytes'],
   ['process'],
   ['interrupt'],
   ['formats'],

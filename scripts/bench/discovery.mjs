@@ -5,12 +5,17 @@
 // plain project, then the same project with a compile.sh whose outputs record the folder they were
 // built in (as CMake's do: every workspace then runs its own reference build; compared with
 // BuildPool on the plain project), then with data files inside the project tree.
+//
+// npm run bench -- discovery -- --launcher slurm [--launcher-args "-p short"] [--work-dir DIR] [same sizes]
+// Discovery with the local launcher, then with every build a Slurm job step (the cluster srun
+// reaches, e.g. through SLURM_CONF), on the same project and job count: the overhead per build.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BuildPool, discover } from '../../dist/build/index.js';
+import { BuildPool, createLauncher, discover } from '../../dist/build/index.js';
+import { splitLauncherArgs } from '../../dist/build/launcher.js';
 import { filesHoldingPath } from '../../dist/build/location.js';
 import { runProcess } from '../../dist/process.js';
 
@@ -158,16 +163,44 @@ async function addDataFiles(root, megabytes) {
   }
 }
 
-async function runOurs(dp, base, jobs) {
+async function runOurs(dp, base, jobs, launcher) {
   const started = performance.now();
   const controller = new AbortController();
-  const pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs, threads: 1, timeoutMs: 600_000, signal: controller.signal, emit: () => {} });
+  const durations = [];
+  const emit = (event) => {
+    if (event.type === 'build-finished' && event.purpose === 'discovery') durations.push(event.duration_ms);
+  };
+  const pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs, threads: 1, timeoutMs: 600_000, signal: controller.signal, emit, launcher });
   try {
-    const result = await discover({ dp, considered: dp.suggestions, pool, emit: () => {} });
+    const result = await discover({ dp, considered: dp.suggestions, pool, emit });
     const failing = [...result.builds].filter(([, r]) => !r.ok).map(([id]) => id);
-    return { seconds: (performance.now() - started) / 1000, failing, placement: pool.workspacePlacement };
+    return { seconds: (performance.now() - started) / 1000, failing, durations, placement: pool.workspacePlacement };
   } finally {
     await pool.dispose();
+  }
+}
+
+/** Local launcher, then Slurm, same project, same -j: what a build costs more as a job step. */
+async function compareLaunchers(dp, base, jobs, o) {
+  const local = await runOurs(dp, base, jobs, createLauncher({ name: 'local', args: [], runId: 'bench' }));
+  const slurm = createLauncher({ name: 'slurm', args: o.launcherArgs, runId: `bench-${process.pid}` });
+  const scratch = await mkdtemp(join(o.workDir, 'pr-bench-slurm-'));
+  try {
+    const preflightStarted = performance.now();
+    await slurm.preflight({ scratchDir: scratch, workDir: o.workDir, signal: new AbortController().signal });
+    const preflight = (performance.now() - preflightStarted) / 1000;
+    const remote = await runOurs(dp, scratch, jobs, slurm);
+    const builds = local.durations.length;
+    const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length / 1000;
+    console.log(`\nlocal launcher against --launcher slurm${o.launcherArgs.length > 0 ? ` --launcher-args "${o.launcherArgs.join(' ')}"` : ''}, ${builds} discovery builds, -j ${jobs}`);
+    console.log(`  preflight job: ${preflight.toFixed(2)} s (once per run)`);
+    console.log(`  discovery: local ${local.seconds.toFixed(1)} s, slurm ${remote.seconds.toFixed(1)} s: ${(remote.seconds / local.seconds).toFixed(2)}x`);
+    console.log(`  wall-clock overhead per build: ${(((remote.seconds - local.seconds) / builds) * 1000).toFixed(0)} ms`);
+    console.log(`  mean build (patch + compile.sh): local ${mean(local.durations).toFixed(3)} s, slurm ${mean(remote.durations).toFixed(3)} s: +${((mean(remote.durations) - mean(local.durations)) * 1000).toFixed(0)} ms a build`);
+    console.log(`  failing ids identical: ${sameIds(local.failing, remote.failing) ? 'yes' : 'NO'}`);
+  } finally {
+    await slurm.cancelAll();
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -289,9 +322,17 @@ export default async function bench(args) {
   const only = option(args, '--only', 'plain,pathdep,data').split(',');
   // Filler functions per unit: how much a compile costs relative to copying the tree.
   const fillers = Number(option(args, '--fillers', 10));
+  const launcher = option(args, '--launcher', 'local');
   const base = await mkdtemp(join(tmpdir(), 'pr-bench-discovery-'));
   try {
     const { dp, pathDependent, broken } = await generateProject(base, tus, suggestions, fillers);
+    if (launcher === 'slurm') {
+      const launcherArgs = splitLauncherArgs(option(args, '--launcher-args', ''));
+      if (!Array.isArray(launcherArgs)) throw new Error(`--launcher-args: ${launcherArgs.problem}`);
+      console.log(`Discovery benchmark, launchers: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions, ${availableParallelism()} cores here`);
+      await compareLaunchers(dp, base, jobs, { launcherArgs, workDir: option(args, '--work-dir', tmpdir()) });
+      return;
+    }
     console.log(`Discovery benchmark: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
     if (only.includes('plain')) await compare('plain project', dp, base, jobs, broken);
     if (only.includes('pathdep')) await comparePathDependent(dp, pathDependent, base, jobs, broken);

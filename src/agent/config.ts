@@ -4,9 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LlmConfigSchema, type LlmConfig, type SharedLlmSettings as Shared } from '../formats/llm-config.js';
-import { UsageError } from '../errors.js';
+import { fileProblem, UsageError } from '../errors.js';
 import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
-import { isDescriptorPath, loadDescriptor } from './descriptor.js';
+import { configProblems, isDescriptorPath, loadDescriptor } from './descriptor.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable'>>;
 
@@ -29,9 +29,8 @@ export async function readLlmConfig(file: string, explicit: boolean): Promise<Ll
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit) return null;
-    throw new UsageError(`${file}: cannot read the LLM configuration: ${code ?? String(error)}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !explicit) return null;
+    throw new UsageError(fileProblem(file, 'read the LLM configuration', error));
   }
   let raw: unknown;
   try {
@@ -39,19 +38,19 @@ export async function readLlmConfig(file: string, explicit: boolean): Promise<Ll
   } catch (error) {
     throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
+  const problems: string[] = [];
   const credential = credentialKeyPath(raw);
   if (credential) {
-    throw new UsageError(
+    problems.push(
       `${file}: ${credential.join('.')}: credentials do not belong here; the agent CLI owns authentication (log in with it, or set its own environment variables), so remove this key`,
     );
   }
   const parsed = LlmConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const keys = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
-    const where = keys.length > 0 ? keys.join('.') : '(top level)';
-    throw new UsageError(`${file}: ${where}: ${issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message}`);
+    const credentialLine = credential ? `${file}: ${credential.join('.')}:` : null;
+    problems.push(...configProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
   }
+  if (problems.length > 0 || !parsed.success) throw new UsageError(problems.join('\n'));
   return parsed.data;
 }
 
@@ -90,7 +89,9 @@ export async function resolveAgentSettings(input: {
   const base = flags.backend !== undefined ? (input.cwd ?? process.cwd()) : dirname(file);
   const backend = named !== undefined && isDescriptorPath(named) ? resolve(base, named) : named;
   const entry = named !== undefined ? config?.backends[named] : undefined;
-  const descriptorDefaults = backend !== undefined && backend !== 'builtin' ? (await loadDescriptor(backend)).defaults : {};
+  // A backend named by the connection is blamed on its key in the file, not on a flag never given.
+  const namedBy = flags.backend === undefined && connectionName !== undefined ? `${file}: connections.${connectionName}.backend` : undefined;
+  const descriptorDefaults = backend !== undefined && backend !== 'builtin' ? (await loadDescriptor(backend, process.cwd(), namedBy)).defaults : {};
 
   const layers: Shared[] = [connection ?? {}, entry ?? {}];
   const pick = <K extends keyof Shared>(key: K): Shared[K] => layers.find((l) => l[key] !== undefined)?.[key];

@@ -5,8 +5,9 @@ import { readFile, access, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { z } from 'zod';
 import { DescriptorSchema, type Descriptor } from '../formats/descriptor.js';
-import { UsageError } from '../errors.js';
+import { fileProblem, UsageError } from '../errors.js';
 
 /** `backends/` of the installed package, found from this module in src/ (tests) or dist/ (built). */
 export function backendsDir(): string {
@@ -29,27 +30,49 @@ export function isDescriptorPath(backend: string): boolean {
   return backend.includes('/') || backend.endsWith('.json');
 }
 
-/** `--backend` value → descriptor: a name in backends/, or a descriptor file path. */
-export async function loadDescriptor(backend: string, cwd: string = process.cwd()): Promise<Descriptor> {
-  if (isDescriptorPath(backend)) return readDescriptorFile(resolve(cwd, backend));
+/**
+ * `--backend` value → descriptor: a name in backends/, or a descriptor file path. `namedBy` says
+ * where the user wrote the name, so an unknown one blames that place: the flag by default, or
+ * `<llm_config.json>: connections.<name>.backend` when a connection chose it.
+ */
+export async function loadDescriptor(backend: string, cwd: string = process.cwd(), namedBy?: string): Promise<Descriptor> {
+  if (isDescriptorPath(backend)) return readDescriptorFile(resolve(cwd, backend), namedBy);
   const file = join(backendsDir(), `${backend}.json`);
   try {
     await access(file);
   } catch {
-    const known = [...(await builtinBackendNames()), 'builtin'].join(', ');
-    throw new UsageError(`--backend ${backend}: unknown backend (known: ${known}; or give a descriptor file path)`);
+    const known = `known: ${[...(await builtinBackendNames()), 'builtin'].join(', ')}; or give a descriptor file path`;
+    throw new UsageError(namedBy ? `${namedBy}: unknown backend '${backend}' (${known})` : `--backend ${backend}: unknown backend (${known})`);
   }
   return readDescriptorFile(file);
 }
 
-export async function readDescriptorFile(file: string): Promise<Descriptor> {
+export async function readDescriptorFile(file: string, namedBy?: string): Promise<Descriptor> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`${file}: cannot read backend descriptor: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(`${namedBy ? `${namedBy}: ` : ''}${fileProblem(file, 'read the backend descriptor', error)}`);
   }
   return parseDescriptor(text, file);
+}
+
+/**
+ * One line per problem, `<file>: <key path>: <what is wrong>`, every problem at once, as the
+ * .discopop reader reports them: a hand-written file usually has more than one.
+ */
+export function configProblems(file: string, error: z.ZodError): string[] {
+  const lines = new Map<string, string>();
+  for (const issue of error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+    const what = issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
+    for (const path of keys) {
+      const where = `${file}: ${path.length > 0 ? path.join('.') : '(top level)'}`;
+      // One line per key: a refinement failing after a failed check says the same again.
+      if (!lines.has(where)) lines.set(where, `${where}: ${what}`);
+    }
+  }
+  return [...lines.values()];
 }
 
 export function parseDescriptor(text: string, file: string): Descriptor {
@@ -60,10 +83,6 @@ export function parseDescriptor(text: string, file: string): Descriptor {
     throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
   const parsed = DescriptorSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw new UsageError(`${file}: ${where}: ${issue.message}`);
-  }
+  if (!parsed.success) throw new UsageError(configProblems(file, parsed.error).join('\n'));
   return parsed.data;
 }

@@ -1,13 +1,16 @@
 // Applies a suggestion's patch set in a workspace with GNU patch, the engine DiscoPoP's applicator
 // uses (`patch <target> <patch>`), so line drift and imperfect context are tolerated exactly as
 // they are there. Unlike the applicator it runs non-interactively and leaves no .orig/.rej behind.
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { encodeText } from '../bytes.js';
 import { describeOutcome, runProcess } from '../process.js';
 import { compareIds, type DotDiscopop, type PatchSet } from '../formats/types.js';
+import { align } from '../patch/index.js';
+import type { AddedLines } from './diagnostics.js';
 
 export type ApplyOutcome =
-  | { ok: true; changed: string[]; output: string }
+  | { ok: true; changed: string[]; added: AddedLines; output: string }
   | { ok: false; output: string; failures: ApplyFailure[] };
 
 export interface ApplyFailure {
@@ -37,6 +40,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
   const { dp, workspaceRoot, signal } = request;
   await mkdir(request.patchDir, { recursive: true });
   const changed: string[] = [];
+  const added = new Map<string, Set<number>>();
   const failures: ApplyFailure[] = [];
   const output: string[] = [];
   const deadline = Date.now() + request.timeoutMs;
@@ -50,7 +54,8 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
       continue;
     }
     const patchPath = join(request.patchDir, `${fileId}.patch`);
-    await writeFile(patchPath, text);
+    await writeFile(patchPath, encodeText(text));
+    const before = await readFile(join(workspaceRoot, target.relPath), 'utf8');
     const outcome = await runProcess({
       command: 'patch',
       args: ['--batch', '--forward', '--no-backup-if-mismatch', '-r', '-', target.relPath, patchPath],
@@ -65,6 +70,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
     output.push(words.trimEnd());
     if (outcome.kind === 'exited' && outcome.exitCode === 0) {
       changed.push(target.relPath);
+      added.set(fileId, addedLineNumbers(before, await readFile(join(workspaceRoot, target.relPath), 'utf8')));
       continue;
     }
     const reason =
@@ -73,7 +79,19 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
     failures.push({ fileId, relPath: target.relPath, reason });
   }
   const text = output.filter((line) => line.length > 0).join('\n') + '\n';
-  return failures.length === 0 ? { ok: true, changed, output: text } : { ok: false, output: text, failures };
+  return failures.length === 0 ? { ok: true, changed, added, output: text } : { ok: false, output: text, failures };
+}
+
+/**
+ * The lines (1-based) of `after` that the patch added or rewrote, found by comparing the file
+ * before and after GNU patch: where the hunks landed (offset, fuzz) is whatever patch decided.
+ */
+export function addedLineNumbers(before: string, after: string): Set<number> {
+  const lines = new Set<number>();
+  align(before, after).lines.forEach((line, index) => {
+    if (line.changed) lines.add(index + 1);
+  });
+  return lines;
 }
 
 type Target = { ok: true; relPath: string } | { ok: false; reason: string };

@@ -5,11 +5,14 @@
 // as `/bin/bash <script>` from the copy's root (formats.md §1.8).
 import { access, constants } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { runProcess, type RunOutcome } from '../process.js';
 import type { DotDiscopop } from '../formats/types.js';
+import type { Launcher, StepOutcome } from './launcher.js';
 
 export interface CompileRequest {
   dp: DotDiscopop;
+  launcher: Launcher;
+  /** What is built (a suggestion id, `reference`); names the step where the launcher shows it. */
+  label: string;
   workspaceRoot: string;
   threads: number;
   timeoutMs: number;
@@ -66,7 +69,7 @@ function leavesRoot(rel: string): boolean {
  * (make's command lines next to gcc's errors). A compile.sh without the execute bit is run with
  * bash, as DiscoPoP's newer project manager does, rather than failing on a permission error.
  */
-export async function runCompileScript(request: CompileRequest): Promise<RunOutcome> {
+export async function runCompileScript(request: CompileRequest): Promise<StepOutcome> {
   const layout = compileLayout(request);
   const executable =
     request.dp.config.layout === 'per-configuration' &&
@@ -75,9 +78,9 @@ export async function runCompileScript(request: CompileRequest): Promise<RunOutc
       () => false,
     ));
   const command = executable ? [layout.script] : request.dp.config.layout === 'shared' ? ['/bin/bash', layout.script] : ['bash', layout.script];
-  return runProcess({
-    command: 'sh',
-    args: ['-c', 'exec "$@" 2>&1', 'sh', ...command],
+  return request.launcher.run({
+    label: request.label,
+    command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
     cwd: layout.cwd,
     env: layout.env,
     timeoutMs: request.timeoutMs,

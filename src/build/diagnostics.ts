@@ -4,7 +4,7 @@
 // about the user's files. gcc and clang differ in wording, quoting (UTF-8 curly quotes under a UTF-8
 // locale) and colour, so everything is normalised before it is matched.
 import path from 'node:path';
-import type { Diagnostic, DotDiscopop, ErrorClass, SourceFile } from '../formats/types.js';
+import { isBuildFailure, type Diagnostic, type DotDiscopop, type ErrorClass, type SourceFile } from '../formats/types.js';
 type Severity = Diagnostic['severity'];
 type Parsed = Omit<Diagnostic, 'notes'>;
 
@@ -64,9 +64,47 @@ export function parseDiagnostics(output: string, dp: DotDiscopop, workspaceRoot:
   return diagnostics;
 }
 
-/** The first error (or fatal error), which decides a build's error class. */
+/**
+ * The first diagnostic that fails the build (an error, or a warning judgeDiagnostics marked), in
+ * the order printed; it decides a build's error class.
+ */
 export function firstError(diagnostics: readonly Diagnostic[]): Diagnostic | undefined {
-  return diagnostics.find((d) => d.severity === 'error' || d.severity === 'fatal error');
+  return diagnostics.find(isBuildFailure);
+}
+
+/** Lines a built patch set added (1-based, numbered as in the patched file), by FileMapping id. */
+export type AddedLines = ReadonlyMap<string, ReadonlySet<number>>;
+
+// Warnings by which gcc 12 or clang 14 say they dropped an OpenMP directive or part of one, as
+// recorded under fixtures/diagnostics/. gcc drops a directive it does not know only with
+// -Wunknown-pragmas (part of -Wall) enabled, and says nothing otherwise.
+const IGNORED_DIRECTIVE: readonly RegExp[] = [
+  /^extra tokens at the end of '#pragma omp [^']+' are ignored/,
+  /^ignoring '#pragma omp [^']+'(?: \[-Wunknown-pragmas\])?$/,
+  /^aligned clause will be ignored because/,
+  /^directive with only 'device_type' clauses ignored/,
+  /in a `declare variant`; (?:set|selector|property) ignored/,
+];
+
+/** The warning says the compiler dropped an OpenMP directive or part of one. */
+export function ignoresDirective(message: string): boolean {
+  return IGNORED_DIRECTIVE.some((pattern) => pattern.test(message));
+}
+
+/**
+ * The one rule for which warnings fail a build: a warning that an OpenMP directive, or part of
+ * it, was ignored fails it when it stands on a line the built patch set added (a directive the
+ * generated patch adds, or one a candidate keeps): the program would run without the
+ * parallelization the patch proposes, so passing would be a false pass. Any other warning, and
+ * every warning on the user's own lines, leaves the build as the exit status says. The marked
+ * copies keep their severity: the output says `warning:`, and so do they.
+ */
+export function judgeDiagnostics(diagnostics: readonly Diagnostic[], added: AddedLines): Diagnostic[] {
+  return diagnostics.map((d) => {
+    if (d.severity !== 'warning' || d.fileId === undefined || d.line === undefined) return d;
+    if (!added.get(d.fileId)?.has(d.line) || !ignoresDirective(d.message)) return d;
+    return { ...d, failsBuild: true };
+  });
 }
 
 function parseLine(line: string): Parsed | undefined {
@@ -143,8 +181,10 @@ const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
   // compiled, so in a patched build that wording comes from the added reduction clause.
   [/user defined reduction not found|has invalid type for 'reduction|is not valid for specified reduction operation|invalid operands to binary expression|reduction variable must be shared/, 'invalid-reduction'],
   [/is not valid for '#pragma omp|unexpected OpenMP clause '[^']+' in directive/, 'clause-not-allowed'],
-  // gcc rejects a misspelt clause; clang only warns that it ignores the rest of the line.
-  [/expected '#pragma omp' clause before|extra tokens at the end of '#pragma omp|expected an OpenMP clause|unknown OpenMP clause/, 'unknown-clause'],
+  // gcc rejects a misspelt clause; clang only warns that it ignores the rest of the line. A
+  // directive name neither knows is the same mistake one word earlier: clang rejects it, gcc drops
+  // the whole directive (with -Wunknown-pragmas saying so).
+  [/expected '#pragma omp' clause before|extra tokens at the end of '#pragma omp|expected an OpenMP clause|unknown OpenMP clause|^ignoring '#pragma omp [^']+'(?: \[-Wunknown-pragmas\])?$|^expected an OpenMP directive/, 'unknown-clause'],
   [/not enough (?:perfectly nested |for )?loops|collapsed loops not perfectly nested|expected \d+ for loops after '#pragma omp/, 'collapse-not-nested'],
   [/for statement expected before|statement after '#pragma omp [^']*' must be a for loop/, 'directive-not-before-loop'],
   [/invalid controlling predicate|missing controlling predicate|invalid increment expression|missing increment expression|invalid type for iteration variable|expected iteration declaration or initialization|condition of OpenMP for loop must be|increment clause of OpenMP for loop|increment expression must cause|initialization clause of OpenMP for loop is not in canonical form|variable must be of integer or pointer type/, 'non-canonical-loop'],

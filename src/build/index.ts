@@ -3,4 +3,5 @@ export { BuildPool, type BuildPoolOptions, type BuildPurpose, type WorkspacePlac
 export { discover, generatedPatchSet, type DiscoveryResult } from './discover.js';
 export { parseDiagnostics, classifyError } from './diagnostics.js';
 export { compileLayout } from './compile.js';
+export { createLauncher, cancelLeftJobs, type Launcher, type LauncherName } from './launcher.js';
 export { placeProbe, probeRefusal, runOpenmpProbe, PROBE_DIRECTIVE, PROBE_IDENTIFIER, type ProbePlacement } from './probe.js';

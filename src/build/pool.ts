@@ -9,9 +9,12 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
+import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
+import type { RunOutcome } from '../process.js';
 import { patchWorkspace } from './apply.js';
 import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
+import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest } from './tree.js';
 import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
@@ -31,7 +34,12 @@ export interface BuildPoolOptions {
   emit: Emit;
   /** `--exclude` globs, relative to the project root: left out of every workspace. */
   exclude?: readonly string[];
+  /** Where compile.sh runs; by default on this machine. */
+  launcher?: Launcher;
 }
+
+/** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
+export const LAUNCH_RETRIES = 2;
 
 /** How the workspaces got their reference state; results.json records it. */
 export interface WorkspacePlacement {
@@ -47,6 +55,12 @@ export interface WorkspacePlacement {
 
 /** A probe build goes ahead of the queue: the run may refuse on its result. */
 export type BuildPurpose = 'probe' | 'discovery' | 'verify';
+
+type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
+
+function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
+  return 'kind' in value && value.kind === 'launch-failed';
+}
 
 interface Worker {
   workspace: Workspace;
@@ -81,6 +95,7 @@ export class BuildPool {
   private cloneFailed = false;
   private outsideDotDir?: string;
   private disposed?: Promise<void>;
+  private readonly launcher: Launcher;
 
   private constructor(
     private readonly o: BuildPoolOptions,
@@ -89,6 +104,7 @@ export class BuildPool {
     private readonly projectRoot: string,
     private readonly granularityNs: bigint,
   ) {
+    this.launcher = o.launcher ?? createLauncher({ name: 'local', args: [], runId: '' });
     const onAbort = () => {
       this.controller.abort(o.signal.reason);
       this.dispose().catch(() => undefined);
@@ -161,6 +177,7 @@ export class BuildPool {
     if (!this.controller.signal.aborted) this.controller.abort(new Error('build pool disposed'));
     this.rejectQueued();
     await Promise.allSettled([...this.inFlight]);
+    await this.launcher.cancelAll();
     await rm(this.root, { recursive: true, force: true });
   }
 
@@ -244,7 +261,12 @@ export class BuildPool {
     this.o.emit({ type: 'build-started', id: null, purpose: 'reference' });
     const started = Date.now();
     const signal = this.controller.signal;
-    const outcome = await runCompileScript({ dp: this.o.dp, workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
+    const outcome = await this.withLaunchRetries('the reference build', async () => {
+      const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
+      // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
+      if (step.kind === 'launch-failed') await workspace.rollback(projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }));
+      return step;
+    });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
     const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
     this.emitFinished(null, 'reference', result);
@@ -323,7 +345,8 @@ export class BuildPool {
   private async runJob(worker: Worker, job: Job): Promise<void> {
     this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
     try {
-      const result = await this.buildIn(worker, job.patchSet);
+      const what = job.purpose === 'probe' ? 'the OpenMP probe build' : `the build of suggestion ${job.id}`;
+      const result = await this.withLaunchRetries(what, () => this.buildIn(worker, job.id, job.patchSet));
       this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve(result);
     } catch (error) {
@@ -334,7 +357,11 @@ export class BuildPool {
     }
   }
 
-  private async buildIn(worker: Worker, patchSet: PatchSet): Promise<BuildResult> {
+  /**
+   * One build in `worker`, rolled back afterwards. A step Slurm could not run comes back as
+   * `launch-failed` with the workspace rolled back, so it can be tried again from the start.
+   */
+  private async buildIn(worker: Worker, label: string, patchSet: PatchSet): Promise<BuildResult | LaunchFailed> {
     const { dp, threads } = this.o;
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
@@ -348,13 +375,31 @@ export class BuildPool {
       await worker.workspace.markChanged(applied.changed);
       faultPoint('build.after-patch');
       const timeoutMs = remaining();
-      const outcome = await runCompileScript({ dp, workspaceRoot, threads, timeoutMs, signal });
+      const outcome = await runCompileScript({ dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal });
       faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
-      return compileResult({ dp, outcome, workspaceRoot, timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output) });
+      if (outcome.kind === 'launch-failed') return outcome;
+      // The message names the limit the user set, not what was left of it after patching.
+      return compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added });
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));
+    }
+  }
+
+  /**
+   * Runs `attempt` again on a fresh step while Slurm, not the build, failed, up to LAUNCH_RETRIES
+   * more times; then the run cannot go on and says why.
+   */
+  private async withLaunchRetries<T extends BuildResult | RunOutcome>(what: string, attempt: () => Promise<T | LaunchFailed>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      const outcome = await attempt();
+      if (!isLaunchFailed(outcome)) return outcome;
+      this.controller.signal.throwIfAborted();
+      if (retry >= LAUNCH_RETRIES) {
+        throw new ClusterError(`${what} could not run on the cluster (${retry + 1} tries): ${outcome.reason}`);
+      }
+      this.o.emit({ type: 'notice', level: 'warning', message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})` });
     }
   }
 

@@ -6,6 +6,7 @@
 // compile.sh hides a compiler failure behind exit 0; either way broken suggestions would "build",
 // so the run refuses.
 import { readFile } from 'node:fs/promises';
+import { decodeBytes } from '../bytes.js';
 import { parsePatches, loopTargetsOfPatch } from '../patch/index.js';
 import type { Emit } from '../formats/events.js';
 import type { OpenmpProbe } from '../formats/results.js';
@@ -39,7 +40,7 @@ export async function placeProbe(considered: readonly Suggestion[]): Promise<Pro
       if (!TRANSLATION_UNIT.test(file.source.relPath)) continue;
       const [patch] = parsePatches(file.text).patches;
       if (!patch) continue;
-      const original = await readFile(file.source.path, 'utf8');
+      const original = decodeBytes(await readFile(file.source.path));
       if (original.includes(PROBE_IDENTIFIER)) continue;
       // Split on LF only: a CRLF file keeps its CR in every line, so the hunk matches it byte for byte.
       const lines = original.split('\n');

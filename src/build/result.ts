@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
-import { classifyError, firstError, parseDiagnostics } from './diagnostics.js';
+import { classifyError, firstError, judgeDiagnostics, parseDiagnostics, type AddedLines } from './diagnostics.js';
 
 export function patchFailure(o: { dp: DotDiscopop; output: string; failures: ApplyFailure[]; workspaceRoot: string; durationMs: number }): BuildResult {
   const diagnostics: Diagnostic[] = o.failures.map((failure) => ({
@@ -31,6 +31,9 @@ export function patchFailure(o: { dp: DotDiscopop; output: string; failures: App
 /**
  * `patchNotes`: what GNU patch said beyond "patching file" (offsets, fuzz), kept at the top of
  * the output because a hunk that landed elsewhere than intended explains many a compile error.
+ * `added`: the lines the patch set added, where a warning that a directive was ignored fails the
+ * build (judgeDiagnostics); none for the reference build. (The OpenMP probe's directive is
+ * guarded by `_OPENMP`: a compiler that could ignore it never sees it.)
  */
 export function compileResult(o: {
   dp: DotDiscopop;
@@ -39,11 +42,15 @@ export function compileResult(o: {
   timeoutMs: number;
   durationMs: number;
   patchNotes?: string;
+  added?: AddedLines;
 }): BuildResult {
   const { outcome, dp, workspaceRoot } = o;
   const compiled = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;
   const raw = (o.patchNotes ?? '') + compiled;
-  if (outcome.kind === 'exited' && outcome.exitCode === 0) {
+  const exitedZero = outcome.kind === 'exited' && outcome.exitCode === 0;
+  const diagnostics = outcome.kind === 'timeout' ? [] : judgeDiagnostics(parseDiagnostics(compiled, dp, workspaceRoot), o.added ?? new Map());
+  const firstDiagnostic = firstError(diagnostics);
+  if (exitedZero && firstDiagnostic === undefined) {
     return { ok: true, output: inProject(raw, workspaceRoot, dp), diagnostics: [], durationMs: o.durationMs };
   }
   if (outcome.kind === 'timeout') {
@@ -58,8 +65,6 @@ export function compileResult(o: {
       durationMs: o.durationMs,
     };
   }
-  const diagnostics = parseDiagnostics(compiled, dp, workspaceRoot);
-  const firstDiagnostic = firstError(diagnostics);
   const fallback = firstErrorLine(compiled) ?? `compile.sh ${describeOutcome(outcome)}`;
   const firstLine = firstDiagnostic ? describeDiagnostic(firstDiagnostic) : inProject(fallback, workspaceRoot, dp);
   const output = outcome.kind === 'exited' ? raw : `${raw}\ncompile.sh ${describeOutcome(outcome)}\n`;

@@ -3,7 +3,7 @@
 // in the same form as a model, so its answer goes through the same six checks.
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { fileDiff, generatedHeaderLines } from './answer-diff.js';
-import type { Diagnostic } from '../formats/types.js';
+import { isBuildFailure } from '../formats/types.js';
 import { repairFile } from './repair-file.js';
 import type { FileDiagnostic } from './rules/rule.js';
 
@@ -14,7 +14,8 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   if (build.failedAt === 'timeout') return declined('the build timed out; no compiler error to repair');
   // The build stage's parsed diagnostics: the same ones the prompt and results.json show.
   const fileIds = new Set(suggestion.files.map((file) => file.fileId));
-  const errors = build.diagnostics.filter(isError);
+  // Errors, and the warnings that failed the build (a directive the compiler partly ignored).
+  const errors = build.diagnostics.filter(isBuildFailure);
   const link = errors.find((error) => error.errorClass === 'link');
   if (link) return declined(`the build failed at the link step (${link.message}); no directive rule can help`);
   const foreign = errors.find((error) => error.fileId === undefined || !fileIds.has(error.fileId) || error.line === undefined);
@@ -43,10 +44,6 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   }
   if (answers.length === 0) return declined('no built-in rule changes any directive of this suggestion');
   return { kind: 'answer', text: answers.join('\n'), rules };
-}
-
-function isError(diagnostic: Diagnostic): boolean {
-  return diagnostic.severity === 'error' || diagnostic.severity === 'fatal error';
 }
 
 function declined(reason: string): BuiltinResult {

@@ -47,7 +47,11 @@ interface Located {
   errors: FileDiagnostic[];
 }
 
-export async function repairFile(o: { generatedPatch: string; patched: string; errors: FileDiagnostic[]; isCxx: boolean }): Promise<FileRepair> {
+export async function repairFile(input: { generatedPatch: string; patched: string; errors: FileDiagnostic[]; isCxx: boolean }): Promise<FileRepair> {
+  // The rules read LF lines; a CRLF file (or one with some CRLF lines) gets each line's CR back
+  // in rewrite(), so every line it does not touch keeps its bytes.
+  const carriageReturns = input.patched.split('\n').map((line) => line.endsWith('\r'));
+  const o = { ...input, generatedPatch: input.generatedPatch.replace(/\r\n/g, '\n'), patched: input.patched.replace(/\r\n/g, '\n') };
   const found = findAddedDirectives(o.generatedPatch, o.patched);
   if (!found.ok) return { kind: 'declined', reason: found.reason };
   if (found.directives.length === 0) {
@@ -79,7 +83,7 @@ export async function repairFile(o: { generatedPatch: string; patched: string; e
     edits = mergeEdits(edits, outcome.state.edits);
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
-  return { kind: 'repaired', source: rewrite(context.lines, replacements, edits), rules: usedRules };
+  return { kind: 'repaired', source: rewrite(context.lines, replacements, edits, carriageReturns), rules: usedRules };
 }
 
 /**
@@ -186,8 +190,14 @@ function mergeEdits(a: SourceEdits, b: SourceEdits): SourceEdits {
 /**
  * Drops the replaced directives' own lines, writes each new directive above its row, and applies
  * the rules' code edits: lines a rule puts before a row come before the directive standing there.
+ * A line that ended in CR keeps it; a line written before or after a row takes that row's ending.
  */
-function rewrite(lines: readonly string[], replacements: Map<number, { state: DirectiveState; lineCount: number }>, edits: SourceEdits): string {
+function rewrite(
+  lines: readonly string[],
+  replacements: Map<number, { state: DirectiveState; lineCount: number }>,
+  edits: SourceEdits,
+  carriageReturns: readonly boolean[],
+): string {
   const skipped = new Set<number>();
   const insertBefore = new Map<number, string[]>();
   for (const [row, { state, lineCount }] of replacements) {
@@ -196,9 +206,11 @@ function rewrite(lines: readonly string[], replacements: Map<number, { state: Di
   }
   const output: string[] = [];
   lines.forEach((line, row) => {
-    output.push(...(edits.before.get(row) ?? []), ...(insertBefore.get(row) ?? []));
-    if (!skipped.has(row)) output.push(edits.replace.get(row) ?? line);
-    output.push(...(edits.after.get(row) ?? []));
+    const cr = carriageReturns[row] ? '\r' : '';
+    const withCr = (texts: readonly string[]) => texts.map((text) => text + cr);
+    output.push(...withCr(edits.before.get(row) ?? []), ...withCr(insertBefore.get(row) ?? []));
+    if (!skipped.has(row)) output.push((edits.replace.get(row) ?? line) + cr);
+    output.push(...withCr(edits.after.get(row) ?? []));
   });
   return output.join('\n');
 }

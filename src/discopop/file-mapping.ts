@@ -32,7 +32,10 @@ export async function readFileMapping(o: {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (!isNotFound(error)) {
+      o.problems.addFileError(file, 'read', error);
+      return { files: null };
+    }
     o.problems.add(file, 'whole file', 'expected the file mapping DiscoPoP writes while instrumenting; the file is missing');
     return { files: null };
   }

@@ -3,7 +3,7 @@
 // is the hottest class of any loop hotspot inside its line range.
 import { join } from 'node:path';
 import { HotspotsFileSchema } from '../formats/discopop.js';
-import type { Hotness } from '../formats/types.js';
+import { HOTNESS, type Hotness } from '../formats/types.js';
 import { readJsonFile } from './json-file.js';
 import type { Problems } from './problems.js';
 
@@ -24,8 +24,6 @@ export async function readLoopHotspots(o: { dotDir: string; problems: Problems }
     .map((region) => ({ fileId: String(region.fid), line: region.lineNum, hotness: region.hotness }));
 }
 
-const PRECEDENCE: readonly Hotness[] = ['YES', 'NO', 'MAYBE'];
-
 /**
  * YES if a YES loop of the suggestion's file lies within its lines, else NO, else MAYBE, else
  * null (unclassified). Without hotspot data DiscoPoP treats every suggestion as YES, including
@@ -40,5 +38,5 @@ export function classifyHotspot(
   const inside = loops.filter(
     (loop) => loop.fileId === pattern.fileId && pattern.startLine <= loop.line && loop.line <= pattern.endLine,
   );
-  return PRECEDENCE.find((hotness) => inside.some((loop) => loop.hotness === hotness)) ?? null;
+  return HOTNESS.find((hotness) => inside.some((loop) => loop.hotness === hotness)) ?? null;
 }

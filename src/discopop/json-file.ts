@@ -16,7 +16,8 @@ export async function readJsonFile<S extends z.ZodType>(
     text = await readFile(file, 'utf8');
   } catch (error) {
     if (isNotFound(error)) return { kind: 'missing' };
-    throw error;
+    problems.addFileError(file, 'read', error);
+    return { kind: 'invalid' };
   }
   let data: unknown;
   try {

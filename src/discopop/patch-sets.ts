@@ -1,7 +1,9 @@
 // patch_generator/<suggestion id>/<file id>.patch (formats.md §1.5). Empty folders (types without
 // code generation) and zero-byte patches (a start line the generator could not find) are legal:
 // such a suggestion has nothing to build.
-import { readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { decodeBytes } from '../bytes.js';
 import { join } from 'node:path';
 import { compareIds, type PatchFile, type SourceFile } from '../formats/types.js';
 import { isNotFound, pathKind } from './path-kind.js';
@@ -25,7 +27,10 @@ export async function readPatchSets(o: {
   try {
     entries = await readdir(root, { withFileTypes: true });
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (!isNotFound(error)) {
+      o.problems.addFileError(root, 'list', error);
+      return [];
+    }
     o.problems.add(root, 'folder', 'expected the patch generator output (run discopop_explorer first); the folder is missing');
     return [];
   }
@@ -45,9 +50,14 @@ async function readPatchSet(o: {
   files: ReadonlyMap<string, SourceFile> | null;
   problems: Problems;
 }): Promise<PatchSetFolder> {
-  const names = (await readdir(o.dir, { withFileTypes: true }))
-    .filter((e) => e.isFile() && e.name.endsWith('.patch'))
-    .map((e) => e.name);
+  let entries;
+  try {
+    entries = await readdir(o.dir, { withFileTypes: true });
+  } catch (error) {
+    o.problems.addFileError(o.dir, 'list', error);
+    return { id: o.id, dir: o.dir, files: [] };
+  }
+  const names = entries.filter((e) => e.isFile() && e.name.endsWith('.patch')).map((e) => e.name);
   const files: PatchFile[] = [];
   for (const name of names) {
     const patchPath = join(o.dir, name);
@@ -62,12 +72,26 @@ async function readPatchSet(o: {
       o.problems.add(patchPath, `file id ${fileId}`, 'expected an id listed in FileMapping.txt');
       continue;
     }
-    const text = await readFile(patchPath, 'utf8');
-    if (text.length === 0) continue;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(patchPath);
+    } catch (error) {
+      o.problems.addFileError(patchPath, 'read', error);
+      continue;
+    }
+    if (bytes.length === 0) continue;
     if ((await pathKind(source.path)) !== 'file') {
       o.problems.add(patchPath, `file id ${fileId}`, `expected the patched source ${source.path} to exist`);
       continue;
     }
+    // Every build copies the source and every repair reads it: say now if it cannot be read.
+    try {
+      await access(source.path, constants.R_OK);
+    } catch (error) {
+      o.problems.addFileError(source.path, 'read', error);
+      continue;
+    }
+    const text = decodeBytes(bytes);
     files.push({ fileId, patchPath, text, source });
   }
   files.sort((a, b) => compareIds(a.fileId, b.fileId));

@@ -1,6 +1,7 @@
 // DiscoPoP's files as patch-repair reads them (formats.md §1): only the parts it relies on are
 // constrained, so that other DiscoPoP versions' extra fields pass through.
 import { z } from 'zod';
+import { HOTNESS } from './types.js';
 
 // explorer/patterns.json and the optimizer's and merger's files of the same schema (§1.3). do_all
 // and reduction become `parallel for` code, so they are validated field by field; the other types
@@ -43,7 +44,7 @@ export const HotspotRegionSchema = z.looseObject({
   fid: z.number().int().nonnegative(),
   lineNum: z.number().int().nonnegative(),
   name: z.string(),
-  hotness: z.enum(['YES', 'NO', 'MAYBE']),
+  hotness: z.enum(HOTNESS),
 });
 
 /** DiscoPoP's loader reads every top-level key as a list of regions; the analyzer writes `code_regions`. */

@@ -1,7 +1,7 @@
 // results.json: one record per considered suggestion. Other tools (a GUI, scripts, CI) read these
 // names, so they are snake_case and stable.
 import { z } from 'zod';
-import { ERROR_CLASSES } from './types.js';
+import { ERROR_CLASSES, HOTNESS } from './types.js';
 
 export const SUGGESTION_STATUSES = ['ok', 'repaired', 'failed', 'not_applied', 'agent_unreachable', 'skipped'] as const;
 export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
@@ -19,8 +19,8 @@ export type ClauseChange = z.infer<typeof ClauseChangeSchema>;
 
 export const SuggestionRecordSchema = z.object({
   id: z.string(),
-  status: z.enum(SUGGESTION_STATUSES),
-  hotspot: z.enum(['YES', 'MAYBE', 'NO']).nullable(),
+  status: z.enum(SUGGESTION_STATUSES).describe('not_applied: verified but not written, because of --dry-run or because the write-back failed (see reason)'),
+  hotspot: z.enum(HOTNESS).nullable(),
   pattern_type: z.string().nullable(),
   files: z.array(z.string()).describe('file ids of the patch set'),
   changed_files: z.array(z.string()).describe('file ids a repair changed'),
@@ -34,7 +34,7 @@ export const SuggestionRecordSchema = z.object({
   accepted_attempt: z.number().int().positive().nullable().describe('number of the accepted attempt under attempts/<id>/'),
   first_error: z.string().nullable(),
   error_class: z.enum(ERROR_CLASSES).nullable(),
-  reason: z.string().nullable().describe('why the suggestion was skipped or not repaired'),
+  reason: z.string().nullable().describe('why the suggestion was skipped or not repaired; for not_applied, why the verified repair could not be written back (null under --dry-run)'),
   repaired_earlier: z.boolean(),
   clause_changes: z.array(ClauseChangeSchema),
   non_directive_lines_changed: z.boolean(),

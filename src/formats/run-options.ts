@@ -48,10 +48,14 @@ export interface RunOptions {
   writeLog: boolean;
   /** Seconds one build (patch + compile.sh) may take. */
   buildTimeoutS: number;
+  /** Where builds run: here, or each as a Slurm job step. */
+  launcher: 'local' | 'slurm';
+  /** Extra srun arguments, already split into words. */
+  launcherArgs: string[];
 }
 
 /** The settings a command-line flag sets; every other field of RunOptions is derived. */
-export type FlagKey = Exclude<keyof RunOptions, 'agent' | 'buildTimeoutS'> | Exclude<keyof AgentSettings, 'executable'>;
+export type FlagKey = Exclude<keyof RunOptions, 'agent'> | Exclude<keyof AgentSettings, 'executable'>;
 
 /**
  * Agent settings when neither a flag nor the LLM configuration nor the backend descriptor sets
@@ -75,6 +79,9 @@ export const DEFAULTS = {
   maxErrorChars: 8000,
   maxPromptChars: 60000,
   log: 'WARNING',
+  /** DiscoPoP's project manager gives each script this long (formats.md §1.8). */
+  buildTimeoutS: 3600,
+  launcher: 'local',
   ...AGENT_DEFAULTS,
 } as const satisfies Partial<Record<FlagKey, string | number>>;
 

@@ -92,8 +92,8 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
 
 /**
  * 0: everything considered builds or was repaired (or would be, under --dry-run); skipped for
- * "no patch" or by --max-repairs included. 1: something failed, its agent was unreachable, or it
- * was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
+ * "no patch" or by --max-repairs included. 1: something failed, its agent was unreachable, its
+ * verified repair could not be written back, or it was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
  */
 export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'>, o: { fatalAgentError: boolean }): number {
   if (o.fatalAgentError) return 4;
@@ -101,6 +101,7 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'>, o: { fata
     (record) =>
       record.status === 'failed' ||
       record.status === 'agent_unreachable' ||
+      (record.status === 'not_applied' && record.reason !== null) ||
       (record.status === 'skipped' && record.reason !== 'no patch' && !record.reason?.startsWith(MAX_REPAIRS_REASON)),
   );
   return unfinished ? 1 : 0;

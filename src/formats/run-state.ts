@@ -42,6 +42,8 @@ export const ScratchEntrySchema = z.object({
   pid: z.number().int().positive(),
   host: z.string(),
   created: z.string(),
+  /** Where the run's builds ran; a `slurm` run may have left jobs queued or running. */
+  launcher: z.enum(['local', 'slurm']).optional(),
 });
 export type ScratchEntry = z.infer<typeof ScratchEntrySchema>;
 

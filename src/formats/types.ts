@@ -1,7 +1,12 @@
 // Values that cross stage boundaries. On-disk formats live beside their zod schemas; these are
 // the in-memory shapes the stages hand each other.
 
-export type Hotness = 'YES' | 'MAYBE' | 'NO';
+/**
+ * DiscoPoP's hotspot types, in its order: the `-ht` list reads `yes,no,maybe`, and when several
+ * loops of one suggestion disagree the first of them in this order wins.
+ */
+export const HOTNESS = ['YES', 'NO', 'MAYBE'] as const;
+export type Hotness = (typeof HOTNESS)[number];
 
 export const ERROR_CLASSES = [
   'undeclared-in-clause',
@@ -125,6 +130,16 @@ export interface Diagnostic {
   errorClass: ErrorClass;
   /** The `note:` lines printed right after it (clang's "defined as shared", gcc's candidates). */
   notes: DiagnosticNote[];
+  /**
+   * A warning that fails its build all the same: the compiler ignored (part of) an OpenMP
+   * directive on a line the built patch set added (src/build/diagnostics.ts, judgeDiagnostics).
+   */
+  failsBuild?: true;
+}
+
+/** Whether a diagnostic fails its build: every error, and the warnings the build stage marked. */
+export function isBuildFailure(d: Diagnostic): boolean {
+  return d.severity === 'error' || d.severity === 'fatal error' || d.failsBuild === true;
 }
 
 export interface DiagnosticNote {

@@ -8,5 +8,6 @@ export { applyPatchSet, type PatchSetRequest, type PatchSetResult } from './patc
 export { renderApplyFailure } from './failure.js';
 export { canonicalPatch, type CanonicalRequest } from './canonical.js';
 export { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, loopTargetsOfPatch, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
+export { align } from './alignment.js';
 export { FUZZY_GATE, FUZZY_LADDER, FUZZY_MARGIN } from './locate.js';
 export * from './openmp.js';

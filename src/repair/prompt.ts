@@ -85,9 +85,14 @@ function diagnosticsText(task: RepairTask): string {
   return build.diagnostics.map(renderDiagnostic).join('\n');
 }
 
-function renderDiagnostic(d: Diagnostic): string {
+/**
+ * One diagnostic as the compiler printed it, with its notes; a warning that failed the build says
+ * so, since the model would otherwise take it for something it may leave.
+ */
+export function renderDiagnostic(d: Diagnostic): string {
   const notes = d.notes.map((note) => `\n  ${placeOf(note)}: note: ${note.message}`).join('');
-  return `${placeOf(d)}: ${d.severity}: ${d.message}${notes}`;
+  const fails = d.failsBuild ? ' (fails the build: the compiler ignored part of a directive the patch adds)' : '';
+  return `${placeOf(d)}: ${d.severity}: ${d.message}${fails}${notes}`;
 }
 
 function placeOf(d: { file: string; line?: number; column?: number }): string {

@@ -6,7 +6,7 @@ import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 const STATUS_LABELS: Record<SuggestionStatus, string> = {
   ok: 'Builds',
   repaired: 'Repaired',
-  not_applied: 'Repaired, not written (--dry-run)',
+  not_applied: 'Repaired, not written',
   failed: 'Failed',
   agent_unreachable: 'Agent unreachable',
   skipped: 'Skipped',
@@ -26,7 +26,7 @@ export function renderSummary(results: ResultsFile): string {
   for (const status of Object.keys(STATUS_LABELS) as SuggestionStatus[]) {
     const count = results.run.counts[status] ?? 0;
     if (status === 'agent_unreachable') lines.push(`Agent unreachable: ${count} (no answer; not a failed repair)`);
-    else if (count > 0) lines.push(`${STATUS_LABELS[status]}: ${count}`);
+    else if (count > 0) lines.push(`${STATUS_LABELS[status]}${status === 'not_applied' && results.run.mode === 'dry-run' ? ' (--dry-run)' : ''}: ${count}`);
   }
   if (results.run.endpoint_down) lines.push(ENDPOINT_DOWN_NOTE);
   if (results.run.cost_usd > 0) lines.push(`Agent cost reported: $${results.run.cost_usd.toFixed(4)}`);
@@ -46,6 +46,8 @@ function tableRow(record: SuggestionRecord): string[] {
 }
 
 function detail(record: SuggestionRecord): string {
+  // A verified repair that could not be written back says why (a dry run has no reason).
+  if (record.status === 'not_applied' && record.reason !== null) return record.reason;
   if (record.status === 'repaired' || record.status === 'not_applied') {
     const changes = record.clause_changes.map(describeChange);
     if (record.non_directive_lines_changed) changes.push('non-directive lines changed');

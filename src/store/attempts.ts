@@ -7,6 +7,7 @@ import type { AttemptRecord } from '../formats/attempt.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
 import { type VerdictFile, VerdictFileSchema } from '../formats/verdict.js';
+import { decodeBytes, encodeText } from '../bytes.js';
 
 export interface StoredAttempt {
   attempt: number;
@@ -76,7 +77,7 @@ function outcomeOf(call: VerdictFile['call_outcome'], accepted: boolean): Verdic
 async function writePatches(dir: string, patches: ReadonlyMap<string, string> | null): Promise<void> {
   if (!patches || patches.size === 0) return;
   await mkdir(dir, { recursive: true });
-  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), text);
+  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), encodeText(text));
 }
 
 /** The tries of one suggestion, in order; for `show` and the HTML review page. */
@@ -104,7 +105,7 @@ export async function readAttempts(dotDir: string, id: string): Promise<StoredAt
 async function readPatches(dir: string): Promise<Map<string, string>> {
   const patches = new Map<string, string>();
   for (const name of (await listOrEmpty(dir)).filter((n) => n.endsWith('.patch')).sort()) {
-    patches.set(name.slice(0, -'.patch'.length), await readFile(join(dir, name), 'utf8'));
+    patches.set(name.slice(0, -'.patch'.length), decodeBytes(await readFile(join(dir, name))));
   }
   return patches;
 }

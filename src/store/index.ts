@@ -3,12 +3,12 @@
 export { acquireLock, lockPath, type RunLock } from './lock.js';
 export { createRunScratch, cleanupStaleScratch, scratchRecordPath, type RunScratch } from './scratch.js';
 export { startRun, historyDir } from './history.js';
-export { writeBack, recoverWriteBack, type WriteBackResult } from './write-back.js';
+export { writeBack, recoverWriteBack, unwritableSuggestionFolders, WriteBackFailed, type WriteBackResult } from './write-back.js';
 export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
 export { AttemptStore, readAttempts, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';
-export { readWrittenDigest } from './backup.js';
+export { listBackups, readWrittenDigest } from './backup.js';
 export { repairDir } from './paths.js';
 export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

@@ -1,11 +1,11 @@
 // One run per .discopop: the lock file patch_repair/run.lock names its holder. It is created with
 // link(2), which fails atomically when the name exists, so two starting runs can never both win.
 // A lock whose holder is gone (killed run, or another host) is taken over with a notice.
-import { link, mkdir, readFile, rename, unlink } from 'node:fs/promises';
-import { unlinkSync, readFileSync } from 'node:fs';
+import { access, link, mkdir, readFile, rename, unlink } from 'node:fs/promises';
+import { constants, unlinkSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LockFileSchema, type LockFile } from '../formats/run-state.js';
-import { RefusedError } from '../errors.js';
+import { RefusedError, systemErrorWords } from '../errors.js';
 import { writeFileSynced, isNotFound } from './fs-atomic.js';
 import { isLiveOnThisHost, thisOwner } from './process-alive.js';
 import { repairDir } from './paths.js';
@@ -22,7 +22,7 @@ export function lockPath(dotDir: string): string {
 
 export async function acquireLock(dotDir: string): Promise<RunLock> {
   const path = lockPath(dotDir);
-  await mkdir(repairDir(dotDir), { recursive: true });
+  await ensureWritableRepairDir(dotDir);
   const mine: LockFile = { ...thisOwner(), started: new Date().toISOString() };
   const content = `${JSON.stringify(mine)}\n`;
   const candidate = `${path}.${process.pid}.new`;
@@ -41,6 +41,28 @@ export async function acquireLock(dotDir: string): Promise<RunLock> {
     return holdLock(path, content, notice);
   } finally {
     await unlink(candidate).catch(() => undefined);
+  }
+}
+
+/**
+ * Every run writes its results, progress and backups to patch_repair/, --dry-run and
+ * --discover-only included; a .discopop where that folder cannot be made or written is refused
+ * before anything starts. mkdir is deliberately not recursive: on a read-only mount a recursive
+ * mkdir reports ENOENT, which would blame a folder that is there.
+ */
+async function ensureWritableRepairDir(dotDir: string): Promise<void> {
+  const dir = repairDir(dotDir);
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new RefusedError(`${dotDir}: cannot create patch_repair/ (where results, progress and backups go): ${systemErrorWords(error)}`);
+    }
+  }
+  try {
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw new RefusedError(`${dotDir}: cannot write to patch_repair/ (where results, progress and backups go): ${systemErrorWords(error)}`);
   }
 }
 

@@ -1,10 +1,12 @@
 // The run's scratch folder (workspaces, agent conversations) lives outside the project, under the
 // OS temporary directory or --work-dir. patch_repair/scratch.json records it so that the next run
-// removes what a killed run left behind; a folder whose run is still alive is never touched.
+// removes what a killed run left behind (its folder, and through the caller its Slurm jobs); a
+// folder whose run is still alive is never touched.
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ScratchFileSchema, type ScratchEntry } from '../formats/run-state.js';
+import { systemErrorWords, UsageError } from '../errors.js';
 import { exists, isNotFound, removeTree, writeFileAtomic } from './fs-atomic.js';
 import { isLiveOnThisHost, thisOwner } from './process-alive.js';
 import { repairDir, safeName } from './paths.js';
@@ -22,12 +24,30 @@ export function scratchRecordPath(dotDir: string): string {
   return join(repairDir(dotDir), 'scratch.json');
 }
 
-export async function createRunScratch(o: { dotDir: string; workDir?: string | null; runId: string }): Promise<RunScratch> {
+export async function createRunScratch(o: {
+  dotDir: string;
+  workDir?: string | null;
+  runId: string;
+  launcher?: 'local' | 'slurm';
+}): Promise<RunScratch> {
   const parent = o.workDir ?? tmpdir();
-  await mkdir(parent, { recursive: true });
-  const dir = await mkdtemp(join(parent, `${PREFIX}${safeName(o.runId, 'run id')}-`));
-  await writeFile(join(dir, MARKER), `${o.runId}\n`);
-  const entry: ScratchEntry = { dir, run_id: o.runId, ...thisOwner(), created: new Date().toISOString() };
+  let dir: string | undefined;
+  try {
+    await mkdir(parent, { recursive: true });
+    dir = await mkdtemp(join(parent, `${PREFIX}${safeName(o.runId, 'run id')}-`));
+    await writeFile(join(dir, MARKER), `${o.runId}\n`);
+  } catch (error) {
+    if (dir !== undefined) await removeTree(dir);
+    const which = o.workDir ? '--work-dir' : 'the temporary directory (choose another with --work-dir)';
+    throw new UsageError(`${parent}: ${which}: cannot create the run's scratch folder there: ${systemErrorWords(error)}`);
+  }
+  const entry: ScratchEntry = {
+    dir,
+    run_id: o.runId,
+    ...thisOwner(),
+    created: new Date().toISOString(),
+    ...(o.launcher === 'slurm' && { launcher: o.launcher }),
+  };
   await updateRecord(o.dotDir, (runs) => [...runs, entry]);
   let disposed = false;
   return {
@@ -41,8 +61,15 @@ export async function createRunScratch(o: { dotDir: string; workDir?: string | n
   };
 }
 
-/** Removes the scratch folders of runs that are gone; returns one line per folder removed. */
-export async function cleanupStaleScratch(dotDir: string): Promise<string[]> {
+/**
+ * Removes the scratch folders of runs that are gone; returns one line per folder removed.
+ * `beforeRemove` ends what such a run may have left running elsewhere (its Slurm jobs still
+ * writing into the folder) and returns lines to report.
+ */
+export async function cleanupStaleScratch(
+  dotDir: string,
+  beforeRemove: (run: { run_id: string; launcher: 'local' | 'slurm' }) => Promise<string[]> = async () => [],
+): Promise<string[]> {
   const notices: string[] = [];
   await updateRecord(dotDir, async (runs) => {
     const kept: ScratchEntry[] = [];
@@ -51,6 +78,7 @@ export async function cleanupStaleScratch(dotDir: string): Promise<string[]> {
         kept.push(run);
         continue;
       }
+      notices.push(...(await beforeRemove({ run_id: run.run_id, launcher: run.launcher ?? 'local' })));
       if (await isOurScratch(run)) {
         await removeTree(run.dir);
         notices.push(`removed the scratch folder ${run.dir} left by run ${run.run_id} (pid ${run.pid} is gone)`);

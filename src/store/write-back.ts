@@ -5,12 +5,15 @@
 // A kill before the commit leaves the folder untouched (recovery undoes); after it, every new byte
 // is already on disk and recovery finishes the renames. Either way the folder holds the generated
 // set or the complete repair, and a backup exists whenever it is the repair.
-import { rename } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { encodeText } from '../bytes.js';
+import { fileProblem, systemErrorCode, systemErrorWords } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { PatchSet, Suggestion } from '../formats/types.js';
 import { createBackup, dropBackupDir, hasCurrentBackup, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
-import { exists, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
+import { exists, isNotFound, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
 import type { Journal } from '../formats/run-state.js';
 import { readJournals, removeJournal, writeJournal } from './journal.js';
 import { journalPath, safeName, suggestionDir } from './paths.js';
@@ -38,7 +41,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   const changedFiles: string[] = [];
   for (const [fileId, text] of canonical) {
     const name = patchFileName(safeName(fileId, 'file id'));
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = encodeText(text);
     if (current.get(name)?.equals(bytes)) continue;
     changes.set(name, bytes);
     changedFiles.push(fileId);
@@ -56,25 +59,41 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     files: [...changes].map(([name, bytes]) => ({ name, digest: digestBytes(bytes) })),
     target_digest: digestSet(target),
   };
-  await writeJournal(dotDir, journal);
-  faultPoint('write-back.after-journal-prepared');
-  if (journal.backup === 'created') await createBackup(dotDir, id);
-  faultPoint('write-back.after-backup');
-
-  for (const [name, bytes] of changes) {
-    await writeFileSynced(join(dir, tempNameFor(name)), bytes);
-    faultPoint('write-back.after-temp-file');
+  try {
+    await writeJournal(dotDir, journal);
+  } catch (error) {
+    throw new WriteBackFailed(id, journalPath(dotDir, id), error);
   }
-  await syncDir(dir);
-  faultPoint('write-back.before-commit');
-  await writeJournal(dotDir, { ...journal, state: 'committed' });
+  faultPoint('write-back.after-journal-prepared');
+  try {
+    if (journal.backup === 'created') await createBackup(dotDir, id);
+    faultPoint('write-back.after-backup');
+    for (const [name, bytes] of changes) {
+      await writeFileSynced(join(dir, tempNameFor(name)), bytes);
+      faultPoint('write-back.after-temp-file');
+    }
+    await syncDir(dir);
+    faultPoint('write-back.before-commit');
+    await writeJournal(dotDir, { ...journal, state: 'committed' });
+  } catch (error) {
+    // Nothing in the folder has changed yet: undone here and now, as the next start would.
+    await undoPrepared(dotDir, journal);
+    throw new WriteBackFailed(id, failedPath(error, dir), error);
+  }
   faultPoint('write-back.after-commit');
 
-  for (const name of changes.keys()) {
-    await rename(join(dir, tempNameFor(name)), join(dir, name));
-    faultPoint('write-back.after-rename');
+  try {
+    for (const name of changes.keys()) {
+      await rename(join(dir, tempNameFor(name)), join(dir, name));
+      faultPoint('write-back.after-rename');
+    }
+    await syncDir(dir);
+  } catch (error) {
+    // Some files may be renamed already; the backup puts the generated set back. Should that fail
+    // too, the committed journal stays and the next start finishes the job.
+    await undoFromBackup(dotDir, id, `the write-back failed: ${systemErrorWords(error)}`);
+    throw new WriteBackFailed(id, failedPath(error, dir), error);
   }
-  await syncDir(dir);
 
   const problem = await compareWithTarget(dir, target);
   if (problem) {
@@ -88,6 +107,32 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   faultPoint('write-back.after-written');
   await removeJournal(dotDir, id);
   return { digest: journal.target_digest, changedFiles };
+}
+
+/**
+ * A write-back that could not write (a read-only patch_generator/, no permission, a full disk).
+ * It has been undone: patch_generator/<id>/ holds the generated set, no backup or journal of it
+ * was left, and the verified repair is still in attempts/.
+ */
+export class WriteBackFailed extends Error {
+  constructor(
+    readonly id: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(fileProblem(path, 'write', cause));
+  }
+
+  /** A cause that every later write-back would meet as well. */
+  get affectsEveryWrite(): boolean {
+    return ['EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(systemErrorCode(this.cause) ?? '');
+  }
+}
+
+/** Where it failed: the file Node names when it lies in the suggestion folder, else that folder. */
+function failedPath(error: unknown, dir: string): string {
+  const path = (error as NodeJS.ErrnoException | null)?.path;
+  return typeof path === 'string' && !path.startsWith(`${dir}/`) ? path : dir;
 }
 
 /**
@@ -156,3 +201,22 @@ async function compareWithTarget(dir: string, target: ReadonlyMap<string, Buffer
   return null;
 }
 
+
+/**
+ * Suggestion folders a write-back or restore could not write to, one line each: found before any
+ * build, so a run that could never write its repairs is refused instead of spending an hour on
+ * them, and before a restore, which would otherwise stop half-way.
+ */
+export async function unwritableSuggestionFolders(dotDir: string, ids: readonly string[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const id of ids) {
+    const dir = suggestionDir(dotDir, id);
+    try {
+      await access(dir, constants.W_OK);
+    } catch (error) {
+      // A folder the generator removed is not written to: a restore only drops its backup.
+      if (!isNotFound(error)) lines.push(fileProblem(dir, 'write', error));
+    }
+  }
+  return lines;
+}

@@ -22,7 +22,7 @@ describe('resolveAgentSettings', () => {
   });
 
   it('an explicitly named configuration file must exist', async () => {
-    await expect(resolve({}, '/nonexistent/llm_config.json')).rejects.toThrow('/nonexistent/llm_config.json: cannot read the LLM configuration: ENOENT');
+    await expect(resolve({}, '/nonexistent/llm_config.json')).rejects.toThrow('/nonexistent/llm_config.json: cannot read the LLM configuration: does not exist');
   });
 
   it('flag → connection → backend entry → built-in defaults, most specific first', async () => {
@@ -76,6 +76,41 @@ describe('resolveAgentSettings', () => {
   it('bad values name the key and the file', async () => {
     await expect(resolve({}, configFile({ connections: { a: { prompts: 0 } } }))).rejects.toThrow(/llm_config.json: connections\.a\.prompts: /);
     await expect(resolve({}, configFile('{ "connections": '))).rejects.toThrow(/llm_config.json: not valid JSON/);
+  });
+
+  it('an unknown backend named by a connection blames the file and the key, not a flag never given', async () => {
+    const file = configFile({ connections: { x: { backend: 'nonesuch' } } });
+    const error = await resolve({}, file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(
+      `${file}: connections.x.backend: unknown backend 'nonesuch' (known: claude, opencode, builtin; or give a descriptor file path)`,
+    );
+    await expect(resolve({ backend: 'nonesuch' }, file)).rejects.toThrow(/^--backend nonesuch: unknown backend \(known: /);
+    const missing = configFile({ connections: { x: { backend: './nowhere.json' } } });
+    await expect(resolve({}, missing)).rejects.toThrow(
+      `${missing}: connections.x.backend: ${join(missing, '..', 'nowhere.json')}: cannot read the backend descriptor: does not exist`,
+    );
+  });
+
+  it('every problem of the file at once, one line each', async () => {
+    const file = configFile({
+      connections: { a: { backend: 'claude', prompts: 0, max_tokens: 1, colour: 'red' }, b: { retries: -1 } },
+      backends: { claude: { executable: '' } },
+      extra: { api_key: 'x' },
+    });
+    const error = await resolve({}, file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message.split('\n').sort()).toEqual(
+      [
+        `${file}: extra.api_key: credentials do not belong here; the agent CLI owns authentication (log in with it, or set its own environment variables), so remove this key`,
+        `${file}: connections.a.prompts: Too small: expected number to be >0`,
+        `${file}: connections.a.max_tokens: unknown key`,
+        `${file}: connections.a.colour: unknown key`,
+        `${file}: connections.b.retries: Too small: expected number to be >=0`,
+        `${file}: backends.claude.executable: Too small: expected string to have >=1 characters`,
+        `${file}: extra: unknown key`,
+      ].sort(),
+    );
   });
 
   it('a relative executable is relative to the configuration file; a bare name is looked up on PATH', async () => {

@@ -22,7 +22,21 @@ describe('backend descriptors', () => {
   it('a broken descriptor is one line naming the file and the key', () => {
     expect(() => parseDescriptor('{"name":"x","command":["x"],"prompt":"pipe"}', 'x.json')).toThrow(/^x\.json: prompt: /);
     expect(() => parseDescriptor('{"name":"x","command":[]}', 'x.json')).toThrow(/^x\.json: command: /);
-    expect(() => parseDescriptor('{"name":"x","command":["x"],"outptu":{}}', 'x.json')).toThrow(/^x\.json: \(top level\): .*outptu/);
+    expect(() => parseDescriptor('{"name":"x","command":["x"],"outptu":{}}', 'x.json')).toThrow(/^x\.json: outptu: unknown key$/);
+  });
+
+  it('every problem of a descriptor at once, one line each', () => {
+    const error = (() => {
+      try {
+        parseDescriptor('{"name":"x","command":[],"prompt":"pipe","outptu":{}}', 'x.json');
+      } catch (e) {
+        return e as Error;
+      }
+      return null;
+    })();
+    const lines = error?.message.split('\n') ?? [];
+    expect(lines).toHaveLength(3);
+    expect(lines.map((line) => line.split(': ').slice(0, 2).join(': ')).sort()).toEqual(['x.json: command', 'x.json: outptu', 'x.json: prompt']);
   });
 });
 

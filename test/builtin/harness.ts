@@ -4,11 +4,12 @@
 // and checks an answer with real GNU patch and the same compiler again.
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { parseDiagnostics } from '../../src/build/diagnostics.js';
+import { addedLineNumbers } from '../../src/build/apply.js';
+import { firstError, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
 import { projectWith } from '../diagnostics/compilers.js';
 import type { RepairTask } from '../../src/formats/task.js';
-import type { BuildResult, Suggestion } from '../../src/formats/types.js';
+import type { BuildResult, Diagnostic, Suggestion } from '../../src/formats/types.js';
 
 /** One pattern entry, in the explorer's field names; `text` gives a directive verbatim (pipeline). */
 export interface GeneratorDirective {
@@ -118,12 +119,12 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   const workspace = join(root, 'workspace');
   await mkdir(dirname(join(workspace, fixture.spec.file)), { recursive: true });
   await writeFile(join(workspace, fixture.spec.file), patched);
-  const compiled = await compile(workspace, fixture.spec.file, family);
+  const compiled = await compile(workspace, fixture.spec.file, family, undefined, original);
   const build: BuildResult = {
     ok: compiled.ok,
     ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
     output: compiled.output,
-    diagnostics: parseDiagnostics(compiled.output, projectWith(workspace, [fixture.spec.file]), workspace),
+    diagnostics: compiled.diagnostics,
     durationMs: compiled.durationMs,
   };
   const suggestion: Suggestion = {
@@ -156,9 +157,13 @@ const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c:
 
 /**
  * Compiles like a project's compile.sh: from the project root, with the relative path. `output`
- * links an executable there instead of stopping at the object file.
+ * links an executable there instead of stopping at the object file. Given the `original` source,
+ * it is judged as the build stage judges a patched build: a warning that the compiler ignored part
+ * of a directive on a line added to the original fails it.
  */
-export async function compile(root: string, relPath: string, family: CompilerFamily, output?: string): Promise<{ ok: boolean; output: string; durationMs: number }> {
+export async function compile(
+  root: string, relPath: string, family: CompilerFamily, output?: string, original?: string,
+): Promise<{ ok: boolean; output: string; diagnostics: Diagnostic[]; durationMs: number }> {
   const compiler = relPath.endsWith('.c') ? COMMANDS[family].c : COMMANDS[family].cxx;
   const outcome = await runProcess({
     command: compiler,
@@ -168,7 +173,11 @@ export async function compile(root: string, relPath: string, family: CompilerFam
     timeoutMs: 60_000,
   });
   if (outcome.kind === 'spawn-failed') throw new Error(`${compiler}: ${outcome.message}`);
-  return { ok: outcome.kind === 'exited' && outcome.exitCode === 0, output: outcome.stdout + outcome.stderr, durationMs: outcome.durationMs };
+  const printed = outcome.stdout + outcome.stderr;
+  const added = original === undefined ? new Map() : new Map([['1', addedLineNumbers(original, await readFile(join(root, relPath), 'utf8'))]]);
+  const diagnostics = judgeDiagnostics(parseDiagnostics(printed, projectWith(root, [relPath]), root), added);
+  const ok = outcome.kind === 'exited' && outcome.exitCode === 0 && firstError(diagnostics) === undefined;
+  return { ok, output: printed, diagnostics, durationMs: outcome.durationMs };
 }
 
 export interface Checked {
@@ -196,7 +205,7 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
     }
     patchOutput += outcome.stdout;
   }
-  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family);
+  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, undefined, prepared.task.sources.get('1')!);
   return { applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8') };
 }
 

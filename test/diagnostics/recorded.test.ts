@@ -1,25 +1,18 @@
 // The parser on recorded real output of gcc 12 and clang 14 (scripts/record-diagnostics.mjs):
 // every source under fixtures/diagnostics/<class>/ has both recordings, and each reads as its
-// class, with the notes the compiler printed attached to the diagnostic they explain.
+// class (a build the compiler lets pass with a warning that it dropped part of a directive, by
+// that warning), with the notes the compiler printed attached to the diagnostic they explain.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { firstError, parseDiagnostics } from '../../src/build/diagnostics.js';
-import { projectWith } from './compilers.js';
+import { firstError, ignoresDirective, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
+import { BUILDS, projectWith } from './compilers.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/diagnostics');
 const sources = readdirSync(FIXTURES, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .flatMap((dir) => readdirSync(path.join(FIXTURES, dir.name)).filter((file) => /\.(c|cpp)$/.test(file)).map((file) => `${dir.name}/${file}`));
 const project = projectWith(FIXTURES, sources);
-
-/** What clang 14 accepts: the misspelt `depends` only warns, `this->m` and class types with operator+ reduce. */
-const CLANG_ACCEPTS: Record<string, 'warning' | 'nothing'> = {
-  'unknown-clause/depends.c': 'warning',
-  'unknown-clause/depends.cpp': 'warning',
-  'undeclared-in-clause/member-reduction.cpp': 'nothing',
-  'invalid-reduction/complex.cpp': 'nothing',
-};
 
 function read(source: string, family: 'gcc' | 'clang') {
   return parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${family}.txt`), 'utf8'), project, FIXTURES);
@@ -30,10 +23,17 @@ describe.each(['gcc', 'clang'] as const)('recorded %s output', (family) => {
     expect(existsSync(path.join(FIXTURES, `${source}.${family}.txt`)), 'run npm run diagnostics:record').toBe(true);
     const diagnostics = read(source, family);
     const expected = source.split('/')[0];
-    const accepted = family === 'clang' ? CLANG_ACCEPTS[source] : undefined;
-    if (accepted !== undefined) {
+    const builds = BUILDS[family][source];
+    if (builds !== undefined) {
       expect(firstError(diagnostics)).toBeUndefined();
-      if (accepted === 'warning') expect(diagnostics[0]?.errorClass).toBe(expected);
+      if (builds === 'silent') expect(diagnostics).toEqual([]);
+      else {
+        expect(diagnostics.length).toBeGreaterThan(0);
+        for (const d of diagnostics) {
+          expect(d).toMatchObject({ severity: 'warning', errorClass: expected, file: source, line: expect.any(Number) });
+          expect(ignoresDirective(d.message), d.message).toBe(true);
+        }
+      }
       return;
     }
     const error = firstError(diagnostics);
@@ -64,5 +64,36 @@ describe('notes belong to the diagnostic they follow', () => {
     expect(error).toMatchObject({ file: 'invalid-privatization/non-copyable.cpp', message: "call to deleted constructor of 'std::mutex'" });
     expect(error.notes[0]?.file).toMatch(/std_mutex\.h$/);
     expect(error.notes[0]?.fileId).toBeUndefined();
+  });
+});
+
+describe('a warning that a directive was dropped fails the build only on a line the patch set added', () => {
+  const fileId = (source: string) => [...project.files.values()].find((f) => f.relPath === source)!.id;
+
+  it.each([
+    ['clang', 'unknown-clause/depends.c', [6, 8]],
+    ['clang', 'unknown-clause/continuation.c', [6, 7]],
+    ['gcc', 'unknown-clause/misspelt-directive.c', [5]],
+    ['gcc', 'other/device-type.c', [2]],
+    ['clang', 'other/declare-variant.c', [4]],
+  ] as const)('%s %s', (family, source, addedLines) => {
+    const diagnostics = read(source, family);
+    const judged = judgeDiagnostics(diagnostics, new Map([[fileId(source), new Set(addedLines)]]));
+    expect(judged.every((d) => d.failsBuild === true && d.severity === 'warning')).toBe(true);
+    expect(firstError(judged)).toBe(judged[0]);
+    // The same source as the user's own code: the lines were not added, nothing fails.
+    const own = judgeDiagnostics(diagnostics, new Map([[fileId(source), new Set([1])]]));
+    expect(firstError(own)).toBeUndefined();
+    expect(own).toEqual(diagnostics);
+  });
+
+  it('another warning on an added line, or the same warning in another file, does not fail it', () => {
+    const source = 'unknown-clause/depends.c';
+    const printed = `${source}:6:13: warning: unused variable 't' [-Wunused-variable]\n${readFileSync(path.join(FIXTURES, `${source}.clang.txt`), 'utf8')}`;
+    const diagnostics = parseDiagnostics(printed, project, FIXTURES);
+    const judged = judgeDiagnostics(diagnostics, new Map([[fileId(source), new Set([6])]]));
+    expect(judged.map((d) => d.failsBuild ?? false)).toEqual([false, true, false]);
+    expect(firstError(judged)?.message).toMatch(/^extra tokens at the end of '#pragma omp task' are ignored/);
+    expect(firstError(judgeDiagnostics(diagnostics, new Map([[fileId('unknown-clause/depends.cpp'), new Set([6, 8])]])))).toBeUndefined();
   });
 });

@@ -51,6 +51,8 @@ describe('argv → RunOptions', () => {
       log: 'WARNING',
       writeLog: false,
       buildTimeoutS: 3600,
+      launcher: 'local',
+      launcherArgs: [],
     });
   });
 
@@ -67,6 +69,12 @@ describe('argv → RunOptions', () => {
     [['--discover-only'], { mode: 'discover-only' }],
     [['--restore'], { mode: 'restore' }],
     [['--max-repairs', '2'], { maxRepairs: 2 }],
+    [['--build-timeout', '90'], { buildTimeoutS: 90 }],
+    [['--launcher', 'slurm'], { launcher: 'slurm', launcherArgs: [], jobs: 16 }],
+    [['--launcher=slurm', '-j', '64'], { launcher: 'slurm', jobs: 64 }],
+    [['--launcher', 'local', '-j', '3'], { launcher: 'local', jobs: 3 }],
+    [['--launcher', 'slurm', '--launcher-args', '-p short -c 4 --mem 8G -A proj'], { launcherArgs: ['-p', 'short', '-c', '4', '--mem', '8G', '-A', 'proj'] }],
+    [['--launcher', 'slurm', '--launcher-args=--comment="two words" --x=\'a b\' c\\ d'], { launcherArgs: ['--comment=two words', '--x=a b', 'c d'] }],
     [['--exclude', 'build', '--exclude=data/**/*.h5', '--exclude', 'build'], { exclude: ['build', 'data/**/*.h5'] }],
     [['--no-builtin', '--strict', '--write-log', '--log', 'debug'], { builtin: false, strict: true, writeLog: true, log: 'DEBUG' }],
     [
@@ -162,6 +170,10 @@ describe('bad input: one line each, exit 2', () => {
     [['--max-repairs', '1e3'], "--max-repairs: expected a whole number of at least 0; got '1e3'"],
     [['--max-cost', 'free'], "--max-cost: expected an amount in US dollars greater than 0, such as 2.50; got 'free'"],
     [['--log', 'loud'], "--log: expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL; got 'loud'"],
+    [['--build-timeout', '0'], "--build-timeout: expected a whole number of at least 1; got '0'"],
+    [['--launcher', 'pbs'], "--launcher: expected one of local, slurm; got 'pbs'"],
+    [['--launcher-args', '-p short'], "--launcher-args: only used with --launcher slurm; got '-p short' with --launcher local"],
+    [['--launcher', 'slurm', '--launcher-args', '--comment="open'], `--launcher-args: cannot split '--comment="open' into words: an unclosed " quote`],
     [['-s', '3,,4'], "--suggestions: expected comma-separated suggestion ids such as 3,7; got '3,,4'"],
     [['--exclude', '/abs/build'], "--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '/abs/build'"],
     [['--exclude', '../sibling'], "--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '../sibling'"],

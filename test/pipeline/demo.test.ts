@@ -10,16 +10,20 @@ import { type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 import { readResults, runCli } from '../helpers/cli.js';
+import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
+import type { RunEvent } from '../../src/formats/events.js';
 
 const BROKEN = ['2', '3', '4', '5', '6', '9'];
 
 /**
  * The demo's configuration as DiscoPoP writes it, with the compiler of the run. clang accepts
- * suggestion 6's misspelt `depends` with a warning (dropping the rest of the line), so it builds.
+ * suggestion 6's misspelt `depends` with only a warning that it ignores the rest of the line; a
+ * warning about a line the patch added fails the build all the same, so 6 is broken under both.
+ * `werror` makes the final check's compiler reject what the run must not let through.
  */
 const COMPILERS = [
-  { cc: 'gcc', cxx: 'g++', broken: BROKEN },
-  { cc: 'clang', cxx: 'clang++', broken: ['2', '3', '4', '5', '9'] },
+  { cc: 'gcc', cxx: 'g++', broken: BROKEN, werror: '-Werror=unknown-pragmas' },
+  { cc: 'clang', cxx: 'clang++', broken: BROKEN, werror: '-Werror=unknown-pragmas -Werror=extra-tokens' },
 ];
 
 function useCompiler(dotDir: string, cc: string, cxx: string): void {
@@ -35,7 +39,7 @@ function statuses(file: ResultsFile): Record<string, string> {
 
 const userFiles = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
-describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, CC=$cc', ({ cc, cxx, broken }) => {
+describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, CC=$cc', ({ cc, cxx, broken, werror }) => {
   it('repairs every broken suggestion, writes only verified canonical patch sets, and --restore undoes it', async () => {
     const { root, dotDir } = useFixture('demo');
     useCompiler(dotDir, cc, cxx);
@@ -52,6 +56,9 @@ describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, C
       expect(record).toMatchObject({ backend: 'builtin', attempts: 0, builtin: { tries: 1, accepted: true }, accepted_attempt: 1 });
       expect(record.error_class).not.toBeNull();
     }
+    // Suggestion 6's `depends`: gcc rejects it, clang only warns that it drops the rest of the line.
+    const dropped = cc === 'clang' ? /warning: extra tokens at the end of '#pragma omp task' are ignored/ : /error: expected '#pragma omp' clause before 'depends'/;
+    expect(first.suggestions.find((s) => s.id === '6')).toMatchObject({ error_class: 'unknown-clause', first_error: expect.stringMatching(dropped) });
 
     // Only the repaired files of the repaired suggestions changed in the user's tree; suggestion 9
     // spans two files and only one of them needed a repair.
@@ -71,7 +78,7 @@ describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, C
       expect(minus).toMatch(/\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}$/);
       const directives = (text: string) => text.split('\n').filter((line) => /^\+\s*#\s*pragma omp/.test(line)).length;
       expect(directives(repaired)).toBe(directives(generated));
-      await expectBuildsWithRealPatch(root, id, cc);
+      await expectBuildsWithRealPatch(root, id, cc, werror);
     }
 
     // A second run finds everything building, and knows which were repaired earlier.
@@ -119,8 +126,45 @@ describe('patch-repair on the demo with the built-in repairer', () => {
   });
 });
 
+describe('suggestion 6 under CC=clang with the scripted agent', () => {
+  it('rejects at check 6 an answer that leaves one `depends` (clang only warns), and accepts `depend` everywhere', async () => {
+    const { root, dotDir } = useFixture('demo');
+    useCompiler(dotDir, 'clang', 'clang++');
+    const source = path.join(root, 'src', 'smooth.c');
+    const original = readFileSync(source, 'utf8');
+    const tasks = (spelling: (stage: number) => string) =>
+      original
+        .replace('        a[i] = 0.5', `        #pragma omp task firstprivate(i) shared(a) ${spelling(1)}(out:a)\n        a[i] = 0.5`)
+        .replace('        b[i] = a[i]', `        #pragma omp task firstprivate(i) shared(a,b) ${spelling(2)}(in:a) ${spelling(2)}(out:b)\n        b[i] = a[i]`)
+        .replace('        c[i] = c[i', `        #pragma omp task firstprivate(i) shared(b,c) ${spelling(3)}(in:b) ${spelling(3)}(inout:c)\n        c[i] = c[i`);
+    const scratch = mkdtempSync(path.join(tmpdir(), 'pr-clang6-'));
+    try {
+      const replies = [];
+      for (const answer of [tasks((stage) => (stage === 3 ? 'depends' : 'depend')), tasks(() => 'depend')]) {
+        writeFileSync(path.join(scratch, 'after'), answer);
+        const diff = await runProcess({ command: 'diff', args: ['-Naru', '--label', source, '--label', source, source, path.join(scratch, 'after')], cwd: scratch });
+        if (diff.kind !== 'exited' || diff.exitCode !== 1) throw new Error(`diff: ${diff.kind}`);
+        replies.push(`\`\`\`diff\n${diff.stdout}\`\`\`\n`);
+      }
+      const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(scratch, 'agent'), replies });
+      const run = await cli(dotDir, '-s', '6', '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '1');
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(readResults(dotDir).suggestions).toEqual([
+        expect.objectContaining({ id: '6', status: 'repaired', error_class: 'unknown-clause', accepted_attempt: 2, attempts: 2 }),
+      ]);
+      const events = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as RunEvent);
+      const rejected = events.find((e): e is Extract<RunEvent, { type: 'check' }> => e.type === 'check' && e.attempt === 1 && !e.passed);
+      expect(rejected).toMatchObject({ check: 'builds', reason: expect.stringMatching(/src\/smooth\.c:12:\d+: warning: extra tokens at the end of '#pragma omp task' are ignored.*fails the build/) });
+      // The accepted patch set builds without the warning.
+      await expectBuildsWithRealPatch(root, '6', 'clang', '-Werror=extra-tokens');
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
 /** Applies the suggestion's current patch set with GNU patch, as DiscoPoP's applicator would, and compiles. */
-async function expectBuildsWithRealPatch(root: string, id: string, cc: string): Promise<void> {
+async function expectBuildsWithRealPatch(root: string, id: string, cc: string, werror: string): Promise<void> {
   const copy = path.join(mkdtempSync(path.join(tmpdir(), 'pr-verify-')), 'project');
   try {
     cpSync(root, copy, { recursive: true });
@@ -136,7 +180,7 @@ async function expectBuildsWithRealPatch(root: string, id: string, cc: string): 
       const patched = await runProcess({ command: 'patch', args: ['--batch', target, path.join(dotDir, 'patch_generator', id, patchFile)], cwd: dotDir });
       expect(patched, `patch ${id}/${patchFile}`).toMatchObject({ kind: 'exited', exitCode: 0 });
     }
-    const built = await runProcess({ command: 'make', args: ['-s', `CC=${cc}`, 'CFLAGS=-fopenmp -Werror=unknown-pragmas'], cwd: copy });
+    const built = await runProcess({ command: 'make', args: ['-s', `CC=${cc}`, `CFLAGS=-fopenmp ${werror}`], cwd: copy });
     expect(built, `make after suggestion ${id}`).toMatchObject({ kind: 'exited', exitCode: 0 });
   } finally {
     rmSync(path.dirname(copy), { recursive: true, force: true });

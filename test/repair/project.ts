@@ -142,6 +142,8 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     log: 'WARNING',
     writeLog: false,
     buildTimeoutS: 120,
+    launcher: 'local',
+    launcherArgs: [],
     ...rest,
   };
 }

@@ -1,9 +1,10 @@
 // Check 6: the suggestion is rebuilt in isolation with the canonical patch set, exactly as the
 // write-back would leave it. It must build. When it does not, the follow-up names the errors that
 // are new compared with the generated patch's build, since those are the ones the answer caused.
-import type { BuildResult, Diagnostic, PatchSet } from '../../formats/types.js';
+import { isBuildFailure, type BuildResult, type Diagnostic, type PatchSet } from '../../formats/types.js';
 import type { VerifyBuilder } from '../../formats/outcome.js';
 import type { RepairTask } from '../../formats/task.js';
+import { renderDiagnostic } from '../prompt.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 
 export async function buildsCheck(o: { task: RepairTask; canonical: PatchSet; pool: VerifyBuilder }): Promise<CheckOutcome<BuildResult>> {
@@ -15,24 +16,15 @@ export async function buildsCheck(o: { task: RepairTask; canonical: PatchSet; po
 export function buildFailureText(generated: BuildResult, candidate: BuildResult): string {
   if (candidate.failedAt === 'timeout') return 'The build with the corrected patch set did not finish within the build time limit.';
   if (candidate.failedAt === 'patch') return `GNU patch could not apply the corrected patch set:\n${candidate.output.trim()}`;
-  const errors = candidate.diagnostics.filter(isError);
+  const errors = candidate.diagnostics.filter(isBuildFailure);
   if (errors.length === 0) return `The project does not build with the corrected patch set:\n${candidate.output.trim()}`;
-  const before = new Set(generated.diagnostics.filter(isError).map(identity));
+  const before = new Set(generated.diagnostics.filter(isBuildFailure).map(identity));
   const fresh = errors.filter((d) => !before.has(identity(d)));
-  if (fresh.length > 0) return `The project does not build with the corrected patch set. New compiler errors:\n${fresh.map(render).join('\n')}`;
-  return `The project still does not build; the errors of the generated patch remain:\n${errors.map(render).join('\n')}`;
-}
-
-function isError(d: Diagnostic): boolean {
-  return d.severity === 'error' || d.severity === 'fatal error';
+  if (fresh.length > 0) return `The project does not build with the corrected patch set. New compiler errors:\n${fresh.map(renderDiagnostic).join('\n')}`;
+  return `The project still does not build; the errors of the generated patch remain:\n${errors.map(renderDiagnostic).join('\n')}`;
 }
 
 /** Line numbers move when a repair adds or removes lines, so an error is its file and message. */
 function identity(d: Diagnostic): string {
   return `${d.fileId ?? d.file}\u0000${d.message}`;
-}
-
-function render(d: Diagnostic): string {
-  const place = [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
-  return `${place}: ${d.severity}: ${d.message}`;
 }

@@ -14,7 +14,7 @@ import { describeProbe } from '../event-line.js';
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds',
   repaired: 'repaired',
-  not_applied: 'repaired, not written (--dry-run)',
+  not_applied: 'repaired, not written (--dry-run, or the write-back failed)',
   failed: 'failed',
   agent_unreachable: 'agent unreachable',
   skipped: 'skipped',

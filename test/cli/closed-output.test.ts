@@ -1,0 +1,105 @@
+// A closed stdout or stderr (`patch-repair … | head -1`, a terminal that went away) is only a view
+// that stopped: the run itself must finish, write results.json, remove its scratch folder and exit
+// with the code it would have had.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { useFixture } from '../helpers/fixture.js';
+
+const CLI = path.resolve('dist/cli.js');
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) console.warn('closed-output: the terminal case is skipped: script(1) is not installed');
+
+async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function workDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pr-closed-work-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs the CLI and closes the read end of stdout after its first chunk, stderr at once. */
+function runClosingOutput(
+  args: string[],
+  o: { closeStdout: 'at-once' | 'after-first-line'; env?: Record<string, string> },
+): Promise<{ code: number | null; signal: string | null }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
+  child.stderr.destroy();
+  if (o.closeStdout === 'at-once') child.stdout.destroy();
+  else child.stdout.once('data', () => child.stdout.destroy());
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+}
+
+function assertFinishedCleanly(dotDir: string, work: string, expected: Record<string, string>): void {
+  const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+  expect(Object.fromEntries(results.suggestions.map((s: { id: string; status: string }) => [s.id, s.status]))).toEqual(expected);
+  expect(results.run.exit_code).toBe(0);
+  expect(readdirSync(work), 'scratch folder left behind').toEqual([]);
+  expect(existsSync(path.join(dotDir, 'patch_repair', 'run.lock')), 'lock left behind').toBe(false);
+  const scratch = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'scratch.json'), 'utf8'));
+  expect(scratch.runs).toEqual([]);
+}
+
+describe('closed output streams', () => {
+  it('stdout closed after the first line (| head -1): every repair is still made and recorded', async () => {
+    const { dotDir } = useFixture('demo');
+    const work = workDir();
+    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work], {
+      closeStdout: 'after-first-line',
+    });
+    expect(run).toEqual({ code: 0, signal: null });
+    assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
+  });
+
+  it('stdout and stderr closed from the start: the run completes with its own exit code', async () => {
+    const { dotDir } = useFixture('demo');
+    const work = workDir();
+    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '1,2', '--work-dir', work, '--dry-run'], {
+      closeStdout: 'at-once',
+    });
+    expect(run).toEqual({ code: 0, signal: null });
+    assertFinishedCleanly(dotDir, work, { '1': 'ok', '2': 'not_applied' });
+  });
+
+  it('the terminal hanging up (SIGHUP) mid-run takes only the output away: the run finishes as under nohup', async () => {
+    const { dotDir } = useFixture('demo');
+    const work = workDir();
+    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work], {
+      closeStdout: 'at-once',
+      env: { PATCH_REPAIR_FAULT: 'pipeline.after-discovery:SIGHUP' },
+    });
+    expect(run).toEqual({ code: 0, signal: null });
+    assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
+  });
+
+  it.runIf(hasScript)('progress bars on a terminal that goes away mid-run: the run finishes and records everything', async () => {
+    const { dotDir } = useFixture('demo');
+    const work = workDir();
+    const command = [process.execPath, CLI, '--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work].map((a) => `'${a}'`).join(' ');
+    // script(1) gives the run a real terminal (bars on); killing it closes that terminal under the run.
+    const terminal = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    terminal.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    // Closed once the bars are up (cli-progress hides the cursor first), while builds are running.
+    await until(() => screen.includes('\x1b[?25l'));
+    const results = path.join(dotDir, 'patch_repair', 'results.json');
+    const finishedBeforeClose = existsSync(results);
+    terminal.kill('SIGKILL');
+    expect(finishedBeforeClose, 'the terminal must close while the run is still going').toBe(false);
+    await until(() => existsSync(results) && !existsSync(path.join(dotDir, 'patch_repair', 'run.lock')));
+    assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
+  });
+
+  it('an input error with stderr closed still exits 2', async () => {
+    const run = await runClosingOutput(['--dot-dp-path', '/nonexistent/.discopop'], { closeStdout: 'at-once' });
+    expect(run).toEqual({ code: 2, signal: null });
+  });
+});

@@ -1,7 +1,8 @@
 // The OpenMP probe through the built CLI on the demo, with real gcc and real clang: a build that
 // does not compile OpenMP (flags hard-coded in compile.sh, -fopenmp-simd) or hides a compiler
-// failure behind exit 0 is refused with exit 3 before any suggestion is judged; a normal one goes on
-// and the probe shows in no suggestion's result. One suggestion is considered, so a run costs three
+// failure (no output, exit 0) is refused with exit 3 before any suggestion is judged; a normal one,
+// or one that exits 0 but lets the compiler's errors through, goes on and the probe shows in no
+// suggestion's result. One suggestion is considered, so a run costs three
 // builds: reference, probe, the suggestion.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,7 +35,8 @@ describe('a build that does not compile OpenMP is refused', () => {
     ['clang, compile.sh with hard-coded flags', { cc: 'clang', cflags: '-O2', make: 'make CC=clang CFLAGS=-O2' }],
     ['gcc with -fopenmp-simd in par_settings.json', { cc: 'gcc', cflags: '-O2 -fopenmp-simd', par: true }],
     ['clang with -fopenmp-simd in par_settings.json', { cc: 'clang', cflags: '-O2 -fopenmp-simd', par: true }],
-    ['gcc -fopenmp, but compile.sh exits 0 although the compiler failed', { cc: 'gcc', cflags: '-O2', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" || true' }],
+    // A compiler error that compile.sh lets through fails a build whatever its exit code; hidden, it cannot.
+    ['gcc -fopenmp, but compile.sh hides the compiler\'s output and exits 0', { cc: 'gcc', cflags: '-O2', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" >/dev/null 2>&1 || true' }],
   ])('%s: exit 3 before any suggestion is judged, naming the file and both causes', async (_name, settings) => {
     const { root, dotDir } = demo(settings);
     const before = snapshotTree(root, outsideRepairFolder);
@@ -60,6 +62,7 @@ describe('a build that compiles OpenMP goes on', () => {
   it.each([
     ['gcc', { cc: 'gcc', cflags: '-O2 -Wall' }],
     ['clang', { cc: 'clang', cflags: '-O2 -Wall' }],
+    ['gcc, compile.sh exits 0 although the compiler printed errors', { cc: 'gcc', cflags: '-O2 -Wall', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" || true' }],
   ])('%s: the compiler rejects the probe, discovery judges the suggestion, and no result mentions the probe', async (_name, settings) => {
     const { root, dotDir } = demo(settings);
     const before = snapshotTree(root, outsideRepairFolder);

@@ -18,6 +18,7 @@ import { loadPromptLadder, repairSuggestion, RunBudget, type PromptLadder, type 
 import type { RepairOutcome } from './formats/outcome.js';
 import type { RepairTask } from './formats/task.js';
 import { createReporter, type Reporter } from './report/reporter.js';
+import { FunnelCounter } from './report/funnel.js';
 import { renderSummary } from './report/summary.js';
 import type { RunOptions } from './formats/run-options.js';
 import {
@@ -28,6 +29,7 @@ import {
   noPatchRecord,
   outcomeRecord,
   unrepairedRecord,
+  usageTotals,
   type AgentIdentity,
 } from './formats/run-records.js';
 import {
@@ -95,6 +97,8 @@ interface RunContext {
   runId: string;
   started: string;
   scratchDir: string;
+  /** Counts the run's answers check by check from the events it emits. */
+  funnel: FunnelCounter;
 }
 
 async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt): Promise<number> {
@@ -124,9 +128,11 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const log = openEventLog(options.dotDir);
     cleanups.unshift(() => log.close());
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
+    const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair' });
     const emit: Emit = (input) => {
       log.emit(input);
       const event = { t: new Date().toISOString(), ...input } as RunEvent;
+      funnel.apply(event);
       logFile?.(event);
       if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
@@ -134,7 +140,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
     // Whatever ends the run, no job it submitted stays queued or running.
     cleanups.unshift(() => launcher.cancelAll());
-    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir };
+    const context: RunContext = { options, dp, emit, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, funnel };
     emit({ type: 'run-started', run: runRecord(context, { backend: null, model: null }) });
     for (const notice of dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
@@ -297,7 +303,8 @@ class RunTally {
       finished: new Date().toISOString(),
       counts: countStatuses(suggestions),
       endpoint_down: this.budget.endpointDown,
-      cost_usd: this.budget.costUsd,
+      ...usageTotals(suggestions),
+      funnel: this.context.funnel.result(),
       exit_code: exitCode,
     };
     faultPoint('pipeline.before-results');
@@ -409,7 +416,10 @@ function runRecord(context: RunContext, identity: AgentIdentity, placement?: Wor
     options: recordedOptions(options),
     counts: { ok: 0, repaired: 0, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 },
     endpoint_down: false,
-    cost_usd: 0,
+    cost_usd: null,
+    input_tokens: null,
+    output_tokens: null,
+    funnel: [],
     exit_code: null,
     openmp_probe: null,
     ...(workspaces && { workspaces }),

@@ -42,7 +42,10 @@ export function callResultOf(o: {
   const parsed = parse(descriptor, outcome.stdout, outcome.exitCode);
   if (parsed.inputTokens !== undefined) usage.inputTokens = parsed.inputTokens;
   if (parsed.outputTokens !== undefined) usage.outputTokens = parsed.outputTokens;
-  if (parsed.costUsd !== undefined) usage.costUsd = parsed.costUsd;
+  // A CLI without a price for the model (opencode with a custom provider) reports a cost of 0 for
+  // tokens it did use: that cost is unknown, not free.
+  const usedTokens = (parsed.inputTokens ?? 0) + (parsed.outputTokens ?? 0) > 0;
+  if (parsed.costUsd !== undefined && !(parsed.costUsd === 0 && usedTokens)) usage.costUsd = parsed.costUsd;
   const answered = outcome.exitCode === 0 && parsed.answered;
   usage.reachedModel = answered || (parsed.outputTokens ?? 0) > 0;
 

@@ -21,22 +21,35 @@ interface VerificationProgress {
   /** How each hunk applied (or why not), once the dry run was reached. */
   applyReport: ApplyReport | null;
   directives: DirectivesKept | null;
+  /** Which candidate of an answer offering alternatives, from 1; null when it holds one. */
+  candidate: number | null;
+  /** The answer's diff blocks the candidate is made of, from 1. */
+  blocks: number[];
 }
 
-/** What the six checks made of one answer: accepted with the verified set, or rejected by one check. */
-export type Verification =
-  | (VerificationProgress & {
-      accepted: true;
-      extracted: Map<string, string>;
-      canonical: PatchSet;
-      basis: 'unpatched' | 'on-top';
-      /** File ids whose patch differs from the generated one: what the write-back replaces. */
-      changedFiles: string[];
-      clauseChanges: ClauseChange[];
-      nonDirectiveLinesChanged: boolean;
-      build: BuildResult;
-    })
-  | (VerificationProgress & { accepted: false; rejectedBy: CheckName; reason: string });
+type Accepted = VerificationProgress & {
+  accepted: true;
+  extracted: Map<string, string>;
+  canonical: PatchSet;
+  basis: 'unpatched' | 'on-top';
+  /** File ids whose patch differs from the generated one: what the write-back replaces. */
+  changedFiles: string[];
+  clauseChanges: ClauseChange[];
+  nonDirectiveLinesChanged: boolean;
+  build: BuildResult;
+};
+type Rejected = VerificationProgress & { accepted: false; rejectedBy: CheckName; reason: string };
+/** A candidate left unbuilt because one before it passed every check. */
+type Unsettled = VerificationProgress & { accepted: false; rejectedBy: null; reason: string };
+
+/** What the six checks made of one candidate of an answer. */
+export type CandidateVerification = Accepted | Rejected | Unsettled;
+
+/**
+ * What the six checks made of one answer: its accepted candidate with the verified set, else the
+ * candidate that got furthest, rejected by one check; and every candidate's own verification.
+ */
+export type Verification = (Accepted | Rejected) & { candidates: CandidateVerification[] };
 
 export interface AttemptRecord {
   /** Suggestion id. */

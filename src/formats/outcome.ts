@@ -30,8 +30,15 @@ export interface OutcomeCommon {
   builtin: BuiltinInfo;
   /** The first error of the failing generated build (results.json `first_error`). */
   firstError: string | null;
-  /** Cost the agent CLI reported for this suggestion's calls, in USD. */
-  costUsd: number;
+  /** What the agent CLI reported for this suggestion's calls. */
+  usage: UsageTotals;
+}
+
+/** Sums of what agent calls reported; null while no call reported that figure (unknown, not 0). */
+export interface UsageTotals {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
 }
 
 export interface RepairedOutcome extends OutcomeCommon {
@@ -45,6 +52,8 @@ export interface RepairedOutcome extends OutcomeCommon {
   tier: 'builtin' | 'agent';
   clauseChanges: ClauseChange[];
   nonDirectiveLinesChanged: boolean;
+  /** Clause changes that take a variable out of a reduction or privatization the compiler did not reject. */
+  mayRace: ClauseChange[];
   /** The isolated verify build of the accepted set. */
   build: BuildResult;
 }

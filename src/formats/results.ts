@@ -38,8 +38,36 @@ export const SuggestionRecordSchema = z.object({
   repaired_earlier: z.boolean(),
   clause_changes: z.array(ClauseChangeSchema),
   non_directive_lines_changed: z.boolean(),
+  may_race: z
+    .array(ClauseChangeSchema)
+    .default([])
+    .describe("the repair's clause changes that take a variable out of a reduction or privatizing clause when the compiler had not rejected it there (undeclared, const): the loop may now race"),
+  input_tokens: z.number().nonnegative().nullable().default(null).describe("input tokens the agent CLI reported for this suggestion's calls; null when none reported any"),
+  output_tokens: z.number().nonnegative().nullable().default(null).describe("output tokens the agent CLI reported for this suggestion's calls; null when none reported any"),
+  cost_usd: z.number().nonnegative().nullable().default(null).describe('cost in USD the agent CLI reported for these calls; null when none reported a cost'),
 });
 export type SuggestionRecord = z.infer<typeof SuggestionRecordSchema>;
+
+/** The checks an answer passes on its way to the patch generator, in order (docs/review.md, the funnel). */
+export const FUNNEL_STAGES = ['answered', 'extracted', 'applies', 'canonical', 'directives_kept', 'builds', 'written'] as const;
+export type FunnelStage = (typeof FUNNEL_STAGES)[number];
+
+export const FunnelEntrySchema = z
+  .object({
+    tier: z.enum(['builtin', 'agent']),
+    backend: z.string().describe('agent backend, or builtin'),
+    model: z.string().nullable(),
+    answered: z.number().int().nonnegative().describe('answers received (agent calls answered, or built-in repairer answers; declines are not answers)'),
+    extracted: z.number().int().nonnegative().describe('answers with a patch for files of the patch set'),
+    applies: z.number().int().nonnegative().describe('answers with a candidate that applies'),
+    canonical: z.number().int().nonnegative().describe('answers with a candidate re-derived by diff -Naru'),
+    directives_kept: z.number().int().nonnegative().describe('answers with a candidate that keeps every generated directive'),
+    strict: z.number().int().nonnegative().nullable().describe('answers with a candidate --strict allows; null without --strict'),
+    builds: z.number().int().nonnegative().describe('answers with a candidate that builds: verified'),
+    written: z.number().int().nonnegative().nullable().describe('verified answers written to patch_generator/; null when the mode writes nothing'),
+  })
+  .describe('how far the answers of one backend and model got; an answer with several candidates counts once, at the furthest of them');
+export type FunnelEntry = z.infer<typeof FunnelEntrySchema>;
 
 /** The OpenMP probe (options.md): one build with a directive every OpenMP compiler must reject. */
 export const OpenmpProbeSchema = z.object({
@@ -66,7 +94,10 @@ export const RunRecordSchema = z.object({
   options: z.record(z.string(), z.unknown()),
   counts: z.record(z.enum(SUGGESTION_STATUSES), z.number().int().nonnegative()),
   endpoint_down: z.boolean(),
-  cost_usd: z.number().nonnegative(),
+  cost_usd: z.number().nonnegative().nullable().describe('cost the agent CLI reported for every call of the run; null when none reported a cost'),
+  input_tokens: z.number().nonnegative().nullable().default(null),
+  output_tokens: z.number().nonnegative().nullable().default(null),
+  funnel: z.array(FunnelEntrySchema).default([]).describe('the built-in repairer first, then each agent backend and model'),
   exit_code: z.number().int().nullable(),
   openmp_probe: OpenmpProbeSchema.nullable().default(null).describe('null until the probe ran'),
   workspaces: z

@@ -29,6 +29,10 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     repaired_earlier: false,
     clause_changes: [],
     non_directive_lines_changed: false,
+    may_race: [],
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
   };
 }
 
@@ -64,6 +68,9 @@ export function outcomeRecord(
     builtin: outcome.builtin,
     backend: usedAgent ? o.backend : outcome.builtin.tries > 0 ? 'builtin' : null,
     model: usedAgent ? o.model : null,
+    input_tokens: outcome.usage.inputTokens,
+    output_tokens: outcome.usage.outputTokens,
+    cost_usd: outcome.usage.costUsd,
   };
   if (outcome.status === 'repaired') {
     return {
@@ -75,6 +82,7 @@ export function outcomeRecord(
       accepted_attempt: outcome.acceptedAttempt,
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
+      may_race: outcome.mayRace,
     };
   }
   return { ...common, status: outcome.status, reason: outcome.reason };
@@ -82,6 +90,13 @@ export function outcomeRecord(
 
 function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class'> {
   return { first_error: build.firstError ?? null, error_class: build.errorClass ?? 'other' };
+}
+
+/** Run totals of what the agent CLIs reported: null where no suggestion's calls reported that figure. */
+export function usageTotals(records: readonly SuggestionRecord[]): Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'> {
+  const sum = (key: 'input_tokens' | 'output_tokens' | 'cost_usd') =>
+    records.reduce<number | null>((total, record) => (record[key] === null ? total : (total ?? 0) + record[key]), null);
+  return { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost_usd: sum('cost_usd') };
 }
 
 export function countStatuses(records: readonly SuggestionRecord[]): Record<SuggestionStatus, number> {

@@ -53,5 +53,18 @@ export const VerdictFileSchema = z.object({
   clause_changes: z.array(ClauseChangeSchema),
   non_directive_lines_changed: z.boolean().nullable(),
   usage: UsageSchema.nullable(),
+  candidates: z
+    .array(
+      z.object({
+        candidate: z.number().int().positive(),
+        blocks: z.array(z.number().int().positive()).describe("the answer's diff blocks it is made of, from 1"),
+        accepted: z.boolean(),
+        rejected_by: CheckNameSchema.nullable().describe('null when accepted, or not built because an earlier candidate passed every check'),
+        reason: z.string().nullable(),
+        checks: z.array(z.object({ check: CheckNameSchema, passed: z.boolean(), reason: z.string().nullable() })),
+      }),
+    )
+    .default([])
+    .describe('every candidate of an answer that offered alternatives; empty when it held one. The verdict above is the accepted one, else the one that got furthest'),
 });
 export type VerdictFile = z.infer<typeof VerdictFileSchema>;

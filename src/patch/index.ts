@@ -2,7 +2,7 @@
 // runs a process (GNU diff).
 export type { FileApplyReport, FilePatch, Hunk, HunkLine, HunkReport, HunkStatus, ScoreParts } from './model.js';
 export { parsePatches, type ParsedPatches } from './parse.js';
-export { mapToPatchSet, type MapOptions, type MapResult } from './map.js';
+export { mapBlocks, mapToPatchSet, mergeBlocks, type MapOptions, type MapResult } from './map.js';
 export { applyFilePatch } from './apply.js';
 export { applyPatchSet, type PatchSetRequest, type PatchSetResult } from './patch-set.js';
 export { renderApplyFailure } from './failure.js';

@@ -14,15 +14,27 @@ export interface MapOptions {
 }
 
 export function mapToPatchSet(patches: FilePatch[], files: readonly PatchFile[], projectRoot: string, options: MapOptions = {}): MapResult {
+  const mapped = mapBlocks(patches, files, projectRoot, options);
+  if (!mapped.ok) return mapped;
   const byFileId = new Map<string, FilePatch>();
+  for (const [index, patch] of patches.entries()) {
+    const fileId = mapped.fileIds[index]!;
+    const earlier = byFileId.get(fileId);
+    byFileId.set(fileId, earlier === undefined ? patch : mergeBlocks(earlier, patch));
+  }
+  return { ok: true, byFileId };
+}
+
+/** The file id of each block, in order; the first block that names no file of the set refuses them all. */
+export function mapBlocks(patches: FilePatch[], files: readonly PatchFile[], projectRoot: string, options: MapOptions = {}): { ok: true; fileIds: string[] } | { ok: false; reason: string } {
   const root = posix.normalize(toSlashes(projectRoot)).replace(/\/$/, '');
+  const fileIds: string[] = [];
   for (const [index, patch] of patches.entries()) {
     const mapped = mapOne(patch, index + 1, files, root, options);
     if (!mapped.ok) return mapped;
-    const earlier = byFileId.get(mapped.file.fileId);
-    byFileId.set(mapped.file.fileId, earlier === undefined ? patch : mergeBlocks(earlier, patch));
+    fileIds.push(mapped.file.fileId);
   }
-  return { ok: true, byFileId };
+  return { ok: true, fileIds };
 }
 
 function mapOne(patch: FilePatch, number: number, files: readonly PatchFile[], root: string, options: MapOptions): { ok: true; file: PatchFile } | { ok: false; reason: string } {
@@ -83,7 +95,7 @@ function safeRealpath(realpath: (path: string) => string, path: string): string 
 }
 
 /** Two blocks for one file: their hunks, in file order when every hunk says where it goes. */
-function mergeBlocks(first: FilePatch, second: FilePatch): FilePatch {
+export function mergeBlocks(first: FilePatch, second: FilePatch): FilePatch {
   const hunks = [...first.hunks, ...second.hunks];
   if (hunks.every((hunk) => hunk.oldStart !== null)) hunks.sort((a, b) => a.oldStart! - b.oldStart!);
   return { ...first, hunks };

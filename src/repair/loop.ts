@@ -4,12 +4,14 @@
 // without an answer is repeated in place from --agent-error-retries and never counts as a try.
 import { builtinRepair } from '../builtin/index.js';
 import type { CallResult, Conversation } from '../agent/types.js';
+import type { CallUsage } from '../formats/events.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import type { AttemptRecord, Verification } from '../formats/attempt.js';
-import type { BuiltinInfo, OutcomeCommon, RepairedOutcome, RepairOutcome, UnrepairedOutcome } from '../formats/outcome.js';
+import type { BuiltinInfo, OutcomeCommon, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
 import type { RepairDeps } from './deps.js';
+import { mayRace } from './checks/strict.js';
 import { verify } from './verify.js';
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
@@ -19,7 +21,7 @@ class SuggestionTally {
   calls = 0;
   unanswered = 0;
   answered = 0;
-  costUsd = 0;
+  usage: UsageTotals = { inputTokens: null, outputTokens: null, costUsd: null };
   builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
   lastRejection: string | null = null;
 }
@@ -31,7 +33,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
     unanswered: tally.unanswered,
     builtin: tally.builtin,
     firstError: task.build.firstError ?? null,
-    costUsd: tally.costUsd,
+    usage: { ...tally.usage },
   });
   const unrepaired = (status: UnrepairedOutcome['status'], reason: string): RepairOutcome => ({ ...common(), status, reason });
 
@@ -39,7 +41,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps): Prom
 
   if (deps.options.builtin) {
     const verification = await builtinTry(task, deps, tally);
-    if (verification?.accepted) return accepted(verification, 'builtin', tally.tries, common());
+    if (verification?.accepted) return accepted(verification, 'builtin', tally.tries, common(), task);
   }
   if (!deps.agent) {
     return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
@@ -69,6 +71,8 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionT
     output_tokens: null,
     cost_usd: null,
     cli_version: null,
+    backend: 'builtin',
+    model: null,
   });
   const record = { id, attempt, tier: 'builtin', conversation: 0, turn: 0, prompt: null, usage: null } satisfies Partial<AttemptRecord>;
   if (result.kind === 'declined') {
@@ -114,7 +118,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           const attempt = ++tally.tries;
           const result = await call(deps, conversation, prompt.text, { id, attempt, conversationNo, turn });
           tally.calls += 1;
-          tally.costUsd += result.usage.costUsd ?? 0;
+          tally.usage = addUsage(tally.usage, result.usage);
           deps.budget.addCost(result.usage.costUsd);
           const record = { id, attempt, tier: 'agent', conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text, usage: result.usage } satisfies Partial<AttemptRecord>;
           if (result.kind === 'answered') {
@@ -122,7 +126,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
             conversation = result.conversation;
             const verification = await checkAnswer(result.text, task, deps, attempt);
             await deps.attempts.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
-            if (verification.accepted) return accepted(verification, 'agent', attempt, common());
+            if (verification.accepted) return accepted(verification, 'agent', attempt, common(), task);
             tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
             prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
             break;
@@ -162,17 +166,21 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: string
     output_tokens: result.usage.outputTokens ?? null,
     cost_usd: result.usage.costUsd ?? null,
     cli_version: result.usage.cliVersion ?? null,
+    backend: deps.agent!.backend,
+    model: deps.agent!.model,
   });
   return result;
 }
 
 async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verification> {
   const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir });
-  for (const check of verification.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, ...check });
+  for (const candidate of verification.candidates) {
+    for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });
+  }
   return verification;
 }
 
-function accepted(verification: Verification & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon): RepairedOutcome {
+function accepted(verification: Verification & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon, task: RepairTask): RepairedOutcome {
   return {
     ...common,
     status: 'repaired',
@@ -182,10 +190,17 @@ function accepted(verification: Verification & { accepted: true }, tier: 'builti
     tier,
     clauseChanges: verification.clauseChanges,
     nonDirectiveLinesChanged: verification.nonDirectiveLinesChanged,
+    mayRace: mayRace(verification.clauseChanges, task.build),
     build: verification.build,
   };
 }
 
 function exhausted(tally: SuggestionTally, why: string): string {
   return tally.lastRejection ? `no candidate passed verification (${why}); last: ${tally.lastRejection}` : `no candidate passed verification (${why})`;
+}
+
+/** Adds what one call reported; a total stays null until some call reports that figure. */
+function addUsage(total: UsageTotals, usage: CallUsage): UsageTotals {
+  const add = (sum: number | null, value: number | undefined) => (value === undefined || !Number.isFinite(value) ? sum : (sum ?? 0) + value);
+  return { inputTokens: add(total.inputTokens, usage.inputTokens), outputTokens: add(total.outputTokens, usage.outputTokens), costUsd: add(total.costUsd, usage.costUsd) };
 }

@@ -65,7 +65,8 @@ export function followUpPrompt(o: { ladder: PromptLadder; task: RepairTask; chec
 export function cutText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const note = `\n[… ${text.length - maxChars} more characters cut]`;
-  if (maxChars <= note.length) return text.slice(0, Math.max(0, maxChars));
+  // Without room for both, the note alone: a cut that says nothing reads as "no errors".
+  if (maxChars <= note.length) return `[… ${text.length} characters cut]`;
   return text.slice(0, maxChars - note.length) + note;
 }
 

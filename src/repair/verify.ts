@@ -1,27 +1,29 @@
 // The six checks, cheapest first: extraction → dry-run apply → apply → canonicalize → directives
-// kept → (--strict) → builds. The first failure rejects the candidate, and its reason is what the
-// model is told next. Verification only reads the task and writes below the scratch folder; it
+// kept → (--strict) → builds. The first failure rejects a candidate; when an answer offers several,
+// the reason of the one that got furthest is what the model is told next. Verification only reads the task and writes below the scratch folder; it
 // never writes into patch_generator/.
 import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
 import type { CheckName, CheckResult } from '../formats/events.js';
-import type { Verification } from '../formats/attempt.js';
+import type { CandidateVerification, DirectivesKept, Verification } from '../formats/attempt.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
-import { resultingCode } from './checks/apply.js';
+import { resultingCode, type Applied } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
 import { directivesKept } from './checks/directives.js';
 import { dryRunApply } from './checks/dry-run.js';
-import { extractCandidate } from './checks/extraction.js';
-import type { CheckOutcome } from './checks/result.js';
+import { extractCandidates, type Extracted } from './checks/extraction.js';
+import { pass, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
 import type { RepairTask } from '../formats/task.js';
 import type { VerifyBuilder } from '../formats/outcome.js';
 
 /** A verification in progress: every field of a rejected one. */
-type Progress = Omit<Verification & { accepted: false }, 'accepted' | 'rejectedBy' | 'reason'>;
+type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason'>;
+type Accepted = Extract<CandidateVerification, { accepted: true }>;
+type Rejected = CandidateVerification & { accepted: false; rejectedBy: CheckName };
 
 export interface VerifyDeps {
   dp: Pick<DotDiscopop, 'projectRoot'>;
@@ -31,52 +33,119 @@ export interface VerifyDeps {
   scratchDir: string;
 }
 
-export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verification> {
-  const state: Progress = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null };
-  const run = <T>(check: CheckName, outcome: CheckOutcome<T>): outcome is { ok: true; value: T } => {
-    state.checks.push({ check, passed: outcome.ok, reason: outcome.ok ? null : outcome.reason });
+/** One candidate on its way through the checks; `alive` until a check rejects it. */
+class CandidateRun {
+  readonly state: Progress;
+  alive = true;
+  basis: 'unpatched' | 'on-top' = 'unpatched';
+  contents = new Map<string, string>();
+  applied: Applied | null = null;
+  canonicalSet: PatchSet | null = null;
+  kept: DirectivesKept | null = null;
+  build: BuildResult | null = null;
+
+  constructor(
+    readonly extracted: Extracted,
+    candidate: number | null,
+  ) {
+    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, candidate, blocks: extracted.blocks };
+  }
+
+  /** Records a check's outcome; false (and the candidate out) when it failed. */
+  record<T>(check: CheckName, outcome: CheckOutcome<T>): outcome is { ok: true; value: T } {
+    this.state.checks.push({ check, passed: outcome.ok, reason: outcome.ok ? null : outcome.reason });
     faultPoint(`verify.after-${check}`);
+    if (!outcome.ok) this.alive = false;
     return outcome.ok;
-  };
-  const rejected = (): Verification => {
-    const last = state.checks.at(-1)!;
-    return { ...state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '' };
-  };
+  }
 
-  const extraction = extractCandidate(answer, task, deps.dp);
-  if (!run('extraction', extraction)) return rejected();
-  state.extracted = new Map([...extraction.value.byFileId].map(([id, patch]) => [id, renderFilePatch(patch)]));
+  verdict(task: RepairTask, unsettled: string): CandidateVerification {
+    const last = this.state.checks.at(-1);
+    if (this.alive && this.build && this.canonicalSet && this.kept && this.state.extracted) {
+      return {
+        ...this.state,
+        accepted: true,
+        extracted: this.state.extracted,
+        canonical: this.canonicalSet,
+        basis: this.basis,
+        changedFiles: changedFiles(task, this.canonicalSet),
+        ...this.kept,
+        build: this.build,
+      };
+    }
+    if (this.alive || !last) return { ...this.state, accepted: false, rejectedBy: null, reason: unsettled };
+    return { ...this.state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '' };
+  }
+}
 
-  const { outcome: dryRun, applyReport } = dryRunApply({ task, candidate: extraction.value.byFileId, generated: generatedPatches(task) });
-  state.applyReport = applyReport;
-  if (!run('dry-run-apply', dryRun)) return rejected();
+/**
+ * Verifies every candidate of an answer, cheapest check first across all of them: each check runs
+ * on every candidate still in the race before the next check runs on any, and builds go in answer
+ * order until one passes. The first candidate to pass all six is accepted.
+ */
+export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verification> {
+  const extraction = extractCandidates(answer, task, deps.dp);
+  if (!extraction.ok) {
+    const run = new CandidateRun({ byFileId: new Map(), blocks: [] }, null);
+    run.record('extraction', extraction);
+    const verdict = run.verdict(task, '') as Rejected;
+    return { ...verdict, candidates: [verdict] };
+  }
+  const several = extraction.value.length > 1;
+  const runs = extraction.value.map((extracted, index) => new CandidateRun(extracted, several ? index + 1 : null));
+  const alive = () => runs.filter((run) => run.alive);
+  const generated = generatedPatches(task);
 
-  const applied = resultingCode(task, dryRun.value.contents);
-  if (!run('apply', applied)) return rejected();
+  for (const run of runs) {
+    run.record('extraction', pass(run.extracted));
+    run.state.extracted = new Map([...run.extracted.byFileId].map(([id, patch]) => [id, renderFilePatch(patch)]));
+  }
+  for (const run of alive()) {
+    const { outcome, applyReport } = dryRunApply({ task, candidate: run.extracted.byFileId, generated });
+    run.state.applyReport = applyReport;
+    if (!run.record('dry-run-apply', outcome)) continue;
+    run.basis = outcome.value.basis;
+    run.contents = outcome.value.contents;
+  }
+  for (const run of alive()) {
+    const applied = resultingCode(task, run.contents);
+    if (run.record('apply', applied)) run.applied = applied.value;
+  }
+  for (const run of alive()) {
+    const canonical = await canonicalize({ task, ...run.applied!, scratchDir: deps.scratchDir });
+    if (!run.record('canonicalize', canonical)) continue;
+    run.canonicalSet = canonical.value.patchSet;
+    run.state.canonical = canonical.value.patchSet;
+  }
+  for (const run of alive()) {
+    const kept = directivesKept(task, run.applied!.results);
+    if (!run.record('directives-kept', kept)) continue;
+    run.kept = kept.value;
+    run.state.directives = kept.value;
+  }
+  if (deps.options.strict) for (const run of alive()) run.record('strict', strictCheck(run.kept!));
+  let winner: CandidateRun | null = null;
+  for (const run of alive()) {
+    const built = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool });
+    if (!run.record('builds', built)) continue;
+    run.build = built.value;
+    winner = run;
+    break;
+  }
 
-  const canonical = await canonicalize({ task, ...applied.value, scratchDir: deps.scratchDir });
-  if (!run('canonicalize', canonical)) return rejected();
-  state.canonical = canonical.value.patchSet;
+  const unsettled = winner ? `not built: candidate ${winner.state.candidate} passed every check first` : '';
+  const candidates = runs.map((run) => run.verdict(task, unsettled));
+  if (winner) return { ...(candidates[runs.indexOf(winner)] as Accepted), candidates };
+  const furthest = runs.reduce((best, run) => (passedChecks(run) > passedChecks(best) ? run : best));
+  const verdict = candidates[runs.indexOf(furthest)] as Rejected;
+  if (!several) return { ...verdict, candidates };
+  const which = `candidate ${furthest.state.candidate} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')})`;
+  const reason = `The answer offers ${runs.length} alternative patch sets and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
+  return { ...verdict, reason, candidates };
+}
 
-  const kept = directivesKept(task, applied.value.results);
-  if (!run('directives-kept', kept)) return rejected();
-  state.directives = kept.value;
-
-  if (deps.options.strict && !run('strict', strictCheck(kept.value))) return rejected();
-
-  const built = await buildsCheck({ task, canonical: canonical.value.patchSet, pool: deps.pool });
-  if (!run('builds', built)) return rejected();
-
-  return {
-    ...state,
-    accepted: true,
-    extracted: state.extracted,
-    canonical: canonical.value.patchSet,
-    basis: dryRun.value.basis,
-    changedFiles: changedFiles(task, canonical.value.patchSet),
-    ...kept.value,
-    build: built.value,
-  };
+function passedChecks(run: CandidateRun): number {
+  return run.state.checks.filter((check) => check.passed).length;
 }
 
 /** Files whose patch bytes differ from the generated ones: what the write-back replaces. */

@@ -4,7 +4,7 @@
 import cliProgress from 'cli-progress';
 import type { RunEvent } from '../formats/events.js';
 import { ProgressTracker, type DiscoveryProgress, type RepairProgress } from './progress-tracker.js';
-import { describeEvent } from './event-line.js';
+import { EventLines } from './event-line.js';
 import type { OutputStream, Reporter } from './terminal.js';
 
 type Bar = cliProgress.SingleBar;
@@ -14,6 +14,7 @@ const SHOW_CURSOR = '\x1b[?25h';
 
 export function createBarReporter(stream: OutputStream): Reporter {
   const tracker = new ProgressTracker();
+  const lines = new EventLines();
   let bars: cliProgress.MultiBar | null = null;
   let discoveryBar: Bar | null = null;
   let repairBar: Bar | null = null;
@@ -72,8 +73,7 @@ export function createBarReporter(stream: OutputStream): Reporter {
     handle(event: RunEvent) {
       if (tracker.apply(event)) redraw();
       if (event.type === 'build-finished' && event.purpose === 'discovery' && event.ok) return;
-      const line = describeEvent(event);
-      if (line) write(line);
+      for (const line of lines.lines(event)) write(line);
     },
     notice: (text) => write(`note: ${text}`),
     print(text) {

@@ -30,12 +30,63 @@ export function describeEvent(event: RunEvent): string | null {
       }
       return `  try ${event.attempt}: no answer from the ${who} (${event.outcome})${event.detail ? `: ${event.detail}` : ''}`;
     }
-    case 'check':
-      return event.passed ? null : `  try ${event.attempt}: rejected by ${event.check}: ${firstLine(event.reason)}`;
+    case 'check': {
+      if (event.passed) return null;
+      const which = event.candidate === null ? '' : `, candidate ${event.candidate} of ${event.candidates}`;
+      return `  try ${event.attempt}${which}: rejected by ${event.check}: ${oneLine(event.reason)}`;
+    }
     case 'written':
       return `  suggestion ${event.id}: verified patch set written (${event.files.join(', ')})`;
     default:
       return null;
+  }
+}
+
+/**
+ * A reason in one line. Its first line often only announces what follows ("New compiler errors:"),
+ * so the first of those follows it, and the count of the rest is said.
+ */
+export function oneLine(text: string | null): string {
+  const lines = (text ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  if (lines.length === 0) return '';
+  if (!lines[0]!.endsWith(':') || lines.length === 1) return lines[0]!;
+  const more = lines.length - 2;
+  return `${lines[0]} ${lines[1]}${more > 0 ? ` (and ${more} more line${more === 1 ? '' : 's'})` : ''}`;
+}
+
+/**
+ * The lines a person watching the run sees. Stateful where one event alone would mislead: a
+ * suggestion is announced as being repaired only when its first call starts, so one the agent
+ * budget or circuit breaker never sends anywhere is reported as such when it finishes.
+ */
+export class EventLines {
+  private readonly announced = new Map<string, Extract<RunEvent, { type: 'repair-started' }> | null>();
+
+  lines(event: RunEvent): string[] {
+    switch (event.type) {
+      case 'repair-started':
+        this.announced.set(event.id, event);
+        return [];
+      case 'call-started': {
+        const pending = this.announced.get(event.id);
+        if (!pending) return [];
+        this.announced.set(event.id, null);
+        return [describeEvent(pending)!];
+      }
+      case 'suggestion-finished': {
+        const { record } = event;
+        if (!this.announced.has(record.id)) return [];
+        const pending = this.announced.get(record.id);
+        this.announced.delete(record.id);
+        const why = record.reason ?? record.status;
+        if (pending) return [`Suggestion ${record.id} (${pending.index} of ${pending.total}): no repair tried: ${why}`];
+        return record.status === 'repaired' || record.status === 'not_applied' ? [] : [`  suggestion ${record.id}: ${record.status.replace('_', ' ')}: ${oneLine(why)}`];
+      }
+      default: {
+        const line = describeEvent(event);
+        return line === null ? [] : [line];
+      }
+    }
   }
 }
 
@@ -52,8 +103,4 @@ export function describeProbe(probe: OpenmpProbe): string {
     case 'no-loop':
       return 'OpenMP probe: not run (no loop of a considered suggestion could hold it)';
   }
-}
-
-function firstLine(text: string | null): string {
-  return (text ?? '').split('\n')[0] ?? '';
 }

@@ -2,11 +2,11 @@
 // output: progress bars redrawn in place on an interactive terminal, plain one-line messages
 // without escape codes everywhere else (pipes, log files, CI, NO_COLOR).
 import type { RunEvent } from '../formats/events.js';
-import { describeEvent } from './event-line.js';
+import { describeEvent, EventLines } from './event-line.js';
 import { createBarReporter } from './bar-reporter.js';
 import { type Env, isInteractive, type OutputStream, type Reporter } from './terminal.js';
 
-export { describeEvent, type Reporter };
+export { describeEvent, EventLines, type Reporter };
 
 /** `env` decides with the stream whether bars and colours are allowed; the process's own by default. */
 export function createReporter(o: { stream: OutputStream; env?: Env }): Reporter {
@@ -15,10 +15,10 @@ export function createReporter(o: { stream: OutputStream; env?: Env }): Reporter
 
 export function createLineReporter(stream: NodeJS.WritableStream): Reporter {
   const write = (line: string) => stream.write(`${line}\n`);
+  const lines = new EventLines();
   return {
     handle(event) {
-      const line = describeEvent(event);
-      if (line) write(line);
+      for (const line of lines.lines(event)) write(line);
     },
     notice: (text) => write(`note: ${text}`),
     print: (text) => write(text),

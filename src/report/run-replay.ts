@@ -1,7 +1,8 @@
 // A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
 // its summary, so `show` and the review page print the numbers the run printed. A killed run (no
 // run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
-import { countStatuses } from '../formats/run-records.js';
+import { countStatuses, usageTotals } from '../formats/run-records.js';
+import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
 import { readEventLog } from '../store/index.js';
 import type { ResultsFile, RunRecord, SuggestionRecord } from '../formats/results.js';
@@ -45,7 +46,10 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
   // Suggestions whose discovery never started are not known; those that finished are listed anyway.
   const order = considered ?? [...records.keys()];
   const suggestions = order.flatMap((id) => records.get(id) ?? []);
-  const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions), openmp_probe: probe };
+  // A killed run wrote no run-finished record: its totals are counted from the log as the run would have.
+  const writes = started.mode === 'repair';
+  const funnel = funnelOf(events, { strict: started.options.strict === true, writes });
+  const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel, openmp_probe: probe };
   return {
     results: { version: 1, run, suggestions },
     finished: finishedRun !== null,

@@ -8,7 +8,8 @@ import type { RunRecord, SuggestionRecord } from '../formats/results.js';
 import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
-import { renderSummary } from './summary.js';
+import { describeWeakening } from '../repair/checks/strict.js';
+import { renderSummary, usageLine } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter } from './terminal.js';
 
 export interface ShowOptions {
@@ -84,6 +85,10 @@ export function renderSuggestion(v: SuggestionView): string {
   lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);
   if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
+  const weakening = record?.may_race ?? [];
+  if (weakening.length > 0) {
+    lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`));
+  }
   lines.push('');
   if (v.attempts.length === 0) lines.push('No repair attempts were recorded.');
   else lines.push('Attempts:', ...v.attempts.flatMap(attemptLines));
@@ -102,7 +107,8 @@ function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof paint
   const facts = [`hotspot ${record.hotspot ?? '-'}`, record.pattern_type && `pattern ${record.pattern_type}`, `files ${record.files.join(', ') || '-'}`];
   const calls = record.unanswered > 0 ? `${record.attempts} agent call(s), ${record.unanswered} unanswered` : `${record.attempts} agent call(s)`;
   const builtin = record.builtin.tries > 0 ? `, ${record.builtin.tries} built-in tr${record.builtin.tries === 1 ? 'y' : 'ies'}` : '';
-  return `Suggestion ${record.id}: ${paint(color, record.status)} (${facts.filter(Boolean).join(', ')}; ${calls}${builtin})`;
+  const usage = usageLine(record);
+  return `Suggestion ${record.id}: ${paint(color, record.status)} (${facts.filter(Boolean).join(', ')}; ${calls}${builtin})${usage ? `\n${usage}` : ''}`;
 }
 
 function attemptLines(a: StoredAttempt): string[] {
@@ -110,11 +116,16 @@ function attemptLines(a: StoredAttempt): string[] {
   if (!v) return [`  ${a.attempt}  no verdict: the run ended during this attempt`];
   const who = v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
   const head = `  ${a.attempt}  ${who}: `;
+  const candidates = v.candidates.map((c) => {
+    const blocks = `block${c.blocks.length === 1 ? '' : 's'} ${c.blocks.join(', ')}`;
+    const what = c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : (c.reason ?? 'not built');
+    return `       candidate ${c.candidate} (${blocks}): ${what}`;
+  });
   switch (v.outcome) {
     case 'accepted':
-      return [`${head}accepted`];
+      return [`${head}accepted${v.candidates.length > 1 ? ` (one of ${v.candidates.length} candidates)` : ''}`, ...candidates];
     case 'rejected':
-      return [`${head}rejected by ${v.rejected_by ?? 'a check'}`, ...indent(v.reason)];
+      return [`${head}rejected by ${v.rejected_by ?? 'a check'}`, ...candidates, ...indent(v.reason)];
     case 'declined':
       return [`${head}declined`, ...indent(v.call_detail ?? v.reason)];
     case 'unanswered':

@@ -2,15 +2,7 @@
 // `patch-repair show` print exactly the same text.
 import type { ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
-
-const STATUS_LABELS: Record<SuggestionStatus, string> = {
-  ok: 'Builds',
-  repaired: 'Repaired',
-  not_applied: 'Repaired, not written',
-  failed: 'Failed',
-  agent_unreachable: 'Agent unreachable',
-  skipped: 'Skipped',
-};
+import { funnelLine } from './funnel.js';
 
 export const ENDPOINT_DOWN_NOTE = `The agent endpoint looked down: no calls were made after ${ENDPOINT_DOWN_AFTER} suggestions in a row got no answer.`;
 
@@ -22,15 +14,62 @@ export function renderSummary(results: ResultsFile): string {
   const format = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
   lines.push(format(header));
   for (const row of rows) lines.push(format(row));
-  lines.push('');
-  for (const status of Object.keys(STATUS_LABELS) as SuggestionStatus[]) {
-    const count = results.run.counts[status] ?? 0;
-    if (status === 'agent_unreachable') lines.push(`Agent unreachable: ${count} (no answer; not a failed repair)`);
-    else if (count > 0) lines.push(`${STATUS_LABELS[status]}${status === 'not_applied' && results.run.mode === 'dry-run' ? ' (--dry-run)' : ''}: ${count}`);
-  }
+  lines.push('', ...countLines(results));
   if (results.run.endpoint_down) lines.push(ENDPOINT_DOWN_NOTE);
-  if (results.run.cost_usd > 0) lines.push(`Agent cost reported: $${results.run.cost_usd.toFixed(4)}`);
+  for (const entry of results.run.funnel) lines.push(funnelLine(entry) + (entry.written === null && results.run.mode === 'dry-run' ? ' (--dry-run: nothing written)' : ''));
+  const usage = usageLine(results.run);
+  if (usage) lines.push(usage);
+  const racy = racyRepairs(results.suggestions);
+  if (racy.length > 0) {
+    const ids = racy.map((r) => r.id).join(', ');
+    lines.push(
+      `Repairs that take a variable out of a reduction or privatizing clause the compiler accepted (the loop may now race): ${racy.length} (${ids}); review each with \`patch-repair show <id>\`; --strict refuses such repairs`,
+    );
+  }
   return lines.join('\n');
+}
+
+/** One line per status that occurred, each label saying what it counts. */
+function countLines(results: ResultsFile): string[] {
+  const records = results.suggestions;
+  const discoverOnly = results.run.mode === 'discover-only';
+  const count = (status: SuggestionStatus) => results.run.counts[status] ?? 0;
+  const earlier = records.filter((r) => r.status === 'ok' && r.repaired_earlier).length;
+  const lines: string[] = [];
+  const add = (label: string, n: number) => {
+    if (n > 0) lines.push(`${label}: ${n}`);
+  };
+  add('Build as generated', count('ok') - earlier);
+  add("Build with an earlier run's repair", earlier);
+  add('Repaired and written', count('repaired'));
+  add(results.run.mode === 'dry-run' ? 'Repaired, not written (--dry-run)' : 'Repaired, not written (the write-back failed; see the reasons)', count('not_applied'));
+  add(discoverOnly ? 'Do not build (--discover-only: no repair tried)' : 'Do not build, not repaired', count('failed'));
+  lines.push(`Agent unreachable: ${count('agent_unreachable')} (no answer; not a failed repair)`);
+  const skipped = records.filter((r) => r.status === 'skipped');
+  if (count('skipped') > 0) {
+    const why = new Map<string, number>();
+    for (const record of skipped) {
+      const reason = (record.reason ?? 'not finished').split(/ \(|: /)[0]!;
+      why.set(reason, (why.get(reason) ?? 0) + 1);
+    }
+    lines.push(`Skipped, not built or not repaired: ${count('skipped')} (${[...why].map(([reason, n]) => `${reason}: ${n}`).join('; ')})`);
+  }
+  return lines;
+}
+
+/** `Agent usage reported: 1234 input tokens, 567 output tokens, $0.0123`; null when nothing was reported. */
+export function usageLine(usage: Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'>): string | null {
+  const parts = [
+    usage.input_tokens === null ? null : `${usage.input_tokens} input tokens`,
+    usage.output_tokens === null ? null : `${usage.output_tokens} output tokens`,
+    usage.cost_usd === null ? null : `$${usage.cost_usd.toFixed(4)}`,
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? null : `Agent usage reported: ${parts.join(', ')}`;
+}
+
+/** Verified repairs that take a reduction or a privatization away: they compile, but may race. */
+export function racyRepairs(records: readonly SuggestionRecord[]): SuggestionRecord[] {
+  return records.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0);
 }
 
 function tableRow(record: SuggestionRecord): string[] {

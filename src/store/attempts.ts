@@ -65,6 +65,18 @@ function verdictFile(record: AttemptRecord): VerdictFile {
           cli_version: record.usage.cliVersion ?? null,
         }
       : null,
+    // An answer offering alternatives: each candidate's own verdict; the fields above are the accepted or furthest one's.
+    candidates:
+      verification && verification.candidates.length > 1
+        ? verification.candidates.map((c) => ({
+            candidate: c.candidate!,
+            blocks: c.blocks,
+            accepted: c.accepted,
+            rejected_by: c.accepted ? null : c.rejectedBy,
+            reason: c.accepted ? null : c.reason,
+            checks: c.checks.map((check) => ({ check: check.check, passed: check.passed, reason: check.reason })),
+          }))
+        : [],
   } satisfies VerdictFile);
 }
 

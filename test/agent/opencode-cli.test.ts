@@ -53,7 +53,9 @@ describe.skipIf(opencode === null)('opencode CLI against the loopback stub', () 
     recordFixture('opencode', 'answer', runs[runs.length - 1]);
     expect(r).toMatchObject({ kind: 'answered', text: 'STUB ANSWER 1' });
     if (r.kind !== 'answered') return;
-    expect(r.usage).toMatchObject({ reachedModel: true, inputTokens: 10, outputTokens: 5, costUsd: 0, cliVersion: '1.18.33' });
+    expect(r.usage).toMatchObject({ reachedModel: true, inputTokens: 10, outputTokens: 5, cliVersion: '1.18.33' });
+    // opencode prices a custom provider's tokens at 0: unknown, so no cost is recorded.
+    expect(r.usage.costUsd).toBeUndefined();
     expect(r.conversation.sessionId).toMatch(/^ses_/);
     const calls = stub.modelCalls().slice(before);
     expect(calls).toHaveLength(1);

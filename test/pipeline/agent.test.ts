@@ -83,6 +83,15 @@ describe('the agent tier through the CLI', () => {
     expect(file.run.endpoint_down).toBe(true);
     expect(run.stdout).toContain('Agent unreachable: 6 (no answer; not a failed repair)');
     expect(run.stdout).toMatch(/endpoint looked down/);
+    // Only suggestions that were sent somewhere are announced as being repaired.
+    for (const [index, s] of unreachable.entries()) {
+      const announced = `Repairing suggestion ${s.id} (${index + 1} of 6)`;
+      if (s.attempts > 0) expect(run.stdout).toContain(announced);
+      else {
+        expect(run.stdout).not.toContain(announced);
+        expect(run.stdout).toContain(`Suggestion ${s.id} (${index + 1} of 6): no repair tried: agent unreachable for 3 suggestions in a row; no further calls\n`);
+      }
+    }
   });
 });
 

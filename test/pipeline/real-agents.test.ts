@@ -118,9 +118,19 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
   it.skipIf(binaries[backend] === null)('repairs a suggestion after a follow-up in the same conversation, writing only that patch', async () => {
     const { root, dotDir } = useFixture('demo');
     const fix = await correctDiff(root);
-    // The wrong answer drops the directive: it applies and builds, but parallelizes nothing.
-    const dropped = fix.replace(/^\+(\s*)#pragma omp .*$/m, '+$1/* left sequential: acc is declared inside the loop */');
-    expect(dropped).not.toBe(fix);
+    // The wrong answer, written on top of the generated patch, drops the directive: it applies and
+    // would build, but parallelizes nothing.
+    const directive = readFileSync(path.join(root, PATCH), 'utf8').split('\n').find((line) => /^\+\s*#pragma omp/.test(line))!.slice(1);
+    const dropped = [
+      `--- ${root}/src/matvec.c`,
+      `+++ ${root}/src/matvec.c`,
+      '@@ -6,3 +6,3 @@',
+      '     int i, j;',
+      `-${directive}`,
+      '+    /* left sequential: acc is declared inside the loop */',
+      '     for (i = 0; i < rows; i++) {',
+      '',
+    ].join('\n');
     const stub = await stubProvider([{ text: answer(dropped) }, { text: answer(withoutTimestamps(fix)) }]);
     const setup = setups[backend](stub);
     const before = snapshotTree(root, inRepairDir);
@@ -129,6 +139,20 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
     expect(record(dotDir, '3')).toMatchObject({ status: 'repaired', attempts: 2, accepted_attempt: 2, unanswered: 0, backend, model: setup.model });
+    // Tokens as the CLI reported them for both calls; the stub's usage is 10 in, 5 out per reply.
+    const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+    const usage = results.suggestions.find((s) => s.id === '3')!;
+    expect(usage.input_tokens).toBeGreaterThanOrEqual(20);
+    expect(usage.output_tokens).toBe(10);
+    // claude prices the model; opencode reports 0 for a custom provider without price data, which is unknown, not free.
+    if (backend === 'claude') expect(usage.cost_usd).toBeGreaterThan(0);
+    else expect(usage.cost_usd).toBeNull();
+    expect(results.run).toMatchObject({ input_tokens: usage.input_tokens, output_tokens: 10, cost_usd: usage.cost_usd });
+    expect(run.stdout).toContain(`Agent usage reported: ${usage.input_tokens} input tokens, 10 output tokens`);
+    // The first answer got as far as the directives check; the second was written.
+    const funnel = `Agent answers (${backend}, ${setup.model}): 2 → extracted 2 → applies 2 → canonical 2 → directives kept 1 → builds 1 → written 1`;
+    expect(results.run.funnel).toEqual([{ tier: 'agent', backend, model: setup.model, answered: 2, extracted: 2, applies: 2, canonical: 2, directives_kept: 1, strict: null, builds: 1, written: 1 }]);
+    expect(run.stdout).toContain(funnel);
     const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '1', 'verdict.json'), 'utf8'));
     expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'directives-kept' });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultingCode } from '../../src/repair/checks/apply.js';
 import { canonicalize, generatedHeaderPaths } from '../../src/repair/checks/canonicalize.js';
 import { directivesKept } from '../../src/repair/checks/directives.js';
-import { strictCheck } from '../../src/repair/checks/strict.js';
+import { mayRace, strictCheck } from '../../src/repair/checks/strict.js';
 import type { RepairTask } from '../../src/formats/task.js';
 import type { ClauseChange } from '../../src/formats/results.js';
 
@@ -83,6 +83,26 @@ describe('directivesKept when the generated patch does not apply to the source',
   });
 });
 
+describe('mayRace', () => {
+  const directive = '#pragma omp parallel for private(acc,i) reduction(+:sum)';
+  const diagnostic = (message: string, errorClass: 'undeclared-in-clause' | 'invalid-privatization' | 'duplicate-data-sharing') => ({ file: 'src/a.c', line: 3, severity: 'error' as const, message, errorClass, notes: [] });
+  const build = (...diagnostics: ReturnType<typeof diagnostic>[]) => ({ ok: false, failedAt: 'compile' as const, output: '', diagnostics, durationMs: 1 });
+  const removedAcc: ClauseChange = { file: '1', directive, kind: 'variable-removed', clause: 'private', variable: 'acc' };
+  const removedSum: ClauseChange = { file: '1', directive, kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' };
+  const movedW: ClauseChange = { file: '1', directive, kind: 'variable-moved', variable: 'w', from: 'private', to: 'shared' };
+
+  it('leaves out variables the compiler called undeclared or refused to privatize, and keeps every other weakening', () => {
+    const failing = build(diagnostic("'acc' undeclared (first use in this function)", 'undeclared-in-clause'), diagnostic("'w' is predetermined 'shared' for 'private'", 'invalid-privatization'));
+    expect(mayRace([removedAcc, removedSum, movedW], failing)).toEqual([removedSum]);
+  });
+
+  it('keeps a removal the errors do not name, whatever their class', () => {
+    expect(mayRace([removedAcc], build(diagnostic("use of undeclared identifier 'tmp'", 'undeclared-in-clause')))).toEqual([removedAcc]);
+    // sum named twice is fixed by taking it out of shared; taking it out of the reduction races.
+    expect(mayRace([removedSum], build(diagnostic("'sum' appears more than once in data clauses", 'duplicate-data-sharing')))).toEqual([removedSum]);
+  });
+});
+
 describe('strictCheck', () => {
   const change = (c: Partial<ClauseChange> & Pick<ClauseChange, 'kind'>): ClauseChange => ({ file: '1', directive: '#pragma omp parallel for private(i) shared(x,bogus)', ...c });
   const judge = (changes: ClauseChange[]) => strictCheck({ clauseChanges: changes, nonDirectiveLinesChanged: false });
@@ -92,9 +112,9 @@ describe('strictCheck', () => {
   });
 
   it.each([
-    ['a removed reduction clause', change({ kind: 'clause-removed', clause: 'reduction(+:)' }), /clause-removed \(reduction\(\+:\)\)/],
-    ['a variable removed from private', change({ kind: 'variable-removed', clause: 'private', variable: 'i' }), /variable-removed i \(private\)/],
-    ['a variable moved from lastprivate to shared', change({ kind: 'variable-moved', variable: 'x', from: 'lastprivate', to: 'shared' }), /variable-moved x from lastprivate to shared/],
+    ['a removed reduction clause, named with its variables', change({ kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' }), /removes reduction\(\+:sum\) from "#pragma omp/],
+    ['a variable removed from private', change({ kind: 'variable-removed', clause: 'private', variable: 'i' }), /removes i from private in "#pragma omp/],
+    ['a variable moved from lastprivate to shared', change({ kind: 'variable-moved', variable: 'x', from: 'lastprivate', to: 'shared' }), /moves x from lastprivate to shared/],
   ])('refuses %s', (_name, weakening, reason) => {
     const verdict = judge([weakening]);
     expect(verdict.ok).toBe(false);

@@ -108,8 +108,15 @@ describe('limits', () => {
     expect(text).toContain('more characters cut]');
   });
 
-  it('cutText leaves short text alone', () => {
+  it('cutText leaves short text alone, and says so whenever it cuts, even with no room left', () => {
     expect(cutText('abc', 3)).toBe('abc');
-    expect(cutText('abcdef', 3)).toBe('abc');
+    expect(cutText('abcdef', 3)).toBe('[… 6 characters cut]');
+    expect(cutText('abcdef', 0)).toBe('[… 6 characters cut]');
+  });
+
+  it('never leaves the diagnostics block empty without the cut note when --max-prompt-chars squeezes it', () => {
+    const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: many }), limits: { ...limits, maxPromptChars: 100 } });
+    const diagnostics = text.split('## Compiler diagnostics\n\n```\n')[1]!.split('\n```')[0]!;
+    expect(diagnostics).toMatch(/^\[… \d+ characters cut\]$/);
   });
 });

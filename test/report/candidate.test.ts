@@ -28,6 +28,7 @@ function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: V
       apply_report: null,
       clause_changes: [],
       non_directive_lines_changed: null,
+      candidates: [],
       usage: null,
     },
   };

@@ -16,7 +16,10 @@ const run: RunRecord = {
   options: { agent: { maxAttempts: 6 } },
   counts: { ok: 0, repaired: 0, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 },
   endpoint_down: false,
-  cost_usd: 0,
+  cost_usd: null,
+  input_tokens: null,
+  output_tokens: null,
+  funnel: [],
   exit_code: null,
   openmp_probe: null,
 };
@@ -41,11 +44,16 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     repaired_earlier: false,
     clause_changes: [],
     non_directive_lines_changed: false,
+    may_race: [],
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
     ...extra,
   };
 }
 
-const call = { duration_ms: 5, input_tokens: null, output_tokens: null, cost_usd: null, cli_version: null };
+const call = { duration_ms: 5, input_tokens: null, output_tokens: null, cost_usd: null, cli_version: null, backend: 'claude', model: 'sonnet' };
+const noCandidates = { candidate: null, candidates: 1 };
 const build = { purpose: 'discovery' as const, duration_ms: 10 };
 
 export const SAMPLE_RUN: EventInput[] = [
@@ -66,10 +74,12 @@ export const SAMPLE_RUN: EventInput[] = [
   { type: 'call-finished', id: 'b', attempt: 2, tier: 'agent', outcome: 'timeout', detail: 'no answer after 300 s', ...call },
   { type: 'call-started', id: 'b', attempt: 3, tier: 'agent', prompt: 1, turn: 0 },
   { type: 'call-finished', id: 'b', attempt: 3, tier: 'agent', outcome: 'answered', detail: null, ...call },
-  { type: 'check', id: 'b', attempt: 3, check: 'builds', passed: false, reason: "x.c:3:1: error: 'acc' undeclared\nmore" },
+  ...passedUpToBuilds('b', 3),
+  { type: 'check', id: 'b', attempt: 3, ...noCandidates, check: 'builds', passed: false, reason: "x.c:3:1: error: 'acc' undeclared\nmore" },
   { type: 'call-started', id: 'b', attempt: 4, tier: 'agent', prompt: 1, turn: 1 },
   { type: 'call-finished', id: 'b', attempt: 4, tier: 'agent', outcome: 'answered', detail: null, ...call },
-  { type: 'check', id: 'b', attempt: 4, check: 'builds', passed: true, reason: null },
+  ...passedUpToBuilds('b', 4),
+  { type: 'check', id: 'b', attempt: 4, ...noCandidates, check: 'builds', passed: true, reason: null },
   { type: 'written', id: 'b', files: ['1'], digest: 'd1' },
   { type: 'suggestion-finished', record: record('b', 'repaired', { attempts: 3, unanswered: 1, accepted_attempt: 4, error_class: 'undeclared-in-clause' }) },
   { type: 'repair-started', id: 'c', index: 2, total: 2 },
@@ -78,6 +88,11 @@ export const SAMPLE_RUN: EventInput[] = [
   { type: 'suggestion-finished', record: record('c', 'agent_unreachable', { attempts: 1, unanswered: 1, error_class: 'early-exit' }) },
   { type: 'run-finished', run: { ...run, finished: '2026-01-01T00:01:00.000Z', exit_code: 1, counts: { ok: 1, repaired: 1, failed: 0, not_applied: 0, agent_unreachable: 1, skipped: 1 } } },
 ];
+
+function passedUpToBuilds(id: string, attempt: number): EventInput[] {
+  const checks = ['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept'] as const;
+  return checks.map((check) => ({ type: 'check', id, attempt, ...noCandidates, check, passed: true, reason: null }));
+}
 
 export function stamped(events: EventInput[]): RunEvent[] {
   return events.map((event, index) => ({ t: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(), ...event }) as RunEvent);

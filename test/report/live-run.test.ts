@@ -7,9 +7,11 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../src/report/index.js';
-import { describeEvent } from '../../src/report/reporter.js';
+import { EventLines } from '../../src/report/reporter.js';
 import { show } from '../../src/report/show.js';
 import { renderSummary } from '../../src/report/summary.js';
+import { funnelLine, funnelOf } from '../../src/report/funnel.js';
+import { weakensPrivatization } from '../../src/repair/checks/strict.js';
 import { runProcess } from '../../src/process.js';
 import { UsageError } from '../../src/errors.js';
 import { readEventLog, readResults } from '../../src/store/index.js';
@@ -60,8 +62,9 @@ describe('the live run on a terminal', () => {
     expect(barRows).toHaveLength(2);
     expect(screen[barRows[0]!]).toMatch(new RegExp(`^Building +█+ ${builds.length}/${builds.length} \\| failing ${failing} \\| done$`));
     expect(screen[barRows[1]!]).toMatch(new RegExp(`^Repairing +█+ ${repairs}/${repairs} \\| unanswered 0 \\| done$`));
-    const shown = events.filter((e) => !(e.type === 'build-finished' && e.purpose === 'discovery' && e.ok)).map(describeEvent);
-    expect(screen.slice(0, barRows[0])).toEqual(shown.filter((line) => line !== null));
+    const lines = new EventLines();
+    const shown = events.filter((e) => !(e.type === 'build-finished' && e.purpose === 'discovery' && e.ok)).flatMap((e) => lines.lines(e));
+    expect(screen.slice(0, barRows[0])).toEqual(shown);
   });
 
   it('printed the summary that `show` prints, byte for byte', async () => {
@@ -70,8 +73,32 @@ describe('the live run on a terminal', () => {
     const summary = out.text.slice(out.text.indexOf('\n\n') + 2);
     expect(summary).toBe(`${renderSummary(results)}\n`);
     expect(summary).toMatch(/^id +hotspot +files +status/);
-    expect(summary).toContain('Failed: 1\n');
+    expect(summary).toContain('Do not build, not repaired: 1\n');
     expect(terminal.endsWith(`\n${summary}`)).toBe(true);
+  });
+
+  it('counted the funnel from the same events a replay reads, and printed it and the repairs that may race', async () => {
+    const { events } = await readEventLog(dotDir);
+    const repairs = results.suggestions.filter((r) => r.status === 'repaired');
+    expect(results.run.funnel).toEqual(funnelOf(events, { strict: false, writes: true }));
+    const answered = results.suggestions.filter((r) => r.builtin.tries > 0 && !r.builtin.declined?.startsWith('declined')).length;
+    expect(results.run.funnel).toEqual([
+      { tier: 'builtin', backend: 'builtin', model: null, answered, extracted: answered, applies: answered, canonical: answered, directives_kept: answered, strict: null, builds: repairs.length, written: repairs.length },
+    ]);
+    expect(terminal).toContain(`\n${funnelLine(results.run.funnel[0]!)}\n`);
+    // The demo's repairs take out only variables the compiler called undeclared or refused to
+    // privatize (const): none of them may race, and no line says one might.
+    const weakening = repairs.filter((r) => r.clause_changes.some(weakensPrivatization));
+    expect(weakening.length).toBeGreaterThan(0);
+    expect(repairs.filter((r) => r.may_race.length > 0)).toEqual([]);
+    expect(terminal).not.toContain('Repairs that take a variable out');
+    // Nothing was asked of an agent: no usage to report, and none invented.
+    expect(results.run).toMatchObject({ input_tokens: null, output_tokens: null, cost_usd: null });
+    expect(terminal).not.toContain('Agent usage reported');
+
+    const out = new FakeTerminal({ tty: false });
+    await show({ dotDir, id: weakening[0]!.id, stream: out });
+    expect(out.text).not.toContain('May race');
   });
 });
 
@@ -176,6 +203,14 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review page in headless Chromium (needs ${C
     expect(await section.locator('[data-pane="none"]').textContent()).toContain('No try produced a patch.');
     expect(await section.locator('.reason').textContent()).toBe(failed.reason);
     expect(await section.locator('.transcripts a[href$="verdict.json"]').getAttribute('href')).toBe(`attempts/${failed.id}/1/verdict.json`);
+  });
+
+  it('draws the built-in repairer\'s funnel with one bar per check', async () => {
+    const figure = opened.page.locator('figure.funnel[data-tier="builtin"]');
+    const counts = await figure.locator('li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-count'))));
+    const [entry] = results.run.funnel;
+    expect(counts).toEqual([entry!.answered, entry!.extracted, entry!.applies, entry!.canonical, entry!.directives_kept, entry!.builds, entry!.written]);
+    expect(await opened.page.locator('table.suggestions .may-race').count()).toBe(0);
   });
 
   it('makes no request but for the page itself', () => {

@@ -92,7 +92,9 @@ describe('a killed run', () => {
     expect(await show({ dotDir, stream })).toBe(0);
     const lastWhole = EVENTS[untilBRepaired - 1]!.t;
     expect(stream.text).toContain(`The run did not finish: ${join(dotDir, 'patch_repair', 'progress.jsonl')} ends at ${lastWhole}, its last line cut off; shown up to there.`);
-    expect(stream.text).toContain('Repaired: 1\n');
+    expect(stream.text).toContain('Repaired and written: 1\n');
+    // The run wrote no totals before it was killed: the funnel is counted from its log.
+    expect(stream.text).toContain('Agent answers (claude, sonnet): 2 → extracted 2 → applies 2 → canonical 2 → directives kept 2 → builds 1 → written 1\n');
     expect(stream.text.trimEnd().split('\n').at(-1)).toBe('Not finished: c (the run ended before their results were recorded)');
   });
 

@@ -1,8 +1,8 @@
 // The live reporter: bars redrawn in place on an interactive terminal, and plain lines without a
 // single escape code in pipes, CI and NO_COLOR — fed the events of a small run.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createReporter, describeEvent } from '../../src/report/reporter.js';
-import type { RunEvent } from '../../src/formats/events.js';
+import { createReporter, EventLines } from '../../src/report/reporter.js';
+import type { EventInput, RunEvent } from '../../src/formats/events.js';
 import { SAMPLE_RUN, stamped } from './events.js';
 import { FakeTerminal } from './fake-terminal.js';
 import { renderScreen } from './screen.js';
@@ -12,8 +12,36 @@ const SUMMARY = 'id  status\nb   repaired';
 const BAR_CHARS = /[█░]/;
 
 function plainLines(events: RunEvent[]): string[] {
-  return events.map(describeEvent).filter((line): line is string => line !== null);
+  const lines = new EventLines();
+  return events.flatMap((event) => lines.lines(event));
 }
+
+describe('what the lines say', () => {
+  const lastRecord = SAMPLE_RUN.findLast((e) => e.type === 'suggestion-finished')!;
+  const record = lastRecord.type === 'suggestion-finished' ? lastRecord.record : null!;
+
+  it('announces a repair only when its first call starts; a suggestion the circuit breaker keeps from the agent says so instead', () => {
+    const reason = 'agent unreachable for 3 suggestions in a row; no further calls';
+    const events: EventInput[] = [
+      { type: 'repair-started', id: 'e', index: 4, total: 6 },
+      { type: 'suggestion-finished', record: { ...record, id: 'e', status: 'agent_unreachable', attempts: 0, unanswered: 0, reason } },
+    ];
+    const lines = plainLines(stamped(events));
+    expect(lines.join('\n')).not.toContain('Repairing suggestion e');
+    expect(lines).toEqual([`Suggestion e (4 of 6): no repair tried: ${reason}`]);
+  });
+
+  it('names the first new compiler error on the line of a build rejection, not just the heading before it', () => {
+    const reason = 'The project does not build with the corrected patch set. New compiler errors:\nsrc/main.c:12:5: error: expected expression\nsrc/main.c:14:1: error: x undeclared';
+    const lines = plainLines(stamped([{ type: 'check', id: 'b', attempt: 2, candidate: null, candidates: 1, check: 'builds', passed: false, reason }]));
+    expect(lines).toEqual(['  try 2: rejected by builds: The project does not build with the corrected patch set. New compiler errors: src/main.c:12:5: error: expected expression (and 1 more line)']);
+  });
+
+  it('says which candidate of an answer offering alternatives a rejection is about', () => {
+    const lines = plainLines(stamped([{ type: 'check', id: 'b', attempt: 2, candidate: 2, candidates: 3, check: 'dry-run-apply', passed: false, reason: 'hunk 1 does not apply' }]));
+    expect(lines).toEqual(['  try 2, candidate 2 of 3: rejected by dry-run-apply: hunk 1 does not apply']);
+  });
+});
 
 describe('outside an interactive terminal', () => {
   it.each([

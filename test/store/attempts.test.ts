@@ -41,6 +41,9 @@ const rejected: AttemptRecord = {
       files: [{ file: '1', applied: false, hunks: [{ hunk: 1, applied: false, line: null, offset: null, fuzz: null, reason: 'context differs' }] }],
     },
     directives: null,
+    candidate: null,
+    blocks: [1],
+    candidates: [],
   },
 };
 
@@ -66,6 +69,9 @@ it('writes prompt, answer, extracted and canonical patches and a schema-valid ve
       clauseChanges,
       nonDirectiveLinesChanged: false,
       build: { ok: true, output: '', diagnostics: [], durationMs: 0 },
+      candidate: null,
+      blocks: [1],
+      candidates: [],
     },
   };
   await store.write(accepted);

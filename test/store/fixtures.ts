@@ -14,7 +14,10 @@ export function runRecord(id: string): RunRecord {
     options: { prompts: 3 },
     counts: { ok: 1, repaired: 1, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 },
     endpoint_down: false,
-    cost_usd: 0,
+    cost_usd: null,
+    input_tokens: null,
+    output_tokens: null,
+    funnel: [{ tier: 'builtin', backend: 'builtin', model: null, answered: 1, extracted: 1, applies: 1, canonical: 1, directives_kept: 1, strict: null, builds: 1, written: 1 }],
     exit_code: 0,
     openmp_probe: null,
   };
@@ -38,7 +41,11 @@ export function suggestionRecord(id: string): SuggestionRecord {
     error_class: 'undeclared-in-clause',
     reason: null,
     repaired_earlier: false,
+    input_tokens: null,
+    output_tokens: null,
+    cost_usd: null,
     clause_changes: [],
+    may_race: [],
     non_directive_lines_changed: false,
   };
 }

@@ -27,6 +27,13 @@ table.suggestions th { background: #f6f8fa; }
 .first-error code { white-space: pre-wrap; }
 .transcripts { margin-top: .6em; }
 .d2h-file-collapse { display: none; }
+.funnel { margin: .6em 0; }
+.funnel figcaption { font-weight: 600; margin-bottom: .2em; }
+.funnel ol { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: max-content 24em max-content; gap: .15em .6em; align-items: center; }
+.funnel li { display: contents; }
+.funnel .track { background: #eaeef2; height: .9em; }
+.funnel .bar { display: block; height: 100%; background: #0969da; }
+.may-race { display: inline-block; background: #ffebe9; color: #a40e26; border: 1px solid #ff8182; border-radius: .3em; padding: 0 .4em; font-weight: 600; }
 /* Directive lines are long; wrapped, both panes show them whole. */
 .d2h-code-line { display: flex; white-space: normal; width: auto; }
 .d2h-code-line-prefix { flex: none; }

@@ -3,16 +3,18 @@
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
-import type { SuggestionStatus } from '../../formats/results.js';
+import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
 import { SUGGESTION_STATUSES } from '../../formats/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import { agentLabel } from '../run-replay.js';
-import { ENDPOINT_DOWN_NOTE } from '../summary.js';
+import { ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
+import { funnelStages } from '../funnel.js';
+import { describeWeakening } from '../../repair/checks/strict.js';
 import { describeProbe } from '../event-line.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
-  ok: 'builds',
+  ok: 'builds as generated',
   repaired: 'repaired',
   not_applied: 'repaired, not written (--dry-run, or the write-back failed)',
   failed: 'failed',
@@ -57,7 +59,8 @@ function header(data: ReviewData): string {
     ['exit code', run.exit_code === null ? '-' : String(run.exit_code)],
   ];
   if (run.openmp_probe) facts.push(['OpenMP probe', describeProbe(run.openmp_probe)]);
-  if (run.cost_usd > 0) facts.push(['agent cost', `$${run.cost_usd.toFixed(4)}`]);
+  const usage = usageLine(run);
+  if (usage) facts.push(['agent usage', usage.replace(/^Agent usage reported: /, '')]);
   const unfinished = replay.unfinished.length;
   const totals = [...SUGGESTION_STATUSES.map((status) => [status, run.counts[status] ?? 0] as const), ['unfinished', unfinished] as const]
     .filter(([status, count]) => count > 0 || status === 'agent_unreachable')
@@ -72,6 +75,7 @@ function header(data: ReviewData): string {
 ${warning}${endpoint}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 <ul class="totals">${totals}</ul>
+${run.funnel.length > 0 ? `<h2>Where answers were lost</h2>\n${run.funnel.map(funnelChart).join('\n')}` : ''}
 <details><summary>options</summary><pre>${esc(JSON.stringify(run.options, null, 2))}</pre></details>
 </header>`;
 }
@@ -81,12 +85,13 @@ function table(data: ReviewData): string {
     const r = s.record;
     const status = r?.status ?? 'unfinished';
     const calls = r ? `${r.attempts}${r.unanswered > 0 ? ` / ${r.unanswered} unanswered` : ''}${r.builtin.tries > 0 ? ` (+${r.builtin.tries} built-in)` : ''}` : '-';
+    const race = r && mayRace(r) ? ` ${MAY_RACE}` : '';
     return `<tr data-id="${esc(s.id)}" data-status="${status}">
 <td><a href="#s-${esc(s.id)}">${esc(s.id)}</a></td><td>${esc(r?.hotspot ?? '-')}</td><td>${esc([...(r?.files ?? s.generated.keys())].join(', ') || '-')}</td>
-<td><span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></td><td>${esc(calls)}</td><td>${esc(r?.error_class ?? '-')}</td></tr>`;
+<td><span class="status status-${status}">${esc(STATUS_TITLES[status])}</span>${race}</td><td>${esc(calls)}</td><td data-usage>${esc(r ? usageCell(r) : '-')}</td><td>${esc(r?.error_class ?? '-')}</td></tr>`;
   });
   return `<table class="suggestions">
-<thead><tr><th>id</th><th>hotspot</th><th>files</th><th>status</th><th>agent calls / unanswered</th><th>first error class</th></tr></thead>
+<thead><tr><th>id</th><th>hotspot</th><th>files</th><th>status</th><th>agent calls / unanswered</th><th>tokens in / out, cost</th><th>first error class</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
@@ -99,6 +104,12 @@ function section(s: SuggestionReview): string {
   const lines: string[] = [`<h2>Suggestion ${esc(s.id)} <span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></h2>`];
   if (r?.first_error) lines.push(`<p class="first-error">First error (${esc(r.error_class ?? 'other')}): <code>${esc(r.first_error)}</code></p>`);
   if (r?.reason) lines.push(`<p class="reason">${esc(r.reason)}</p>`);
+  const weakening = r?.may_race ?? [];
+  if (weakening.length > 0) {
+    lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. The compiler had accepted it there: the loop builds, but may now race; check it before use (--strict refuses such repairs).</p>`);
+  }
+  const usage = r ? usageLine(r) : null;
+  if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);
   if (s.generated.size === 0 && !s.candidate && s.attempts.length === 0) {
     return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
   }
@@ -144,7 +155,32 @@ function attemptSummary(a: StoredAttempt): string {
   if (!v) return `${a.attempt}: no verdict (the run ended during this try)`;
   const who = v.tier === 'builtin' ? 'built-in' : `agent, prompt ${v.prompt}, turn ${v.turn}`;
   const what = v.outcome === 'rejected' ? `rejected by ${v.rejected_by ?? 'a check'}` : v.outcome === 'unanswered' || v.outcome === 'fatal' ? `${v.outcome} (${v.call_outcome})` : v.outcome;
-  return `${a.attempt} (${esc(who)}): <b>${esc(what)}</b>`;
+  const candidates = v.candidates.map((c) => `candidate ${c.candidate}: ${c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : 'not built'}`);
+  return `${a.attempt} (${esc(who)}): <b>${esc(what)}</b>${candidates.length > 0 ? ` (${esc(candidates.join('; '))})` : ''}`;
+}
+
+const MAY_RACE = '<span class="may-race" title="a reduction or privatizing clause was removed">may race</span>';
+
+function mayRace(r: SuggestionRecord): boolean {
+  return (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0;
+}
+
+function usageCell(r: SuggestionRecord): string {
+  if (r.input_tokens === null && r.output_tokens === null && r.cost_usd === null) return '-';
+  const tokens = (n: number | null) => (n === null ? '?' : String(n));
+  return `${tokens(r.input_tokens)} / ${tokens(r.output_tokens)}, ${r.cost_usd === null ? 'cost ?' : `$${r.cost_usd.toFixed(4)}`}`;
+}
+
+/** One horizontal bar per stage, as wide as its share of the answers; no script, so CSS widths. */
+function funnelChart(entry: FunnelEntry): string {
+  const stages = funnelStages(entry);
+  const most = Math.max(1, entry.answered);
+  const who = entry.tier === 'builtin' ? 'Built-in repairer' : `Agent: ${[entry.backend, entry.model].filter(Boolean).join(', ')}`;
+  const rows = stages.map(
+    (s) =>
+      `<li data-stage="${s.stage}" data-count="${s.count}"><span>${esc(s.label)}</span><span class="track"><span class="bar" style="width: ${((100 * s.count) / most).toFixed(1)}%"></span></span><b>${s.count}</b></li>`,
+  );
+  return `<figure class="funnel" data-tier="${entry.tier}" data-backend="${esc(entry.backend)}"><figcaption>${esc(who)}</figcaption><ol>${rows.join('')}</ol></figure>`;
 }
 
 function attemptLinks(id: string, a: StoredAttempt): string[] {

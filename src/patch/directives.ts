@@ -75,15 +75,18 @@ interface PlacedDirective {
 function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
   const found: PlacedDirective[] = [];
   const texts = lines.map((line) => line.text);
+  const off = switchedOff(texts);
   for (let index = 0; index < lines.length; index++) {
-    if (!lines[index]!.changed || !isOmpPragma(texts[index]!)) continue;
+    if (!lines[index]!.changed || !isOmpPragma(texts[index]!) || off[index] !== null) continue;
     const end = continuationEnd(texts, index);
     const text = joinContinuations(texts.slice(index, end + 1));
     const directive = parseDirective(text);
     index = end;
     if (directive === null) continue;
-    const next = statementAfter(texts, end + 1);
-    const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1) : null;
+    // A comment opened at the end of the directive's line goes on below it.
+    const inComment = endsInComment(texts[end]!, false);
+    const next = statementAfter(texts, end + 1, inComment);
+    const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1, inComment) : null;
     const targetIndex = loop ?? next;
     found.push({
       directive,
@@ -111,8 +114,8 @@ function isLoopConstruct(construct: string): boolean {
 }
 
 /** First statement line at or after `from`: blank lines, comments and stacked directives are skipped. */
-function statementAfter(lines: readonly string[], from: number): number | null {
-  for (const index of codeLines(lines, from)) return index;
+function statementAfter(lines: readonly string[], from: number, inComment = false): number | null {
+  for (const index of codeLines(lines, from, inComment)) return index;
   return null;
 }
 
@@ -123,9 +126,9 @@ const FOR_LOOP = /^for\s*\(/;
  * (design.md, Directive identity). A declaration DiscoPoP's line numbers put the directive above,
  * a wrapping `if`, a label or a brace is skipped; the block's closing brace ends the search.
  */
-function loopAfter(lines: readonly string[], from: number): number | null {
+function loopAfter(lines: readonly string[], from: number, inComment = false): number | null {
   let depth = 0;
-  for (const index of codeLines(lines, from)) {
+  for (const index of codeLines(lines, from, inComment)) {
     const line = lines[index]!.trim();
     if (FOR_LOOP.test(line)) return index;
     for (const char of withoutLiterals(line)) {
@@ -136,14 +139,60 @@ function loopAfter(lines: readonly string[], from: number): number | null {
   return null;
 }
 
+type SwitchedOff = 'comment' | 'if 0' | null;
+
+/**
+ * Why each line is not compiled: it begins inside a block comment, or lies in a group `#if 0`
+ * switches off (nested conditionals counted, `#else`/`#elif` at its level ends it); null when it is
+ * compiled. A `#pragma omp` there is text, not a directive in effect.
+ */
+function switchedOff(lines: readonly string[]): SwitchedOff[] {
+  const off: SwitchedOff[] = [];
+  let inComment = false;
+  let depth = 0;
+  for (const line of lines) {
+    off.push(inComment ? 'comment' : depth > 0 ? 'if 0' : null);
+    const conditional = inComment ? null : /^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$/.exec(line);
+    if (conditional !== null) {
+      const [, keyword, rest] = conditional;
+      if (depth > 0) {
+        if (keyword!.startsWith('if')) depth++;
+        else if (keyword === 'endif' || depth === 1) depth--;
+      } else if (keyword === 'if' && /^\s*0\s*(?:\/[/*].*)?$/.test(rest!)) {
+        depth = 1;
+      }
+    }
+    inComment = endsInComment(line, inComment);
+  }
+  return off;
+}
+
+function endsInComment(line: string, inComment: boolean): boolean {
+  const code = inComment ? line : line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  let open = inComment;
+  for (let index = 0; index < code.length - 1; index++) {
+    const pair = code.slice(index, index + 2);
+    if (open && pair === '*/') {
+      open = false;
+      index++;
+    } else if (!open && pair === '//') {
+      return false;
+    } else if (!open && pair === '/*') {
+      open = true;
+      index++;
+    }
+  }
+  return open;
+}
+
 /** String and character literals and line comments removed, so their braces do not count. */
 function withoutLiterals(line: string): string {
   return line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""').replace(/\/\/.*$|\/\*.*?\*\//g, '');
 }
 
 /** Indexes of the lines at or after `from` that hold code: blank lines, comments and `#pragma omp` lines are passed over. */
-function* codeLines(lines: readonly string[], from: number): Generator<number> {
-  let inBlockComment = false;
+function* codeLines(lines: readonly string[], from: number, inComment = false): Generator<number> {
+  let inBlockComment = inComment;
   for (let index = from; index < lines.length; index++) {
     const line = lines[index]!.trim();
     if (inBlockComment) {
@@ -222,9 +271,13 @@ function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[]
   if (elsewhere !== undefined) {
     return `${name} was moved above \`${elsewhere.targetText}\`${elsewhere.target === null ? '' : ` (line ${elsewhere.target + 1})`}, another statement; it must stay directly above ${where}`;
   }
-  if (candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
+  const texts = candidate.map((line) => line.text);
+  const off = switchedOff(texts);
+  const offPragma = (why: SwitchedOff) => candidate.some((line, index) => line.changed && off[index] === why && isOmpPragma(line.text));
+  if (offPragma('comment') || candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
     return `${name} was commented out; it must stay in effect (only its clauses may change)`;
   }
+  if (offPragma('if 0')) return `${name} is switched off by \`#if 0\`; it must stay in effect (only its clauses may change)`;
   return `${name} was dropped; it must stay (only its clauses may change)`;
 }
 

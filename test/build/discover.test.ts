@@ -1,26 +1,13 @@
 // discover(): the reference build gates the run; every suggestion with a patch is built alone.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { discover } from '../../src/build/discover.js';
-import { BuildPool } from '../../src/build/pool.js';
 import { RefusedError } from '../../src/errors.js';
-import { generatorPatch, insertBefore, makeProject, suggestion, type TestProject } from './project.js';
+import { generatorPatch, insertBefore, makeProject, poolPerTest, suggestion, type TestProject } from './project.js';
 
-let project: TestProject | undefined;
-let pool: BuildPool | undefined;
-
-afterEach(async () => {
-  await pool?.dispose();
-  await project?.remove();
-  pool = project = undefined;
-});
-
-async function poolFor(p: TestProject, jobs: number): Promise<BuildPool> {
-  project = p;
-  pool = await BuildPool.create({ dp: p.dp, scratchDir: p.scratch, jobs, threads: 2, timeoutMs: 60_000, signal: new AbortController().signal, emit: p.emit });
-  return pool;
-}
+const start = poolPerTest();
+const poolFor = (p: TestProject, jobs: number) => start(p, { jobs, threads: 2 });
 
 describe('discover', () => {
   it('refuses the run with the first diagnostics when the project does not build without any suggestion', async () => {

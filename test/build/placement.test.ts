@@ -1,36 +1,13 @@
 // How further workspaces get their reference state, with real make and gcc: copies of the first
 // reference build's outputs when they do not name their folder, a reference build of their own
 // when they do. And --exclude, which leaves files out of every workspace.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BuildPool } from '../../src/build/pool.js';
 import { UsageError } from '../../src/errors.js';
-import { DEFAULT_COMPILE, generatorPatch, insertBefore, makeProject, patchSetOf, type TestProject } from './project.js';
+import { DEFAULT_COMPILE, generatorPatch, insertBefore, makeProject, patchSetOf, poolPerTest, type TestProject } from './project.js';
 
-let project: TestProject | undefined;
-let pool: BuildPool | undefined;
-
-afterEach(async () => {
-  await pool?.dispose();
-  await project?.remove();
-  pool = project = undefined;
-});
-
-async function start(p: TestProject, o: { jobs: number; exclude?: string[] }): Promise<BuildPool> {
-  project = p;
-  pool = await BuildPool.create({
-    dp: p.dp,
-    scratchDir: p.scratch,
-    jobs: o.jobs,
-    threads: 1,
-    timeoutMs: 60_000,
-    signal: new AbortController().signal,
-    emit: p.emit,
-    ...(o.exclude && { exclude: o.exclude }),
-  });
-  return pool;
-}
+const start = poolPerTest();
 
 /**
  * What CMake does in miniature: the build folder remembers where it was configured and refuses to
@@ -102,9 +79,7 @@ describe('--exclude', () => {
 
   it('refuses a glob that would leave out a source the patches change or compile.sh, naming what it hits', async () => {
     const p = await makeProject();
-    project = p;
-    const create = (exclude: string[]) =>
-      BuildPool.create({ dp: p.dp, scratchDir: p.scratch, jobs: 1, threads: 1, timeoutMs: 60_000, signal: new AbortController().signal, emit: p.emit, exclude });
+    const create = (exclude: string[]) => start(p, { exclude });
     await expect(create(['src/*.c'])).rejects.toThrow(UsageError);
     await expect(create(['src/*.c'])).rejects.toThrow(
       '--exclude src/*.c: leaves out src/a.c, src/b.c, src/main.c, src/scale.c: source files DiscoPoP analysed (FileMapping.txt), which the patches change',

@@ -1,35 +1,13 @@
 // BuildPool with real gcc, make and GNU patch on a small project.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BuildPool } from '../../src/build/pool.js';
-import { fingerprint, generatorPatch, insertBefore, makeProject, patchSetOf, type TestProject } from './project.js';
+import { fingerprint, generatorPatch, insertBefore, makeProject, patchSetOf, poolPerTest } from './project.js';
 import { isRunning } from '../helpers/process-state.js';
 
-let project: TestProject | undefined;
-let pool: BuildPool | undefined;
-
-afterEach(async () => {
-  await pool?.dispose();
-  await project?.remove();
-  pool = project = undefined;
-});
-
-async function start(p: TestProject, o: { jobs?: number; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<BuildPool> {
-  project = p;
-  pool = await BuildPool.create({
-    dp: p.dp,
-    scratchDir: p.scratch,
-    jobs: o.jobs ?? 1,
-    threads: 1,
-    timeoutMs: o.timeoutMs ?? 60_000,
-    signal: o.signal ?? new AbortController().signal,
-    emit: p.emit,
-  });
-  return pool;
-}
+const start = poolPerTest();
 
 describe('BuildPool', () => {
   it('reports a patch that does not apply in GNU patch\'s own words and leaves no .orig or .rej', async () => {

@@ -5,6 +5,8 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'n
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { BuildPool } from '../../src/build/pool.js';
 import { runProcess } from '../../src/process.js';
 import type { Emit, RunEvent } from '../../src/formats/events.js';
 import type { DotDiscopop, PatchSet, SourceFile, Suggestion } from '../../src/formats/types.js';
@@ -27,6 +29,43 @@ const FILE_IDS: Record<string, string> = { 'src/main.c': '1', 'src/a.c': '2', 's
 
 /** compile.sh: make in the copy, then run the program so a test can see what was linked. */
 export const DEFAULT_COMPILE = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS" && ./prog\n';
+
+export interface PoolOptions {
+  jobs?: number;
+  threads?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  exclude?: string[];
+}
+
+/**
+ * For a test file: `start(project)` makes a BuildPool over the project (one job, one thread, 60 s
+ * by default); after each test the pool is disposed and the project removed, also when `start`
+ * threw.
+ */
+export function poolPerTest(): (project: TestProject, o?: PoolOptions) => Promise<BuildPool> {
+  let project: TestProject | undefined;
+  let pool: BuildPool | undefined;
+  afterEach(async () => {
+    await pool?.dispose();
+    await project?.remove();
+    pool = project = undefined;
+  });
+  return async (p, o = {}) => {
+    project = p;
+    pool = await BuildPool.create({
+      dp: p.dp,
+      scratchDir: p.scratch,
+      jobs: o.jobs ?? 1,
+      threads: o.threads ?? 1,
+      timeoutMs: o.timeoutMs ?? 60_000,
+      signal: o.signal ?? new AbortController().signal,
+      emit: p.emit,
+      ...(o.exclude && { exclude: o.exclude }),
+    });
+    return pool;
+  };
+}
 
 export interface TestProject {
   root: string;

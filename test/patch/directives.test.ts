@@ -69,6 +69,29 @@ describe('checkDirectivesKept', () => {
     if (!verdict.ok) expect(verdict.reason).toMatch(/was commented out/);
   });
 
+  it('rejects a directive kept inside a block comment that closes on the loop line', () => {
+    const loop = '    for (i = 0; i < N; i++) {\n        sum';
+    const verdict = check(MAIN_C.replace(loop, `    /*\n${REDUCTION_PRAGMA}\n    */ ${loop.trimStart()}`));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toMatch(/\(line 11\) was commented out/);
+  });
+
+  it('rejects a directive switched off with `#if 0`, even with the loop copied into `#else`', () => {
+    const loop = '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n';
+    const verdict = check(MAIN_C.replace(loop, `#if 0\n${REDUCTION_PRAGMA}\n${loop}#else\n${loop}#endif\n`));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toMatch(/\(line 11\) is switched off by `#if 0`/);
+  });
+
+  it('still reads a directive below a closed comment, with a comment running on below it, after an `#if 0` group, and inside its `#else`', () => {
+    const loop = '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n';
+    const at = (text: string) => check(MAIN_C.replace(loop, text));
+    expect(at(`    /* the dot product */\n${REDUCTION_PRAGMA}\n${loop}`).ok).toBe(true);
+    expect(at(`${REDUCTION_PRAGMA} /* one partial sum\n       per thread */\n${loop}`).ok).toBe(true);
+    expect(at(`#if 0\n    #pragma omp parallel\n#endif\n${REDUCTION_PRAGMA}\n${loop}`).ok).toBe(true);
+    expect(at(`#if 0\n#if 1\n#endif\n    int unused;\n#else\n${REDUCTION_PRAGMA}\n${loop}#endif\n`).ok).toBe(true);
+  });
+
   it('rejects a candidate that moves the directive to the other identical loop', () => {
     const lines = TWIN.split('\n');
     const second = lines.lastIndexOf('    for (i = 0; i < N; i++) {') + 1;

@@ -4,22 +4,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile, type SuggestionRecord } from '../../src/formats/results.js';
+import { type ResultsFile, type SuggestionRecord } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
+import { readResults, runCli } from '../helpers/cli.js';
 
-const CLI = path.resolve('dist/cli.js');
 
-async function cli(dotDir: string, args: string[]) {
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
-  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
-  return outcome;
-}
-
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+const cli = (dotDir: string, args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
 function record(file: ResultsFile, id: string): SuggestionRecord {
   return file.suggestions.find((s) => s.id === id)!;
@@ -53,7 +44,7 @@ describe('the agent tier through the CLI', () => {
     const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }, 'I would remove acc from the private clause.', fix['3']!, fix['5']!], ['-s', '3,5']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(record(file, '3')).toMatchObject({ status: 'repaired', attempts: 3, unanswered: 1, accepted_attempt: 3, backend: 'scripted', changed_files: ['5'] });
     expect(record(file, '5')).toMatchObject({ status: 'repaired', attempts: 1, unanswered: 0, accepted_attempt: 1 });
     expect(file.suggestions.every((s) => s.builtin.tries === 0)).toBe(true);
@@ -76,7 +67,7 @@ describe('the agent tier through the CLI', () => {
     const { run, calls } = await agentRun(dotDir, [{ fatal: 'auth' }], ['-s', '3,5']);
     expect(run.exitCode).toBe(4);
     expect(calls).toHaveLength(1);
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(record(file, '3')).toMatchObject({ status: 'skipped', attempts: 1, unanswered: 1 });
     expect(record(file, '5')).toMatchObject({ status: 'skipped', attempts: 0 });
     expect(record(file, '5').reason).toMatch(/auth/);
@@ -87,7 +78,7 @@ describe('the agent tier through the CLI', () => {
     const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }], ['--agent-error-retries', '1']);
     expect(run.exitCode).toBe(1);
     expect(calls).toHaveLength(6);
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     const unreachable = file.suggestions.filter((s) => s.status === 'agent_unreachable');
     expect(unreachable.map((s) => s.attempts)).toEqual([2, 2, 2, 0, 0, 0]);
     expect(file.run.endpoint_down).toBe(true);
@@ -109,7 +100,7 @@ it('--max-repairs stops after that many repairs and skips the rest without faili
   const { dotDir } = useFixture('demo');
   const run = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '2']);
   expect(run.exitCode, run.stdout).toBe(0);
-  const file = results(dotDir);
+  const file = readResults(dotDir);
   expect(file.run.counts).toMatchObject({ repaired: 2, skipped: 5 });
   expect(file.suggestions.filter((s) => s.reason?.startsWith('--max-repairs'))).toHaveLength(4);
 });
@@ -119,19 +110,12 @@ describe('the run names its agent', () => {
     const { dotDir } = useFixture('demo');
     const bin = path.dirname(process.execPath);
     // gcc, make and patch live in /usr/bin; node's own folder holds no agent CLI here.
-    const run = await runProcess({
-      command: process.execPath,
-      args: [CLI, '--dot-dp-path', dotDir, '-s', '3'],
-      cwd: dotDir,
-      env: { PATH: ['/usr/bin', '/bin', bin].join(path.delimiter) },
-      timeoutMs: 240_000,
-    });
-    if (run.kind !== 'exited') throw new Error(run.kind);
+    const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '-s', '3'], { env: { PATH: ['/usr/bin', '/bin', bin].join(path.delimiter) } });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
     const named = lines.indexOf('no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone');
     expect(named, run.stdout).toBeGreaterThanOrEqual(0);
     expect(named).toBeLessThan(lines.indexOf('Repairing suggestion 3 (1 of 1)'));
-    expect(record(results(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'builtin' });
+    expect(record(readResults(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'builtin' });
   });
 });

@@ -7,28 +7,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { EventSchema } from '../../src/formats/events.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+import { readResults, runCli } from '../helpers/cli.js';
 
-const CLI = path.resolve('dist/cli.js');
 
-async function cli(dotDir: string, generator: string, ...args: string[]) {
-  const outcome = await runProcess({
-    command: process.execPath,
-    args: [CLI, '--dot-dp-path', dotDir, ...args],
-    cwd: dotDir,
-    // compile.sh leaves the generator to CMake, which reads it from the environment.
-    env: { CMAKE_GENERATOR: generator },
-    timeoutMs: 300_000,
-  });
-  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
-  return outcome;
-}
-
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+// compile.sh leaves the generator to CMake, which reads it from the environment.
+const cli = (dotDir: string, generator: string, ...args: string[]) =>
+  runCli(dotDir, ['--dot-dp-path', dotDir, ...args], { env: { CMAKE_GENERATOR: generator }, timeoutMs: 300_000 });
 
 /** What discovery found, per suggestion: status, error class and first error. */
 function findings(file: ResultsFile): Record<string, string> {
@@ -62,7 +49,7 @@ describe.each(['Unix Makefiles', 'Ninja'])('a CMake project built with the %s ge
       const before = snapshotTree(root, outsideRepair);
       const run = await cli(dotDir, generator, '--discover-only', '-j', String(jobs));
       expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-      const file = results(dotDir);
+      const file = readResults(dotDir);
       runs.set(jobs, file);
       // A reference build for every workspace begun, as many as -j allows with 6 builds to share
       // (one begun late may still be building when the first workspace has done everything).
@@ -91,7 +78,7 @@ describe('repairing a CMake project', () => {
       const generated = patchSets(root, dotDir);
       const run = await cli(dotDir, generator, '--backend', 'builtin', '-j', String(jobs));
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-      const file = results(dotDir);
+      const file = readResults(dotDir);
       expect(file.suggestions.filter((s) => s.status === 'repaired').map((s) => s.id)).toEqual(['1', '3', '5']);
       const sets = patchSets(root, dotDir);
       expect(Object.keys(sets).filter((key) => sets[key] !== generated[key])).toEqual(['1/2.patch', '3/3.patch', '5/1.patch']);
@@ -106,7 +93,7 @@ describe('a CMake project holding the user\'s own build folder', () => {
   it('is refused with the reason and both fixes; --exclude build then gives the results of a clean tree', async () => {
     const clean = useFixture('cmake');
     expect((await cli(clean.dotDir, 'Unix Makefiles', '--discover-only', '-j', '1')).exitCode).toBe(1);
-    const expected = findings(results(clean.dotDir));
+    const expected = findings(readResults(clean.dotDir));
 
     const { root, dotDir } = useFixture('cmake');
     const configure = await runProcess({ command: 'cmake', args: ['-S', '.', '-B', 'build', '-G', 'Unix Makefiles'], cwd: root, timeoutMs: 120_000 });
@@ -126,7 +113,7 @@ describe('a CMake project holding the user\'s own build folder', () => {
 
     const excluded = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '2', '--exclude', 'build');
     expect(excluded.exitCode, excluded.stdout + excluded.stderr).toBe(1);
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(findings(file)).toEqual(expected);
     expect(file.run.options).toMatchObject({ exclude: ['build'] });
     // The user's build folder was read, never written.
@@ -144,6 +131,6 @@ describe('a CMake project holding the user\'s own build folder', () => {
     expect(refused.stderr).toContain(`the reference build passed, but only because build/ was configured at the project's own path ${root} (build/CMakeCache.txt records it)`);
     expect(refused.stderr).toContain('--exclude build');
     // Nothing was judged: every suggestion is recorded as not built, none as building.
-    expect(new Set(results(dotDir).suggestions.map((s) => s.status))).toEqual(new Set(['skipped']));
+    expect(new Set(readResults(dotDir).suggestions.map((s) => s.status))).toEqual(new Set(['skipped']));
   });
 });

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+import { readResults, runCli } from '../helpers/cli.js';
 import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 import type { RunEvent } from '../../src/formats/events.js';
 
-const CLI = path.resolve('dist/cli.js');
 const BROKEN = ['2', '3', '4', '5', '6', '9'];
 
 /**
@@ -31,15 +31,7 @@ function useCompiler(dotDir: string, cc: string, cxx: string): void {
   writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), CC: cc, CXX: cxx }));
 }
 
-async function cli(dotDir: string, ...args: string[]) {
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
-  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
-  return outcome;
-}
-
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+const cli = (dotDir: string, ...args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
 function statuses(file: ResultsFile): Record<string, string> {
   return Object.fromEntries(file.suggestions.map((record) => [record.id, record.status]));
@@ -55,7 +47,7 @@ describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, C
 
     const run = await cli(dotDir, '--backend', 'builtin');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    const first = results(dotDir);
+    const first = readResults(dotDir);
     const expected = Object.fromEntries(['0', '1', '2', '3', '4', '5', '6', '9'].map((id) => [id, broken.includes(id) ? 'repaired' : 'ok']));
     expect(statuses(first)).toEqual({ ...expected, '7': 'skipped' });
     expect(run.stdout).toContain('Agent unreachable: 0 (no answer; not a failed repair)');
@@ -92,7 +84,7 @@ describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, C
     // A second run finds everything building, and knows which were repaired earlier.
     const again = await cli(dotDir, '--backend', 'builtin');
     expect(again.exitCode).toBe(0);
-    const second = results(dotDir);
+    const second = readResults(dotDir);
     expect(second.suggestions.filter((s) => s.repaired_earlier).map((s) => s.id)).toEqual(broken);
     expect(readdirSync(path.join(dotDir, 'patch_repair', 'history'))).toHaveLength(1);
 
@@ -113,7 +105,7 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     expect(log).toMatch(/^\S+ DEBUG /m);
     expect(log).toMatch(/^\S+ INFO +Repairing suggestion 2 /m);
     expect(changedPaths(before, snapshotTree(root, userFiles), { mtimes: true })).toEqual([]);
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'not_applied'));
     // The verified patches are still there to read, in the transcripts.
     const canonical = path.join(dotDir, 'patch_repair', 'attempts', '2', '1', 'canonical');
@@ -125,7 +117,7 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     const before = snapshotTree(root, userFiles);
     const run = await cli(dotDir, '--discover-only');
     expect(run.exitCode).toBe(1);
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'failed'));
     expect(file.suggestions.find((s) => s.id === '3')).toMatchObject({ attempts: 0, error_class: 'undeclared-in-clause' });
     expect(file.suggestions.find((s) => s.id === '5')).toMatchObject({ error_class: 'invalid-privatization' });
@@ -157,7 +149,7 @@ describe('suggestion 6 under CC=clang with the scripted agent', () => {
       const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(scratch, 'agent'), replies });
       const run = await cli(dotDir, '-s', '6', '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '1');
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-      expect(results(dotDir).suggestions).toEqual([
+      expect(readResults(dotDir).suggestions).toEqual([
         expect.objectContaining({ id: '6', status: 'repaired', error_class: 'unknown-clause', accepted_attempt: 2, attempts: 2 }),
       ]);
       const events = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as RunEvent);

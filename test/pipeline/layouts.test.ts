@@ -4,26 +4,16 @@
 // `/bin/bash compile.sh` from the project root, a configuration's own compile.sh overriding it),
 // and a .discopop folder that is not inside the project (--project-root). Each run considers one
 // suggestion: reference build, OpenMP probe, the suggestion.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+import { readResults, runCli } from '../helpers/cli.js';
 
-const CLI = path.resolve('dist/cli.js');
 const outsideRepairFolder = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
-async function cli(cwd: string, ...args: string[]) {
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd, timeoutMs: 240_000 });
-  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
-  return outcome;
-}
-
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+const cli = (cwd: string, ...args: string[]) => runCli(cwd, args);
 
 describe('the shared layout of DiscoPoP new_explorer', () => {
   it('builds with the shared compile.sh from the project root and settings derived afresh, ignoring a stale par_settings.json', async () => {
@@ -34,7 +24,7 @@ describe('the shared layout of DiscoPoP new_explorer', () => {
     // used, the OpenMP probe would refuse the run.
     const run = await cli(dotDir, '--discover-only');
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(file.run.openmp_probe).toMatchObject({ status: 'rejected', file: 'src/scale.c', line: 4 });
     expect(file.suggestions).toEqual([expect.objectContaining({ id: '1', status: 'failed', error_class: 'undeclared-in-clause' })]);
     expect(file.suggestions[0]!.first_error).toMatch(/^src\/scale\.c:4:\d+: error: .sum. undeclared/);
@@ -73,7 +63,7 @@ describe('the per-configuration layout', () => {
     rmSync(path.join(configs, 'compile.sh'));
     const run = await cli(dotDir, '--discover-only');
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-    expect(results(dotDir).run.openmp_probe).toMatchObject({ status: 'rejected' });
+    expect(readResults(dotDir).run.openmp_probe).toMatchObject({ status: 'rejected' });
   });
 });
 
@@ -94,7 +84,7 @@ describe('--project-root: a .discopop folder outside the project', () => {
     const before = snapshotTree(root, () => false);
     const run = await cli(analysis, '--dot-dp-path', moved, '--project-root', root, '--discover-only');
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-    const file = results(moved);
+    const file = readResults(moved);
     expect(file.run.openmp_probe).toMatchObject({ status: 'rejected', file: 'src/scale.c' });
     expect(file.suggestions).toEqual([expect.objectContaining({ id: '1', status: 'failed', error_class: 'undeclared-in-clause' })]);
     expect(changedPaths(before, snapshotTree(root, () => false), { mtimes: true })).toEqual([]);

@@ -1,29 +1,20 @@
 // The OpenMP probe through the built CLI on the demo, with real gcc and real clang: a build that
 // does not compile OpenMP (flags hard-coded in compile.sh, -fopenmp-simd) or hides a compiler
-// failure behind exit 0 is refused with exit 3 before any suggestion is judged; a normal one goes on
-// and the probe shows in no suggestion's result. One suggestion is considered, so a run costs three
+// failure (no output, exit 0) is refused with exit 3 before any suggestion is judged; a normal one,
+// or one that exits 0 but lets the compiler's errors through, goes on and the probe shows in no
+// suggestion's result. One suggestion is considered, so a run costs three
 // builds: reference, probe, the suggestion.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROBE_IDENTIFIER } from '../../src/build/index.js';
-import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+import { readResults, runCli } from '../helpers/cli.js';
 
-const CLI = path.resolve('dist/cli.js');
 const outsideRepairFolder = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
-async function cli(dotDir: string, ...args: string[]) {
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
-  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
-  return outcome;
-}
-
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+const cli = (dotDir: string, ...args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
 /**
  * The demo with its configuration's settings and compile.sh replaced; `par` writes the flags to
@@ -44,7 +35,8 @@ describe('a build that does not compile OpenMP is refused', () => {
     ['clang, compile.sh with hard-coded flags', { cc: 'clang', cflags: '-O2', make: 'make CC=clang CFLAGS=-O2' }],
     ['gcc with -fopenmp-simd in par_settings.json', { cc: 'gcc', cflags: '-O2 -fopenmp-simd', par: true }],
     ['clang with -fopenmp-simd in par_settings.json', { cc: 'clang', cflags: '-O2 -fopenmp-simd', par: true }],
-    ['gcc -fopenmp, but compile.sh exits 0 although the compiler failed', { cc: 'gcc', cflags: '-O2', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" || true' }],
+    // A compiler error that compile.sh lets through fails a build whatever its exit code; hidden, it cannot.
+    ['gcc -fopenmp, but compile.sh hides the compiler\'s output and exits 0', { cc: 'gcc', cflags: '-O2', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" >/dev/null 2>&1 || true' }],
   ])('%s: exit 3 before any suggestion is judged, naming the file and both causes', async (_name, settings) => {
     const { root, dotDir } = demo(settings);
     const before = snapshotTree(root, outsideRepairFolder);
@@ -56,7 +48,7 @@ describe('a build that does not compile OpenMP is refused', () => {
     expect(refusal[0]).toMatch(/compile\.sh must pass \$CC\/\$CXX and \$CFLAGS\/\$CXXFLAGS from (par|seq)_settings\.json/);
     expect(refusal[0]).toContain('compile.sh exits 0 although the compiler failed');
 
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(file.run).toMatchObject({ exit_code: 3, openmp_probe: { status: 'compiled', file: 'src/matvec.c' } });
     expect(file.suggestions).toEqual([expect.objectContaining({ id: '3', status: 'skipped', reason: 'not built: the run was refused' })]);
     expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
@@ -70,6 +62,7 @@ describe('a build that compiles OpenMP goes on', () => {
   it.each([
     ['gcc', { cc: 'gcc', cflags: '-O2 -Wall' }],
     ['clang', { cc: 'clang', cflags: '-O2 -Wall' }],
+    ['gcc, compile.sh exits 0 although the compiler printed errors', { cc: 'gcc', cflags: '-O2 -Wall', make: 'make -k CC="$CC" CFLAGS="$CFLAGS" || true' }],
   ])('%s: the compiler rejects the probe, discovery judges the suggestion, and no result mentions the probe', async (_name, settings) => {
     const { root, dotDir } = demo(settings);
     const before = snapshotTree(root, outsideRepairFolder);
@@ -78,7 +71,7 @@ describe('a build that compiles OpenMP goes on', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/^OpenMP probe \(src\/matvec\.c:\d+\): rejected by the compiler, so the build compiles OpenMP$/m);
 
-    const file = results(dotDir);
+    const file = readResults(dotDir);
     expect(file.run.openmp_probe).toMatchObject({ status: 'rejected', file: 'src/matvec.c', detail: expect.stringContaining(PROBE_IDENTIFIER) });
     expect(file.suggestions.map((s) => [s.id, s.status, s.error_class])).toEqual([['3', 'failed', 'undeclared-in-clause']]);
     // The suggestion was built without the probe: its diagnostics are its own.
@@ -100,5 +93,5 @@ it('a compile.sh that keeps the compiler quiet still proves OpenMP by failing, a
   expect(run.exitCode, run.stdout + run.stderr).toBe(1);
   expect(run.stdout).toContain(`warning: OpenMP probe in src/matvec.c:`);
   expect(run.stdout).toContain(`the build failed, but its output does not name ${PROBE_IDENTIFIER}; taken as rejected by the compiler`);
-  expect(results(dotDir).run.openmp_probe).toMatchObject({ status: 'rejected', detail: 'the build failed; its output does not name the probe' });
+  expect(readResults(dotDir).run.openmp_probe).toMatchObject({ status: 'rejected', detail: 'the build failed; its output does not name the probe' });
 });

@@ -3,23 +3,22 @@
 // member reduced through a local, `declare reduction` added above the function in an answer
 // written on top of the generated patch, a break turned into a min reduction) is accepted and
 // written back canonically through the whole pipeline: the built CLI, the scripted agent, real
-// GNU patch, diff -Naru and gcc/g++. Before each right answer the agent gives a wrong one (the
-// directive dropped, commented out, moved to another loop, or left above a declaration), which
-// check 5 rejects without a build. One run over fixtures/repairs holds every case.
+// GNU patch, diff -Naru and gcc/g++. Before each right answer the agent gives one or two wrong ones
+// (the directive dropped, commented out with // or a block comment, switched off by #if 0 with the
+// loop copied into #else, moved to another loop, or left above a declaration), which check 5
+// rejects without a build. One run over fixtures/repairs holds every case.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import type { RunEvent } from '../../src/formats/events.js';
-import { ResultsFileSchema } from '../../src/formats/results.js';
 import type { ErrorClass } from '../../src/formats/types.js';
 import { useFixture } from '../helpers/fixture.js';
 import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
+import { readResults, runCli } from '../helpers/cli.js';
 
-const CLI = path.resolve('dist/cli.js');
-
-type Wrong = 'dropped' | 'commented out' | 'moved to another loop' | 'left above the declaration';
+type Wrong = 'dropped' | 'commented out' | 'inside a block comment' | 'switched off by #if 0' | 'moved to another loop' | 'left above the declaration';
 
 interface Case {
   id: string;
@@ -52,6 +51,8 @@ function once(text: string, from: string, to: string): string {
 /** The generated directive deleted, in an answer written on top of the generated patch. */
 const dropped = { kind: 'dropped' as const, base: 'generated' as const, make: (s: Sources) => s.original };
 const commentedOut = { kind: 'commented out' as const, base: 'generated' as const, make: (s: Sources) => s.generated.replace(s.directive, s.directive.replace('#pragma', '// #pragma')) };
+/** A comment opened above the directive and closed on its loop's line: it still builds. */
+const inBlockComment = { kind: 'inside a block comment' as const, base: 'generated' as const, make: (s: Sources) => once(s.generated, `${s.directive}\n`, `    /*\n${s.directive}\n    */`) };
 
 const CASES: Case[] = [
   {
@@ -128,7 +129,7 @@ const CASES: Case[] = [
   {
     id: '12', file: 'src/zero.c', errorClass: 'collapse-not-nested', repair: 'collapse removed: the loops are not perfectly nested',
     fix: (t) => once(t, '    for (int r', '    #pragma omp parallel for shared(m)\n    for (int r'),
-    wrong: [commentedOut],
+    wrong: [commentedOut, inBlockComment],
   },
   {
     id: '13', file: 'src/norm.c', errorClass: 'patch-does-not-apply', repair: 'the directive placed on the loop of the current source',
@@ -143,13 +144,28 @@ const CASES: Case[] = [
   {
     id: '15', file: 'src/spread.c', errorClass: 'other', repair: 'the non-integral chunk size dropped from schedule',
     fix: (t) => once(t, '    for (int i', '    #pragma omp parallel for shared(x) schedule(static)\n    for (int i'),
-    wrong: [commentedOut],
+    wrong: [
+      commentedOut,
+      {
+        // Directive and loop compiled out, a sequential copy of the loop compiled instead.
+        kind: 'switched off by #if 0', base: 'generated',
+        make: (s) => {
+          const loop = '    for (int i = 0; i < n; i++)\n        x[i] = i * step;\n';
+          return once(s.generated, `${s.directive}\n${loop}`, `#if 0\n${s.directive}\n${loop}#else\n${loop}#endif\n`);
+        },
+      },
+    ],
   },
 ];
 
 const WRONG_REASON: Record<Wrong, RegExp> = {
   dropped: /was dropped; it must stay|is not added any more; it must stay/,
   'commented out': /was commented out; it must stay in effect/,
+  // These two diffs also apply to the unpatched source (their directive line is context, which the
+  // engine can do without); neither reading keeps the directive, so the unpatched one is judged
+  // (design.md, Two readings) and the directive is reported dropped.
+  'inside a block comment': /was dropped; it must stay|was commented out; it must stay in effect/,
+  'switched off by #if 0': /was dropped; it must stay|is switched off by `#if 0`; it must stay in effect/,
   'moved to another loop': /was moved above `for \(int r = 0; r < rows; r\+\+\)` \(line 11\), another statement/,
   'left above the declaration': /for the loop `for \(int r = 0; r < rows; r\+\+\)` \(line 9\) stands above `const int rows = m->rows;`/,
 };
@@ -191,16 +207,10 @@ describe('a careful repair of every error class, and a wrong one before it', () 
         replies.push(await diffAnswer(scratch, abs, c.onTop ? generated : original, fixed));
       }
       const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(scratch, 'agent'), replies });
-      const run = await runProcess({
-        command: process.execPath,
-        args: [CLI, '--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '3'],
-        cwd: dotDir,
-        timeoutMs: 600_000,
-      });
-      if (run.kind !== 'exited') throw new Error(run.kind);
+      const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '3'], { timeoutMs: 600_000 });
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
-      const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+      const results = readResults(dotDir);
       const events = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as RunEvent);
       for (const c of CASES) {
         const record = results.suggestions.find((s) => s.id === c.id)!;

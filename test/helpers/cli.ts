@@ -1,0 +1,20 @@
+// The built CLI run as a user runs it, for tests of the whole product (`npm run build` first).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runProcess } from '../../src/process.js';
+import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** `patch-repair …args` in `cwd`. A run that times out or is killed throws: that is a test failure, not an outcome. */
+export async function runCli(cwd: string, args: readonly string[], o: { env?: Record<string, string>; timeoutMs?: number } = {}) {
+  const outcome = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd, ...(o.env && { env: o.env }), timeoutMs: o.timeoutMs ?? 240_000 });
+  if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
+  return outcome;
+}
+
+/** `patch_repair/results.json` of a .discopop folder, read through its schema. */
+export function readResults(dotDir: string): ResultsFile {
+  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+}

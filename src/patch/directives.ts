@@ -300,8 +300,8 @@ function directiveName(wanted: PlacedDirective): string {
   return `the directive \`${wanted.text}\` ${wanted.directlyAbove ? 'above' : 'for the loop'} ${targetName(wanted)}`;
 }
 
-/** An `if` whose condition is a literal false (`0`, `0L`, `false`, `!1`, in parentheses or not), with or without a `name:` modifier. */
-const FALSE_CONDITION = /^(?:[A-Za-z_]\w*\s*:)?\s*(?:\(\s*)*(?:0+[uUlL]*|0[xX]0+[uUlL]*|0*\.0*[fFlL]?|false|!\s*(?:1|true))(?:\s*\))*\s*$/;
+/** An `if` whose condition is a literal false (`0`, `0L`, `0.0`, `false`, `!1`, in parentheses or not), with or without a `name:` modifier. */
+const FALSE_CONDITION = /^(?:[A-Za-z_][\w ]*:)?\s*(?:\(\s*)*(?:0+[uUlL]*|0[xX]0+[uUlL]*|(?:0+\.0*|\.0+)[fFlL]?|false|!\s*(?:1|true))(?:\s*\))*\s*$/;
 /** A thread count of literal one, with or without an OpenMP 6 `strict:` modifier. */
 const ONE_THREAD = /^(?:[A-Za-z_]\w*\s*:)?\s*(?:\(\s*)*1[uUlL]*(?:\s*\))*\s*$/;
 

@@ -96,7 +96,7 @@ describe('checkDirectivesKept', () => {
     const GENERATED = REDUCTION_PRAGMA.trim();
     const withClauses = (clauses: string) => insertLine(MAIN_C, 11, `    #pragma omp parallel for private(i) shared(a,b) reduction(+:sum) ${clauses} `);
 
-    it.each(['if(0)', 'if(false)', 'if(parallel: 0)', 'if( (0) )', 'if(0L)', 'if(!1)', 'num_threads(1)', 'num_threads( 1 )'])('rejects an added `%s`, naming it', (clause) => {
+    it.each(['if(0)', 'if(false)', 'if(parallel: 0)', 'if( (0) )', 'if(0L)', 'if(0.0)', 'if(!1)', 'num_threads(1)', 'num_threads( 1 )'])('rejects an added `%s`, naming it', (clause) => {
       const verdict = check(withClauses(clause));
       expect(verdict.ok).toBe(false);
       if (!verdict.ok) expect(verdict.reason).toContain(`the directive \`${GENERATED}\` above \`for (i = 0; i < N; i++) {\` (line 11) switches the parallel region off: \`${clause}\``);

@@ -139,8 +139,8 @@ function loopAfter(lines: readonly string[], from: number, inComment = false): n
   return null;
 }
 
-/** Why a line is not compiled: `comment`, or the conditional line whose group switches it off. */
-type SwitchedOff = 'comment' | string | null;
+/** Why a line is not compiled: `comment`, or the skipped group, e.g. `` `#elif 0` ``; null if it may be. */
+type SwitchedOff = string | null;
 
 /**
  * One `#if` level: why its current group is never compiled (null: it is or may be), and the
@@ -169,7 +169,7 @@ function switchedOff(lines: readonly string[]): SwitchedOff[] {
     const conditional = inComment ? null : /^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$/.exec(line);
     if (conditional !== null) {
       const [, keyword, rest] = conditional;
-      const text = `#${keyword}${keyword === 'if' || keyword === 'elif' ? ` ${withoutLiterals(rest!).replace(/\/\*.*$/, '').trim()}` : ''}`;
+      const text = `#${keyword}${keyword === 'if' || keyword === 'elif' ? ` ${conditionText(rest!)}` : ''}`;
       if (keyword!.startsWith('if')) {
         const outerOff = top !== undefined && top.off !== null;
         const value = keyword === 'if' ? constantCondition(rest!) : null;
@@ -193,9 +193,14 @@ function switchedOff(lines: readonly string[]): SwitchedOff[] {
   return off;
 }
 
-/** The value of an `#if`/`#elif` condition that is a literal 0 or 1 (comments aside); null otherwise. */
+/** An `#if`/`#elif` condition without its comments. */
+function conditionText(rest: string): string {
+  return withoutLiterals(rest).replace(/\/\*.*$/, '').trim();
+}
+
+/** The value of an `#if`/`#elif` condition that is a literal 0 or 1; null otherwise. */
 function constantCondition(rest: string): boolean | null {
-  const condition = withoutLiterals(rest).replace(/\/\*.*$/, '').trim();
+  const condition = conditionText(rest);
   if (/^\(*\s*0+\s*\)*$/.test(condition)) return false;
   if (/^\(*\s*1\s*\)*$/.test(condition)) return true;
   return null;

@@ -3,7 +3,7 @@
 import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
 import { align, splitLines, type AlignedLine } from './alignment.js';
-import { isOmpPragma, joinContinuations, parseDirective, type Clause, type Directive } from './openmp.js';
+import { isOmpPragma, joinContinuations, parseDirective, renderClause, type Clause, type Directive } from './openmp.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
 export function directivesAddedByPatch(patch: FilePatch): Directive[] {
@@ -139,32 +139,71 @@ function loopAfter(lines: readonly string[], from: number, inComment = false): n
   return null;
 }
 
-type SwitchedOff = 'comment' | 'if 0' | null;
+/** Why a line is not compiled: `comment`, or the skipped group, e.g. `` `#elif 0` ``; null if it may be. */
+type SwitchedOff = string | null;
 
 /**
- * Why each line is not compiled: it begins inside a block comment, or lies in a group `#if 0`
- * switches off (nested conditionals counted, `#else`/`#elif` at its level ends it); null when it is
- * compiled. A `#pragma omp` there is text, not a directive in effect.
+ * One `#if` level: why its current group is never compiled (null: it is or may be), and the
+ * condition of an earlier group that surely was compiled (`false`: none was, `null`: unknown).
+ */
+interface Conditional {
+  off: string | null;
+  taken: string | false | null;
+  outerOff: boolean;
+}
+
+/**
+ * Why each line is not compiled: it begins inside a block comment, or lies in a group the
+ * preprocessor surely skips (`#if 0`, `#elif 0`, any group after one `#if 1` took, nested groups
+ * inside them); null when it is or may be compiled. Only literal 0 and 1 count: a macro's value is
+ * not known here, so its groups count as compiled. A `#pragma omp` in a skipped line is text, not a
+ * directive in effect.
  */
 function switchedOff(lines: readonly string[]): SwitchedOff[] {
   const off: SwitchedOff[] = [];
+  const stack: Conditional[] = [];
   let inComment = false;
-  let depth = 0;
   for (const line of lines) {
-    off.push(inComment ? 'comment' : depth > 0 ? 'if 0' : null);
+    const top = stack.at(-1);
+    off.push(inComment ? 'comment' : top?.off ?? null);
     const conditional = inComment ? null : /^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$/.exec(line);
     if (conditional !== null) {
       const [, keyword, rest] = conditional;
-      if (depth > 0) {
-        if (keyword!.startsWith('if')) depth++;
-        else if (keyword === 'endif' || depth === 1) depth--;
-      } else if (keyword === 'if' && /^\s*0\s*(?:\/[/*].*)?$/.test(rest!)) {
-        depth = 1;
+      const text = `#${keyword}${keyword === 'if' || keyword === 'elif' ? ` ${conditionText(rest!)}` : ''}`;
+      if (keyword!.startsWith('if')) {
+        const outerOff = top !== undefined && top.off !== null;
+        const value = keyword === 'if' ? constantCondition(rest!) : null;
+        stack.push({ off: outerOff ? top.off : value === false ? `\`${text}\`` : null, taken: value === true ? text : value === false ? false : null, outerOff });
+      } else if (keyword === 'endif') {
+        stack.pop();
+      } else if (top !== undefined && !top.outerOff) {
+        const value = keyword === 'elif' ? constantCondition(rest!) : true;
+        if (typeof top.taken === 'string') {
+          top.off = `\`${text}\` after \`${top.taken}\``;
+        } else {
+          top.off = value === false ? `\`${text}\`` : null;
+          // Once a group surely compiles, every later one is skipped, whatever came before it.
+          if (value === true) top.taken = text;
+          else if (value === null) top.taken = null;
+        }
       }
     }
     inComment = endsInComment(line, inComment);
   }
   return off;
+}
+
+/** An `#if`/`#elif` condition without its comments. */
+function conditionText(rest: string): string {
+  return withoutLiterals(rest).replace(/\/\*.*$/, '').trim();
+}
+
+/** The value of an `#if`/`#elif` condition that is a literal 0 or 1; null otherwise. */
+function constantCondition(rest: string): boolean | null {
+  const condition = conditionText(rest);
+  if (/^\(*\s*0+\s*\)*$/.test(condition)) return false;
+  if (/^\(*\s*1\s*\)*$/.test(condition)) return true;
+  return null;
 }
 
 function endsInComment(line: string, inComment: boolean): boolean {
@@ -231,6 +270,8 @@ export function checkDirectivesKept(o: DirectivesRequest): DirectivesVerdict {
   for (const wanted of expected) {
     const match = offered.find((candidate) => !used.has(candidate) && candidate.directlyAbove && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct);
     if (match === undefined) return { ok: false, reason: whyMissing(wanted, offered, candidateAlignment.lines) };
+    const off = switchedOffByClause(match.directive, wanted.directive);
+    if (off !== null) return { ok: false, reason: `${directiveName(wanted)} ${off}` };
     used.add(match);
     changes.push(...clauseChanges(wanted, match, o.fileId ?? ''));
   }
@@ -256,9 +297,41 @@ function directiveLines(lines: readonly AlignedLine[]): Set<number> {
   return indexes;
 }
 
+function targetName(wanted: PlacedDirective): string {
+  return `\`${wanted.targetText}\`${wanted.target === null ? '' : ` (line ${wanted.target + 1})`}`;
+}
+
+function directiveName(wanted: PlacedDirective): string {
+  return `the directive \`${wanted.text}\` ${wanted.directlyAbove ? 'above' : 'for the loop'} ${targetName(wanted)}`;
+}
+
+/** An `if` whose condition is a literal false (`0`, `0L`, `0.0`, `false`, `!1`, in parentheses or not), with or without a `name:` modifier. */
+const FALSE_CONDITION = /^(?:[A-Za-z_][\w ]*:)?\s*(?:\(\s*)*(?:0+[uUlL]*|0[xX]0+[uUlL]*|(?:0+\.0*|\.0+)[fFlL]?|false|!\s*(?:1|true))(?:\s*\))*\s*$/;
+/** A thread count of literal one, with or without an OpenMP 6 `strict:` modifier. */
+const ONE_THREAD = /^(?:[A-Za-z_]\w*\s*:)?\s*(?:\(\s*)*1[uUlL]*(?:\s*\))*\s*$/;
+
+function offClause(clause: Clause): boolean {
+  if (clause.args === null) return false;
+  return (clause.name === 'if' && FALSE_CONDITION.test(clause.args)) || (clause.name === 'num_threads' && ONE_THREAD.test(clause.args));
+}
+
+/**
+ * Why the candidate's directive no longer runs in parallel: a clause that surely switches it off
+ * (`if` with a literal false condition, `num_threads(1)`) which the generated directive did not
+ * carry. A condition that depends on the program (`if(n > 1000)`) is tuning and stays allowed.
+ * Null when none.
+ */
+export function switchedOffByClause(candidate: Directive, generated: Directive): string | null {
+  const clause = candidate.clauses.find((entry) => offClause(entry) && !generated.clauses.some((other) => other.name === entry.name && offClause(other)));
+  if (clause === undefined) return null;
+  const region = /\bparallel\b/.test(candidate.construct) ? 'the parallel region' : `the \`${candidate.construct}\` construct`;
+  const effect = clause.name === 'num_threads' ? 'runs it on one thread' : 'makes it run as if the directive were not there';
+  return `switches ${region} off: \`${renderClause(clause)}\` ${effect}; remove that clause (other clauses may change, but the directive must stay in effect)`;
+}
+
 function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[], candidate: readonly AlignedLine[]): string {
-  const where = `\`${wanted.targetText}\`${wanted.target === null ? '' : ` (line ${wanted.target + 1})`}`;
-  const name = `the directive \`${wanted.text}\` ${wanted.directlyAbove ? 'above' : 'for the loop'} ${where}`;
+  const where = targetName(wanted);
+  const name = directiveName(wanted);
   const atTarget = offered.filter((other) => sameTarget(other, wanted));
   const sameConstruct = atTarget.find((other) => other.directive.construct === wanted.directive.construct);
   if (sameConstruct !== undefined) {
@@ -273,11 +346,11 @@ function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[]
   }
   const texts = candidate.map((line) => line.text);
   const off = switchedOff(texts);
-  const offPragma = (why: SwitchedOff) => candidate.some((line, index) => line.changed && off[index] === why && isOmpPragma(line.text));
-  if (offPragma('comment') || candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
+  const offPragma = candidate.findIndex((line, index) => line.changed && off[index] !== null && off[index] !== 'comment' && isOmpPragma(line.text));
+  if (candidate.some((line, index) => line.changed && off[index] === 'comment' && isOmpPragma(line.text)) || candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
     return `${name} was commented out; it must stay in effect (only its clauses may change)`;
   }
-  if (offPragma('if 0')) return `${name} is switched off by \`#if 0\`; it must stay in effect (only its clauses may change)`;
+  if (offPragma >= 0) return `${name} is switched off by ${off[offPragma]}; it must stay in effect (only its clauses may change)`;
   return `${name} was dropped; it must stay (only its clauses may change)`;
 }
 

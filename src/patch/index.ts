@@ -7,7 +7,7 @@ export { applyFilePatch } from './apply.js';
 export { applyPatchSet, type PatchSetRequest, type PatchSetResult } from './patch-set.js';
 export { renderApplyFailure } from './failure.js';
 export { canonicalPatch, type CanonicalRequest } from './canonical.js';
-export { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, loopTargetsOfPatch, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
+export { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, loopTargetsOfPatch, switchedOffByClause, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
 export { align } from './alignment.js';
 export { FUZZY_GATE, FUZZY_LADDER, FUZZY_MARGIN } from './locate.js';
 export * from './openmp.js';

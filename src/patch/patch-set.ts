@@ -4,6 +4,7 @@
 // of an answer): an answer that adds a declaration and leaves the directive's lines alone means
 // the directive to stay. An answer that itself writes, removes or comments out an executable
 // directive is about the directive and is read against the unpatched source, where it writes it.
+// One that keeps no directive either way but shows the generated one as context is read on top.
 import { applyFilePatch } from './apply.js';
 import { checkDirectivesKept } from './directives.js';
 import { renderApplyFailure } from './failure.js';
@@ -32,7 +33,8 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
     const onTopWins =
       onTop?.ok === true &&
       !writesExecutableDirective(o.candidate) &&
-      !keepsDirectives(o.sources, patched!.contents, direct.contents) && keepsDirectives(o.sources, patched!.contents, onTop.contents);
+      !keepsDirectives(o.sources, patched!.contents, direct.contents) &&
+      (keepsDirectives(o.sources, patched!.contents, onTop.contents) || showsGeneratedDirective(o.candidate, o.generated));
     return onTopWins
       ? { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports }
       : { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
@@ -64,6 +66,19 @@ const EXECUTABLE_DIRECTIVE = /#\s*pragma\s+omp\s+(?!(?:declare|end\s+declare|thr
 
 function writesExecutableDirective(candidate: Map<string, FilePatch>): boolean {
   return [...candidate.values()].some((patch) => patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind !== 'context' && EXECUTABLE_DIRECTIVE.test(line.text))));
+}
+
+/**
+ * The answer holds a generated directive as a context line: it was written on top of the generated
+ * patch. When neither reading keeps the directive (a block comment or `#if 0` wrapped around it),
+ * judging it as written names what it did; read on the unpatched source it would just look dropped.
+ */
+function showsGeneratedDirective(candidate: Map<string, FilePatch>, generated: Map<string, FilePatch>): boolean {
+  for (const [fileId, patch] of candidate) {
+    const added = new Set((generated.get(fileId)?.hunks ?? []).flatMap((hunk) => hunk.lines.filter((line) => line.kind === 'add' && EXECUTABLE_DIRECTIVE.test(line.text)).map((line) => line.text.trim())));
+    if (patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind === 'context' && added.has(line.text.trim())))) return true;
+  }
+  return false;
 }
 
 /** Every directive the generated patch adds is still added where it was meant, in every file. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyFilePatch } from '../../src/patch/apply.js';
+import { createPatch } from 'diff';
 import { applyPatchSet } from '../../src/patch/patch-set.js';
+import { checkDirectivesKept } from '../../src/patch/directives.js';
 import { parsePatches } from '../../src/patch/parse.js';
 import type { FilePatch } from '../../src/patch/model.js';
 import { GENERATED_21, MAIN_C, MAIN_C_PATCHED, REDUCTION_PRAGMA, insertLine } from './fixtures.js';
@@ -181,6 +183,27 @@ describe('applyPatchSet', () => {
       const onTopAlso = new Map([['1', patchOf(withDirective)]]);
       const outcome = applyPatchSet({ sources, generated, candidate: onTopAlso });
       expect(outcome).toMatchObject({ ok: true, basis: 'unpatched' });
+    });
+  });
+
+  describe('an answer on top of the generated patch that wraps the directive so it is not compiled', () => {
+    // Its diff shows the directive as context; the engine can do without that line, so it applies
+    // to the unpatched source too, where it would read as dropping the directive.
+    const loop = '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n';
+    const judged = (wrapped: string) => {
+      const candidate = MAIN_C_PATCHED.replace(`${REDUCTION_PRAGMA}\n${loop}`, wrapped);
+      const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(createPatch('src/main.c', MAIN_C_PATCHED, candidate))]]) });
+      if (!outcome.ok) throw new Error(outcome.text);
+      const kept = checkDirectivesKept({ original: MAIN_C, generated: MAIN_C_PATCHED, candidate: outcome.contents.get('1')! });
+      return { basis: outcome.basis, reason: kept.ok ? 'kept' : kept.reason };
+    };
+
+    it('is judged as written: commented out, not dropped', () => {
+      expect(judged(`    /*\n${REDUCTION_PRAGMA}\n    */\n${loop}`)).toMatchObject({ basis: 'on-top', reason: expect.stringMatching(/\(line 11\) was commented out; it must stay in effect/) });
+    });
+
+    it('is judged as written: switched off by `#if 0`, not dropped', () => {
+      expect(judged(`#if 0\n${REDUCTION_PRAGMA}\n${loop}#else\n${loop}#endif\n`)).toMatchObject({ basis: 'on-top', reason: expect.stringMatching(/\(line 11\) is switched off by `#if 0`; it must stay in effect/) });
     });
   });
 

@@ -92,6 +92,66 @@ describe('checkDirectivesKept', () => {
     expect(at(`#if 0\n#if 1\n#endif\n    int unused;\n#else\n${REDUCTION_PRAGMA}\n${loop}#endif\n`).ok).toBe(true);
   });
 
+  describe('a kept directive whose clauses switch it off', () => {
+    const GENERATED = REDUCTION_PRAGMA.trim();
+    const withClauses = (clauses: string) => insertLine(MAIN_C, 11, `    #pragma omp parallel for private(i) shared(a,b) reduction(+:sum) ${clauses} `);
+
+    it.each(['if(0)', 'if(false)', 'if(parallel: 0)', 'if( (0) )', 'if(0L)', 'if(0.0)', 'if(!1)', 'num_threads(1)', 'num_threads( 1 )'])('rejects an added `%s`, naming it', (clause) => {
+      const verdict = check(withClauses(clause));
+      expect(verdict.ok).toBe(false);
+      if (!verdict.ok) expect(verdict.reason).toContain(`the directive \`${GENERATED}\` above \`for (i = 0; i < N; i++) {\` (line 11) switches the parallel region off: \`${clause}\``);
+    });
+
+    it('rejects an existing `if`/`num_threads` changed to a value that switches it off', () => {
+      const generated = insertLine(MAIN_C, 11, '    #pragma omp parallel for reduction(+:sum) if(N > 1000) num_threads(4) ');
+      const reason = (candidate: string) => {
+        const verdict = check(candidate, generated);
+        return verdict.ok ? 'accepted' : verdict.reason;
+      };
+      expect(reason(generated.replace('if(N > 1000)', 'if(0)'))).toMatch(/switches the parallel region off: `if\(0\)`/);
+      expect(reason(generated.replace('num_threads(4)', 'num_threads(1)'))).toMatch(/switches the parallel region off: `num_threads\(1\)` runs it on one thread/);
+    });
+
+    it('accepts a switch-off the generated directive already carried, and a condition that depends on the program', () => {
+      const generated = withClauses('num_threads(1)');
+      expect(check(generated.replace('num_threads(1) ', 'num_threads(1) schedule(static) '), generated).ok).toBe(true);
+      expect(check(withClauses('if(N > 1000)'))).toMatchObject({ ok: true, changes: [{ kind: 'clause-added', clause: 'if', to: 'if(N > 1000)' }] });
+      expect(check(withClauses('num_threads(10)')).ok).toBe(true);
+      expect(check(withClauses('if(10)')).ok).toBe(true);
+    });
+
+    it('names the construct when it is not a parallel region', () => {
+      const original = 'void z(int n, double *x) {\n    for (int i = 0; i < n; i++)\n        x[i] = 0.0;\n}\n';
+      const generated = insertLine(original, 2, '    #pragma omp simd ');
+      const verdict = checkDirectivesKept({ original, generated, candidate: insertLine(original, 2, '    #pragma omp simd if(simd: false) ') });
+      expect(verdict.ok).toBe(false);
+      if (!verdict.ok) expect(verdict.reason).toMatch(/switches the `simd` construct off: `if\(simd: false\)`/);
+    });
+  });
+
+  describe('preprocessor groups never compiled', () => {
+    const loop = '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n';
+    const at = (text: string) => check(MAIN_C.replace(loop, text));
+    const reason = (text: string) => {
+      const verdict = at(text);
+      return verdict.ok ? 'accepted' : verdict.reason;
+    };
+
+    it('rejects the directive in `#elif 0`, in `#else` or `#elif` after `#if 1`, and nested inside them', () => {
+      expect(reason(`#if FAST\n${loop}#elif 0\n${REDUCTION_PRAGMA}\n${loop}#else\n${loop}#endif\n`)).toMatch(/\(line 11\) is switched off by `#elif 0`; it must stay in effect/);
+      expect(reason(`#if 1\n${loop}#else\n${REDUCTION_PRAGMA}\n${loop}#endif\n`)).toMatch(/\(line 11\) is switched off by `#else` after `#if 1`/);
+      expect(reason(`#if 1 /* sequential */\n${loop}#elif defined(_OPENMP)\n${REDUCTION_PRAGMA}\n${loop}#endif\n`)).toMatch(/is switched off by `#elif defined\(_OPENMP\)` after `#if 1`/);
+      expect(reason(`#if FAST\n${loop}#elif 1\n${loop}#else\n#ifdef _OPENMP\n${REDUCTION_PRAGMA}\n${loop}#endif\n#endif\n`)).toMatch(/is switched off by `#else` after `#elif 1`/);
+    });
+
+    it('keeps a directive in a group that may be compiled: macros are not evaluated', () => {
+      expect(at(`#ifdef NEVER\n    int unused;\n#else\n${REDUCTION_PRAGMA}\n${loop}#endif\n`).ok).toBe(true);
+      expect(at(`#if 0\n    int unused;\n#elif 1\n${REDUCTION_PRAGMA}\n${loop}#endif\n`).ok).toBe(true);
+      expect(at(`#if 1\n${REDUCTION_PRAGMA}\n${loop}#else\n    int unused;\n#endif\n`).ok).toBe(true);
+      expect(at(`#if SEQUENTIAL\n    int unused;\n#elif 0\n    int unused;\n#else\n${REDUCTION_PRAGMA}\n${loop}#endif\n`).ok).toBe(true);
+    });
+  });
+
   it('rejects a candidate that moves the directive to the other identical loop', () => {
     const lines = TWIN.split('\n');
     const second = lines.lastIndexOf('    for (i = 0; i < N; i++) {') + 1;

@@ -5,8 +5,9 @@
 // written back canonically through the whole pipeline: the built CLI, the scripted agent, real
 // GNU patch, diff -Naru and gcc/g++. Before each right answer the agent gives one or two wrong ones
 // (the directive dropped, commented out with // or a block comment, switched off by #if 0 with the
-// loop copied into #else, moved to another loop, or left above a declaration), which check 5
-// rejects without a build. One run over fixtures/repairs holds every case.
+// loop copied into #else or by an `if(0)` or `num_threads(1)` clause on the right repair, moved to
+// another loop, or left above a declaration), which check 5 rejects without a build. One run over
+// fixtures/repairs holds every case.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { useFixture } from '../helpers/fixture.js';
 import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 import { readResults, runCli } from '../helpers/cli.js';
 
-type Wrong = 'dropped' | 'commented out' | 'inside a block comment' | 'switched off by #if 0' | 'moved to another loop' | 'left above the declaration';
+type Wrong = 'dropped' | 'commented out' | 'inside a block comment' | 'switched off by #if 0' | 'switched off by a clause' | 'moved to another loop' | 'left above the declaration';
 
 interface Case {
   id: string;
@@ -63,7 +64,7 @@ const CASES: Case[] = [
   {
     id: '2', file: 'src/duplicate.c', errorClass: 'duplicate-data-sharing', repair: 'the reduction variable no longer also shared',
     fix: (t) => once(t, '    for (int i', '    #pragma omp parallel for shared(a,b) reduction(+:sum)\n    for (int i'),
-    wrong: [commentedOut],
+    wrong: [commentedOut, { kind: 'switched off by a clause', base: 'original', make: (s) => once(s.original, '    for (int i', '    #pragma omp parallel for shared(a,b) reduction(+:sum) num_threads(1)\n    for (int i') }],
   },
   {
     id: '3', file: 'src/stats.c', errorClass: 'invalid-reduction', repair: 'the struct member reduced through a local variable',
@@ -84,7 +85,8 @@ const CASES: Case[] = [
   {
     id: '5', file: 'src/bias.c', errorClass: 'invalid-privatization', repair: 'the const variable made firstprivate',
     fix: (t) => once(t, '    for (int i', '    #pragma omp parallel for firstprivate(bias) shared(x)\n    for (int i'),
-    wrong: [dropped],
+    // The right repair, made to run on one thread: it builds, so only check 5 stands in its way.
+    wrong: [dropped, { kind: 'switched off by a clause', base: 'original', make: (s) => once(s.original, '    for (int i', '    #pragma omp parallel for firstprivate(bias) shared(x) if(0)\n    for (int i') }],
   },
   {
     id: '6', file: 'src/grid.cpp', errorClass: 'this-in-clause', repair: '`this` dropped: members are shared through it',
@@ -162,10 +164,11 @@ const WRONG_REASON: Record<Wrong, RegExp> = {
   dropped: /was dropped; it must stay|is not added any more; it must stay/,
   'commented out': /was commented out; it must stay in effect/,
   // These two diffs also apply to the unpatched source (their directive line is context, which the
-  // engine can do without); neither reading keeps the directive, so the unpatched one is judged
-  // (design.md, Two readings) and the directive is reported dropped.
-  'inside a block comment': /was dropped; it must stay|was commented out; it must stay in effect/,
-  'switched off by #if 0': /was dropped; it must stay|is switched off by `#if 0`; it must stay in effect/,
+  // engine can do without); neither reading keeps the directive, and the on-top one, which shows it,
+  // is judged, so the reason names what the answer did rather than "dropped".
+  'inside a block comment': /was commented out; it must stay in effect/,
+  'switched off by #if 0': /is switched off by `#if 0`; it must stay in effect/,
+  'switched off by a clause': /switches the parallel region off: `(if\(0\)|num_threads\(1\))`/,
   'moved to another loop': /was moved above `for \(int r = 0; r < rows; r\+\+\)` \(line 11\), another statement/,
   'left above the declaration': /for the loop `for \(int r = 0; r < rows; r\+\+\)` \(line 9\) stands above `const int rows = m->rows;`/,
 };

@@ -81,6 +81,12 @@ describe('directivesKept when the generated patch does not apply to the source',
     const outcome = directivesKept(task(), new Map([['1', withDirective(A, '    #pragma omp parallel for shared(x) ')], ['2', withDirective(B, '    #pragma omp parallel for ')]]));
     expect(outcome.ok).toBe(true);
   });
+
+  it('rejects a candidate that adds the same construct switched off by `if(0)`', () => {
+    const outcome = directivesKept(task(), new Map([['1', withDirective(A, '    #pragma omp parallel for shared(x) if(0) ')]]));
+    expect(outcome).toMatchObject({ ok: false });
+    if (!outcome.ok) expect(outcome.reason).toMatch(/^src\/a\.c: the `#pragma omp parallel for` directive switches the parallel region off: `if\(0\)`/);
+  });
 });
 
 describe('mayRace', () => {

@@ -1,8 +1,9 @@
 // Check 5: every OpenMP directive the generated patch added is still added, as the same construct
 // directly above the same target statement (design.md, "Directive identity"). Clauses may change;
-// deleting, commenting out or moving a directive to silence the compiler is rejected. Records what
-// changed in the clauses and whether any line other than a directive changed.
-import { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, parsePatches } from '../../patch/index.js';
+// deleting, commenting out, moving or switching off (`if(0)`, `num_threads(1)`) a directive to
+// silence the compiler is rejected. Records what changed in the clauses and whether any line other
+// than a directive changed.
+import { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, parsePatches, switchedOffByClause } from '../../patch/index.js';
 import type { DirectivesKept } from '../../formats/attempt.js';
 import type { ClauseChange } from '../../formats/results.js';
 import type { RepairTask } from '../../formats/task.js';
@@ -36,10 +37,12 @@ export function directivesKept(task: RepairTask, results: ReadonlyMap<string, st
  */
 function missingConstructs(generatedPatch: string, original: string, candidate: string): string | null {
   const [patch] = parsePatches(generatedPatch).patches;
-  const offered = directivesAddedTo(original, candidate).map((directive) => directive.construct);
+  const offered = directivesAddedTo(original, candidate);
   for (const wanted of patch ? directivesAddedByPatch(patch) : []) {
-    const at = offered.indexOf(wanted.construct);
+    const at = offered.findIndex((directive) => directive.construct === wanted.construct);
     if (at < 0) return `the generated \`#pragma omp ${wanted.construct}\` directive is not added any more; it must stay (only its clauses may change)`;
+    const off = switchedOffByClause(offered[at]!, wanted);
+    if (off !== null) return `the \`#pragma omp ${wanted.construct}\` directive ${off}`;
     offered.splice(at, 1);
   }
   return null;

@@ -58,6 +58,18 @@ describe('a build that does not compile OpenMP is refused', () => {
   });
 });
 
+describe('every mode that builds runs the probe', () => {
+  it.each([['--dry-run'], ['a repair run']])('%s with hard-coded flags: refused with exit 3, patch_generator/ untouched', async (mode) => {
+    const { root, dotDir } = demo({ cc: 'gcc', cflags: '-O2', make: 'make CC=gcc CFLAGS=-O2' });
+    const before = snapshotTree(root, outsideRepairFolder);
+    const run = await cli(dotDir, '--backend', 'builtin', '-s', '3', ...(mode === '--dry-run' ? [mode] : []));
+    expect(run.exitCode, run.stdout + run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/^patch-repair: OpenMP probe: the build passed/);
+    expect(readResults(dotDir).run).toMatchObject({ exit_code: 3, openmp_probe: { status: 'compiled' } });
+    expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
+  });
+});
+
 describe('a build that compiles OpenMP goes on', () => {
   it.each([
     ['gcc', { cc: 'gcc', cflags: '-O2 -Wall' }],

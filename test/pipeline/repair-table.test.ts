@@ -210,7 +210,9 @@ describe('a careful repair of every error class, and a wrong one before it', () 
         replies.push(await diffAnswer(scratch, abs, c.onTop ? generated : original, fixed));
       }
       const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(scratch, 'agent'), replies });
-      const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '3'], { timeoutMs: 600_000 });
+      // The scripted agent answers from one list in order, so the suggestions are asked one at a time.
+      const args = ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '3', '--agent-jobs', '1'];
+      const run = await runCli(dotDir, args, { timeoutMs: 600_000 });
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
       const results = readResults(dotDir);

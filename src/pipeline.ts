@@ -291,7 +291,7 @@ async function repairAll(context: RunContext, tally: RunTally, failing: Failing[
     scratchDir: context.scratchDir,
     ladder: o.ladder,
   };
-  // Set when a write-back failed in a way every later one would (the folder cannot be written).
+  // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
   let writesStopped: string | null = null;
   let settled = 0;
   await repairConcurrently({
@@ -314,13 +314,18 @@ async function repairAll(context: RunContext, tally: RunTally, failing: Failing[
         if (writesStopped === null) writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
         else {
           record.status = 'not_applied';
-          record.reason = `verified repair not written: ${writesStopped}; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
         }
       }
       await tally.finish(record);
     },
     skip: ({ suggestion, build }) =>
-      tally.finish(unrepairedRecord(suggestion, build, { status: 'skipped', reason: writesStopped ?? `${MAX_REPAIRS_REASON} (${options.maxRepairs})` })),
+      tally.finish(
+        unrepairedRecord(suggestion, build, {
+          status: 'skipped',
+          reason: writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`,
+        }),
+      ),
   });
   interrupt.check();
 }
@@ -457,10 +462,10 @@ async function writeRepair(
     record.reason = `verified repair not written: ${error.message}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
     const stop = error.affectsEveryWrite && remaining > 0;
     const next = stop
-      ? `the run stops repairing: every later write-back would fail the same way, so the remaining ${remaining} suggestion(s) are skipped`
+      ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
       : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
     context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${record.reason}; ${next}` });
-    return stop ? `not repaired: the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
+    return stop ? `the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
   }
   record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });

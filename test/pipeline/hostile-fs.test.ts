@@ -231,7 +231,8 @@ describe.runIf(canDropPrivileges)('a write-back that cannot write (permissions)'
     const script = path.join(c.dotDir, 'project', 'configs', 'tiny', 'compile.sh');
     writeFileSync(script, readFileSync(script, 'utf8').replace('\n', `\nchmod a-w '${folder}'\n`));
     c.before = snapshot(c.root);
-    const run = exited(await asUnprivileged(c, ['-s', '2,9']));
+    // One repair at a time, so suggestion 2's write-back fails while 9 is still to come.
+    const run = exited(await asUnprivileged(c, ['-s', '2,9', '--agent-jobs', '1']));
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(1);
     const { suggestions, run: record } = results(c);
@@ -308,9 +309,21 @@ describe.runIf(canMountReadOnly)('read-only mounts', () => {
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(1);
     const { suggestions } = results(c);
-    expect(suggestions.map((s) => [s.id, s.status])).toEqual([['2', 'not_applied'], ['3', 'skipped'], ['9', 'skipped']]);
-    expect(suggestions[0]!.reason).toContain(`${path.join(c.dotDir, 'patch_generator', '2')}: cannot write: read-only file system`);
-    expect(suggestions[1]!.reason).toMatch(/^not repaired: the write-back of suggestion 2 failed \(.*read-only file system\)$/);
+    expect(suggestions.map((s) => s.id)).toEqual(['2', '3', '9']);
+    // Repairs run concurrently: the first to finish meets the read-only folder; the others were
+    // still in flight (verified, not written) or never started (skipped), and each says why.
+    const [first, ...rest] = suggestions.filter((s) => s.reason?.startsWith(`verified repair not written: ${path.join(c.dotDir, 'patch_generator', s.id)}: cannot write`));
+    expect(rest).toEqual([]);
+    expect(first!.status).toBe('not_applied');
+    expect(first!.reason).toContain(`${path.join(c.dotDir, 'patch_generator', first!.id)}: cannot write: read-only file system`);
+    const stopped = `the write-back of suggestion ${first!.id} failed \\(.*read-only file system\\)`;
+    for (const s of suggestions.filter((other) => other !== first)) {
+      if (s.status === 'skipped') expect(s.reason).toMatch(new RegExp(`^not repaired: ${stopped}$`));
+      else {
+        expect(s.status).toBe('not_applied');
+        expect(s.reason).toMatch(new RegExp(`^verified repair not written: ${stopped}, and every later write-back would fail the same way; the repair is in attempts/${s.id}/\\d+/canonical/$`));
+      }
+    }
     expect(run.stdout).toContain('the run stops repairing');
     expectNothingLost(c);
 

@@ -3,6 +3,7 @@
 // ends the process at once. SIGHUP (the terminal went away, an ssh session dropped) only takes
 // the output away: the run goes on as under nohup, its writes to the lost terminal are dropped
 // (cli.ts), and results.json, progress.jsonl and the repairs are written as they would have been.
+import { setMaxListeners } from 'node:events';
 import { InterruptedError } from './errors.js';
 import { killAllProcessGroups } from './process.js';
 
@@ -16,6 +17,9 @@ export interface Interrupt {
 
 export function trapSignals(): Interrupt {
   const controller = new AbortController();
+  // Every build and agent call in flight listens (and stops listening when it ends): with -j 16 and
+  // several repairs at once that is more than Node's default of 10, and no leak.
+  setMaxListeners(0, controller.signal);
   const state: Interrupt = {
     signal: controller.signal,
     received: undefined,

@@ -5,6 +5,7 @@
 // objects; when they do (CMake, autotools, Meson), copies of them would be wrong elsewhere, so each
 // further workspace runs its own reference build. Each build applies one patch set in an idle
 // workspace, runs compile.sh and rolls the workspace back to its reference state (see workspace.ts).
+import { setMaxListeners } from 'node:events';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Emit } from '../formats/events.js';
@@ -105,6 +106,8 @@ export class BuildPool {
     private readonly granularityNs: bigint,
   ) {
     this.launcher = o.launcher ?? createLauncher({ name: 'local', args: [], runId: '' });
+    // One listener per build in flight, removed when it ends; -j may well exceed Node's default of 10.
+    setMaxListeners(0, this.controller.signal);
     const onAbort = () => {
       this.controller.abort(o.signal.reason);
       this.dispose().catch(() => undefined);

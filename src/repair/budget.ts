@@ -10,6 +10,7 @@
 // only be passed by calls that were already running when it was reached: the overshoot is at most
 // the cost of the calls in flight, never more than --agent-jobs calls.
 
+import { setMaxListeners } from 'node:events';
 import { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON } from '../formats/run-records.js';
 
 export { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON };
@@ -32,7 +33,10 @@ export class RunBudget {
   private readonly waiting: (() => void)[] = [];
   private readonly cancel = new AbortController();
 
-  constructor(private readonly limits: { maxCostUsd?: number }) {}
+  constructor(private readonly limits: { maxCostUsd?: number }) {
+    // One listener per agent call in flight, removed when it ends.
+    setMaxListeners(0, this.cancel.signal);
+  }
 
   /** Aborted by a fatal agent error: every call in flight is cancelled (its process group killed). */
   get signal(): AbortSignal {

@@ -85,7 +85,9 @@ describe('closed output streams', () => {
     const work = workDir();
     const command = [process.execPath, CLI, '--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work].map((a) => `'${a}'`).join(' ');
     // script(1) gives the run a real terminal (bars on); killing it closes that terminal under the run.
-    const terminal = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Without CI in the environment: CI=true (as in .ci/run) turns the bars off on purpose.
+    const { CI: _ci, ...env } = process.env;
+    const terminal = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env });
     let screen = '';
     terminal.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     // Closed once the bars are up (cli-progress hides the cursor first), while builds are running.

@@ -1,9 +1,10 @@
 // The built CLI run as a user runs it, for tests of the whole product (`npm run build` first).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../src/process.js';
 import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { EventSchema, type RunEvent } from '../../src/formats/events.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -17,4 +18,26 @@ export async function runCli(cwd: string, args: readonly string[], o: { env?: Re
 /** `patch_repair/results.json` of a .discopop folder, read through its schema. */
 export function readResults(dotDir: string): ResultsFile {
   return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+}
+
+/** `patch_repair/progress.jsonl` of a .discopop folder, every event read through its schema. */
+export function readEvents(dotDir: string): RunEvent[] {
+  return readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => EventSchema.parse(JSON.parse(line)));
+}
+
+/** Processes whose working directory is inside `dir`: builds that outlived their run or timeout. */
+export function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir + path.sep);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

@@ -1,12 +1,13 @@
 // --build-timeout on this machine, through the built CLI: a hung compile.sh ends as a timeout with
 // the output it wrote so far, its whole process tree is gone, and the timeout is recorded with the
 // run's other options.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { ResultsFileSchema } from '../../src/formats/results.js';
+import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 
 const CLI = path.resolve('dist/cli.js');
@@ -27,19 +28,6 @@ function hangingDemo(shell: string): { dotDir: string; work: string } {
   return { dotDir, work };
 }
 
-/** Processes whose working directory is inside `dir`: a build that outlived its timeout. */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir + path.sep);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe('--build-timeout', () => {
   it('ends a hung suggestion build as a timeout, records the option, and the other builds are unaffected', async () => {

@@ -2,15 +2,16 @@
 // real process per call (descriptor, runner, parser as for claude) that waits before it answers,
 // so calls really overlap; real gcc verifies. The rules are checked on what the run recorded in
 // progress.jsonl and results.json and on what the agent saw.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { EventSchema, type RunEvent } from '../../src/formats/events.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import type { RunEvent } from '../../src/formats/events.js';
 import { correctReplies, DEMO_FAILING, demoAnswers, perSuggestion as perSuggestionReply } from '../helpers/demo-answers.js';
+import { readEvents, readResults } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
+
 
 const CLI = path.resolve('dist/cli.js');
 const FAILING = DEMO_FAILING;
@@ -21,16 +22,9 @@ async function cli(dotDir: string, args: string[]) {
   return outcome;
 }
 
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+const results = readResults;
 
-function events(dotDir: string): RunEvent[] {
-  return readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => EventSchema.parse(JSON.parse(line)));
-}
+const events = readEvents;
 
 /** The most agent calls that were running at the same moment, from the event stream. */
 function mostCallsAtOnce(stream: RunEvent[]): number {

@@ -6,12 +6,12 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { EventSchema, type RunEvent } from '../../src/formats/events.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
 import { RunStateSchema } from '../../src/formats/resume-state.js';
 import { demoAnswers } from '../helpers/demo-answers.js';
+import { readEvents, readResults } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
+
 
 const CLI = path.resolve('dist/cli.js');
 
@@ -21,16 +21,9 @@ async function cli(dotDir: string, args: string[], env: Record<string, string> =
   return outcome;
 }
 
-function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-}
+const results = readResults;
 
-function events(dotDir: string): RunEvent[] {
-  return readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => EventSchema.parse(JSON.parse(line)));
-}
+const events = readEvents;
 
 let answers: Record<string, string>;
 

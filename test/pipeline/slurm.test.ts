@@ -3,7 +3,7 @@
 // interrupt leaves no job behind, a rejected job is refused before any build, Slurm's own
 // failures are retried and never recorded as failed builds, and an overrunning build is a timeout.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { runProcess } from '../../src/process.js';
 import { lockPath } from '../../src/store/index.js';
 import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm-cluster.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
@@ -94,19 +95,6 @@ async function runningJob(suffix: string, run: { stderr(): string }): Promise<{ 
   }
 }
 
-/** Processes whose working directory is inside `dir`: builds that outlived their run. */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir + path.sep);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 const notPatchRepair = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 

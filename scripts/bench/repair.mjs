@@ -14,10 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { runProcess } from '../../dist/process.js';
 import { instantiateFixture } from '../instantiate-fixture.mjs';
+import { scriptedDescriptor } from '../../test/helpers/scripted-agent/descriptor.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(repoRoot, 'dist', 'cli.js');
-const AGENT = join(repoRoot, 'test', 'helpers', 'scripted-agent', 'agent.mjs');
 const FAILING = ['2', '3', '4', '5', '6', '9'];
 
 function option(args, name, fallback) {
@@ -68,21 +68,7 @@ function scriptedAgent(dir, replies, delayMs) {
   const repliesFile = join(dir, 'replies.json');
   const stateFile = join(dir, 'state');
   writeFileSync(repliesFile, JSON.stringify(replies));
-  const descriptor = {
-    name: 'scripted',
-    command: [process.execPath, AGENT, '--replies', repliesFile, '--state', stateFile, '--delay', String(delayMs)],
-    followUp: ['--resume', '{session_id}'],
-    prompt: 'stdin',
-    version: [AGENT, '--version'],
-    output: {
-      format: 'json',
-      text: { where: { type: 'result' }, path: 'result' },
-      sessionId: { path: 'session_id' },
-      answered: { where: { type: 'result' }, is: { is_error: false } },
-      error: { where: { is_error: true }, message: 'result', status: 'api_error_status' },
-      usage: { inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', costUsd: 'total_cost_usd' },
-    },
-  };
+  const descriptor = scriptedDescriptor({ repliesFile, stateFile, delayMs });
   const descriptorFile = join(dir, 'scripted.json');
   writeFileSync(descriptorFile, JSON.stringify(descriptor));
   const calls = () => {

@@ -4,10 +4,10 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAgent } from '../../src/agent/create.js';
 import type { Agent } from '../../src/agent/types.js';
 import type { FatalReason, NoAnswerReason } from '../../src/formats/events.js';
+import { scriptedDescriptor } from './scripted-agent/descriptor.mjs';
 
 /** One call's reply: the answer text, or how the call fails. The last reply repeats. */
 export type ScriptedReply =
@@ -37,7 +37,6 @@ export interface ScriptedAgent extends Agent {
   calls(): Promise<ScriptedCall[]>;
 }
 
-const SCRIPT = fileURLToPath(new URL('./scripted-agent/agent.mjs', import.meta.url));
 
 /**
  * Writes the scripted agent's descriptor and replies under `dir`: the descriptor file is what
@@ -55,21 +54,7 @@ export async function writeScriptedDescriptor(o: {
   const repliesFile = join(o.dir, 'replies.json');
   const stateFile = join(o.dir, 'state');
   await writeFile(repliesFile, JSON.stringify(o.replies));
-  const descriptor = {
-    name: 'scripted',
-    command: [process.execPath, SCRIPT, '--replies', repliesFile, '--state', stateFile, ...(o.delayMs ? ['--delay', String(o.delayMs)] : [])],
-    ...(o.sessions === false ? {} : { followUp: ['--resume', '{session_id}'] }),
-    prompt: 'stdin',
-    version: [SCRIPT, '--version'],
-    output: {
-      format: 'json',
-      text: { where: { type: 'result' }, path: 'result' },
-      sessionId: { path: 'session_id' },
-      answered: { where: { type: 'result' }, is: { is_error: false } },
-      error: { where: { is_error: true }, message: 'result', status: 'api_error_status' },
-      usage: { inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', costUsd: 'total_cost_usd' },
-    },
-  };
+  const descriptor = scriptedDescriptor({ repliesFile, stateFile, sessions: o.sessions !== false, delayMs: o.delayMs });
   const descriptorFile = join(o.dir, 'scripted.json');
   await writeFile(descriptorFile, JSON.stringify(descriptor, null, 2));
   return { descriptorFile, stateFile };

@@ -51,9 +51,8 @@ export type CandidateVerification = Accepted | Rejected | Unsettled;
  */
 export type Verification = (Accepted | Rejected) & { candidates: CandidateVerification[] };
 
-export interface AttemptRecord {
-  /** Suggestion id. */
-  id: string;
+/** Where one try stands in a suggestion's repair, and what was asked and answered. */
+export interface TryPlace {
   /** Number under attempts/<id>/, counting builtin and agent tries together from 1. */
   attempt: number;
   tier: 'builtin' | 'agent';
@@ -65,6 +64,11 @@ export interface AttemptRecord {
   prompt: string | null;
   /** The model's text; null when the call came back without an answer. */
   answer: string | null;
+}
+
+export interface AttemptRecord extends TryPlace {
+  /** Suggestion id. */
+  id: string;
   /** answered, declined, or the no-answer / fatal reason of the call. */
   callOutcome: CallOutcome;
   callDetail: string | null;

@@ -3,7 +3,7 @@
 // the outcome into a results.json record; nothing here writes into patch_generator/.
 import type { ClauseChange } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
-import type { AttemptRecord } from './attempt.js';
+import type { AttemptRecord, TryPlace } from './attempt.js';
 import type { CheckName } from './events.js';
 
 /** What verification needs from the build stage (BuildPool): an isolated rebuild of one patch set. */
@@ -14,19 +14,12 @@ export interface VerifyBuilder {
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
 export interface AttemptRecorder {
   /** An answer as soon as it arrives, before verification: a resumed run checks it instead of asking again. */
-  writeAnswer(t: { id: string; attempt: number; tier: 'builtin' | 'agent'; conversation: number; turn: number; source: string; prompt: string | null; answer: string; costUsd: number | null }): Promise<void>;
+  writeAnswer(t: TryPlace & { id: string; answer: string; costUsd: number | null }): Promise<void>;
   write(record: AttemptRecord): Promise<void>;
 }
 
 /** One try a stopped run already made for this suggestion (its attempts/<id>/<n>/), for --resume. */
-export interface PriorTry {
-  attempt: number;
-  tier: 'builtin' | 'agent';
-  conversation: number;
-  turn: number;
-  source: string;
-  prompt: string | null;
-  answer: string | null;
+export interface PriorTry extends TryPlace {
   /** pending: the answer arrived but its verification never finished. */
   outcome: 'accepted' | 'rejected' | 'declined' | 'unanswered' | 'fatal' | 'pending';
   rejectedBy: CheckName | null;

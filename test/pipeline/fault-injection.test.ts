@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runProcess, type RunOutcome } from '../../src/process.js';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
 import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
-import { useFixture } from '../helpers/fixture.js';
+import { isRunning } from '../helpers/process-state.js';
 import { correctReplies, DEMO_FAILING, demoAnswers } from '../helpers/demo-answers.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 
@@ -92,9 +92,11 @@ beforeAll(async () => {
   }
 });
 
+// Concurrent tests clean up their own fixture copies: vitest's global onTestFinished (which
+// useFixture uses) may fire for another test of the same concurrent block and delete this one's.
 describe.concurrent('a run killed at a stage boundary', () => {
   it.each(KILL_POINTS)('$point ($signal) leaves every patch set generated or completely repaired', async ({ point, signal }) => {
-    const { root, dotDir } = useFixture('demo');
+    const { root, dotDir } = instantiateFixture('demo');
     const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
     try {
       const args = ['--backend', 'builtin', '-j', '1', '-s', SELECTED.join(','), '--work-dir', workDir];
@@ -132,13 +134,14 @@ describe.concurrent('a run killed at a stage boundary', () => {
       for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(generated[id]);
     } finally {
       rmSync(workDir, { recursive: true, force: true });
+      rmSync(path.dirname(root), { recursive: true, force: true });
     }
   });
 });
 
 describe.concurrent('a run interrupted while several agent calls are running', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('%s ends every agent, writes nothing half-done and exits by itself', async (signal) => {
-    const { root, dotDir } = useFixture('demo');
+    const { root, dotDir } = instantiateFixture('demo');
     const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
     const agentDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-agent-'));
     try {
@@ -149,7 +152,7 @@ describe.concurrent('a run interrupted while several agent calls are running', (
       await until(() => existsSync(`${stateFile}.log`) && readFileSync(`${stateFile}.log`, 'utf8').trim().split('\n').length === 2);
       child.kill(signal);
       expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
-      for (const call of await scriptedCalls(stateFile)) expect(alive(call.pid), `agent process ${call.pid} left running`).toBe(false);
+      for (const call of await scriptedCalls(stateFile)) expect(isRunning(call.pid), `agent process ${call.pid} left running`).toBe(false);
       expect(readdirSync(workDir), 'scratch folders left in --work-dir').toEqual([]);
       for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(generated[id]);
       const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
@@ -161,6 +164,7 @@ describe.concurrent('a run interrupted while several agent calls are running', (
     } finally {
       rmSync(workDir, { recursive: true, force: true });
       rmSync(agentDir, { recursive: true, force: true });
+      rmSync(path.dirname(root), { recursive: true, force: true });
     }
   });
 });
@@ -248,15 +252,6 @@ describe.concurrent('a run killed while several repairs are in flight, then --re
     }
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -10,6 +10,7 @@ import type { RunEvent } from '../../src/formats/events.js';
 import { correctReplies, DEMO_FAILING, demoAnswers, perSuggestion as perSuggestionReply } from '../helpers/demo-answers.js';
 import { readEvents, readResults } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
+import { isRunning } from '../helpers/process-state.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
 
 
@@ -171,7 +172,7 @@ describe('several repairs in flight', () => {
     // The hanging calls did not run into their two-minute timeout: they were cancelled.
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(calls).toHaveLength(4);
-    for (const call of calls) expect(alive(call.pid), `agent process ${call.pid}`).toBe(false);
+    for (const call of calls) expect(isRunning(call.pid), `agent process ${call.pid}`).toBe(false);
     const file = results(dotDir);
     for (const id of FAILING) {
       const record = file.suggestions.find((s) => s.id === id)!;
@@ -181,12 +182,3 @@ describe('several repairs in flight', () => {
     }
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,7 +1,7 @@
 // One run per .discopop: the lock file patch_repair/run.lock names its holder. It is created with
 // link(2), which fails atomically when the name exists, so two starting runs can never both win.
 // A lock whose holder is gone (killed run, or another host) is taken over with a notice.
-import { access, link, mkdir, readFile, rename, unlink } from 'node:fs/promises';
+import { access, link, mkdir, readFile, unlink } from 'node:fs/promises';
 import { constants, unlinkSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LockFileSchema, type LockFile } from '../formats/run-state.js';
@@ -32,10 +32,7 @@ export async function acquireLock(dotDir: string): Promise<RunLock> {
     if (!(await tryLink(candidate, path))) {
       const holder = await readHolder(path);
       if (holder && isLiveOnThisHost(holder)) throw heldBy(path, holder);
-      await takeOver(path, holder);
-      if (!(await tryLink(candidate, path))) {
-        throw new RefusedError(`${path}: another patch-repair run took the lock at the same moment`);
-      }
+      await takeOver(path, candidate);
       notice = takeOverNotice(holder);
     }
     return holdLock(path, content, notice);
@@ -101,25 +98,32 @@ async function readHolder(path: string): Promise<LockFile | null> {
 }
 
 /**
- * Moves the dead holder's lock aside. Two runs may both judge it dead; renaming is atomic, and the
- * loser of that race either finds nothing to move or, if it moved the winner's fresh lock, puts
- * it back and refuses.
+ * Replaces a dead holder's lock with ours. Several runs may judge it dead at once, so only the one
+ * that creates the take-over guard (link(2), atomic) may touch the lock, and it looks again under
+ * the guard: a run that took over first holds a live lock by then, and the others are refused.
+ * Renaming the lock aside instead leaves a moment with no lock, in which a third run can win too.
  */
-async function takeOver(path: string, judged: LockFile | null): Promise<void> {
-  const aside = `${path}.${process.pid}.stale`;
+async function takeOver(path: string, candidate: string): Promise<void> {
+  const guard = `${path}.takeover`;
+  if (!(await tryLink(candidate, guard))) {
+    const other = await readHolder(guard);
+    if (other && other.host === thisOwner().host && !isLiveOnThisHost(other)) {
+      throw new RefusedError(`${guard}: left by pid ${other.pid}, which is gone; remove this file and start again`);
+    }
+    throw new RefusedError(`${path}: another patch-repair run took the lock at the same moment`);
+  }
   try {
-    await rename(path, aside);
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
+    const current = await readHolder(path);
+    if (current && isLiveOnThisHost(current)) throw heldBy(path, current);
+    await unlink(path).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+    if (!(await tryLink(candidate, path))) {
+      throw new RefusedError(`${path}: another patch-repair run took the lock at the same moment`);
+    }
+  } finally {
+    await unlink(guard).catch(() => undefined);
   }
-  const moved = await readHolder(aside);
-  if (moved && judged && (moved.pid !== judged.pid || moved.started !== judged.started)) {
-    await tryLink(aside, path);
-    await unlink(aside);
-    throw heldBy(path, moved);
-  }
-  await unlink(aside);
 }
 
 function holdLock(path: string, content: string, notice: string | null): RunLock {

@@ -75,6 +75,10 @@ export async function parseCommandLine(argv: readonly string[], ctx: CommandLine
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     if (error.exitCode === 0) return { command: 'exit', code: 0 };
+    // A repair run takes no operand, so a word left over was meant as a subcommand.
+    if (error.code === 'commander.excessArguments') {
+      throw new UsageError(`unknown command '${program.args[0]}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see --help)`);
+    }
     throw new UsageError(`${error.message.replace(/^error: /, '')} (see patch-repair --help)`);
   }
   if (parsed === undefined) throw new Error('commander finished without calling an action');

@@ -7,8 +7,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { resolveAgentSettings, type AgentFlags } from './agent/config.js';
+import { loadDescriptor } from './agent/descriptor.js';
 import { LAUNCHERS, splitLauncherArgs, type LauncherName } from './build/launcher.js';
-import { checkDotDiscopopFolder } from './discopop/layout.js';
+import { checkDotDiscopopFolder, whereToRun } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
 import { repairDir } from './store/paths.js';
@@ -135,11 +136,17 @@ export interface RunFlags {
   writeLog?: boolean;
 }
 
-/** The folder `show` and `report` read; they validate its contents themselves. */
+/**
+ * The folder `show` and `report` read; they validate its contents themselves. A folder with no
+ * run in it that is not a .discopop either was not meant: the error says which one was.
+ */
 export async function subcommandDotDir(raw: string | undefined, cwd: string): Promise<string> {
   const dir = resolve(cwd, raw ?? '.');
   if ((await pathKind(dir)) !== 'directory') {
     throw new UsageError(`${dir}: --dot-dp-path: expected the .discopop folder of an earlier run; it is not a directory`);
+  }
+  if ((await pathKind(repairDir(dir))) === 'missing' && (await checkDotDiscopopFolder(dir)) !== null) {
+    throw new UsageError(`${dir}: not a .discopop folder and no run recorded here; ${await whereToRun(dir)}`);
   }
   return dir;
 }
@@ -230,7 +237,11 @@ async function agentSettings(
   llm: { path: string; explicit: boolean },
   cwd: string,
 ): Promise<AgentSettings> {
-  if (mode === 'restore' || mode === 'discover-only') return { ...AGENT_DEFAULTS, ...definedOnly(flags) };
+  if (mode === 'restore' || mode === 'discover-only') {
+    // Unused in these modes, but a misspelt --backend is still bad usage, as it is in a repair run.
+    if (flags.backend !== undefined && flags.backend !== 'builtin') await loadDescriptor(flags.backend, cwd);
+    return { ...AGENT_DEFAULTS, ...definedOnly(flags) };
+  }
   return resolveAgentSettings({ flags, llmConfigPath: llm.path, llmConfigExplicit: llm.explicit, cwd });
 }
 

@@ -10,7 +10,7 @@ import type { FileDiagnostic } from './rules/rule.js';
 export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   const { build, suggestion } = task;
   if (build.ok) return declined('the generated patch set builds; there is nothing to repair');
-  if (build.failedAt === 'patch') return declined(`the generated patch does not apply (${firstLine(build.output)}); no directive rule can help`);
+  if (build.failedAt === 'patch') return declined(`the generated patch does not apply (${build.firstError ?? firstLine(build.output)}); no directive rule can help`);
   if (build.failedAt === 'timeout') return declined('the build timed out; no compiler error to repair');
   // The build stage's parsed diagnostics: the same ones the prompt and results.json show.
   const fileIds = new Set(suggestion.files.map((file) => file.fileId));

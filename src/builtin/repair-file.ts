@@ -160,7 +160,7 @@ function repairDirective(entry: Located, context: Context): DirectiveRepair {
     return reason ? [`line ${error.line}: ${reason} (${error.message})`] : [];
   });
   if (restructuring.length > 0) return { kind: 'declined', reason: restructuring[0]! };
-  if (unresolved.length > 0) return { kind: 'declined', reason: `line ${unresolved[0]!.line}: no built-in rule repairs '${unresolved[0]!.message}'` };
+  if (unresolved.length > 0) return { kind: 'declined', reason: `line ${unresolved[0]!.line}: no built-in rule repairs the error ${unresolved[0]!.message}` };
   return { kind: 'done', state, rules };
 }
 

@@ -39,7 +39,9 @@ export async function readFileMapping(o: {
     o.problems.add(file, 'whole file', 'expected the file mapping DiscoPoP writes while instrumenting; the file is missing');
     return { files: null };
   }
-  const entries = parseEntries(text, file, o.problems);
+  const { entries, unreadable } = parseEntries(text, file, o.problems);
+  // Patches naming the id of an unreadable line would each report it missing again: one error is enough.
+  if (unreadable) return { files: null };
   if (entries.length === 0) return { files: new Map() };
 
   const recordedRoot = await findRecordedRoot(entries, o.projectRoot);
@@ -55,8 +57,9 @@ export async function readFileMapping(o: {
   return recordedRoot === o.projectRoot ? { files } : { files, relocatedFrom: recordedRoot };
 }
 
-function parseEntries(text: string, file: string, problems: Problems): Entry[] {
+function parseEntries(text: string, file: string, problems: Problems): { entries: Entry[]; unreadable: boolean } {
   const entries: Entry[] = [];
+  let unreadable = false;
   const firstLineOfId = new Map<string, number>();
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
@@ -65,11 +68,13 @@ function parseEntries(text: string, file: string, problems: Problems): Entry[] {
     const match = /^(\d+)\t(.+)$/.exec(content);
     if (!match) {
       problems.add(file, `line ${line}`, 'expected "<file id><TAB><absolute path>"');
+      unreadable = true;
       return;
     }
     const [, id, path] = match as unknown as [string, string, string];
     if (!isAbsolute(path)) {
       problems.add(file, `line ${line}`, `expected an absolute path, got "${path}"`);
+      unreadable = true;
       return;
     }
     const first = firstLineOfId.get(id);
@@ -80,7 +85,7 @@ function parseEntries(text: string, file: string, problems: Problems): Entry[] {
     firstLineOfId.set(id, line);
     entries.push({ id, path, line });
   });
-  return entries;
+  return { entries, unreadable };
 }
 
 /**

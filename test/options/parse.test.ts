@@ -190,7 +190,7 @@ describe('bad input: one line each, exit 2', () => {
     [['--frobnicate'], "unknown option '--frobnicate' (see patch-repair --help)"],
     [['--prompts'], "option '--prompts <n>' argument missing (see patch-repair --help)"],
     [['-ht'], "option '-ht, --hotspot-types <list>' argument missing (see patch-repair --help)"],
-    [['extra'], 'too many arguments. Expected 0 arguments but got 1. (see patch-repair --help)'],
+    [['extra'], "unknown command 'extra' (commands: show, report; see --help)"],
     [['show', '--prompts', '3'], "unknown option '--prompts' (see patch-repair --help)"],
     [['--prompts', '3', 'report'], 'report takes only --dot-dp-path; --prompts belongs to a repair run'],
   ])('%j', async (argv, expected) => {

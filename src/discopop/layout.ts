@@ -26,7 +26,7 @@ export async function checkDotDiscopopFolder(dir: string): Promise<string | null
  */
 export async function whereToRun(dir: string): Promise<string> {
   const inside = join(dir, '.discopop');
-  if (await isDotDiscopop(inside)) return `did you mean --dot-dp-path ${inside}?`;
+  if ((await pathKind(inside)) === 'directory') return `did you mean --dot-dp-path ${inside}?`;
   const above = await enclosingDotDiscopop(dir);
   if (above !== null) return `this folder is inside the .discopop folder ${above}: run there or pass --dot-dp-path ${above}`;
   return 'run inside .discopop or pass --dot-dp-path';

@@ -6,14 +6,15 @@ import cliProgress from 'cli-progress';
 import type { RunEvent } from '../formats/events.js';
 import { ProgressTracker, type DiscoveryProgress, type InFlight, type RepairProgress } from './progress-tracker.js';
 import { EventLines } from './event-line.js';
-import type { OutputStream, Reporter } from './terminal.js';
+import { terminalWidth, type OutputStream, type Reporter } from './terminal.js';
 
 type Bar = cliProgress.SingleBar;
 
 const ERASE_LINE = '\x1b[2K';
 const SHOW_CURSOR = '\x1b[?25h';
 
-export function createBarReporter(stream: OutputStream): Reporter {
+/** Bars and lines on `stream` (the live one); what print() gets goes to `out`. */
+export function createBarReporter(stream: OutputStream, out: OutputStream): Reporter {
   const tracker = new ProgressTracker();
   const lines = new EventLines();
   let bars: cliProgress.MultiBar | null = null;
@@ -79,8 +80,9 @@ export function createBarReporter(stream: OutputStream): Reporter {
     notice: (text) => write(`note: ${text}`),
     print(text) {
       stop();
-      stream.write(`${text}\n`);
+      out.write(`${text}\n`);
     },
+    width: terminalWidth(out),
     close: stop,
   };
 }

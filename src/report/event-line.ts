@@ -37,7 +37,7 @@ export function describeEvent(event: RunEvent): string | null {
       return `${tryOf(event)}${which}: rejected by ${event.check}: ${oneLine(event.reason)}`;
     }
     case 'written':
-      return `  suggestion ${event.id}: verified patch set written (${event.files.join(', ')})`;
+      return `  suggestion ${event.id}: verified patch set written (${event.files.length === 1 ? 'file' : 'files'} ${event.files.join(', ')})`;
     default:
       return null;
   }

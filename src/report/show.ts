@@ -10,7 +10,7 @@ import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening } from '../repair/checks/strict.js';
 import { renderSummary, usageLine } from './summary.js';
-import { type Env, isInteractive, type OutputStream, paintDiff, painter } from './terminal.js';
+import { type Env, isInteractive, type OutputStream, paintDiff, painter, terminalWidth } from './terminal.js';
 
 export interface ShowOptions {
   dotDir: string;
@@ -27,14 +27,15 @@ export async function show(o: ShowOptions): Promise<number> {
   // Transcripts are read only for an id the run knows, so any other string is a usage error, never a path.
   const known = id !== undefined && (replay.results.suggestions.some((r) => r.id === id) || replay.unfinished.includes(id));
   const attempts = known ? await readAttempts(o.dotDir, id) : [];
-  const text = id === undefined ? renderRun(replay, o.dotDir) : renderSuggestion({ replay, id, dotDir: o.dotDir, attempts, paint });
+  const text = id === undefined ? renderRun(replay, o.dotDir, terminalWidth(stream)) : renderSuggestion({ replay, id, dotDir: o.dotDir, attempts, paint });
   stream.write(`${text}\n`);
   return 0;
 }
 
 /** The run header, a blank line, then the summary exactly as the live run printed it. */
-export function renderRun(replay: ReplayedRun, dotDir: string): string {
-  const lines = [...runHeader(replay, dotDir), '', renderSummary(replay.results)];
+/** `width`: the terminal's, when the table must fit it (renderSummary). */
+export function renderRun(replay: ReplayedRun, dotDir: string, width?: number): string {
+  const lines = [...runHeader(replay, dotDir), '', renderSummary(replay.results, width === undefined ? {} : { width })];
   if (replay.unfinished.length > 0) lines.push(`Not finished: ${replay.unfinished.join(', ')} (the run ended before their results were recorded)`);
   return lines.join('\n');
 }

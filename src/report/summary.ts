@@ -6,12 +6,16 @@ import { funnelLine } from './funnel.js';
 
 export const ENDPOINT_DOWN_NOTE = `The agent endpoint looked down: no calls were made after ${ENDPOINT_DOWN_AFTER} suggestions in a row got no answer.`;
 
-export function renderSummary(results: ResultsFile): string {
+/**
+ * `width`: the terminal's columns. Each table row then fits on one screen line, its detail cut
+ * with "…" (results.json and `show <id>` have it whole); without it every row is whole.
+ */
+export function renderSummary(results: ResultsFile, o: { width?: number } = {}): string {
   const lines: string[] = [];
   const rows = results.suggestions.map(tableRow);
   const header = ['id', 'hotspot', 'files', 'status', 'calls', 'class', 'detail'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const format = (cells: string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const format = (cells: string[]) => fit(cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd(), o.width);
   lines.push(format(header));
   for (const row of rows) lines.push(format(row));
   lines.push('', ...countLines(results));
@@ -27,6 +31,10 @@ export function renderSummary(results: ResultsFile): string {
     );
   }
   return lines.join('\n');
+}
+
+function fit(line: string, width: number | undefined): string {
+  return width === undefined || line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1))}…`;
 }
 
 /** One line per status that occurred, each label saying what it counts. */

@@ -16,6 +16,11 @@ export function isInteractive(stream: OutputStream, env: Env): boolean {
   return ci === '' || ci === '0' || ci.toLowerCase() === 'false';
 }
 
+/** A terminal's width; undefined for a pipe or file, whose lines are never cut. */
+export function terminalWidth(stream: OutputStream): number | undefined {
+  return stream.isTTY === true && stream.columns !== undefined && stream.columns > 0 ? stream.columns : undefined;
+}
+
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, bold: 1, dim: 2 } as const;
 export type Style = keyof typeof CODES;
 
@@ -42,7 +47,9 @@ export function paintDiff(diff: string, paint: ReturnType<typeof painter>): stri
 export interface Reporter {
   handle(event: RunEvent): void;
   notice(text: string): void;
-  /** Text after the live part of the run (the summary); bars are taken down first. */
+  /** Text after the live part of the run (the summary), on the answer stream; bars are taken down first. */
   print(text: string): void;
+  /** Columns of the answer stream when it is a terminal: what the summary table must fit in. */
+  width: number | undefined;
   close(): void;
 }

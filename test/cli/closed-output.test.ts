@@ -26,15 +26,19 @@ function workDir(): string {
   return dir;
 }
 
-/** Runs the CLI and closes the read end of stdout after its first chunk, stderr at once. */
+/**
+ * Runs the CLI and closes the read ends of its output: both at once, or each after its first
+ * chunk (the live lines on stderr then stop early in the run, the summary on stdout after its start).
+ */
 function runClosingOutput(
   args: string[],
   o: { closeStdout: 'at-once' | 'after-first-line'; env?: Record<string, string> },
 ): Promise<{ code: number | null; signal: string | null }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
-  child.stderr.destroy();
-  if (o.closeStdout === 'at-once') child.stdout.destroy();
-  else child.stdout.once('data', () => child.stdout.destroy());
+  for (const stream of [child.stdout, child.stderr]) {
+    if (o.closeStdout === 'at-once') stream.destroy();
+    else stream.once('data', () => stream.destroy());
+  }
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
 }
 
@@ -49,7 +53,7 @@ function assertFinishedCleanly(dotDir: string, work: string, expected: Record<st
 }
 
 describe('closed output streams', () => {
-  it('stdout closed after the first line (| head -1): every repair is still made and recorded', async () => {
+  it('stdout and stderr closed after their first line (| head -1): every repair is still made and recorded', async () => {
     const { dotDir } = useFixture('demo');
     const work = workDir();
     const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work], {

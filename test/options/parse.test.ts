@@ -260,8 +260,8 @@ describe('subcommands, help and version', () => {
     [['report'], { command: 'report', dotDir: '<cwd>' }],
     [['report', '--dot-dp-path=<other>'], { command: 'report', dotDir: '<other>' }],
   ])('%j', async (argv, expected) => {
-    const cwd = writeTree({});
-    const other = writeTree({});
+    const cwd = writeTree({ 'patch_repair/': '' });
+    const other = writeTree({ 'patch_repair/': '' });
     const fill = (s: string) => s.replace('<cwd>', cwd).replace('<other>', other);
     const invocation = await parseCommandLine(argv.map(fill), context(cwd));
     expect(invocation).toEqual(JSON.parse(fill(JSON.stringify(expected))));

@@ -87,10 +87,10 @@ describe('the agent tier through the CLI', () => {
     // Only suggestions that were sent somewhere are announced as being repaired.
     for (const [index, s] of unreachable.entries()) {
       const announced = `Repairing suggestion ${s.id} (${index + 1} of 6)`;
-      if (s.attempts > 0) expect(run.stdout).toContain(announced);
+      if (s.attempts > 0) expect(run.stderr).toContain(announced);
       else {
-        expect(run.stdout).not.toContain(announced);
-        expect(run.stdout).toContain(`Suggestion ${s.id} (${index + 1} of 6): no repair tried: agent unreachable for 3 suggestions in a row; no further calls\n`);
+        expect(run.stderr).not.toContain(announced);
+        expect(run.stderr).toContain(`Suggestion ${s.id} (${index + 1} of 6): no repair tried: agent unreachable for 3 suggestions in a row; no further calls\n`);
       }
     }
   });
@@ -112,9 +112,9 @@ describe('the run names its agent', () => {
     // gcc, make and patch live in /usr/bin; node's own folder holds no agent CLI here.
     const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '-s', '3'], { env: { PATH: ['/usr/bin', '/bin', bin].join(path.delimiter) } });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    const lines = run.stdout.split('\n');
+    const lines = run.stderr.split('\n');
     const named = lines.indexOf('no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone');
-    expect(named, run.stdout).toBeGreaterThanOrEqual(0);
+    expect(named, run.stderr).toBeGreaterThanOrEqual(0);
     expect(named).toBeLessThan(lines.indexOf('Repairing suggestion 3 (1 of 1)'));
     expect(record(readResults(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'builtin' });
   });

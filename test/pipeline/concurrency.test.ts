@@ -78,7 +78,7 @@ describe('several repairs in flight', () => {
     // Written one at a time: each write-back event follows the previous one, never a second in between.
     expect(stream.filter((e) => e.type === 'written').map((e) => (e as { id: string }).id).sort()).toEqual(FAILING);
     // The plain output keeps one whole line per event, each naming its suggestion.
-    const tries = run.stdout.split('\n').filter((line) => line.includes(', try '));
+    const tries = run.stderr.split('\n').filter((line) => line.includes(', try '));
     expect(tries).toHaveLength(FAILING.length);
     for (const line of tries) expect(line).toMatch(/^ {2}suggestion \d+, try 1: agent answered$/);
   });

@@ -230,7 +230,7 @@ describe.concurrent('a run killed while several repairs are in flight, then --re
 
       const resumed = await agentRun(dotDir, agentDir, replies, ['--resume']);
       expect(resumed.outcome, resumed.outcome.kind === 'exited' ? resumed.outcome.stdout + resumed.outcome.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-      if (resumed.outcome.kind === 'exited') expect(resumed.outcome.stdout).toMatch(/resuming run \S+:/);
+      if (resumed.outcome.kind === 'exited') expect(resumed.outcome.stderr).toMatch(/resuming run \S+:/);
       if (point === 'build.after-compile@4') {
         const rebuilt = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"build-started"') && line.includes('"discovery"'));
         expect(rebuilt.length, 'discovery builds the killed run had finished are built again').toBeLessThan(8);
@@ -246,7 +246,7 @@ describe.concurrent('a run killed while several repairs are in flight, then --re
       expect(results.run.resumed_from).toMatch(/\S/);
       // Nothing left to resume: a further --resume says so and starts afresh.
       const again = await cli(dotDir, ['--dry-run', '--resume', '--backend', 'builtin']);
-      expect(again.kind === 'exited' && again.stdout).toMatch(/--resume: run \S+ finished; starting afresh/);
+      expect(again.kind === 'exited' && again.stderr).toMatch(/--resume: run \S+ finished; starting afresh/);
     } finally {
       rmSync(path.dirname(root), { recursive: true, force: true });
     }

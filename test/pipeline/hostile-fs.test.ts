@@ -242,14 +242,14 @@ describe.runIf(canDropPrivileges)('a write-back that cannot write (permissions)'
       `verified repair not written: ${folder}: cannot write: permission denied; patch_generator/2/ is unchanged, the repair is in attempts/2/1/canonical/`,
     );
     expect(existsSync(path.join(c.dotDir, 'patch_repair', 'attempts', '2', '1', 'canonical', '3.patch'))).toBe(true);
-    expect(run.stdout).toContain('the run goes on with the other suggestions');
+    expect(run.stderr).toContain('the run goes on with the other suggestions');
     expectNothingLost(c, ['9']);
 
     // Writable again, the next run neither "undoes an interrupted write-back" nor fails.
     chmodSync(folder, 0o755);
     writeFileSync(script, readFileSync(script, 'utf8').replace(`chmod a-w '${folder}'\n`, ''));
     const next = exited(await asUnprivileged(c, ['-s', '2,9']));
-    expect(next.stdout).not.toContain('interrupted');
+    expect(next.stderr).not.toContain('interrupted');
     expect(next.exitCode).toBe(0);
     expect(results(c).suggestions.map((s) => s.status)).toEqual(['repaired', 'ok']);
   });
@@ -324,12 +324,12 @@ describe.runIf(canMountReadOnly)('read-only mounts', () => {
         expect(s.reason).toMatch(new RegExp(`^verified repair not written: ${stopped}, and every later write-back would fail the same way; the repair is in attempts/${s.id}/\\d+/canonical/$`));
       }
     }
-    expect(run.stdout).toContain('the run stops repairing');
+    expect(run.stderr).toContain('the run stops repairing');
     expectNothingLost(c);
 
     writeFileSync(script, readFileSync(script, 'utf8').replace(/^mount -o remount.*\n/m, ''));
     const next = exited(await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2,3,9']), cwd: tmpdir(), timeoutMs: 180_000 }));
-    expect(next.stdout).not.toContain('interrupted');
+    expect(next.stderr).not.toContain('interrupted');
     expect(next.exitCode).toBe(0);
   });
 });

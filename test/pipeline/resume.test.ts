@@ -42,7 +42,7 @@ it('keeps what a run stopped by --max-repairs finished, reuses its discovery bui
 
   const resumed = await cli(dotDir, ['--backend', 'builtin', '--resume']);
   expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
-  expect(resumed.kind === 'exited' && resumed.stdout).toMatch(new RegExp(`resuming run ${stopped.run.id}: 2 suggestion\\(s\\) kept as finished, 6 discovery build\\(s\\) reused`));
+  expect(resumed.kind === 'exited' && resumed.stderr).toMatch(new RegExp(`resuming run ${stopped.run.id}: 2 suggestion\\(s\\) kept as finished, 6 discovery build\\(s\\) reused`));
   const file = results(dotDir);
   expect(file.run.resumed_from).toBe(stopped.run.id);
   expect(file.run.counts).toMatchObject({ ok: 2, repaired: 6, skipped: 1 });
@@ -94,7 +94,7 @@ it('says in one line that the project changed, trusts nothing of the old run and
 
   const resumed = await cli(dotDir, ['--backend', 'builtin', '--resume']);
   expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
-  const notes = (resumed.kind === 'exited' ? resumed.stdout : '').split('\n').filter((line) => line.includes('--resume'));
+  const notes = (resumed.kind === 'exited' ? resumed.stderr : '').split('\n').filter((line) => line.includes('--resume'));
   expect(notes).toEqual([expect.stringMatching(/^note: --resume: the project changed since run \S+ \(sources, compile.sh, settings or compiler\), so nothing of it is trusted; starting afresh$/)]);
   expect(results(dotDir).run.resumed_from).toBeNull();
   // Everything was built again.
@@ -105,6 +105,6 @@ it('with nothing to resume says so and runs as usual', async () => {
   const { dotDir } = useFixture('demo');
   const run = await cli(dotDir, ['--backend', 'builtin', '--resume', '-s', '2']);
   expect(run.kind === 'exited' && run.exitCode).toBe(0);
-  expect(run.kind === 'exited' && run.stdout).toContain('note: --resume: no earlier run to resume; starting afresh');
+  expect(run.kind === 'exited' && run.stderr).toContain('note: --resume: no earlier run to resume; starting afresh');
   expect(results(dotDir).suggestions[0]).toMatchObject({ id: '2', status: 'repaired' });
 });

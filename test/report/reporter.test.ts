@@ -48,14 +48,17 @@ describe('outside an interactive terminal', () => {
     ['a pipe', { tty: false }, {}],
     ['a terminal in CI', { tty: true }, { CI: 'true' }],
     ['a terminal with NO_COLOR', { tty: true }, { NO_COLOR: '1' }],
-  ])('%s gets one plain line per event worth seeing, and no escape code', (_what, terminal, env) => {
-    const stream = new FakeTerminal(terminal);
-    const reporter = createReporter({ stream, env });
+  ])('%s gets one plain line per event worth seeing on the live stream, the summary alone on the answer stream, and no escape code', (_what, terminal, env) => {
+    const live = new FakeTerminal(terminal);
+    const answer = new FakeTerminal(terminal);
+    const reporter = createReporter({ stream: answer, live, env });
     for (const event of EVENTS) reporter.handle(event);
+    reporter.notice('a stale lock was removed');
     reporter.print(`\n${SUMMARY}`);
     reporter.close();
-    expect(stream.text).not.toContain('\x1b');
-    expect(stream.text).toBe(`${[...plainLines(EVENTS), '', SUMMARY].join('\n')}\n`);
+    expect(live.text + answer.text).not.toContain('\x1b');
+    expect(live.text).toBe(`${[...plainLines(EVENTS), 'note: a stale lock was removed'].join('\n')}\n`);
+    expect(answer.text).toBe(`\n${SUMMARY}\n`);
   });
 });
 
@@ -67,7 +70,7 @@ describe('on an interactive terminal', () => {
   /** Feeds the events with a redraw after every `burst` of them: several lines may wait for one redraw. */
   function play(events: RunEvent[], stream: FakeTerminal, burst = 1) {
     vi.useFakeTimers();
-    const reporter = createReporter({ stream, env: {} });
+    const reporter = createReporter({ stream, live: stream, env: {} });
     events.forEach((event, index) => {
       reporter.handle(event);
       if ((index + 1) % burst === 0) vi.advanceTimersByTime(150);
@@ -136,7 +139,7 @@ describe('on an interactive terminal', () => {
 
   it('prints notices that come before any bar straight away', () => {
     const stream = new FakeTerminal({ tty: true });
-    const reporter = createReporter({ stream, env: {} });
+    const reporter = createReporter({ stream, live: stream, env: {} });
     reporter.notice('another run left a stale lock; it was removed');
     reporter.close();
     expect(stream.text).toBe('note: another run left a stale lock; it was removed\n');

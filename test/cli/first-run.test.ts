@@ -1,0 +1,125 @@
+// What a first-time user meets on the demo, through the built CLI: which stream says what, the
+// usage errors that name the way out, and reasons that quote the tool that complained.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { useFixture } from '../helpers/fixture.js';
+import { readResults, runCli } from '../helpers/cli.js';
+
+/** gcc, make and patch live in /usr/bin; node's own folder holds no agent CLI here. */
+const NO_AGENT_PATH = { PATH: ['/usr/bin', '/bin', path.dirname(process.execPath)].join(path.delimiter) };
+
+const progressLog = (dotDir: string) => path.join(dotDir, 'patch_repair', 'progress.jsonl');
+
+function emptyDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pr-first-run-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('streams', () => {
+  it('stdout carries the summary alone; progress, warnings and notes go to stderr', async () => {
+    const { dotDir, root } = useFixture('demo');
+    // The project recorded elsewhere: the run warns that it relocated the files.
+    const mapping = path.join(dotDir, 'FileMapping.txt');
+    writeFileSync(mapping, readFileSync(mapping, 'utf8').replaceAll(root, '/home/someone/else/demo'));
+    const run = await runCli(dotDir, ['-s', '2,3'], { env: NO_AGENT_PATH });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toContain('warning: FileMapping.txt records the project at /home/someone/else/demo');
+    expect(run.stderr).toContain('no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone');
+    expect(run.stderr).toContain('Repairing suggestion 2 (1 of 2)');
+    const out = run.stdout.trim().split('\n');
+    expect(out[0]).toMatch(/^id +hotspot +files +status +calls +class +detail$/);
+    expect(out.slice(1, 3).map((line) => line.split(/ +/)[0])).toEqual(['2', '3']);
+    expect(run.stdout).toContain('Repaired and written: 2\n');
+    expect(run.stdout).not.toMatch(/warning|note:|no agent CLI|Repairing|Building/);
+  });
+
+  it('names the file ids a written patch set changed', async () => {
+    const { dotDir } = useFixture('demo');
+    const run = await runCli(dotDir, ['--backend', 'builtin', '-s', '9'], { env: NO_AGENT_PATH });
+    expect(run.exitCode, run.stderr).toBe(0);
+    // Of its two files, the repair changed one.
+    expect(readResults(dotDir).suggestions[0]).toMatchObject({ id: '9', status: 'repaired', files: ['2', '4'], changed_files: ['4'] });
+    expect(run.stderr).toContain('  suggestion 9: verified patch set written (file 4)\n');
+  });
+});
+
+describe('usage errors that name the way out', () => {
+  it('an unknown subcommand is named as one, exit 2', async () => {
+    const { dotDir } = useFixture('demo');
+    const run = await runCli(dotDir, ['frobnicate']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe("patch-repair: unknown command 'frobnicate' (commands: show, report; see --help)\n");
+    expect(run.stdout).toBe('');
+  });
+
+  it('--backend is checked with --discover-only as it is in a repair run: exit 2, nothing built', async () => {
+    const { dotDir } = useFixture('demo');
+    const alone = await runCli(dotDir, ['--backend', 'gpt']);
+    const discovering = await runCli(dotDir, ['--backend', 'gpt', '--discover-only']);
+    expect([alone.exitCode, discovering.exitCode]).toEqual([2, 2]);
+    expect(discovering.stderr).toMatch(/^patch-repair: --backend gpt: unknown backend \(known: .*builtin/);
+    expect(discovering.stderr).toBe(alone.stderr);
+    expect(existsSync(progressLog(dotDir))).toBe(false);
+  });
+
+  it('run from a folder inside .discopop, the error names that .discopop', async () => {
+    const { dotDir } = useFixture('demo');
+    const run = await runCli(path.join(dotDir, 'patch_generator'), []);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`this folder is inside the .discopop folder ${dotDir}: run there or pass --dot-dp-path ${dotDir}`);
+  });
+
+  it('show and report outside any .discopop say to pass --dot-dp-path; from the project root they name its .discopop', async () => {
+    const elsewhere = emptyDir();
+    for (const command of ['show', 'report']) {
+      const run = await runCli(elsewhere, [command]);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toBe(`patch-repair: ${elsewhere}: not a .discopop folder and no run recorded here; run inside .discopop or pass --dot-dp-path\n`);
+    }
+    const { dotDir, root } = useFixture('demo');
+    const fromRoot = await runCli(root, ['show']);
+    expect(fromRoot.exitCode).toBe(2);
+    expect(fromRoot.stderr).toContain(`did you mean --dot-dp-path ${dotDir}?`);
+  });
+});
+
+describe('reasons that quote the tool that complained', () => {
+  it('an unreadable FileMapping.txt line is one error, not one more for every patch of that file id', async () => {
+    const { dotDir } = useFixture('demo');
+    const mapping = path.join(dotDir, 'FileMapping.txt');
+    // Suggestions 0, 5 and 9 patch file id 2.
+    writeFileSync(mapping, readFileSync(mapping, 'utf8').replace(/^2\t/m, '2 '));
+    const run = await runCli(dotDir, ['--discover-only']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe(`patch-repair: ${mapping}: line 2: expected "<file id><TAB><absolute path>"\n`);
+  });
+
+  it("a truncated generated patch: the built-in repairer's reason quotes patch's complaint, not 'patching file'", async () => {
+    const { dotDir } = useFixture('demo');
+    const patchFile = path.join(dotDir, 'patch_generator', '3', '5.patch');
+    const text = readFileSync(patchFile, 'utf8');
+    // Cut right after the hunk header: GNU patch says "unexpected end of file in patch".
+    writeFileSync(patchFile, text.slice(0, text.indexOf('\n', text.indexOf('@@')) + 1));
+    const run = await runCli(dotDir, ['-s', '3'], { env: NO_AGENT_PATH });
+    expect(run.exitCode, run.stderr).toBe(1);
+    const [record] = readResults(dotDir).suggestions;
+    expect(record).toMatchObject({ id: '3', status: 'failed', error_class: 'patch-does-not-apply' });
+    expect(record!.builtin.declined).toContain('the generated patch does not apply (src/matvec.c: patch: **** unexpected end of file in patch)');
+    expect(record!.reason).not.toContain('patching file');
+  });
+
+  it('a compiler message that quotes is not wrapped in a second pair of quotes', async () => {
+    const { dotDir } = useFixture('demo');
+    const patchFile = path.join(dotDir, 'patch_generator', '3', '5.patch');
+    // No built-in rule repairs a reduction over an array section of an int.
+    writeFileSync(patchFile, readFileSync(patchFile, 'utf8').replace(/^\+ *#pragma omp parallel for .*$/m, '+    #pragma omp parallel for reduction(+:cols[0:2]) shared(a,x,y)'));
+    const run = await runCli(dotDir, ['-s', '3'], { env: NO_AGENT_PATH });
+    expect(run.exitCode, run.stderr).toBe(1);
+    const [record] = readResults(dotDir).suggestions;
+    expect(record!.builtin.declined).toContain("no built-in rule repairs the error 'cols' does not have pointer or array type");
+    expect(run.stdout + run.stderr).not.toContain("''cols'");
+  });
+});

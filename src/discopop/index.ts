@@ -1,7 +1,7 @@
 // Reads and validates a whole .discopop folder into one DotDiscopop value. Every problem found is
 // collected first and reported together in one UsageError, one line each.
 import { realpath } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { DotDiscopop, PatternInfo, Suggestion } from '../formats/types.js';
 import { readApplied } from './applied.js';
@@ -9,12 +9,13 @@ import { readBuildConfig } from './build-config.js';
 import { readFileMapping } from './file-mapping.js';
 import { classifyHotspot, readLoopHotspots } from './hotspots.js';
 import { checkDotDiscopopFolder } from './layout.js';
+import { pathKind } from './path-kind.js';
 import { readPatchSets } from './patch-sets.js';
 import { readPatterns } from './patterns.js';
 import { Problems } from './problems.js';
 
 export { refuseIfApplied } from './applied.js';
-export { selectSuggestions } from './select.js';
+export { notConsidered, selectSuggestions } from './select.js';
 export { classifyHotspot } from './hotspots.js';
 export { checkDotDiscopopFolder } from './layout.js';
 
@@ -45,6 +46,12 @@ export async function readDotDiscopop(dotDir: string, configName: string, projec
     return { ...folder, pattern, hotspot: classifyHotspot(pattern, loops) };
   });
   const notices: string[] = [];
+  // Without patterns.json no suggestion has a line range, so the hotspot data places none of them.
+  if (loops.length > 0 && (await pathKind(join(dot, 'explorer', 'patterns.json'))) === 'missing') {
+    notices.push(
+      `${join(dot, 'explorer', 'patterns.json')} is missing while hotspot_detection/Hotspots.json exists: every suggestion is therefore unclassified, and -ht leaves every unclassified one out; name the suggestions to check with -s`,
+    );
+  }
   if (mapping.relocatedFrom !== undefined) {
     notices.push(
       `FileMapping.txt records the project at ${mapping.relocatedFrom}; the same files exist under ${projectRoot}, so they are read from there`,

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { DotDiscopop, Hotness, Suggestion } from '../formats/types.js';
+import type { NotConsidered } from '../formats/results.js';
 
 /**
  * The suggestions a run considers. `-s` ids win over the hotspot filter and may name suggestions
@@ -22,6 +23,17 @@ export function selectSuggestions(
   }
   const wanted = new Set(o.suggestions);
   return dp.suggestions.filter((s) => wanted.has(s.id));
+}
+
+export const UNCLASSIFIED = 'unclassified (no hotspot entry)';
+export const NOT_IN_S = 'not in -s';
+
+/** The suggestions of `dp` a selection leaves out, each with the reason, in patch_generator/ order. */
+export function notConsidered(dp: DotDiscopop, considered: readonly Suggestion[], o: { suggestions?: readonly string[] }): NotConsidered[] {
+  const taken = new Set(considered.map((s) => s.id));
+  return dp.suggestions
+    .filter((s) => !taken.has(s.id))
+    .map((s) => ({ id: s.id, reason: o.suggestions !== undefined ? NOT_IN_S : s.hotspot === null ? UNCLASSIFIED : `hotspot ${s.hotspot}` }));
 }
 
 function describeIds(ids: string[]): string {

@@ -82,6 +82,14 @@ export const OpenmpProbeSchema = z.object({
 });
 export type OpenmpProbe = z.infer<typeof OpenmpProbeSchema>;
 
+export const NotConsideredSchema = z.object({
+  id: z.string(),
+  reason: z
+    .string()
+    .describe("'hotspot NO' (or YES, MAYBE): its hotspot type is not in -ht; 'unclassified (no hotspot entry)': the hotspot data does not place it, and -ht never includes such a one; 'not in -s'"),
+});
+export type NotConsidered = z.infer<typeof NotConsideredSchema>;
+
 export const RunRecordSchema = z.object({
   id: z.string(),
   started: z.string(),
@@ -101,6 +109,10 @@ export const RunRecordSchema = z.object({
   exit_code: z.number().int().nullable(),
   openmp_probe: OpenmpProbeSchema.nullable().default(null).describe('null until the probe ran'),
   resumed_from: z.string().nullable().optional().describe('the run this one continued (--resume)'),
+  not_considered: z
+    .array(NotConsideredSchema)
+    .default([])
+    .describe('suggestions of patch_generator/ this run left out, each with the reason; they have no entry in suggestions'),
   workspaces: z
     .object({
       count: z.number().int().positive().describe('build workspaces made'),

@@ -1,7 +1,7 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
 import type { RepairOutcome } from './outcome.js';
-import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './results.js';
+import { SUGGESTION_STATUSES, type ResultsFile, type RunRecord, type SuggestionRecord, type SuggestionStatus } from './results.js';
 import type { BuildResult, Suggestion } from './types.js';
 
 export interface AgentIdentity {
@@ -110,8 +110,10 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
  * "no patch" or by --max-repairs included. 1: something failed, its agent was unreachable, its
  * verified repair could not be written back, or it was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
  */
-export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'>, o: { fatalAgentError: boolean }): number {
+export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> }, o: { fatalAgentError: boolean }): number {
   if (o.fatalAgentError) return 4;
+  // Suggestions exist but the selection left out every one: nothing was checked, which is no success.
+  if (results.suggestions.length === 0 && results.run.not_considered.length > 0) return 1;
   const unfinished = results.suggestions.some(
     (record) =>
       record.status === 'failed' ||

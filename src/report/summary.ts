@@ -1,6 +1,6 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
-import type { ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
+import type { NotConsidered, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 import { funnelLine } from './funnel.js';
 
@@ -18,7 +18,7 @@ export function renderSummary(results: ResultsFile, o: { width?: number } = {}):
   const format = (cells: string[]) => fit(cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd(), o.width);
   lines.push(format(header));
   for (const row of rows) lines.push(format(row));
-  lines.push('', ...countLines(results));
+  lines.push('', ...countLines(results), ...notConsideredLines(results));
   if (results.run.endpoint_down) lines.push(ENDPOINT_DOWN_NOTE);
   for (const entry of results.run.funnel) lines.push(funnelLine(entry) + (entry.written === null && results.run.mode === 'dry-run' ? ' (--dry-run: nothing written)' : ''));
   const usage = usageLine(results.run);
@@ -63,6 +63,22 @@ function countLines(results: ResultsFile): string[] {
     lines.push(`Skipped, not built or not repaired: ${count('skipped')} (${[...why].map(([reason, n]) => `${reason}: ${n}`).join('; ')})`);
   }
   return lines;
+}
+
+/** `Not considered: 4 (hotspot NO: 0, 5, 7, 8)`, one group per reason, and what to do when that was every suggestion. */
+function notConsideredLines(results: ResultsFile): string[] {
+  const left = results.run.not_considered;
+  if (left.length === 0) return [];
+  const lines = [`Not considered: ${describeNotConsidered(left)}`];
+  if (results.suggestions.length === 0) lines.push('No suggestion was considered, so nothing was checked: choose them with -ht (hotspot types) or -s (ids)');
+  return lines;
+}
+
+/** `4 (hotspot NO: 0, 5, 7, 8)`: how many, then the ids grouped by reason. */
+export function describeNotConsidered(left: readonly NotConsidered[]): string {
+  const byReason = new Map<string, string[]>();
+  for (const { id, reason } of left) byReason.set(reason, [...(byReason.get(reason) ?? []), id]);
+  return `${left.length} (${[...byReason].map(([reason, ids]) => `${reason}: ${ids.join(', ')}`).join('; ')})`;
 }
 
 /** `Agent usage reported: 1234 input tokens, 567 output tokens, $0.0123`; null when nothing was reported. */

@@ -22,6 +22,7 @@ const run: RunRecord = {
   funnel: [],
   exit_code: null,
   openmp_probe: null,
+  not_considered: [],
 };
 
 function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {

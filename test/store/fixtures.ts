@@ -20,6 +20,7 @@ export function runRecord(id: string): RunRecord {
     funnel: [{ tier: 'builtin', backend: 'builtin', model: null, answered: 1, extracted: 1, applies: 1, canonical: 1, directives_kept: 1, strict: null, builds: 1, written: 1 }],
     exit_code: 0,
     openmp_probe: null,
+    not_considered: [],
   };
 }
 

@@ -8,7 +8,7 @@ import { SUGGESTION_STATUSES } from '../../formats/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import { agentLabel } from '../run-replay.js';
-import { ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
+import { describeNotConsidered, ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
 import { describeWeakening } from '../../repair/checks/strict.js';
 import { describeProbe } from '../event-line.js';
@@ -59,6 +59,7 @@ function header(data: ReviewData): string {
     ['exit code', run.exit_code === null ? '-' : String(run.exit_code)],
   ];
   if (run.openmp_probe) facts.push(['OpenMP probe', describeProbe(run.openmp_probe)]);
+  if (run.not_considered.length > 0) facts.push(['not considered', describeNotConsidered(run.not_considered)]);
   const usage = usageLine(run);
   if (usage) facts.push(['agent usage', usage.replace(/^Agent usage reported: /, '')]);
   const unfinished = replay.unfinished.length;

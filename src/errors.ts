@@ -12,7 +12,15 @@ export class UsageError extends PatchRepairError {
 
 /** A precondition refuses the run (applied suggestions, a broken reference build, the lock): exit 3. */
 export class RefusedError extends PatchRepairError {
-  readonly exitCode = 3;
+  readonly exitCode: number = 3;
+}
+
+/**
+ * The agent the run would call (named by --backend or a connection, or needed under --no-builtin)
+ * cannot be started: refused before any build, with the exit code of a fatal agent error (4).
+ */
+export class AgentUnavailableError extends RefusedError {
+  override readonly exitCode = 4;
 }
 
 /** Raised when SIGINT/SIGTERM asked the run to stop; carries 130 or 143. */

@@ -2,7 +2,7 @@
 // really needed (never for --discover-only, --restore, show or report).
 import { access, constants } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { AgentUnavailableError, UsageError } from '../errors.js';
 import type { AgentSettings } from '../formats/run-options.js';
 import { CliAgent, type CliAgentOptions } from './cli-agent.js';
 import type { Descriptor } from '../formats/descriptor.js';
@@ -17,15 +17,17 @@ export interface CreateAgentOptions {
   systemPrompt: string;
   /** Added to every CLI call's environment (tests: isolated HOME, the stub's address). */
   env?: Readonly<Record<string, string>>;
-  /** Where detection looks; defaults to $PATH. */
+  /** Where detection looks; defaults to the PATH of `env`, else $PATH. */
   searchPath?: string;
+  /** The run has no other repairer (--no-builtin): finding no agent is a refusal, not a notice. */
+  required?: boolean;
   onRun?: CliAgentOptions['onRun'];
 }
 
 export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent | null; notice: string | null }> {
   const { settings } = o;
   if (settings.backend === 'builtin') return { agent: null, notice: null };
-  const searchPath = o.searchPath ?? process.env.PATH ?? '';
+  const searchPath = o.searchPath ?? o.env?.PATH ?? process.env.PATH ?? '';
 
   let descriptor: Descriptor;
   let notice: string | null = null;
@@ -35,6 +37,7 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
     const found = await detectInstalled(searchPath);
     if (found.length === 0) {
       const names = (await builtinBackendNames()).join(', ');
+      if (o.required) throw new AgentUnavailableError(`--no-builtin leaves every repair to an agent, and no agent CLI is on PATH (looked for ${names}); install one, or name it with --backend`);
       return { agent: null, notice: `no agent CLI found on PATH (looked for ${names}); the built-in repairer runs alone` };
     }
     if (found.length > 1) {
@@ -61,6 +64,13 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
     if (!(error instanceof MissingValue)) throw error;
     const hint = error.placeholder === 'model' ? ': give --model, or "model" in the connection' : '';
     throw new UsageError(`backend ${descriptor.name}: its command needs {${error.placeholder}}, which has no value${hint}`);
+  }
+  // Found now or never: a run must not spend its builds before learning it cannot call its agent.
+  if ((await findExecutable(agent.executable, searchPath)) === null) {
+    const namedBy = settings.connection !== undefined ? `connection ${settings.connection}: backend ${descriptor.name}` : `--backend ${settings.backend ?? descriptor.name}`;
+    throw new AgentUnavailableError(
+      `${namedBy}: cannot start ${agent.executable}: no such executable${agent.executable.includes('/') ? '' : ' on PATH'}; install it, give its path as "executable" in llm_config.json, or choose --backend builtin`,
+    );
   }
   return { agent, notice };
 }

@@ -23,7 +23,7 @@ export function callResultOf(o: {
   if (o.cliVersion !== undefined) usage.cliVersion = o.cliVersion;
   switch (outcome.kind) {
     case 'spawn-failed':
-      return { kind: 'fatal', reason: 'misconfigured', detail: `${o.executable} ${describeOutcome(outcome)}`, usage };
+      return { kind: 'fatal', reason: 'misconfigured', detail: `${o.executable} ${describeOutcome(outcome)}`, usage, started: false };
     case 'canceled':
       return { kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered', usage };
     case 'timeout': {

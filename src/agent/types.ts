@@ -14,7 +14,8 @@ export interface Conversation {
 export type CallResult =
   | { kind: 'answered'; text: string; conversation: Conversation; usage: CallUsage }
   | { kind: 'no-answer'; reason: NoAnswerReason; detail: string; usage: CallUsage }
-  | { kind: 'fatal'; reason: FatalReason; detail: string; usage: CallUsage };
+  /** `started: false`: the CLI could not even be started (spawn failed), so no call was made. */
+  | { kind: 'fatal'; reason: FatalReason; detail: string; usage: CallUsage; started?: false };
 
 export interface Agent {
   readonly backend: string;

@@ -196,7 +196,9 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           } finally {
             deps.budget.endCall(result?.usage.costUsd);
           }
-          tally.calls += 1;
+          // A CLI that could not be started was not called: neither a call nor an unanswered one.
+          const called = !(result.kind === 'fatal' && result.started === false);
+          if (called) tally.calls += 1;
           tally.usage = addUsage(tally.usage, result.usage);
           const record = { id, attempt, tier: 'agent', conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text, usage: result.usage } satisfies Partial<AttemptRecord>;
           if (result.kind === 'answered') {
@@ -209,7 +211,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
             prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
             break;
           }
-          tally.unanswered += 1;
+          if (called) tally.unanswered += 1;
           await deps.attempts.write({ ...record, answer: null, callOutcome: result.reason, callDetail: result.detail, verification: null });
           if (result.kind === 'fatal') {
             deps.budget.setFatal(result.reason, result.detail);

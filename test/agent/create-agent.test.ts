@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/create.js';
-import { UsageError } from '../../src/errors.js';
+import { AgentUnavailableError, UsageError } from '../../src/errors.js';
 import type { AgentSettings } from '../../src/formats/run-options.js';
 
 const BASE: AgentSettings = { agentTimeoutS: 20, prompts: 2, retries: 2, maxAttempts: 6, agentErrorRetries: 2 };
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
-function executable(dir: string, name: string, script: string): string {
+function executable(dir: string, name: string, script: string, shebang = '#!/bin/sh'): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, name);
-  writeFileSync(file, `#!/bin/sh\n${script}\n`);
+  writeFileSync(file, `${shebang}\n${script}\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -51,14 +51,25 @@ describe('createAgent: detection only when an agent is needed', () => {
     );
   });
 
-  it('a missing executable is a fatal misconfiguration at the first call, not a crash', async () => {
-    const { agent } = await createAgent({
-      settings: { ...BASE, backend: 'claude', executable: '/nonexistent/claude' },
-      scratchDir: temp('pr-ca-'),
-      systemPrompt: 's',
-    });
+  it('a named agent whose executable is missing is refused when the agent is made, with exit 4', async () => {
+    const made = createAgent({ settings: { ...BASE, backend: 'claude', executable: '/nonexistent/claude' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' });
+    await expect(made).rejects.toThrow(AgentUnavailableError);
+    await expect(made).rejects.toThrow('--backend claude: cannot start /nonexistent/claude: no such executable; install it');
+    const notOnPath = createAgent({ settings: { ...BASE, backend: 'claude' }, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: temp('pr-empty-') });
+    await expect(notOnPath).rejects.toThrow('--backend claude: cannot start claude: no such executable on PATH');
+  });
+
+  it('with --no-builtin, finding no agent CLI is a refusal, not a notice', async () => {
+    const made = createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: temp('pr-empty-'), required: true });
+    await expect(made).rejects.toThrow(/^--no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\)/);
+  });
+
+  it('an executable that cannot be started (its interpreter is missing) is a fatal misconfiguration that made no call', async () => {
+    const bin = temp('pr-bin-');
+    executable(bin, 'claude', 'true', '#!/nonexistent/interpreter');
+    const { agent } = await createAgent({ settings: { ...BASE, backend: 'claude', executable: join(bin, 'claude') }, scratchDir: temp('pr-ca-'), systemPrompt: 's' });
     const r = await agent!.call(await agent!.open(), 'p');
-    expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
+    expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured', started: false });
   });
 });
 

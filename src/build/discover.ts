@@ -31,7 +31,7 @@ export async function discover(o: {
 }): Promise<DiscoveryResult> {
   const withPatch = o.considered.filter((s) => s.files.length > 0);
   const toBuild = withPatch.filter((s) => !o.reused?.has(s.id));
-  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, jobs: o.pool.jobs });
+  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, reused: withPatch.length - toBuild.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();
   const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
   if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));

@@ -48,7 +48,7 @@ const BuildPurpose = z.enum(['reference', 'probe', 'discovery', 'verify']);
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('run-started'), run: RunRecordSchema }),
   z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
-  z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()).describe('every considered suggestion, in order'), builds: z.number().int().nonnegative().describe('how many of them have a patch to build'), jobs: z.number().int() }),
+  z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()).describe('every considered suggestion, in order'), builds: z.number().int().nonnegative().describe('how many of them have a patch to build now'), reused: z.number().int().nonnegative().default(0).describe('discovery builds taken over from the resumed run instead of built again'), jobs: z.number().int() }),
   z.object({ ...base, type: z.literal('build-started'), id: z.string().nullable().describe('null = reference build or OpenMP probe'), purpose: BuildPurpose }),
   z.object({
     ...base,

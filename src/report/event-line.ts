@@ -7,8 +7,12 @@ export function describeEvent(event: RunEvent): string | null {
   switch (event.type) {
     case 'notice':
       return `${event.level === 'info' ? 'note' : event.level}: ${event.message}`;
-    case 'discovery-started':
-      return `Building ${event.builds} suggestion(s) with ${event.jobs} job(s)`;
+    case 'discovery-started': {
+      const reusing = `reusing ${event.reused} discovery build(s) of the resumed run`;
+      if (event.reused > 0 && event.builds === 0) return `${reusing[0]!.toUpperCase()}${reusing.slice(1)}; no suggestion to build again`;
+      const building = `Building ${event.builds} suggestion(s) with ${event.jobs} job(s)`;
+      return event.reused > 0 ? `${building}, ${reusing}` : building;
+    }
     case 'build-finished': {
       if (event.purpose === 'verify' || event.purpose === 'probe') return null;
       const what = event.id === null ? 'reference build' : `suggestion ${event.id}`;

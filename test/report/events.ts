@@ -60,7 +60,7 @@ const build = { purpose: 'discovery' as const, duration_ms: 10 };
 export const SAMPLE_RUN: EventInput[] = [
   { type: 'run-started', run },
   { type: 'notice', level: 'warning', message: 'hotspot data missing: every suggestion is YES' },
-  { type: 'discovery-started', suggestions: ['a', 'b', 'c', 'd'], builds: 4, jobs: 2 },
+  { type: 'discovery-started', suggestions: ['a', 'b', 'c', 'd'], builds: 4, reused: 0, jobs: 2 },
   { type: 'build-started', id: null, purpose: 'reference' },
   { type: 'build-finished', id: null, purpose: 'reference', ok: true, error_class: null, first_error: null, duration_ms: 10 },
   { type: 'build-finished', id: 'a', ...build, ok: true, error_class: null, first_error: null },

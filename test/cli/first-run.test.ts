@@ -1,11 +1,11 @@
 // What a first-time user meets on the demo, through the built CLI: which stream says what, the
 // usage errors that name the way out, and reasons that quote the tool that complained.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
-import { readResults, runCli } from '../helpers/cli.js';
+import { readEvents, readResults, runCli } from '../helpers/cli.js';
 
 /** gcc, make and patch live in /usr/bin; node's own folder holds no agent CLI here. */
 const NO_AGENT_PATH = { PATH: ['/usr/bin', '/bin', path.dirname(process.execPath)].join(path.delimiter) };
@@ -121,5 +121,99 @@ describe('reasons that quote the tool that complained', () => {
     const [record] = readResults(dotDir).suggestions;
     expect(record!.builtin.declined).toContain("no built-in rule repairs the error 'cols' does not have pointer or array type");
     expect(run.stdout + run.stderr).not.toContain("''cols'");
+  });
+});
+
+describe('an agent that cannot be started', () => {
+  it('--backend claude with no claude on PATH is refused before any build: one line, exit 4', async () => {
+    const { dotDir } = useFixture('demo');
+    const run = await runCli(dotDir, ['--backend', 'claude'], { env: NO_AGENT_PATH });
+    expect(run.exitCode).toBe(4);
+    expect(run.stderr).toBe(
+      'patch-repair: --backend claude: cannot start claude: no such executable on PATH; install it, give its path as "executable" in llm_config.json, or choose --backend builtin\n',
+    );
+    expect(run.stdout).toBe('');
+    expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
+  });
+
+  it('--no-builtin with no agent CLI on PATH is refused before any build, exit 4', async () => {
+    const { dotDir } = useFixture('demo');
+    const run = await runCli(dotDir, ['--no-builtin'], { env: NO_AGENT_PATH });
+    expect(run.exitCode).toBe(4);
+    expect(run.stderr).toMatch(/^patch-repair: --no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\); install one, or name it with --backend\n$/);
+    expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
+  });
+
+  it('a CLI that is there but cannot be spawned (its interpreter is missing) ends the run with exit 4 and counts no call', async () => {
+    const { dotDir } = useFixture('demo');
+    const dir = emptyDir();
+    const script = path.join(dir, 'broken-agent');
+    writeFileSync(script, '#!/nonexistent/interpreter\n');
+    chmodSync(script, 0o755);
+    const descriptor = path.join(dir, 'broken.json');
+    writeFileSync(descriptor, JSON.stringify({ name: 'broken', command: [script], prompt: 'stdin' }));
+    const run = await runCli(dotDir, ['--backend', descriptor, '--no-builtin', '-s', '3'], { env: NO_AGENT_PATH });
+    expect(run.exitCode, run.stderr).toBe(4);
+    const [record] = readResults(dotDir).suggestions;
+    expect(record).toMatchObject({ id: '3', status: 'skipped', attempts: 0, unanswered: 0 });
+    expect(record!.reason).toContain('agent unusable (misconfigured)');
+  });
+});
+
+describe('nothing left out silently', () => {
+  it('names the suggestions -ht leaves out, with the reason, on screen, in results.json and on the review page', async () => {
+    const { dotDir } = useFixture('demo');
+    const run = await runCli(dotDir, ['--discover-only']);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const results = readResults(dotDir);
+    expect(results.run.not_considered).toEqual([{ id: '8', reason: 'hotspot NO' }]);
+    expect(results.suggestions.map((s) => s.id)).not.toContain('8');
+    expect(run.stdout).toContain('\nNot considered: 1 (hotspot NO: 8)\n');
+    expect((await runCli(dotDir, ['report'])).exitCode).toBe(0);
+    expect(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8')).toContain('<dt>not considered</dt><dd>1 (hotspot NO: 8)</dd>');
+
+    const chosen = await runCli(dotDir, ['--discover-only', '-s', '2,3']);
+    expect(chosen.exitCode, chosen.stderr).toBe(1);
+    expect(readResults(dotDir).run.not_considered.map((n) => n.reason)).toEqual(Array(8).fill('not in -s'));
+    expect(chosen.stdout).toContain('\nNot considered: 8 (not in -s: 0, 1, 4, 5, 6, 7, 8, 9)\n');
+  });
+
+  it('without patterns.json beside Hotspots.json: a warning naming the file, every suggestion unclassified, exit 1', async () => {
+    const { dotDir } = useFixture('demo');
+    for (const folder of ['explorer', 'optimizer']) rmSync(path.join(dotDir, folder, 'patterns.json'));
+    const run = await runCli(dotDir, []);
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      `warning: ${path.join(dotDir, 'explorer', 'patterns.json')} is missing while hotspot_detection/Hotspots.json exists: every suggestion is therefore unclassified, and -ht leaves every unclassified one out; name the suggestions to check with -s\n`,
+    );
+    const results = readResults(dotDir);
+    expect(results.suggestions).toEqual([]);
+    expect(results.run.not_considered).toHaveLength(10);
+    expect(new Set(results.run.not_considered.map((n) => n.reason))).toEqual(new Set(['unclassified (no hotspot entry)']));
+    expect(run.stdout).toContain('No suggestion was considered, so nothing was checked: choose them with -ht (hotspot types) or -s (ids)\n');
+    expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
+  });
+});
+
+describe('interrupted during discovery', () => {
+  it('suggestions whose build had finished keep their result; only the unfinished ones are skipped (interrupted)', async () => {
+    const { dotDir } = useFixture('demo');
+    // SIGINT once the fourth build (reference, probe or suggestion) has compiled: some have finished, some not.
+    const run = await runCli(dotDir, ['--discover-only', '-j', '1'], { env: { ...NO_AGENT_PATH, PATCH_REPAIR_FAULT: 'build.after-compile@4:SIGINT' } });
+    expect(run.exitCode, run.stderr).toBe(130);
+    const finished = new Map(
+      readEvents(dotDir).flatMap((e) => (e.type === 'build-finished' && e.purpose === 'discovery' && e.id !== null ? [[e.id, e] as const] : [])),
+    );
+    const { suggestions } = readResults(dotDir);
+    const built = suggestions.filter((s) => finished.has(s.id));
+    const unfinished = suggestions.filter((s) => !finished.has(s.id) && s.reason !== 'no patch');
+    expect(built.length).toBeGreaterThan(0);
+    expect(unfinished.length).toBeGreaterThan(0);
+    for (const record of built) {
+      const build = finished.get(record.id)!;
+      if (build.ok) expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'ok' });
+      else expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'failed', error_class: build.error_class });
+    }
+    for (const record of unfinished) expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'skipped', reason: 'interrupted' });
   });
 });

@@ -383,7 +383,7 @@ export class BuildPool {
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;
       // The message names the limit the user set, not what was left of it after patching.
-      return compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added });
+      return compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));

@@ -1,6 +1,6 @@
 // Discovery: the reference build, then every considered suggestion's generated patch set built on
 // its own, all at once up to the pool's job count.
-import { RefusedError } from '../errors.js';
+import { ClusterError, RefusedError } from '../errors.js';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../formats/types.js';
 import { saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
@@ -35,13 +35,20 @@ export async function discover(o: {
   const reference = await o.pool.referenceBuild();
   const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
   if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));
-  const built = await Promise.all(
-    toBuild.map(async (s) => {
-      const build = await o.pool.build(s.id, generatedPatchSet(s), 'discovery');
-      await o.onBuilt?.(s.id, build);
-      return build;
-    }),
-  );
+  const pending = toBuild.map(async (s) => {
+    const build = await o.pool.build(s.id, generatedPatchSet(s), 'discovery');
+    await o.onBuilt?.(s.id, build);
+    return build;
+  });
+  let built: BuildResult[];
+  try {
+    built = await Promise.all(pending);
+  } catch (error) {
+    // An interrupt cancels every build at once: the ones that had finished are handed to onBuilt
+    // first, so the run keeps their result. A cluster failure stops discovery at once.
+    if (!(error instanceof ClusterError)) await Promise.allSettled(pending);
+    throw error;
+  }
   const builds = new Map(toBuild.map((s, i) => [s.id, built[i] as BuildResult]));
   for (const s of withPatch) {
     const reused = o.reused?.get(s.id);

@@ -3,7 +3,7 @@ import type { WorkspacePlacement } from '../build/index.js';
 import { faultPoint } from '../fault.js';
 import { renderSummary } from '../report/summary.js';
 import { countStatuses, exitCodeFor, isFinal, unrepairedRecord, usageTotals, type AgentIdentity } from '../formats/run-records.js';
-import type { ResultsFile, RunRecord } from '../formats/results.js';
+import type { NotConsidered, ResultsFile, RunRecord, SuggestionRecord } from '../formats/results.js';
 import type { RunOptions } from '../formats/run-options.js';
 import { writeResults } from '../store/index.js';
 import type { RunContext } from './session.js';
@@ -21,17 +21,28 @@ export async function finish(
   o: { refused: boolean } = { refused: false },
 ): Promise<number> {
   const { options, emit, reporter } = context;
-  const suggestions = tally.considered.map((suggestion) => {
+  const suggestions: SuggestionRecord[] = [];
+  for (const suggestion of tally.considered) {
     const known = tally.records.get(suggestion.id);
-    if (known) return known;
-    const record = unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason });
-    // Nothing of a refused run's suggestions is under way: each is settled, and show lists it so.
-    if (o.refused) tally.finish(record);
-    return record;
-  });
+    if (known) {
+      suggestions.push(known);
+      continue;
+    }
+    // A refused run's builds prove nothing (the probe compiled, the cluster failed them): none is kept.
+    const record = o.refused
+      ? unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason })
+      : tally.unfinishedRecord(suggestion, unfinishedReason);
+    // Nothing of a refused run's suggestions is under way, and a build that finished settled its
+    // suggestion: each is finished, and show lists it so.
+    if (o.refused || record.status !== 'skipped') await tally.finish(record);
+    suggestions.push(record);
+  }
   const results: ResultsFile = {
     version: 1,
-    run: { ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom }), openmp_probe: tally.probe },
+    run: {
+      ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom, notConsidered: tally.notConsidered }),
+      openmp_probe: tally.probe,
+    },
     suggestions,
   };
   const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: tally.budget.fatal !== null });
@@ -52,7 +63,7 @@ export async function finish(
   await writeResults(options.dotDir, results);
   faultPoint('pipeline.after-results');
   emit({ type: 'run-finished', run: results.run });
-  if (!o.refused) reporter.print(`\n${renderSummary(results)}`);
+  if (!o.refused) reporter.print(`\n${renderSummary(results, reporter.width === undefined ? {} : { width: reporter.width })}`);
   return exitCode;
 }
 
@@ -61,7 +72,7 @@ const RECORDED_PATH_FILES = 10;
 
 export function runRecord(
   context: Pick<RunContext, 'options' | 'runId' | 'started'>,
-  o: { identity: AgentIdentity; placement?: WorkspacePlacement | undefined; resumedFrom: string | null },
+  o: { identity: AgentIdentity; placement?: WorkspacePlacement | undefined; resumedFrom: string | null; notConsidered: NotConsidered[] },
 ): RunRecord {
   const { options } = context;
   const { placement } = o;
@@ -91,6 +102,7 @@ export function runRecord(
     exit_code: null,
     resumed_from: o.resumedFrom,
     openmp_probe: null,
+    not_considered: o.notConsidered,
     ...(workspaces && { workspaces }),
   };
 }

@@ -8,7 +8,7 @@ import type { RunOptions } from '../formats/run-options.js';
 import { discoveryStage } from './discovery.js';
 import { finish, runRecord } from './finish.js';
 import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
-import { repairStage } from './repair.js';
+import { chooseAgent, repairStage } from './repair.js';
 import { restore } from './restore.js';
 import { Session } from './session.js';
 import { RunTally } from './tally.js';
@@ -35,12 +35,17 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const pre = await preflight(options);
     const context = await session.begin();
     const { emit } = context;
-    emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null }) });
+    emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null, notConsidered: pre.notConsidered }) });
     for (const notice of pre.dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
-    const tally = new RunTally(context, pre.considered);
+    const tally = new RunTally(context, pre.considered, pre.notConsidered);
     try {
+      // With no suggestion considered there is nothing to build; the summary says why.
+      if (pre.considered.length === 0) return await finish(context, tally, null, null);
+      // Before any build: a run must not spend its builds before learning its agent cannot start.
+      const agent = options.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
       const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
+      tally.repairedEarlier = repairedEarlier;
       const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier, keep: (record) => tally.finish(record) });
       if (resume) {
         tally.resumedFrom = resume.plan.from;
@@ -50,7 +55,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else if (failing.length > 0) {
-        await repairStage(context, tally, failing, { dp: pre.dp, pool, ladder: pre.ladder!, continued: resume?.plan.continued ?? new Map() });
+        await repairStage(context, tally, failing, { dp: pre.dp, pool, agent, ladder: pre.ladder!, continued: resume?.plan.continued ?? new Map() });
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run

@@ -2,14 +2,14 @@
 // run, and (after the session began) work out what --resume takes over from the run before.
 import path from 'node:path';
 import { buildInputsDigest, suggestionBuildDigest } from '../build/index.js';
-import { readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
+import { notConsidered, readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
 import { RefusedError } from '../errors.js';
 import { atLeast } from '../log.js';
 import { loadPromptLadder, type PromptLadder } from '../repair/index.js';
 import { planResume, type ResumePlan } from '../repair/resume.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { RunState } from '../formats/resume-state.js';
-import type { SuggestionRecord } from '../formats/results.js';
+import type { NotConsidered, SuggestionRecord } from '../formats/results.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
 import { copyAttempts, digestDir, readAttemptsIn, readRunState, RunStateWriter, unwritableSuggestionFolders } from '../store/index.js';
 import { readWrittenDigest } from '../store/backup.js';
@@ -18,6 +18,8 @@ import type { RunContext } from './session.js';
 export interface Preflight {
   dp: DotDiscopop;
   considered: Suggestion[];
+  /** The suggestions of patch_generator/ the selection left out, each with the reason. */
+  notConsidered: NotConsidered[];
   /** null for --discover-only, which asks nobody. */
   ladder: PromptLadder | null;
   /** The run-state of the run --resume continues, read before the rotation moves it to history/. */
@@ -28,12 +30,13 @@ export async function preflight(options: RunOptions): Promise<Preflight> {
   const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
   refuseIfApplied(dp);
   const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
+  const left = notConsidered(dp, considered, { ...(options.suggestions !== undefined && { suggestions: options.suggestions }) });
   if (options.mode === 'repair') await refuseUnwritable(options.dotDir, considered);
   // A broken --prompt-dir must stop the run before any build spends minutes.
   const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
   // Only the most recent run can be resumed.
   const previousState = options.resume ? await readRunState(options.dotDir) : null;
-  return { dp, considered, ladder, previousState };
+  return { dp, considered, notConsidered: left, ladder, previousState };
 }
 
 async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[]): Promise<void> {

@@ -1,5 +1,6 @@
-// Repair: the agent is chosen, the failing suggestions are repaired concurrently, and each verified
-// repair is written back as it settles → one record per failing suggestion.
+// Repair: the agent (chosen before discovery) and the built-in repairer repair the failing
+// suggestions concurrently, and each verified repair is written back as it settles → one record
+// per failing suggestion.
 import { readFile } from 'node:fs/promises';
 import { createAgent } from '../agent/create.js';
 import type { Agent } from '../agent/types.js';
@@ -22,10 +23,10 @@ export async function repairStage(
   context: RunContext,
   tally: RunTally,
   failing: Failing[],
-  o: { dp: DotDiscopop; pool: BuildPool; ladder: PromptLadder; continued: Map<string, string> },
+  o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; continued: Map<string, string> },
 ): Promise<void> {
   const { options, emit, interrupt } = context;
-  const agent = await chooseAgent(context, o.ladder);
+  const { agent } = o;
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
   tally.identity = { backend: agent?.backend ?? (options.builtin ? 'builtin' : null), model: agent?.model ?? null };
   const deps: RepairDeps = {
@@ -79,12 +80,16 @@ export async function repairStage(
   interrupt.check();
 }
 
-async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
+/**
+ * The agent the repair stage will call, made before any build: one that cannot be started refuses
+ * the run (AgentUnavailableError), and so does --no-builtin when no agent CLI is found.
+ */
+export async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
-  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system });
+  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, required: !options.builtin });
   // options.md: the run names the agent it picked before its first call, at the default log level.
   if (notice) emit({ type: 'agent-picked', message: notice });
-  if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: 'no agent and --no-builtin: failing suggestions cannot be repaired' });
+  if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired' });
   return agent;
 }
 

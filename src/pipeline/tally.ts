@@ -1,8 +1,8 @@
 // The records of one run as they come in, and what run-state.json keeps of them for --resume.
 import type { WorkspacePlacement } from '../build/index.js';
 import { RunBudget } from '../repair/index.js';
-import { buildsRecord, isFinal, noPatchRecord, type AgentIdentity } from '../formats/run-records.js';
-import type { OpenmpProbe, SuggestionRecord } from '../formats/results.js';
+import { buildsRecord, isFinal, noPatchRecord, unrepairedRecord, type AgentIdentity } from '../formats/run-records.js';
+import type { NotConsidered, OpenmpProbe, SuggestionRecord } from '../formats/results.js';
 import type { BuildResult, Suggestion } from '../formats/types.js';
 import type { RunStateWriter } from '../store/index.js';
 import type { RunContext } from './session.js';
@@ -23,11 +23,14 @@ export class RunTally {
   resumedFrom: string | null = null;
   /** The run's run-state.json; null for --discover-only, which cannot be resumed. */
   state: RunStateWriter | null = null;
+  /** Suggestions whose patches are what an earlier repair wrote. */
+  repairedEarlier: ReadonlySet<string> = new Set();
   private digests = new Map<string, string>();
 
   constructor(
     private readonly context: RunContext,
     readonly considered: Suggestion[],
+    readonly notConsidered: NotConsidered[],
   ) {
     this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
   }
@@ -51,12 +54,28 @@ export class RunTally {
     await writer.save();
   }
 
-  /** A discovery build, recorded as soon as it finished with the digest of what it depended on. */
+  /**
+   * A discovery build, kept as soon as it finished (an interrupted discovery still knows it) and
+   * recorded in run-state.json with the digest of what it depended on.
+   */
   async noteBuild(id: string, build: BuildResult): Promise<void> {
+    this.builds.set(id, build);
     const digest = this.digests.get(id);
     if (!this.state || digest === undefined) return;
     this.state.state.builds[id] = { digest, build };
     await this.state.save();
+  }
+
+  /**
+   * The record of a suggestion the run did not finish, for `reason` (interrupted, …): one whose
+   * discovery build finished keeps what that build settled (it builds; under --discover-only, it
+   * fails), every other one is skipped.
+   */
+  unfinishedRecord(suggestion: Suggestion, reason: string | null): SuggestionRecord {
+    const build = this.builds.get(suggestion.id);
+    if (build?.ok) return buildsRecord(suggestion, this.repairedEarlier.has(suggestion.id));
+    if (build && this.context.options.mode === 'discover-only') return unrepairedRecord(suggestion, build, { status: 'failed', reason: null });
+    return unrepairedRecord(suggestion, build ?? null, { status: 'skipped', reason });
   }
 
   /** Records what discovery settles (no patch, builds) and returns the failing suggestions. */

@@ -206,10 +206,11 @@ describe('the built-in repairer tier', () => {
 
   it('a declined built-in try is recorded, and without an agent the suggestion fails with its reason', async () => {
     const h = await harness([good()], { options: { builtin: true } });
-    const unappliable = { ...project.task, build: { ...project.task.build, failedAt: 'patch' as const, output: 'Hunk #1 FAILED at 8.\n' } };
+    // As the build stage records a patch failure: the output opens with 'patching file', firstError is patch's complaint.
+    const unappliable = { ...project.task, build: { ...project.task.build, failedAt: 'patch' as const, output: 'patching file src/main.c\nHunk #1 FAILED at 8.\n', firstError: 'src/main.c: Hunk #1 FAILED at 8.' } };
     const outcome = await repairSuggestion(unappliable, { ...h.deps, agent: null });
     expect(outcome).toMatchObject({ status: 'failed', attempts: 0, builtin: { tries: 1, accepted: false } });
-    expect(outcome.builtin.declined).toMatch(/^declined: the generated patch does not apply \(Hunk #1 FAILED at 8\.\)/);
+    expect(outcome.builtin.declined).toMatch(/^declined: the generated patch does not apply \(src\/main\.c: Hunk #1 FAILED at 8\.\)/);
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^built-in repairer: declined: .*; no agent available$/);
     expect(h.written).toMatchObject([{ tier: 'builtin', attempt: 1, callOutcome: 'declined', answer: null }]);
   });

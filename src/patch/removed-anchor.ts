@@ -3,12 +3,19 @@
 // context. Context lines that match keep their file line; the others stand for nothing, and the
 // file's lines stay. An added line must sit next to a removed or matching line, or it has no place.
 import type { Hunk, ScoreParts } from './model.js';
-import type { FileView } from './locate.js';
 import { compareLines, type LineForms, type LineMatch } from './similarity.js';
 
 const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mismatch: 0 };
 /** Removed text shorter than this (`}`, `);`) is found everywhere and says nothing about the place. */
 const MIN_REMOVED_CHARACTERS = 4;
+
+/** What this needs of locate.ts's FileView (declared here so the import points one way). */
+export interface FileView {
+  readonly lines: readonly string[];
+  readonly squeezed: readonly string[];
+  readonly positions: Map<string, number[]>;
+  forms(index: number): LineForms;
+}
 
 export interface RemovedPlacement {
   start: number;

@@ -537,6 +537,7 @@ function runRecord(context: RunContext, identity: AgentIdentity, placement?: Wor
     exit_code: null,
     resumed_from: context.resumedFrom,
     openmp_probe: null,
+    run_reference: null,
     ...(workspaces && { workspaces }),
   };
 }

@@ -33,6 +33,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     input_tokens: null,
     output_tokens: null,
     cost_usd: null,
+    run_check: null,
   };
 }
 
@@ -83,6 +84,7 @@ export function outcomeRecord(
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
       may_race: outcome.mayRace,
+      run_check: outcome.runCheck,
     };
   }
   return { ...common, status: outcome.status, reason: outcome.reason };

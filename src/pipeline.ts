@@ -53,6 +53,7 @@ import {
   unwritableSuggestionFolders,
   writeBack,
   WriteBackFailed,
+  writtenPaths,
   writeResults,
 } from './store/index.js';
 import { readWrittenDigest } from './store/backup.js';
@@ -468,6 +469,7 @@ async function writeRepair(
     return stop ? `the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
   }
   record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
+  Object.assign(record, writtenPaths(suggestion.id, record.changed_files));
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');
   return null;

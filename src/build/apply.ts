@@ -6,11 +6,11 @@ import { isAbsolute, join } from 'node:path';
 import { encodeText } from '../bytes.js';
 import { describeOutcome, runProcess } from '../process.js';
 import { compareIds, type DotDiscopop, type PatchSet } from '../formats/types.js';
-import { align } from '../patch/index.js';
+import { align, isOmpPragma } from '../patch/index.js';
 import type { AddedLines } from './diagnostics.js';
 
 export type ApplyOutcome =
-  | { ok: true; changed: string[]; added: AddedLines; output: string }
+  | { ok: true; changed: string[]; added: AddedLines; directives: AddedLines; output: string }
   | { ok: false; output: string; failures: ApplyFailure[] };
 
 export interface ApplyFailure {
@@ -41,6 +41,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
   await mkdir(request.patchDir, { recursive: true });
   const changed: string[] = [];
   const added = new Map<string, Set<number>>();
+  const directives = new Map<string, Set<number>>();
   const failures: ApplyFailure[] = [];
   const output: string[] = [];
   const deadline = Date.now() + request.timeoutMs;
@@ -70,7 +71,10 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
     output.push(words.trimEnd());
     if (outcome.kind === 'exited' && outcome.exitCode === 0) {
       changed.push(target.relPath);
-      added.set(fileId, addedLineNumbers(before, await readFile(join(workspaceRoot, target.relPath), 'utf8')));
+      const after = await readFile(join(workspaceRoot, target.relPath), 'utf8');
+      const lines = addedLineNumbers(before, after);
+      added.set(fileId, lines);
+      directives.set(fileId, directiveLineNumbers(after, lines));
       continue;
     }
     const reason =
@@ -79,7 +83,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
     failures.push({ fileId, relPath: target.relPath, reason });
   }
   const text = output.filter((line) => line.length > 0).join('\n') + '\n';
-  return failures.length === 0 ? { ok: true, changed, added, output: text } : { ok: false, output: text, failures };
+  return failures.length === 0 ? { ok: true, changed, added, directives, output: text } : { ok: false, output: text, failures };
 }
 
 /**
@@ -92,6 +96,12 @@ export function addedLineNumbers(before: string, after: string): Set<number> {
     if (line.changed) lines.add(index + 1);
   });
   return lines;
+}
+
+/** Those of the `added` lines (1-based) of `after` that are `#pragma omp` lines. */
+export function directiveLineNumbers(after: string, added: ReadonlySet<number>): Set<number> {
+  const lines = after.split('\n');
+  return new Set([...added].filter((line) => isOmpPragma(lines[line - 1] ?? '')));
 }
 
 type Target = { ok: true; relPath: string } | { ok: false; reason: string };

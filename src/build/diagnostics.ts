@@ -107,6 +107,27 @@ export function judgeDiagnostics(diagnostics: readonly Diagnostic[], added: Adde
   });
 }
 
+/**
+ * clang parses the statement right below a loop directive as the loop it expects: a declaration
+ * there reads "expected expression", a block's closing brace "expected statement". gcc says "for
+ * statement expected before …" for both.
+ */
+const PARSED_AS_LOOP = /^expected (?:expression|statement)$/;
+
+/**
+ * Classes from where a diagnostic points, where the text alone says too little (design.md, Error
+ * classes): an error that clang's parser raises on the line right below a `#pragma omp` line the
+ * patch set added is the misplaced directive gcc names `directive-not-before-loop`, so the same
+ * mistake gets the same class under both compilers. `directiveLines`: the added `#pragma omp`
+ * lines (1-based, patched numbering) by file id.
+ */
+export function classifyByPosition(diagnostics: readonly Diagnostic[], directiveLines: AddedLines): Diagnostic[] {
+  return diagnostics.map((d) => {
+    if (d.errorClass !== 'other' || d.fileId === undefined || d.line === undefined || !PARSED_AS_LOOP.test(d.message)) return d;
+    return directiveLines.get(d.fileId)?.has(d.line - 1) ? { ...d, errorClass: 'directive-not-before-loop' } : d;
+  });
+}
+
 function parseLine(line: string): Parsed | undefined {
   const located = LOCATED.exec(line)?.groups;
   if (located) {

@@ -421,7 +421,7 @@ export class BuildPool {
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;
       // The message names the limit the user set, not what was left of it after patching.
-      const result = compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added });
+      const result = compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
       if (result.ok && then) await then(this.programIn(workspaceRoot, label));
       return result;
     } finally {

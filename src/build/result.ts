@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
-import { classifyError, firstError, judgeDiagnostics, parseDiagnostics, type AddedLines } from './diagnostics.js';
+import { classifyByPosition, classifyError, firstError, judgeDiagnostics, parseDiagnostics, type AddedLines } from './diagnostics.js';
 
 export function patchFailure(o: { dp: DotDiscopop; output: string; failures: ApplyFailure[]; workspaceRoot: string; durationMs: number }): BuildResult {
   const diagnostics: Diagnostic[] = o.failures.map((failure) => ({
@@ -43,12 +43,14 @@ export function compileResult(o: {
   durationMs: number;
   patchNotes?: string;
   added?: AddedLines;
+  /** The added `#pragma omp` lines: what clang's "expected expression" below one means (classifyByPosition). */
+  directives?: AddedLines;
 }): BuildResult {
   const { outcome, dp, workspaceRoot } = o;
   const compiled = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;
   const raw = (o.patchNotes ?? '') + compiled;
   const exitedZero = outcome.kind === 'exited' && outcome.exitCode === 0;
-  const diagnostics = outcome.kind === 'timeout' ? [] : judgeDiagnostics(parseDiagnostics(compiled, dp, workspaceRoot), o.added ?? new Map());
+  const diagnostics = outcome.kind === 'timeout' ? [] : classifyByPosition(judgeDiagnostics(parseDiagnostics(compiled, dp, workspaceRoot), o.added ?? new Map()), o.directives ?? new Map());
   const firstDiagnostic = firstError(diagnostics);
   if (exitedZero && firstDiagnostic === undefined) {
     return { ok: true, output: inProject(raw, workspaceRoot, dp), diagnostics: [], durationMs: o.durationMs };

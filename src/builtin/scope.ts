@@ -23,6 +23,8 @@ export interface DirectiveSite {
   visible: Map<string, Declaration>;
   /** Names declared in the governed statement (loop init and body included). */
   declaredInside: Set<string>;
+  /** Names declared by the setup between the directive and its loop: visible once it moves onto the loop. */
+  declaredBetween: Set<string>;
   /** False inside a member function whose class (or a base) is not in this file: member names are unknown. */
   membersKnown: boolean;
   /** Rows of the enclosing function (gcc reports an undeclared name only once per function in C). */
@@ -31,8 +33,10 @@ export interface DirectiveSite {
 
 /** `afterRow`: the first row after the directive's own line(s). */
 export function analyzeSite(tree: SyntaxTree, afterRow: number): DirectiveSite {
-  const target = firstStatementFrom(tree.rootNode, afterRow);
-  const lookup = target ? findLoop(target) : { kind: 'not-a-loop' as const, statement: null, reason: 'no statement follows the directive' };
+  const inBlock = firstStatementFrom(tree.rootNode, afterRow);
+  const closed = inBlock ? null : closedBlock(tree.rootNode, afterRow - 1);
+  const target = inBlock ?? closed?.next ?? null;
+  const lookup = lookupFor(target, closed);
   const governed = lookup.kind === 'loop' ? lookup.loop : target;
   const visible = new Map<string, Declaration>();
   let membersKnown = true;
@@ -42,7 +46,41 @@ export function analyzeSite(tree: SyntaxTree, afterRow: number): DirectiveSite {
     membersKnown = scopes.membersKnown;
     functionRows = scopes.functionRows;
   }
-  return { target, lookup, visible, declaredInside: governed ? namesDeclaredIn(governed) : new Set(), membersKnown, functionRows };
+  const declaredBetween = new Set(lookup.kind === 'loop'
+    ? lookup.path.flatMap((node) => (node.type === 'declaration' ? declarationsOf(node, 'variable').map((declaration) => declaration.name) : []))
+    : []);
+  return { target, lookup, visible, declaredInside: governed ? namesDeclaredIn(governed) : new Set(), declaredBetween, membersKnown, functionRows };
+}
+
+function lookupFor(target: SyntaxNode | null, closed: { block: SyntaxNode; next: SyntaxNode | null } | null): LoopLookup {
+  if (target === null) {
+    return { kind: 'not-a-loop', statement: null, reason: closed ? `no statement follows the block the directive closes (line ${closed.block.endPosition.row + 1})` : 'no statement follows the directive' };
+  }
+  const lookup = findLoop(target);
+  // At a block's closing brace the directive means the first loop after that block (design.md).
+  return closed && lookup.kind === 'loop' ? { ...lookup, path: [closed.block, ...lookup.path] } : lookup;
+}
+
+/**
+ * The innermost block holding `row` whose closing brace the directive stands at (nothing of the
+ * block follows it), and the statement after that block in the enclosing block; null at the end
+ * of a function body.
+ */
+function closedBlock(root: SyntaxNode, row: number): { block: SyntaxNode; next: SyntaxNode | null } | null {
+  let block: SyntaxNode | null = null;
+  for (let node: SyntaxNode | null = root; node;) {
+    const inner: SyntaxNode | null = node.namedChildren.find((child) => child !== null && child.startPosition.row <= row && child.endPosition.row > row) ?? null;
+    if (inner?.type === 'compound_statement') block = inner;
+    node = inner;
+  }
+  if (block === null) return null;
+  let statement: SyntaxNode = block;
+  while (statement.parent && statement.parent.type !== 'compound_statement') {
+    if (/^(function_definition|lambda_expression|translation_unit)$/.test(statement.parent.type)) return null;
+    statement = statement.parent;
+  }
+  if (!statement.parent) return null;
+  return { block, next: nextStatement(statement) };
 }
 
 /**
@@ -62,8 +100,12 @@ function firstStatementFrom(node: SyntaxNode, row: number): SyntaxNode | null {
 }
 
 /**
- * Follows the target into a block, an `if` or a label to the loop it leads with. `path` lists the
- * statements passed on the way (empty when the directive already stands above its loop).
+ * The loop a loop directive means (design.md, Directive identity): the target itself, or the first
+ * `for` it leads into through a block, an `if` or a label, past the sequential setup that DiscoPoP's
+ * line numbers put the directive above (expression statements, calls included, declarations,
+ * labels, an `if` or block with neither loop nor jump inside): it runs once before the loop
+ * whether the directive stands above it or below. `path` lists the statements passed on the way
+ * (empty when the directive already stands above its loop).
  */
 export function findLoop(target: SyntaxNode): LoopLookup {
   const path: SyntaxNode[] = [];
@@ -72,15 +114,78 @@ export function findLoop(target: SyntaxNode): LoopLookup {
     if (LOOPS.has(node.type)) return { kind: 'loop', loop: node, path };
     if (node.type === 'while_statement' || node.type === 'do_statement') {
       const word = node.type === 'while_statement' ? 'while' : 'do';
-      return { kind: 'not-a-loop', statement: node, reason: `the directive stands above a '${word}' loop (line ${node.startPosition.row + 1}); OpenMP needs a canonical 'for' loop, so the loop must be rewritten` };
+      const passed = path.length === 0 ? '' : `, after the setup the directive was meant to pass (line ${path[0]!.startPosition.row + 1})`;
+      return { kind: 'not-a-loop', statement: node, reason: `the directive stands above a '${word}' loop (line ${node.startPosition.row + 1})${passed}; OpenMP needs a canonical 'for' loop, so the loop must be rewritten` };
+    }
+    const into = leadsInto(node);
+    if (into !== undefined) {
+      path.push(node);
+      node = into;
+      continue;
+    }
+    const notSetup = blockingStatement(node);
+    if (notSetup !== null) {
+      return { kind: 'not-a-loop', statement: node, reason: `the directive stands above a ${describe(node)} (line ${node.startPosition.row + 1})${notSetup}, not above a 'for' loop` };
     }
     path.push(node);
-    if (node.type === 'compound_statement') node = node.namedChildren.find((child) => child !== null && child.type !== 'comment') ?? null;
-    else if (node.type === 'if_statement') node = node.childForFieldName('consequence');
-    else if (node.type === 'labeled_statement') node = node.namedChildren.find((child) => child !== null && STATEMENTS.has(child.type)) ?? null;
-    else break;
+    const next = nextStatement(node);
+    if (next === null) {
+      return { kind: 'not-a-loop', statement: target, reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}) and no 'for' loop follows it in its block` };
+    }
+    node = next;
   }
   return { kind: 'not-a-loop', statement: target, reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}), not above a 'for' loop` };
+}
+
+/** The statement a block, an `if` or a label leads into when it leads into a loop; undefined otherwise. */
+function leadsInto(node: SyntaxNode): SyntaxNode | null | undefined {
+  let inner: SyntaxNode | null = null;
+  if (node.type === 'compound_statement') inner = node.namedChildren.find((child) => child !== null && child.type !== 'comment') ?? null;
+  else if (node.type === 'if_statement') inner = node.childForFieldName('consequence');
+  else if (node.type === 'labeled_statement') inner = node.namedChildren.find((child) => child !== null && STATEMENTS.has(child.type)) ?? null;
+  else return undefined;
+  if (inner === null) return undefined;
+  // A label or block leads wherever its first statement does; an `if` only into a loop it wraps.
+  if (node.type !== 'if_statement' || findLoop(inner).kind === 'loop') return inner;
+  return undefined;
+}
+
+const JUMPS = new Set(['return_statement', 'break_statement', 'continue_statement', 'goto_statement', 'throw_statement']);
+const SETUP = new Set(['expression_statement', 'declaration', 'if_statement', 'compound_statement', 'labeled_statement', 'type_definition']);
+
+/**
+ * Why `node` is not sequential setup the directive may move past (a jump or a second loop, which
+ * decide whether and which loop runs), as a phrase to append; null when it is setup.
+ */
+function blockingStatement(node: SyntaxNode): string | null {
+  if (!SETUP.has(node.type)) return JUMPS.has(node.type) ? ', which leaves the block before any loop' : '';
+  const inside = firstDescendant(node, (candidate) => JUMPS.has(candidate.type) || LOOPS.has(candidate.type)
+    || candidate.type === 'while_statement' || candidate.type === 'do_statement');
+  if (inside === null) return null;
+  const what = JUMPS.has(inside.type) ? `a '${inside.type.replace(/_statement$/, '')}'` : 'a loop';
+  return ` with ${what} inside (line ${inside.startPosition.row + 1}), so it is not setup the directive could move past`;
+}
+
+function firstDescendant(node: SyntaxNode, test: (candidate: SyntaxNode) => boolean): SyntaxNode | null {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (test(child)) return child;
+    if (child.type === 'lambda_expression') continue;
+    const inner = firstDescendant(child, test);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+/** The statement after `node` in its block (out of a label that holds it), comments passed over. */
+function nextStatement(node: SyntaxNode): SyntaxNode | null {
+  let current: SyntaxNode = node;
+  while (current.parent?.type === 'labeled_statement') current = current.parent;
+  for (let next = current.nextNamedSibling; next; next = next.nextNamedSibling) {
+    if (STATEMENTS.has(next.type) || next.type === 'type_definition') return next;
+    if (next.type !== 'comment') return null;
+  }
+  return null;
 }
 
 function describe(node: SyntaxNode): string {

@@ -124,16 +124,23 @@ const FOR_LOOP = /^for\s*\(/;
 /**
  * The loop a loop construct governs: the first `for` loop at or after `from` in the same block
  * (design.md, Directive identity). A declaration DiscoPoP's line numbers put the directive above,
- * a wrapping `if`, a label or a brace is skipped; the block's closing brace ends the search.
+ * a wrapping `if`, a label or a brace is skipped. When the block ends first (the line number fell
+ * on its closing brace), the search goes on after that brace in the enclosing block; that
+ * block's end finishes it.
  */
 function loopAfter(lines: readonly string[], from: number, inComment = false): number | null {
   let depth = 0;
+  let leftBlock = false;
   for (const index of codeLines(lines, from, inComment)) {
     const line = lines[index]!.trim();
     if (FOR_LOOP.test(line)) return index;
     for (const char of withoutLiterals(line)) {
       if (char === '{') depth++;
-      else if (char === '}' && --depth < 0) return null;
+      else if (char === '}' && --depth < 0) {
+        if (leftBlock) return null;
+        leftBlock = true;
+        depth = 0;
+      }
     }
   }
   return null;

@@ -4,8 +4,8 @@
 // and checks an answer with real GNU patch and the same compiler again.
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { addedLineNumbers } from '../../src/build/apply.js';
-import { firstError, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
+import { addedLineNumbers, directiveLineNumbers } from '../../src/build/apply.js';
+import { classifyByPosition, firstError, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
 import { projectWith } from '../diagnostics/compilers.js';
 import type { RepairTask } from '../../src/formats/task.js';
@@ -174,8 +174,12 @@ export async function compile(
   });
   if (outcome.kind === 'spawn-failed') throw new Error(`${compiler}: ${outcome.message}`);
   const printed = outcome.stdout + outcome.stderr;
-  const added = original === undefined ? new Map() : new Map([['1', addedLineNumbers(original, await readFile(join(root, relPath), 'utf8'))]]);
-  const diagnostics = judgeDiagnostics(parseDiagnostics(printed, projectWith(root, [relPath]), root), added);
+  const patched = await readFile(join(root, relPath), 'utf8');
+  const lines = original === undefined ? new Set<number>() : addedLineNumbers(original, patched);
+  const diagnostics = classifyByPosition(
+    judgeDiagnostics(parseDiagnostics(printed, projectWith(root, [relPath]), root), new Map([['1', lines]])),
+    new Map([['1', directiveLineNumbers(patched, lines)]]),
+  );
   const ok = outcome.kind === 'exited' && outcome.exitCode === 0 && firstError(diagnostics) === undefined;
   return { ok, output: printed, diagnostics, durationMs: outcome.durationMs };
 }

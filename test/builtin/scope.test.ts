@@ -131,3 +131,44 @@ describe('analyzeSite at the edges', () => {
     expect(site.lookup).toMatchObject({ kind: 'not-a-loop' });
   });
 });
+
+describe('the loop a directive means when DiscoPoP put it early (design.md, Directive identity)', () => {
+  const loopRow = (site: DirectiveSite) => (site.lookup.kind === 'loop' ? site.lookup.loop.startPosition.row : null);
+
+  it('passes sequential setup: statements, calls, declarations, labels and setup-only ifs', async () => {
+    const site = await siteAt(`void f(int n, double *v, double *w) {
+  double sum;
+  #pragma omp parallel for reduction(+:sum)
+  sum = 0.0;
+  double t = w[0];
+  init(v, n);
+again:
+  if (n > 4) w[1] = t;
+  for (int i = 0; i < n; i++) sum += v[i] * t;
+}
+`);
+    expect(loopRow(site)).toBe(8);
+    expect(site.declaredBetween).toEqual(new Set(['t']));
+    expect(site.visible.has('t')).toBe(true);
+  });
+
+  it('at a closing brace, means the first loop after that block in the enclosing one', async () => {
+    const site = await siteAt('void f(int n, double *v) {\n  if (n > 0) {\n    v[0] = 1;\n  #pragma omp parallel for\n  }\n  v[1] = 2;\n  for (int i = 0; i < n; i++) v[i] = 0;\n}\n');
+    expect(loopRow(site)).toBe(6);
+    expect(site.lookup.kind === 'loop' && site.lookup.path[0]!.type).toBe('compound_statement');
+  });
+
+  it('does not pass a jump, a second loop or a block that holds one', async () => {
+    const early = await siteAt('int f(int n, double *v) {\n  #pragma omp parallel for\n  if (n == 0) return 0;\n  for (int i = 0; i < n; i++) v[i] = 0;\n  return 1;\n}\n');
+    expect(early.lookup.kind === 'not-a-loop' && early.lookup.reason).toContain("a 'return' inside (line 3)");
+    const jump = await siteAt('void f(int n, double *v) {\n  #pragma omp parallel for\n  goto done;\n  for (int i = 0; i < n; i++) v[i] = 0;\ndone:;\n}\n');
+    expect(jump.lookup.kind === 'not-a-loop' && jump.lookup.reason).toContain('goto statement (line 3), which leaves the block');
+    const second = await siteAt('void f(int n, double *v) {\n  int k = 0;\n  #pragma omp parallel for\n  k = 1;\n  while (k < n) k *= 2;\n  for (int i = 0; i < n; i++) v[i] = k;\n}\n');
+    expect(second.lookup.kind === 'not-a-loop' && second.lookup.reason).toContain("'while' loop (line 5)");
+  });
+
+  it('finds nothing past the end of a function body', async () => {
+    const site = await siteAt('void f(int n, double *v) {\n  v[0] = n;\n  #pragma omp parallel for\n  v[1] = n;\n}\nvoid g(double *v) {\n  for (int i = 0; i < 4; i++) v[i] = 0;\n}\n');
+    expect(site.lookup).toMatchObject({ kind: 'not-a-loop' });
+  });
+});

@@ -46,9 +46,17 @@ afterAll(() => {
 describe('the packed tarball', () => {
   it('holds the compiled CLI and what it reads at run time, and nothing for developing it', () => {
     const tops = new Set(packed.map((file) => file.split('/')[0]));
-    expect([...tops].sort()).toEqual(['README.md', 'backends', 'dist', 'package.json', 'prompts', 'schemas']);
+    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'backends', 'dist', 'package.json', 'prompts', 'schemas']);
     expect(packed).toContain('dist/cli.js');
     expect(packed.filter((file) => file.endsWith('.map') || file.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('carries the BSD 3-Clause licence, named in package.json and shipped as LICENSE', () => {
+    const root = path.join(path.dirname(path.dirname(installed)), 'lib', 'node_modules', 'patch-repair');
+    expect((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { license?: string }).license).toBe('BSD-3-Clause');
+    const licence = readFileSync(path.join(root, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^BSD 3-Clause License/);
+    expect(licence).toContain('Copyright (c) 2026, the patch-repair authors');
   });
 
   it('installs a patch-repair that prints its version, repairs the demo and writes the report', async () => {

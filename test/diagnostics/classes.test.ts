@@ -3,9 +3,9 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { firstError, ignoresDirective, parseDiagnostics } from '../../src/build/diagnostics.js';
+import { classifyByPosition, firstError, ignoresDirective, parseDiagnostics } from '../../src/build/diagnostics.js';
 import type { Diagnostic } from '../../src/formats/types.js';
-import { BUILDS, CLANG, CLANG_MISSING_HINT, compile, GCC, isInstalled, projectWith, type Compiler } from './compilers.js';
+import { BUILDS, CLANG, CLANG_MISSING_HINT, compile, directiveLinesOf, GCC, isInstalled, projectWith, type Compiler } from './compilers.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/diagnostics');
 const cases = readdirSync(FIXTURES, { withFileTypes: true })
@@ -17,6 +17,8 @@ const cases = readdirSync(FIXTURES, { withFileTypes: true })
   );
 
 const clangInstalled = await isInstalled('clang');
+const project = projectWith(FIXTURES, cases.map((c) => c.relPath));
+const directiveLines = directiveLinesOf(project);
 
 async function diagnose(compiler: Compiler, relPath: string): Promise<{ exitCode: number; diagnostics: Diagnostic[] }> {
   const { exitCode, output } = await compile({
@@ -26,7 +28,7 @@ async function diagnose(compiler: Compiler, relPath: string): Promise<{ exitCode
     link: relPath.startsWith('link/'),
     extraFlags: ['-Wall'],
   });
-  return { exitCode, diagnostics: parseDiagnostics(output, projectWith(FIXTURES, cases.map((c) => c.relPath)), FIXTURES) };
+  return { exitCode, diagnostics: classifyByPosition(parseDiagnostics(output, project, FIXTURES), directiveLines) };
 }
 
 describe.each([

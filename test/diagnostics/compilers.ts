@@ -1,5 +1,5 @@
 // Real compilers for the diagnostics tests. clang is optional on a developer machine; CI installs it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runProcess } from '../../src/process.js';
@@ -63,6 +63,17 @@ export function projectWith(projectRoot: string, relPaths: string[]): DotDiscopo
     hasHotspotData: false,
     notices: [],
   };
+}
+
+/**
+ * Each source's `#pragma omp` lines, by the file id projectWith gives it: every directive in a
+ * fixture stands for one the patch added, so classifyByPosition reads the output as the build stage does.
+ */
+export function directiveLinesOf(project: DotDiscopop): Map<string, Set<number>> {
+  return new Map([...project.files.values()].map((source) => {
+    const lines = readFileSync(source.path, 'utf8').split('\n');
+    return [source.id, new Set(lines.flatMap((line, index) => (/^\s*#\s*pragma\s+omp\b/.test(line) ? [index + 1] : [])))];
+  }));
 }
 
 /**

@@ -5,17 +5,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { firstError, ignoresDirective, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
-import { BUILDS, projectWith } from './compilers.js';
+import { classifyByPosition, firstError, ignoresDirective, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
+import { BUILDS, directiveLinesOf, projectWith } from './compilers.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/diagnostics');
 const sources = readdirSync(FIXTURES, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .flatMap((dir) => readdirSync(path.join(FIXTURES, dir.name)).filter((file) => /\.(c|cpp)$/.test(file)).map((file) => `${dir.name}/${file}`));
 const project = projectWith(FIXTURES, sources);
+const directiveLines = directiveLinesOf(project);
 
 function read(source: string, family: 'gcc' | 'clang') {
-  return parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${family}.txt`), 'utf8'), project, FIXTURES);
+  return classifyByPosition(parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${family}.txt`), 'utf8'), project, FIXTURES), directiveLines);
 }
 
 describe.each(['gcc', 'clang'] as const)('recorded %s output', (family) => {

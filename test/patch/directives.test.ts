@@ -242,10 +242,20 @@ describe('checkDirectivesKept', () => {
       expect(checkDirectivesKept({ original, generated, candidate: insertLine(original, 5, pragma) }).ok).toBe(false);
     });
 
-    it('does not look for its loop past the end of its block', () => {
-      const nested = 'void g(int n, double *x) {\n    {\n        const int k = n;\n    }\n    for (int i = 0; i < n; i++)\n        x[i] = 0;\n}\n';
-      const inner = insertLine(nested, 3, '        #pragma omp parallel for ');
+    it('at a block\'s closing brace, is kept when moved down onto the first loop after the brace (design.md)', () => {
+      const nested = 'void g(int n, double *x) {\n    if (n > 0) {\n        x[0] = 1;\n    }\n    for (int i = 0; i < n; i++)\n        x[i] = 0;\n}\n';
+      const atBrace = insertLine(nested, 4, '        #pragma omp parallel for ');
       const moved = insertLine(nested, 5, '    #pragma omp parallel for ');
+      expect(checkDirectivesKept({ original: nested, generated: atBrace, candidate: moved })).toMatchObject({ ok: true, nonDirectiveLinesChanged: false });
+      const stays = checkDirectivesKept({ original: nested, generated: atBrace, candidate: atBrace });
+      expect(stays.ok).toBe(false);
+      if (!stays.ok) expect(stays.reason).toContain('it must stand directly above its loop `for (int i = 0; i < n; i++)` (line 5)');
+    });
+
+    it('looks past the end of its block once, not past the end of the enclosing block', () => {
+      const nested = 'void g(int n, double *x) {\n    {\n        {\n            const int k = n;\n        }\n    }\n    for (int i = 0; i < n; i++)\n        x[i] = 0;\n}\n';
+      const inner = insertLine(nested, 4, '            #pragma omp parallel for ');
+      const moved = insertLine(nested, 7, '    #pragma omp parallel for ');
       expect(checkDirectivesKept({ original: nested, generated: inner, candidate: moved }).ok).toBe(false);
     });
   });

@@ -1,22 +1,46 @@
 // A loop directive that does not stand directly above its loop (design.md, "Directive
-// identity"): above a block, an `if` or a label that leads into the loop, or above another
-// pragma. The directive moves onto its loop, past comments and blank lines, which stay. Declines
-// when the loop shares its line with code other than a label, or when the statement is no `for` loop.
+// identity"): above a block, an `if` or a label that leads into the loop, above the sequential
+// setup DiscoPoP's line numbers put it over (statements, declarations, labels), at the closing
+// brace of the block before the loop, or above another pragma. The directive moves onto its loop,
+// past comments and blank lines, which stay. Declines when what stands between is not setup (a
+// jump, a second loop), when the loop shares its line with code other than a label, or when the
+// statement is no `for` loop.
 import { isOmpPragma } from '../../patch/openmp.js';
 import { isLoopConstruct } from './clauses.js';
-import { addEdits, lineAt, type Rule, unchanged } from './rule.js';
+import { undeclaredName } from './out-of-scope-names.js';
+import { addEdits, lineAt, type FileDiagnostic, type Rule, type RuleInput, unchanged } from './rule.js';
 
 const PLACEMENT_ERROR = /^for statement expected before|^statement after '#pragma omp [^']*' must be a for loop/;
+/**
+ * clang parses the statement after a loop directive as the loop it wants: a declaration there is
+ * "expected expression", a closing brace "expected statement" (tied to the directive by position).
+ */
+const CLANG_PARSE_ERROR = /^expected (?:expression|statement)$/;
 /** clang, at a `goto` whose label the misplaced directive pulled into its region (tied by repair-file). */
 const LABEL_ERROR = /^use of undeclared label '/;
 const LABEL_PREFIX = /^\s*[A-Za-z_]\w*\s*:\s*$/;
+
+/**
+ * The errors the move resolves: the compilers' words for a misplaced directive, and the names of
+ * declarations the directive now stands below (on its own line, and clang's follow-ons in the
+ * loop, where the declaration it swallowed left them undeclared).
+ */
+function placementErrors(input: RuleInput, loopRow: number | null): FileDiagnostic[] {
+  return input.errors.filter((message) => {
+    if (PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message)) return true;
+    const row = message.line - 1;
+    if (CLANG_PARSE_ERROR.test(message.message)) return row >= input.row + input.lineCount && (loopRow === null || row < loopRow);
+    const name = undeclaredName(message.message);
+    return name !== null && input.site.declaredBetween.has(name);
+  });
+}
 
 export const directivePlacement: Rule = {
   name: 'move-directive-onto-loop',
   apply(input) {
     const { directive } = input.state;
-    const errors = input.errors.filter((message) => PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message));
     const lookup = input.site.lookup;
+    const errors = placementErrors(input, lookup.kind === 'loop' ? lookup.loop.startPosition.row : null);
     if (!isLoopConstruct(directive)) return unchanged(input);
     if (lookup.kind === 'not-a-loop') {
       return errors.length > 0 ? { kind: 'declined', reason: lookup.reason } : unchanged(input);

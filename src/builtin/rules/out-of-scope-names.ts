@@ -50,6 +50,9 @@ export function undeclaredName(text: string): string | null {
 /** Drops only on certain grounds: gcc's word, a non-identifier, a function, or a loop-local name. */
 function shouldDrop(entry: string, input: RuleInput, reported: Set<string>): boolean {
   if (!IDENTIFIER.test(entry)) return true;
+  // Declared between the directive and its loop: moving the directive below the declaration
+  // (move-directive-onto-loop) makes the name exist there.
+  if (input.site.declaredBetween.has(entry)) return false;
   if (reported.has(entry)) return true;
   const visible = input.site.visible.get(entry);
   if (visible?.kind === 'function') return true;

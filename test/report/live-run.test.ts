@@ -83,7 +83,7 @@ describe('the live run on a terminal', () => {
     expect(results.run.funnel).toEqual(funnelOf(events, { strict: false, writes: true }));
     const answered = results.suggestions.filter((r) => r.builtin.tries > 0 && !r.builtin.declined?.startsWith('declined')).length;
     expect(results.run.funnel).toEqual([
-      { tier: 'builtin', backend: 'builtin', model: null, answered, extracted: answered, applies: answered, canonical: answered, directives_kept: answered, strict: null, builds: repairs.length, written: repairs.length },
+      { tier: 'builtin', backend: 'builtin', model: null, answered, extracted: answered, applies: answered, canonical: answered, directives_kept: answered, strict: null, builds: repairs.length, runs_same: null, written: repairs.length },
     ]);
     expect(terminal).toContain(`\n${funnelLine(results.run.funnel[0]!)}\n`);
     // The demo's repairs take out only variables the compiler called undeclared or refused to

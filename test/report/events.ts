@@ -22,6 +22,7 @@ const run: RunRecord = {
   funnel: [],
   exit_code: null,
   openmp_probe: null,
+  run_reference: null,
 };
 
 function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {
@@ -48,6 +49,12 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     input_tokens: null,
     output_tokens: null,
     cost_usd: null,
+    builtin_rule: null,
+    written_files: [],
+    backup: null,
+    diagnostic_count: 0,
+    diagnostics: [],
+    run_check: null,
     ...extra,
   };
 }

@@ -103,6 +103,7 @@ export function runRecord(
     resumed_from: o.resumedFrom,
     openmp_probe: null,
     not_considered: o.notConsidered,
+    run_reference: null,
     ...(workspaces && { workspaces }),
   };
 }

@@ -23,6 +23,7 @@ const run: RunRecord = {
   exit_code: null,
   openmp_probe: null,
   not_considered: [],
+  run_reference: null,
 };
 
 function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {
@@ -54,6 +55,7 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     backup: null,
     diagnostic_count: 0,
     diagnostics: [],
+    run_check: null,
     ...extra,
   };
 }

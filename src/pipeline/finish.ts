@@ -31,7 +31,7 @@ export async function finish(
   });
   const results: ResultsFile = {
     version: 1,
-    run: { ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom }), openmp_probe: tally.probe },
+    run: { ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom }), openmp_probe: tally.probe, run_reference: tally.runReference },
     suggestions,
   };
   const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: tally.budget.fatal !== null });

@@ -38,9 +38,7 @@ export class RunTally {
   }
 
   async finish(finished: SuggestionRecord): Promise<void> {
-    const { options } = this.context;
-    // With --check-run every record says whether it ran; the reason, when none, is its status.
-    const record = options.checkRun !== 'off' && finished.run_check === null ? { ...finished, run_check: notRun(options, null) } : finished;
+    const record = this.withRunCheck(finished);
     this.records.set(record.id, record);
     this.context.emit({ type: 'suggestion-finished', record });
     // What discovery settles is settled again by the next discovery; only repair outcomes are kept.
@@ -48,6 +46,12 @@ export class RunTally {
       this.state.state.finished[record.id] = record;
       await this.state.save();
     }
+  }
+
+  /** With --check-run every record says whether it ran; when it did not, its status says why. */
+  withRunCheck(record: SuggestionRecord): SuggestionRecord {
+    const { options } = this.context;
+    return options.checkRun !== 'off' && record.run_check === null ? { ...record, run_check: notRun(options, null) } : record;
   }
 
   /** Starts the run's own run-state.json with the builds it took over and the records it kept. */

@@ -27,6 +27,8 @@ interface RealSpec extends FixtureSpec {
   program: string;
   /** What issue 20 says must happen under both compilers; `expect` is today's behaviour. */
   target: Expectation['expect'];
+  /** For a decline the issue wants (restructuring, unstated extents): what its reason must say. */
+  targetReason?: string;
   /** The DiscoPoP mistake the suggestion carries. */
   mistake: string;
 }
@@ -36,9 +38,11 @@ interface RealFixture extends Fixture {
   spec: RealSpec;
 }
 
+/** BUILTIN_REAL_CODES=xsbench,hpccg runs only those codes (while adding fixtures to one). */
 async function loadFixtures(): Promise<RealFixture[]> {
   const fixtures: RealFixture[] = [];
-  for (const code of (await readdir(realDir)).sort()) {
+  const only = process.env.BUILTIN_REAL_CODES?.split(',');
+  for (const code of (await readdir(realDir)).sort().filter((name) => !only || only.includes(name))) {
     const programs = (JSON.parse(await readFile(join(realDir, code, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }).programs;
     for (const file of (await readdir(join(realDir, code, 'suggestions'))).sort()) {
       const spec = JSON.parse(await readFile(join(realDir, code, 'suggestions', file), 'utf8')) as RealSpec;
@@ -86,7 +90,8 @@ afterAll(async () => {
   if (process.env.BUILTIN_REAL_TABLE) {
     const rows = [...runs].map(([id, run]) => {
       const fixture = run.prepared.fixture as RealFixture;
-      return { family: id.split('/')[0], code: fixture.code, fixture: fixture.name, class: fixture.spec.class, target: fixture.spec.target, ...judgeRun(run, true) };
+      const { class: kind, target, targetReason } = fixture.spec;
+      return { family: id.split('/')[0], code: fixture.code, fixture: fixture.name, class: kind, target, targetReason, ...judgeRun(run, true) };
     });
     await writeFile(process.env.BUILTIN_REAL_TABLE, JSON.stringify(rows, null, 1));
   }
@@ -96,7 +101,9 @@ describe.each(COMPILERS)('%s', (family) => {
   describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s', (name, fixture) => {
     const expected = expectationFor(fixture.spec, family);
     // A compiler that accepts the generated patch leaves nothing to repair: no gap.
-    const gap = expected.expect === fixture.spec.target || expected.expect === 'builds' ? '' : ` (gap: issue 20 targets ${fixture.spec.target})`;
+    const { target, targetReason } = fixture.spec;
+    const onTarget = expected.expect === 'builds' || (expected.expect === target && (targetReason === undefined || (expected.reason ?? '').includes(targetReason)));
+    const gap = onTarget ? '' : ` (gap: issue 20 targets ${target}${targetReason ? ` naming "${targetReason}"` : ''})`;
     const run = () => runs.get(key(family, name))!;
 
     if (expected.expect === 'builds') {
@@ -134,7 +141,7 @@ describe.each(COMPILERS)('%s', (family) => {
 describe('a wrong repair is caught', () => {
   const fixture = fixtures.find((candidate) => candidate.name === 'polybench/trisolv-element-reduction')!;
 
-  it.each(COMPILERS)('%s: a section reduction over an array the loop also reads builds, but changes the output', async (family) => {
+  it.runIf(fixture !== undefined).each(COMPILERS)('%s: a section reduction over an array the loop also reads builds, but changes the output', async (family) => {
     const dir = join(scratch, 'wrong', family);
     const prepared = await prepareFixture(fixture, dir, family);
     const original = prepared.task.sources.get('1')!;

@@ -29,8 +29,12 @@ export type CompilerFamily = 'gcc' | 'clang';
 export const COMPILERS: readonly CompilerFamily[] = ['gcc', 'clang'];
 
 export interface Expectation {
-  /** `builds`: this compiler accepts the generated patch, so there is nothing to repair. */
-  expect: 'repaired' | 'declined' | 'builds';
+  /**
+   * `builds`: this compiler accepts the generated patch, so there is nothing to repair. `wrong`: a
+   * known defect, recorded for a real-code fixture until it is fixed: the repairer answers, and the
+   * answer fails the checks (does not compile, drops a directive, or changes the output).
+   */
+  expect: 'repaired' | 'declined' | 'builds' | 'wrong';
   /** For declines: a phrase the reason must contain. */
   reason?: string;
   /** For repairs: the rules expected to fire, in order. */
@@ -336,8 +340,8 @@ export type Outcome = 'builds' | 'repaired' | 'handed-on' | 'wrong';
 /**
  * What the repairer's answer is worth: `repaired` only when it applies with GNU patch, compiles,
  * keeps every generated directive as the same construct above the same loop (check 5) and, for a
- * program that is run, prints what the original prints with 1 and with 4 threads; any answer
- * short of that is `wrong`, with the reasons.
+ * program that is run, prints with 1 and with 4 threads what the original prints with as many; any
+ * answer short of that is `wrong`, with the reasons.
  */
 export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons: string[]; reason?: string } {
   if (run.result === null) return { outcome: 'builds', reasons: [] };
@@ -349,8 +353,9 @@ export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons:
   if (!run.checked?.applied) reasons.push('does not apply');
   else if (!run.checked.compiled) reasons.push('does not compile');
   if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
-  const original = run.outputs?.original?.[0];
-  if (run.outputs && run.outputs.repaired?.some((output) => output !== original)) reasons.push('changes the output');
+  // Each thread count against the original program run the same way: a code with OpenMP of its own
+  // (LULESH) rounds differently with 4 threads than with 1 before any suggestion is applied.
+  if (run.outputs?.repaired?.some((output, index) => output !== run.outputs?.original?.[index])) reasons.push('changes the output');
   if (isRun && (!run.outputs?.original || !run.outputs.repaired)) reasons.push('output not compared');
   return { outcome: reasons.length === 0 ? 'repaired' : 'wrong', reasons };
 }

@@ -3,7 +3,8 @@
 // really makes (formats.md §4). Under gcc and under clang: the generated patch (real diff -Naru)
 // is built as the code's compile.sh would build it (all its sources, its flags); the built-in
 // repairer's answer is applied with GNU patch, built again, checked by check 5, and the repaired
-// program is run with 1 and with 4 threads and must print exactly what the sequential program prints.
+// program is run with 1 and with 4 threads and must print exactly what the original program prints
+// with as many threads (the sequential program, for codes without OpenMP of their own).
 //
 // Each suggestion states `target` (what issue 20 says must happen) and `expect` (what the
 // repairer does today, asserted here). Where they differ the test title says "gap", so today's
@@ -59,15 +60,15 @@ async function loadFixtures(): Promise<RealFixture[]> {
 
 const fixtures = await loadFixtures();
 const runs = new Map<string, Run>();
-/** The sequential program's outputs, once per compiler and program. */
-const sequential = new Map<string, Promise<string[] | null>>();
+/** The original program's outputs with 1 and 4 threads, once per compiler and program. */
+const originals = new Map<string, Promise<string[] | null>>();
 let scratch = '';
 const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
 
-function sequentialOutputs(fixture: RealFixture, family: CompilerFamily, original: string): Promise<string[] | null> {
+function originalOutputs(fixture: RealFixture, family: CompilerFamily, original: string): Promise<string[] | null> {
   const id = `${family}/${fixture.code}/${fixture.spec.program}`;
-  if (!sequential.has(id)) sequential.set(id, runOutputs(join(scratch, 'sequential', id), fixture, original, family));
-  return sequential.get(id)!;
+  if (!originals.has(id)) originals.set(id, runOutputs(join(scratch, 'original', id), fixture, original, family));
+  return originals.get(id)!;
 }
 
 beforeAll(async () => {
@@ -78,7 +79,7 @@ beforeAll(async () => {
     const result = prepared.task.build.ok ? null : await builtinRepair(prepared.task);
     const checked = result?.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
     const outputs = checked?.compiled ? {
-      original: await sequentialOutputs(fixture, family, prepared.task.sources.get('1')!),
+      original: await originalOutputs(fixture, family, prepared.task.sources.get('1')!),
       repaired: await runOutputs(join(scratch, family, fixture.name, 'run'), fixture, checked.repaired, family),
     } : null;
     runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
@@ -126,7 +127,14 @@ describe.each(COMPILERS)('%s', (family) => {
       return;
     }
 
-    it(`repairs it: applies, builds, keeps every directive, and prints what the sequential program prints with 1 and 4 threads${gap}`, () => {
+    if (expected.expect === 'wrong') {
+      it(`answers wrongly (known defect${gap ? `;${gap.slice(2, -1)}` : ''})`, () => {
+        expect(judgeRun(run(), true).outcome, JSON.stringify(run().result)).toBe('wrong');
+      });
+      return;
+    }
+
+    it(`repairs it: applies, builds, keeps every directive, and prints what the original prints with 1 and 4 threads${gap}`, () => {
       const verdict = judgeRun(run(), true);
       expect(verdict, JSON.stringify({ result: run().result, compile: run().checked?.compileOutput })).toEqual({ outcome: 'repaired', reasons: [] });
       expect(run().outputs?.original?.[0]).toMatch(/\S/);

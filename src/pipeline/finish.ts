@@ -29,9 +29,11 @@ export async function finish(
       continue;
     }
     // A refused run's builds prove nothing (the probe compiled, the cluster failed them): none is kept.
-    const record = o.refused
-      ? unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason })
-      : tally.unfinishedRecord(suggestion, unfinishedReason);
+    const record = tally.withRunCheck(
+      o.refused
+        ? unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason })
+        : tally.unfinishedRecord(suggestion, unfinishedReason),
+    );
     // Nothing of a refused run's suggestions is under way, and a build that finished settled its
     // suggestion: each is finished, and show lists it so.
     if (o.refused || record.status !== 'skipped') await tally.finish(record);
@@ -42,6 +44,7 @@ export async function finish(
     run: {
       ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom, notConsidered: tally.notConsidered }),
       openmp_probe: tally.probe,
+      run_reference: tally.runReference,
     },
     suggestions,
   };

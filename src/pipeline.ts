@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createAgent } from './agent/create.js';
 import type { Agent } from './agent/types.js';
-import { BuildPool, buildInputsDigest, cancelLeftJobs, createLauncher, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, suggestionBuildDigest, type WorkspacePlacement } from './build/index.js';
+import { BuildPool, buildInputsDigest, cancelLeftJobs, createLauncher, discover, generatedPatchSet, placeProbe, preprocessPatched, probeRefusal, runOpenmpProbe, suggestionBuildDigest, type WorkspacePlacement } from './build/index.js';
 import { readDotDiscopop, refuseIfApplied, selectSuggestions } from './discopop/index.js';
 import { readApplied } from './discopop/applied.js';
 import { Problems } from './discopop/problems.js';
@@ -493,7 +493,17 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildR
     const applied = patch ? applyFilePatch(source, patch) : null;
     patched.set(file.fileId, applied?.ok && applied.result !== null ? applied.result : source);
   }
-  return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build };
+  // The built-in repairer reads what the compiler compiles: macros, headers, typedefs expanded.
+  const translationUnits = new Map<string, string>();
+  const translationUnitsMissing = new Map<string, string>();
+  if (!build.ok) {
+    for (const file of suggestion.files) {
+      const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)! });
+      if (preprocessed.ok) translationUnits.set(file.fileId, preprocessed.text);
+      else translationUnitsMissing.set(file.fileId, preprocessed.reason);
+    }
+  }
+  return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build, translationUnits, translationUnitsMissing };
 }
 
 /** Suggestions whose patches are what an earlier repair wrote (backups/<id>.written matches). */

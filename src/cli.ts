@@ -181,7 +181,7 @@ function processDeps(): CliDeps {
     env: process.env,
     writeOut: (text) => process.stdout.write(text),
     writeErr: (text) => process.stderr.write(text),
-    loadPipeline: () => import('./pipeline.js'),
+    loadPipeline: () => import('./pipeline/index.js'),
     loadReport: () => import('./report/index.js'),
   };
 }

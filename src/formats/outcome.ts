@@ -63,6 +63,8 @@ export interface RepairedOutcome extends OutcomeCommon {
   /** Number of the accepted try under attempts/<id>/. */
   acceptedAttempt: number;
   tier: 'builtin' | 'agent';
+  /** The built-in rules that made the repair, as the accepted try's verdict names them; null for an agent's. */
+  builtinRule: string | null;
   clauseChanges: ClauseChange[];
   nonDirectiveLinesChanged: boolean;
   /** Clause changes that take a variable out of a reduction or privatization the compiler did not reject. */

@@ -17,6 +17,20 @@ export const ClauseChangeSchema = z.object({
 });
 export type ClauseChange = z.infer<typeof ClauseChangeSchema>;
 
+/** The diagnostics a reviewer reads first: the start of those that failed the generated build. */
+export const RECORDED_DIAGNOSTICS = 3;
+
+export const RecordedDiagnosticSchema = z.object({
+  file: z.string().describe('project-relative path as the compiler named it, or the file id when patch failed on a file outside the project'),
+  file_id: z.string().nullable().describe('FileMapping id, when it is a project file'),
+  line: z.number().int().positive().nullable(),
+  column: z.number().int().positive().nullable(),
+  severity: z.enum(['error', 'warning', 'note', 'fatal error']).describe('warning: the compiler ignored (part of) a directive the patch set added, which fails the build'),
+  message: z.string(),
+  error_class: z.enum(ERROR_CLASSES),
+});
+export type RecordedDiagnostic = z.infer<typeof RecordedDiagnosticSchema>;
+
 export const SuggestionRecordSchema = z.object({
   id: z.string(),
   status: z.enum(SUGGESTION_STATUSES).describe('not_applied: verified but not written, because of --dry-run or because the write-back failed (see reason)'),
@@ -45,6 +59,31 @@ export const SuggestionRecordSchema = z.object({
   input_tokens: z.number().nonnegative().nullable().default(null).describe("input tokens the agent CLI reported for this suggestion's calls; null when none reported any"),
   output_tokens: z.number().nonnegative().nullable().default(null).describe("output tokens the agent CLI reported for this suggestion's calls; null when none reported any"),
   cost_usd: z.number().nonnegative().nullable().default(null).describe('cost in USD the agent CLI reported for these calls; null when none reported a cost'),
+  builtin_rule: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe("the built-in repairer's rules that made the accepted repair, comma-separated (as attempts/<id>/<n>/verdict.json `source` names them after 'builtin: '); null when an agent made it or nothing was repaired"),
+  written_files: z
+    .array(z.string())
+    .default([])
+    .describe('patch files this run wrote into patch_generator/<id>/, relative to the .discopop folder; empty unless status is repaired'),
+  backup: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('the backup of the generated patch set, relative to the .discopop folder (--restore puts it back); null unless status is repaired'),
+  diagnostic_count: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(0)
+    .describe('how many diagnostics failed the generated build (errors, and warnings that the compiler ignored an added directive); 0 when it built or its failure printed none (a timeout)'),
+  diagnostics: z
+    .array(RecordedDiagnosticSchema)
+    .max(RECORDED_DIAGNOSTICS)
+    .default([])
+    .describe(`the first ${RECORDED_DIAGNOSTICS} of those diagnostics, in the compiler's order; first_error is the first of them in one line`),
 });
 export type SuggestionRecord = z.infer<typeof SuggestionRecordSchema>;
 

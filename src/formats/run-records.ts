@@ -1,8 +1,8 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
 import type { RepairOutcome } from './outcome.js';
-import { SUGGESTION_STATUSES, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './results.js';
-import type { BuildResult, Suggestion } from './types.js';
+import { RECORDED_DIAGNOSTICS, SUGGESTION_STATUSES, type RecordedDiagnostic, type ResultsFile, type SuggestionRecord, type SuggestionStatus } from './results.js';
+import { isBuildFailure, type BuildResult, type Diagnostic, type Suggestion } from './types.js';
 
 export interface AgentIdentity {
   backend: string | null;
@@ -33,6 +33,11 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     input_tokens: null,
     output_tokens: null,
     cost_usd: null,
+    builtin_rule: null,
+    written_files: [],
+    backup: null,
+    diagnostic_count: 0,
+    diagnostics: [],
   };
 }
 
@@ -80,6 +85,7 @@ export function outcomeRecord(
       model: outcome.tier === 'builtin' ? null : o.model,
       changed_files: outcome.changedFiles,
       accepted_attempt: outcome.acceptedAttempt,
+      builtin_rule: outcome.builtinRule,
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
       may_race: outcome.mayRace,
@@ -88,8 +94,18 @@ export function outcomeRecord(
   return { ...common, status: outcome.status, reason: outcome.reason };
 }
 
-function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class'> {
-  return { first_error: build.firstError ?? null, error_class: build.errorClass ?? 'other' };
+function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
+  const failing = build.diagnostics.filter(isBuildFailure);
+  return {
+    first_error: build.firstError ?? null,
+    error_class: build.errorClass ?? 'other',
+    diagnostic_count: failing.length,
+    diagnostics: failing.slice(0, RECORDED_DIAGNOSTICS).map(recordedDiagnostic),
+  };
+}
+
+function recordedDiagnostic(d: Diagnostic): RecordedDiagnostic {
+  return { file: d.file, file_id: d.fileId ?? null, line: d.line ?? null, column: d.column ?? null, severity: d.severity, message: d.message, error_class: d.errorClass };
 }
 
 /** Run totals of what the agent CLIs reported: null where no suggestion's calls reported that figure. */

@@ -27,7 +27,7 @@ function renderHunk(hunk: HunkReport, name: string): string[] {
     case 'fuzzy':
       return [`${label}: applies at line ${hunk.bestLine} — ${hunk.detail}.`];
     case 'already-applied':
-      return [`${label}: already applied at line ${hunk.bestLine}; it would change nothing.`];
+      return [hunk.bestLine === null ? `${label}: ${hunk.detail}.` : `${label}: already applied at line ${hunk.bestLine}; it would change nothing.`];
     case 'ambiguous':
       return [
         `${label}: AMBIGUOUS — ${hunk.detail}.`,

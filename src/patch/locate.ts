@@ -91,6 +91,9 @@ export function locateHunk(request: LocateRequest): Located {
   const { file, declared, minStart, expected, replacement } = request;
   const last = file.lines.length - expected.length;
   if (expected.length === 0) return locateContextless(request, replacement);
+  if (sameLines(expected, replacement) && request.hunk.oldNoNewlineAtEnd === request.hunk.newNoNewlineAtEnd) {
+    return { status: 'already-applied', start: null, candidates: [], score: null, levels: null, alignment: null, detail: 'changes nothing (its old and new sides are the same lines)' };
+  }
 
   if (declared !== null && declared >= minStart && declared <= last && matchesExactly(file, expected, declared)) {
     return found('exact', declared, 'matches exactly at the declared line');
@@ -135,6 +138,10 @@ function locateContextless(request: LocateRequest, replacement: readonly string[
   }
   if (matchesExactly(file, replacement, declared)) return found('already-applied', declared, 'its lines are already in the file');
   return found('exact', declared, 'inserts at the declared line (no context to check)');
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, index) => line === b[index]);
 }
 
 function matchesExactly(file: FileView, expected: readonly string[], start: number): boolean {
@@ -292,11 +299,13 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
   // Invalid straight places are kept: the best of them is what a failure report shows.
   const scored = scoreEverywhere(request, forms, anchored, [{ kind: 'straight' }], false);
   const squeezedReplacement = replacement.map(squeeze);
+  const tolerant = scored.filter((entry) => entry.parts.near === 0 && entry.parts.mismatch === 0);
+  // Old and new side matching at one start is a hunk that changes only whitespace: it applies there.
+  const tolerantStarts = new Set(tolerant.map((entry) => entry.start));
   const appliedLoosely: number[] = [];
   for (let start = minStart; start + replacement.length <= file.lines.length; start++) {
-    if (squeezedReplacement.every((line, offset) => file.squeezed[start + offset] === line)) appliedLoosely.push(start);
+    if (!tolerantStarts.has(start) && squeezedReplacement.every((line, offset) => file.squeezed[start + offset] === line)) appliedLoosely.push(start);
   }
-  const tolerant = scored.filter((entry) => entry.parts.near === 0 && entry.parts.mismatch === 0);
   if (tolerant.length > 0 && appliedLoosely.length > 0) {
     return ambiguous([...tolerant.map((entry) => entry.start), ...appliedLoosely].sort((a, b) => a - b), 'could apply at one place while its change is already at another (whitespace aside); it matches');
   }
@@ -335,11 +344,17 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
  */
 function pick(entries: Scored[], declared: number | null, how: string): Located {
   const top = Math.max(...entries.map((entry) => entry.parts.score));
-  const best = entries.filter((entry) => entry.parts.score > top - FUZZY_MARGIN);
+  // Several shapes can match at one start; they are one place, represented by its best shape.
+  const byStart = new Map<number, Scored>();
+  for (const entry of entries) {
+    if (entry.parts.score <= top - FUZZY_MARGIN) continue;
+    const kept = byStart.get(entry.start);
+    if (kept === undefined || entry.parts.score > kept.parts.score) byStart.set(entry.start, entry);
+  }
+  const best = [...byStart.values()];
   const onDeclared = best.find((entry) => entry.start === declared && entry.parts.score === top);
   if (best.length > 1 && onDeclared === undefined) {
-    const places = [...new Set(best.map((entry) => entry.start))];
-    return { ...ambiguous(places, `${how} equally well`), score: best[0]!.parts };
+    return { ...ambiguous(best.map((entry) => entry.start), `${how} equally well`), score: best[0]!.parts };
   }
   const winner = onDeclared ?? best[0]!;
   const distance = declared === null ? Infinity : Math.abs(winner.start - declared);

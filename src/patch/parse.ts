@@ -10,7 +10,13 @@ export interface ParsedPatches {
 }
 
 const GENERATOR_SUFFIX = '.discopop_patch_generator.temp';
-const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*)?@@+/;
+/** `@@ -a,b +c,d @@`, also with a space after `+` (`+ 1,50`), and `@@ @@` without numbers. */
+const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?\s+\+\s*(\d+)(?:,(\d+))?\s*)?@@+/;
+/**
+ * `@@(48,30)-(48,31)`: a (line,column) range some models write instead of counts. Only the first
+ * line is a usable hint; the body gives the counts.
+ */
+const RANGE_HEADER = /^@@\s*\((\d+),\s*\d+\)\s*-\s*\(/;
 const FENCE = /^\s*(```|~~~)/;
 const TIMESTAMP = /\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4}|\s*Z)?\s*$/;
 
@@ -32,7 +38,7 @@ export function parsePatches(text: string): ParsedPatches {
       index += 2;
       continue;
     }
-    const header = line.startsWith('@@') ? HUNK_HEADER.exec(line) : null;
+    const header = line.startsWith('@@') ? readHeader(line) : null;
     if (header) {
       if (current === null) {
         current = { oldPath: null, newPath: null, hunks: [] };
@@ -55,6 +61,20 @@ export function parsePatches(text: string): ParsedPatches {
   });
   if (withHunks.length === 0) problems.push('no unified diff hunk (`@@ ... @@`) found');
   return { patches: withHunks, problems };
+}
+
+function readHeader(line: string): HunkHeader | null {
+  const counted = HUNK_HEADER.exec(line);
+  if (counted !== null) {
+    if (counted[1] === undefined) return { oldStart: null, range: false, oldCount: null, newCount: null };
+    return { oldStart: Number(counted[1]), range: false, oldCount: counted[2] === undefined ? 1 : Number(counted[2]), newCount: counted[4] === undefined ? 1 : Number(counted[4]) };
+  }
+  const range = RANGE_HEADER.exec(line);
+  return range === null ? null : { oldStart: Number(range[1]), range: true, oldCount: null, newCount: null };
+}
+
+function isHunkHeader(line: string): boolean {
+  return line.startsWith('@@') && readHeader(line) !== null;
 }
 
 /** Cheap first-character test before the regular expression: this runs on every line. */
@@ -87,12 +107,25 @@ interface BodyLine {
   raw: string;
 }
 
-function readHunk(lines: readonly string[], start: number, header: RegExpExecArray): { hunk: Hunk; next: number } {
-  const declared = header[1] === undefined ? null : {
-    oldStart: Number(header[1]),
-    oldCount: header[2] === undefined ? 1 : Number(header[2]),
-    newCount: header[4] === undefined ? 1 : Number(header[4]),
-  };
+/** What a hunk header declares; counts are null when it gives none. */
+interface HunkHeader {
+  oldStart: number | null;
+  /** A (line,column) range: it names lines, not the gap between two lines an insertion goes into. */
+  range: boolean;
+  oldCount: number | null;
+  newCount: number | null;
+}
+
+interface DeclaredCounts {
+  oldStart: number;
+  oldCount: number;
+  newCount: number;
+}
+
+function readHunk(lines: readonly string[], start: number, header: HunkHeader): { hunk: Hunk; next: number } {
+  const declared: DeclaredCounts | null = header.oldCount === null || header.newCount === null || header.oldStart === null
+    ? null
+    : { oldStart: header.oldStart, oldCount: header.oldCount, newCount: header.newCount };
   const body: BodyLine[] = [];
   let oldSeen = 0;
   let index = start + 1;
@@ -111,13 +144,13 @@ function readHunk(lines: readonly string[], start: number, header: RegExpExecArr
     if (line === 'blank' || (line !== 'no-newline' && line.kind !== 'add')) oldSeen++;
   }
   const trimmed = fitToDeclaredCounts(body, lines, index, declared);
-  return { hunk: toHunk(lines[start]!, trimmed.body, declared), next: trimmed.next };
+  return { hunk: toHunk(lines[start]!, trimmed.body, declared, header), next: trimmed.next };
 }
 
 /** One line of a hunk body, 'blank' for an empty line, null where the body ends. */
 function bodyLine(raw: string): HunkLine | 'no-newline' | 'blank' | null {
   if (raw === '') return 'blank';
-  if ((raw.startsWith('@@') && HUNK_HEADER.test(raw)) || isFence(raw)) return null;
+  if (isHunkHeader(raw) || isFence(raw)) return null;
   switch (raw[0]) {
     case ' ':
       return { kind: 'context', text: raw.slice(1) };
@@ -181,7 +214,7 @@ function fitToDeclaredCounts(
   return { body: extended, next: cursor };
 }
 
-function toHunk(header: string, body: BodyLine[], declared: { oldStart: number; oldCount: number; newCount: number } | null): Hunk {
+function toHunk(header: string, body: BodyLine[], declared: DeclaredCounts | null, read: HunkHeader): Hunk {
   const hunkLines: HunkLine[] = [];
   let oldNoNewlineAtEnd = false;
   let newNoNewlineAtEnd = false;
@@ -198,7 +231,7 @@ function toHunk(header: string, body: BodyLine[], declared: { oldStart: number; 
   const oldCount = hunkLines.filter((line) => line.kind !== 'add').length;
   const newCount = hunkLines.filter((line) => line.kind !== 'remove').length;
   return {
-    oldStart: declared?.oldStart ?? null,
+    oldStart: read.range && oldCount === 0 ? null : read.oldStart,
     header,
     lines: hunkLines,
     recounted: declared !== null && (declared.oldCount !== oldCount || declared.newCount !== newCount),

@@ -8,7 +8,7 @@ import type { CallUsage } from '../formats/events.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
-import type { AttemptRecord, Verification } from '../formats/attempt.js';
+import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
 import type { RepairDeps } from './deps.js';
 import { mayRace } from './checks/strict.js';
@@ -51,15 +51,15 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     const verification = await checkAnswer(last.answer, task, deps, last.attempt);
     const record = { id: task.suggestion.id, attempt: last.attempt, tier: last.tier, conversation: last.conversation, turn: last.turn, source: last.source, prompt: last.prompt, usage: null } satisfies Partial<AttemptRecord>;
     await deps.attempts.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
-    if (verification.accepted) return accepted(verification, last.tier, last.attempt, common(), task);
+    if (verification.accepted) return accepted(verification, last, common(), task);
     Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
     if (last.tier === 'builtin') tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
     else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
   }
 
   if (deps.options.builtin && !tries.some((t) => t.tier === 'builtin')) {
-    const verification = await builtinTry(task, deps, tally);
-    if (verification?.accepted) return accepted(verification, 'builtin', tally.tries, common(), task);
+    const tried = await builtinTry(task, deps, tally);
+    if (tried?.verification.accepted) return accepted(tried.verification, tried.place, common(), task);
   }
   if (!deps.agent) {
     return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
@@ -115,7 +115,7 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
   }
 }
 
-async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionTally): Promise<Verification | null> {
+async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionTally): Promise<{ verification: Verification; place: AcceptedPlace } | null> {
   const attempt = ++tally.tries;
   tally.builtin.tries += 1;
   const id = task.suggestion.id;
@@ -144,10 +144,11 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionT
     return null;
   }
   const verification = await checkAnswer(result.text, task, deps, attempt);
-  await deps.attempts.write({ ...record, source: `builtin: ${result.rules.join(', ')}`, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
+  const source = `${BUILTIN_SOURCE_PREFIX}${result.rules.join(', ')}`;
+  await deps.attempts.write({ ...record, source, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
   tally.builtin.accepted = verification.accepted;
   if (!verification.accepted) tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
-  return verification;
+  return { verification, place: { tier: 'builtin', attempt, source } };
 }
 
 async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionTally, common: () => OutcomeCommon, start: Position): Promise<RepairOutcome> {
@@ -204,7 +205,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
             conversation = result.conversation;
             const verification = await checkAnswer(result.text, task, deps, attempt);
             await deps.attempts.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
-            if (verification.accepted) return accepted(verification, 'agent', attempt, common(), task);
+            if (verification.accepted) return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
             tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
             prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
             break;
@@ -267,14 +268,20 @@ async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, a
   return verification;
 }
 
-function accepted(verification: Verification & { accepted: true }, tier: 'builtin' | 'agent', attempt: number, common: OutcomeCommon, task: RepairTask): RepairedOutcome {
+/** The verdict's `source` of a built-in try names the rules after this prefix (attempts/<id>/<n>/verdict.json). */
+const BUILTIN_SOURCE_PREFIX = 'builtin: ';
+
+type AcceptedPlace = Pick<TryPlace, 'tier' | 'attempt' | 'source'>;
+
+function accepted(verification: Verification & { accepted: true }, place: AcceptedPlace, common: OutcomeCommon, task: RepairTask): RepairedOutcome {
   return {
     ...common,
     status: 'repaired',
     canonical: verification.canonical,
     changedFiles: verification.changedFiles,
-    acceptedAttempt: attempt,
-    tier,
+    acceptedAttempt: place.attempt,
+    tier: place.tier,
+    builtinRule: place.tier === 'builtin' && place.source.startsWith(BUILTIN_SOURCE_PREFIX) ? place.source.slice(BUILTIN_SOURCE_PREFIX.length) : null,
     clauseChanges: verification.clauseChanges,
     nonDirectiveLinesChanged: verification.nonDirectiveLinesChanged,
     mayRace: mayRace(verification.clauseChanges, task.build),

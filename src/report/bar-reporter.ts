@@ -20,7 +20,7 @@ export function createBarReporter(stream: OutputStream): Reporter {
   let discoveryBar: Bar | null = null;
   let repairBar: Bar | null = null;
 
-  // A second Ctrl-C ends the process at once (pipeline.ts); the terminal must not keep a hidden cursor.
+  // A second Ctrl-C ends the process at once (interrupt.ts); the terminal must not keep a hidden cursor.
   const onExit = () => stream.write(SHOW_CURSOR);
   const start = () => {
     if (!bars) process.once('exit', onExit);

@@ -11,5 +11,5 @@ export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventL
 export { writeResults, readResults, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';
 export { listBackups, readWrittenDigest } from './backup.js';
-export { repairDir } from './paths.js';
+export { repairDir, writtenPaths } from './paths.js';
 export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

@@ -1,6 +1,7 @@
 // Where patch-repair keeps its state inside a .discopop folder. Everything it writes lives under
 // patch_repair/, except the write-back itself, which replaces files in patch_generator/<id>/.
 import { join } from 'node:path';
+import { patchFileName } from './patch-set-files.js';
 
 export function repairDir(dotDir: string): string {
   return join(dotDir, 'patch_repair');
@@ -16,6 +17,14 @@ export function backupsDir(dotDir: string): string {
 
 export function backupDir(dotDir: string, id: string): string {
   return join(backupsDir(dotDir), safeName(id, 'suggestion id'));
+}
+
+/**
+ * What a write-back of `fileIds` leaves, named relative to the .discopop folder as results.json
+ * records it: the patch files it replaced and the backup of the generated set.
+ */
+export function writtenPaths(id: string, fileIds: readonly string[]): { written_files: string[]; backup: string } {
+  return { written_files: fileIds.map((fileId) => join(suggestionDir('.', id), patchFileName(safeName(fileId, 'file id')))), backup: backupDir('.', id) };
 }
 
 export function writtenDigestPath(dotDir: string, id: string): string {

@@ -10,21 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { applyPatchSet, checkDirectivesKept, mapToPatchSet, parsePatches } from '../../src/patch/index.js';
-import type { BuiltinResult } from '../../src/formats/task.js';
 import {
-  applyAndCompile, COMPILERS, directivesAboveLoops, expectationFor, expectedLoops, prepareFixture, runOutputs,
-  type Checked, type CompilerFamily, type Fixture, type FixtureSpec, type Prepared,
+  applyAndCompile, COMPILERS, directivesAboveLoops, expectationFor, expectedLoops, inBatches, judgeRun, prepareFixture, runOutputs,
+  type CompilerFamily, type Fixture, type FixtureSpec, type Run,
 } from './harness.js';
 
 const fixturesDir = join(import.meta.dirname, '..', '..', 'fixtures', 'classes');
 
-interface Run {
-  prepared: Prepared;
-  result: BuiltinResult | null;
-  checked: Checked | null;
-  /** Program output with 1 and 4 threads: the original, then the repaired source (rewritesCode fixtures). */
-  outputs: { original: string[] | null; repaired: string[] | null } | null;
-}
 
 async function loadFixtures(): Promise<Fixture[]> {
   const names = (await readdir(fixturesDir)).sort();
@@ -33,19 +25,6 @@ async function loadFixtures(): Promise<Fixture[]> {
     dir: join(fixturesDir, name),
     spec: JSON.parse(await readFile(join(fixturesDir, name, 'fixture.json'), 'utf8')) as FixtureSpec,
   })));
-}
-
-/** Runs `work` over `items` with at most `limit` at a time (gcc dominates; two cores in CI). */
-async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  }));
-  return results;
 }
 
 /** The directives of `all` that are not among the original source's own directives. */
@@ -75,8 +54,8 @@ beforeAll(async () => {
     if (hasMain(fixture) && checked?.compiled) {
       const dir = join(scratch, family, fixture.name, 'run');
       outputs = {
-        original: await runOutputs(join(dir, 'original'), fixture.spec.file, prepared.task.sources.get('1')!, family),
-        repaired: await runOutputs(join(dir, 'repaired'), fixture.spec.file, checked.repaired, family),
+        original: await runOutputs(join(dir, 'original'), fixture, prepared.task.sources.get('1')!, family),
+        repaired: await runOutputs(join(dir, 'repaired'), fixture, checked.repaired, family),
       };
     }
     runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
@@ -93,29 +72,12 @@ const hasMain = (fixture: Fixture) => /\bint\s+main\s*\(/.test(readFileSync(join
 const isDirective = (line: string) => /^\s*#\s*pragma\s+omp\b/.test(line);
 const isDeclare = (line: string) => /^\s*#\s*pragma\s+omp\s+declare\b/.test(line);
 
-/**
- * For `npm run bench -- builtin`: per compiler and fixture, whether the repairer repaired it
- * (applies, compiles, keeps every directive, same output), handed it on, or answered wrongly.
- */
+/** For `npm run bench -- builtin`: per compiler and fixture, the outcome judged as the harness judges it. */
 function measurements() {
   return [...runs].map(([id, run]) => {
     const [family] = id.split('/');
     const { fixture } = run.prepared;
-    let outcome: 'builds' | 'repaired' | 'handed-on' | 'wrong' = 'handed-on';
-    const reasons: string[] = [];
-    if (run.result === null) outcome = 'builds';
-    else if (run.result.kind === 'answer') {
-      const kept = run.checked?.applied ? checkDirectivesKept({
-        original: run.prepared.task.sources.get('1')!, generated: run.prepared.task.patched.get('1')!, candidate: run.checked.repaired,
-      }) : null;
-      if (!run.checked?.applied) reasons.push('does not apply');
-      else if (!run.checked.compiled) reasons.push('does not compile');
-      if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
-      if (run.outputs && JSON.stringify(run.outputs.original) !== JSON.stringify(run.outputs.repaired)) reasons.push('changes the output');
-      if (hasMain(fixture) && !run.outputs) reasons.push('output not compared');
-      outcome = reasons.length === 0 ? 'repaired' : 'wrong';
-    }
-    return { family, fixture: fixture.name, class: fixture.spec.class, outcome, reasons, reason: run.result?.kind === 'declined' ? run.result.reason : undefined };
+    return { family, fixture: fixture.name, class: fixture.spec.class, ...judgeRun(run, hasMain(fixture)) };
   });
 }
 

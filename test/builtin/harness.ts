@@ -2,13 +2,14 @@
 // text rules of formats.md §2, insertion before the start line, real `diff -Naru`), compiles
 // the patched file with real gcc/g++ or clang/clang++, parses the output as the build stage does,
 // and checks an answer with real GNU patch and the same compiler again.
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addedLineNumbers, directiveLineNumbers } from '../../src/build/apply.js';
 import { classifyByPosition, firstError, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
 import { projectWith } from '../diagnostics/compilers.js';
-import type { RepairTask } from '../../src/formats/task.js';
+import { checkDirectivesKept } from '../../src/patch/index.js';
+import type { BuiltinResult, RepairTask } from '../../src/formats/task.js';
 import type { BuildResult, Diagnostic, Suggestion } from '../../src/formats/types.js';
 
 /** One pattern entry, in the explorer's field names; `text` gives a directive verbatim (pipeline). */
@@ -50,6 +51,25 @@ export interface FixtureSpec extends Expectation {
   rewritesCode?: boolean;
 }
 
+/**
+ * How a real code's program is built (fixtures/real/<code>/code.json): what its compile.sh runs
+ * from project/, `<cc> -fopenmp <flags> <sources> <libs>`, and how it is run.
+ */
+export interface ProgramBuild {
+  sources: string[];
+  flags: string[];
+  libs?: string[];
+  /** Command-line arguments of the run (a small input). */
+  args?: string[];
+}
+
+/** Everything the harness needs to build and run a fixture from a whole project rather than one file. */
+export interface ProjectBuild {
+  /** The project folder copied whole (headers, utility sources, inputs). */
+  projectDir: string;
+  build: ProgramBuild;
+}
+
 /** What is expected under one compiler. */
 export function expectationFor(spec: FixtureSpec, family: CompilerFamily): Expectation {
   return spec.compilers?.[family] ?? { expect: spec.expect, reason: spec.reason, rules: spec.rules, repaired: spec.repaired };
@@ -59,6 +79,8 @@ export interface Fixture {
   name: string;
   dir: string;
   spec: FixtureSpec;
+  /** Real-code fixtures: the whole project and its build; class fixtures are one file compiled alone. */
+  project?: ProjectBuild;
 }
 
 /** formats.md §2.3: pragma, then each clause followed by one space, in the generator's order. */
@@ -94,8 +116,7 @@ export interface Prepared {
 export async function prepareFixture(fixture: Fixture, scratch: string, family: CompilerFamily): Promise<Prepared> {
   const root = join(scratch, family, fixture.name);
   const sourcePath = join(root, 'project', fixture.spec.file);
-  await mkdir(dirname(sourcePath), { recursive: true });
-  await copyFile(join(fixture.dir, 'project', fixture.spec.file), sourcePath);
+  await copyProject(fixture, join(root, 'project'));
   const original = await readFile(sourcePath, 'utf8');
   const lines = original.split('\n');
   // Every directive is inserted before its start line (original numbering), indented like it.
@@ -117,9 +138,9 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   await writeFile(join(patchDir, '1.patch'), generated);
 
   const workspace = join(root, 'workspace');
-  await mkdir(dirname(join(workspace, fixture.spec.file)), { recursive: true });
+  await copyProject(fixture, workspace);
   await writeFile(join(workspace, fixture.spec.file), patched);
-  const compiled = await compile(workspace, fixture.spec.file, family, undefined, original);
+  const compiled = await compile(workspace, fixture.spec.file, family, { original, project: fixture.project });
   const build: BuildResult = {
     ok: compiled.ok,
     ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
@@ -153,31 +174,44 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   };
 }
 
+/** Copies what a fixture builds from into `to`: its whole project, or its one source file. */
+async function copyProject(fixture: Fixture, to: string): Promise<void> {
+  if (fixture.project) {
+    await cp(fixture.project.projectDir, to, { recursive: true });
+    return;
+  }
+  await mkdir(dirname(join(to, fixture.spec.file)), { recursive: true });
+  await copyFile(join(fixture.dir, 'project', fixture.spec.file), join(to, fixture.spec.file));
+}
+
 const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };
 
 /**
- * Compiles like a project's compile.sh: from the project root, with the relative path. `output`
- * links an executable there instead of stopping at the object file. Given the `original` source,
- * it is judged as the build stage judges a patched build: a warning that the compiler ignored part
- * of a directive on a line added to the original fails it.
+ * Compiles like a project's compile.sh: from the project root, with relative paths. A class
+ * fixture compiles its one file (`-c`, or linked to `output`); a real code compiles and links its
+ * program's sources with its flags. Given the `original` source of `relPath`, the output is judged
+ * as the build stage judges a patched build: a warning that the compiler ignored part of a
+ * directive on a line added to the original fails it.
  */
 export async function compile(
-  root: string, relPath: string, family: CompilerFamily, output?: string, original?: string,
+  root: string, relPath: string, family: CompilerFamily,
+  options: { output?: string; original?: string; project?: ProjectBuild } = {},
 ): Promise<{ ok: boolean; output: string; diagnostics: Diagnostic[]; durationMs: number }> {
-  const compiler = relPath.endsWith('.c') ? COMMANDS[family].c : COMMANDS[family].cxx;
-  const outcome = await runProcess({
-    command: compiler,
-    args: ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])],
-    cwd: root,
-    env: { LC_ALL: 'C' },
-    timeoutMs: 60_000,
-  });
+  const { output, original, project } = options;
+  const language = project ? (project.build.sources.some((source) => !source.endsWith('.c')) ? 'cxx' : 'c') : relPath.endsWith('.c') ? 'c' : 'cxx';
+  const compiler = COMMANDS[family][language];
+  const args = project
+    ? ['-fopenmp', ...project.build.flags, ...project.build.sources, ...(project.build.libs ?? []), '-o', output ?? join(root, '.compile-check')]
+    : ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])];
+  const outcome = await runProcess({ command: compiler, args, cwd: root, env: { LC_ALL: 'C' }, timeoutMs: 120_000 });
   if (outcome.kind === 'spawn-failed') throw new Error(`${compiler}: ${outcome.message}`);
   const printed = outcome.stdout + outcome.stderr;
   const patched = await readFile(join(root, relPath), 'utf8');
   const lines = original === undefined ? new Set<number>() : addedLineNumbers(original, patched);
+  // The suggestion's file is file 1, as in the RepairTask; the program's other sources follow.
+  const projectFiles = [relPath, ...(project?.build.sources.filter((source) => source !== relPath) ?? [])];
   const diagnostics = classifyByPosition(
-    judgeDiagnostics(parseDiagnostics(printed, projectWith(root, [relPath]), root), new Map([['1', lines]])),
+    judgeDiagnostics(parseDiagnostics(printed, projectWith(root, projectFiles), root), new Map([['1', lines]])),
     new Map([['1', directiveLineNumbers(patched, lines)]]),
   );
   const ok = outcome.kind === 'exited' && outcome.exitCode === 0 && firstError(diagnostics) === undefined;
@@ -197,7 +231,7 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
   const blocks = [...answer.matchAll(/```diff\n([\s\S]*?)```/g)].map((match) => match[1]!);
   const dir = join(scratch, prepared.family, prepared.fixture.name, 'verify');
   const target = join(dir, prepared.fixture.spec.file);
-  await mkdir(dirname(target), { recursive: true });
+  await copyProject(prepared.fixture, dir);
   await writeFile(target, prepared.task.sources.get('1')!);
   let patchOutput = '';
   for (const [index, block] of blocks.entries()) {
@@ -209,7 +243,7 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
     }
     patchOutput += outcome.stdout;
   }
-  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, undefined, prepared.task.sources.get('1')!);
+  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, { original: prepared.task.sources.get('1')!, project: prepared.fixture.project });
   return { applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8') };
 }
 
@@ -247,20 +281,70 @@ export function expectedLoops(original: string, spec: FixtureSpec): { construct:
 }
 
 /**
- * The program's output with 1 and with 4 threads, built from `source` (a fixture whose source
- * has a `main` printing its result). Null when it does not build or run.
+ * The program's output (stdout, then stderr: PolyBench dumps its arrays there) with 1 and with 4
+ * threads, built from `source` in place of the fixture's file (a class fixture's source has a
+ * `main` printing its result; a real code is its whole program, run with its arguments). Null
+ * when it does not build or run.
  */
-export async function runOutputs(dir: string, relPath: string, source: string, family: CompilerFamily): Promise<string[] | null> {
-  const target = join(dir, relPath);
-  await mkdir(dirname(target), { recursive: true });
-  await writeFile(target, source);
-  const built = await compile(dir, relPath, family, join(dir, 'program'));
+export async function runOutputs(dir: string, fixture: Fixture, source: string, family: CompilerFamily): Promise<string[] | null> {
+  await copyProject(fixture, dir);
+  await writeFile(join(dir, fixture.spec.file), source);
+  const built = await compile(dir, fixture.spec.file, family, { output: join(dir, 'program'), project: fixture.project });
   if (!built.ok) return null;
   const outputs: string[] = [];
   for (const threads of ['1', '4']) {
-    const run = await runProcess({ command: join(dir, 'program'), args: [], cwd: dir, env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000 });
+    const run = await runProcess({
+      command: join(dir, 'program'), args: fixture.project?.build.args ?? [], cwd: dir, env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000,
+    });
     if (run.kind !== 'exited' || run.exitCode !== 0) return null;
-    outputs.push(run.stdout);
+    outputs.push(run.stdout + run.stderr);
   }
   return outputs;
+}
+
+/** Runs `work` over `items` with at most `limit` at a time (gcc dominates; two cores in CI). */
+export async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  }));
+  return results;
+}
+
+/** One fixture through the repairer under one compiler. */
+export interface Run {
+  prepared: Prepared;
+  /** Null when the generated patch builds (nothing to repair). */
+  result: BuiltinResult | null;
+  checked: Checked | null;
+  /** Program output with 1 and 4 threads: the original (sequential) program, then the repaired one. */
+  outputs: { original: string[] | null; repaired: string[] | null } | null;
+}
+
+export type Outcome = 'builds' | 'repaired' | 'handed-on' | 'wrong';
+
+/**
+ * What the repairer's answer is worth: `repaired` only when it applies with GNU patch, compiles,
+ * keeps every generated directive as the same construct above the same loop (check 5) and, for a
+ * program that is run, prints what the original prints with 1 and with 4 threads; any answer
+ * short of that is `wrong`, with the reasons.
+ */
+export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons: string[]; reason?: string } {
+  if (run.result === null) return { outcome: 'builds', reasons: [] };
+  if (run.result.kind === 'declined') return { outcome: 'handed-on', reasons: [], reason: run.result.reason };
+  const reasons: string[] = [];
+  const kept = run.checked?.applied ? checkDirectivesKept({
+    original: run.prepared.task.sources.get('1')!, generated: run.prepared.task.patched.get('1')!, candidate: run.checked.repaired,
+  }) : null;
+  if (!run.checked?.applied) reasons.push('does not apply');
+  else if (!run.checked.compiled) reasons.push('does not compile');
+  if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
+  const original = run.outputs?.original?.[0];
+  if (run.outputs && run.outputs.repaired?.some((output) => output !== original)) reasons.push('changes the output');
+  if (isRun && (!run.outputs?.original || !run.outputs.repaired)) reasons.push('output not compared');
+  return { outcome: reasons.length === 0 ? 'repaired' : 'wrong', reasons };
 }

@@ -55,7 +55,20 @@ describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, C
       const record = first.suggestions.find((s) => s.id === id)!;
       expect(record).toMatchObject({ backend: 'builtin', attempts: 0, builtin: { tries: 1, accepted: true }, accepted_attempt: 1 });
       expect(record.error_class).not.toBeNull();
+      // What a reviewer reads without opening attempts/: the rule, where the patches and the backup are, the errors.
+      const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', id, '1', 'verdict.json'), 'utf8')) as { source: string };
+      expect(`builtin: ${record.builtin_rule}`).toBe(verdict.source);
+      expect(record.written_files).toEqual(record.changed_files.map((fileId) => `patch_generator/${id}/${fileId}.patch`));
+      expect(record.backup).toBe(`patch_repair/backups/${id}`);
+      for (const file of record.written_files) expect(readdirSync(path.join(dotDir, record.backup!))).toContain(path.basename(file));
+      expect(record.diagnostics.length).toBe(Math.min(3, record.diagnostic_count));
+      expect(record.first_error).toContain(record.diagnostics[0]!.message);
     }
+    // Suggestion 6 misspells `depends` on three directives: three diagnostics, each on its own line.
+    const six = first.suggestions.find((s) => s.id === '6')!;
+    expect(six.diagnostic_count).toBe(3);
+    expect(new Set(six.diagnostics.map((d) => d.line)).size).toBe(3);
+    expect(first.suggestions.find((s) => s.id === '0')).toMatchObject({ builtin_rule: null, written_files: [], backup: null, diagnostic_count: 0, diagnostics: [] });
     // Suggestion 6's `depends`: gcc rejects it, clang only warns that it drops the rest of the line.
     const dropped = cc === 'clang' ? /warning: extra tokens at the end of '#pragma omp task' are ignored/ : /error: expected '#pragma omp' clause before 'depends'/;
     expect(first.suggestions.find((s) => s.id === '6')).toMatchObject({ error_class: 'unknown-clause', first_error: expect.stringMatching(dropped) });
@@ -107,6 +120,8 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     expect(changedPaths(before, snapshotTree(root, userFiles), { mtimes: true })).toEqual([]);
     const file = readResults(dotDir);
     expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'not_applied'));
+    // Verified by a rule but written nowhere: no written files, no backup.
+    expect(file.suggestions.find((s) => s.id === '3')).toMatchObject({ builtin_rule: 'drop-out-of-scope-names', written_files: [], backup: null });
     // The verified patches are still there to read, in the transcripts.
     const canonical = path.join(dotDir, 'patch_repair', 'attempts', '2', '1', 'canonical');
     expect(readdirSync(canonical).length).toBeGreaterThan(0);

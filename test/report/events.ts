@@ -48,6 +48,11 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     input_tokens: null,
     output_tokens: null,
     cost_usd: null,
+    builtin_rule: null,
+    written_files: [],
+    backup: null,
+    diagnostic_count: 0,
+    diagnostics: [],
     ...extra,
   };
 }

@@ -47,6 +47,11 @@ export function suggestionRecord(id: string): SuggestionRecord {
     clause_changes: [],
     may_race: [],
     non_directive_lines_changed: false,
+    builtin_rule: 'add-to-reduction',
+    written_files: [`patch_generator/${id}/1.patch`],
+    backup: `patch_repair/backups/${id}`,
+    diagnostic_count: 1,
+    diagnostics: [{ file: 'main.c', file_id: '1', line: 11, column: 40, severity: 'error', message: "'sum' not specified in enclosing 'parallel'", error_class: 'undeclared-in-clause' }],
   };
 }
 

@@ -1,0 +1,74 @@
+// preflight → discovery → repair → write-back → summary (design.md, Pipeline). The stages beside
+// this file do the work; this file only composes them and turns interrupts into exit codes.
+import { ClusterError, InterruptedError, RefusedError } from '../errors.js';
+import { trapSignals, type Interrupt } from '../interrupt.js';
+import { createReporter, type Reporter } from '../report/reporter.js';
+import { unrepairedRecord } from '../formats/run-records.js';
+import type { RunOptions } from '../formats/run-options.js';
+import { discoveryStage } from './discovery.js';
+import { finish, runRecord } from './finish.js';
+import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
+import { repairStage } from './repair.js';
+import { restore } from './restore.js';
+import { Session } from './session.js';
+import { RunTally } from './tally.js';
+
+/** Runs one invocation and returns its exit code. */
+export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
+  const interrupt = trapSignals();
+  const reporter = createReporter({ stream: stdout });
+  try {
+    return options.mode === 'restore' ? await restore(options, reporter) : await pipeline(options, reporter, interrupt);
+  } catch (error) {
+    if (interrupt.signal.aborted) throw new InterruptedError(interrupt.received!);
+    throw error;
+  } finally {
+    interrupt.release();
+    reporter.close();
+  }
+}
+
+async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt): Promise<number> {
+  const session = new Session(options, reporter, interrupt);
+  try {
+    await session.lock();
+    const pre = await preflight(options);
+    const context = await session.begin();
+    const { emit } = context;
+    emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null }) });
+    for (const notice of pre.dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
+
+    const tally = new RunTally(context, pre.considered);
+    try {
+      const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
+      const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier, keep: (record) => tally.finish(record) });
+      if (resume) {
+        tally.resumedFrom = resume.plan.from;
+        await tally.startState(resume.writer, resume.plan.builds, resume.digests);
+      }
+      const { pool, failing } = await discoveryStage(context, pre, tally, { reused: resume?.plan.builds, repairedEarlier, defer: (cleanup) => session.defer(cleanup) });
+      if (options.mode === 'discover-only') {
+        for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
+      } else if (failing.length > 0) {
+        await repairStage(context, tally, failing, { dp: pre.dp, pool, ladder: pre.ladder!, continued: resume?.plan.continued ?? new Map() });
+      }
+    } catch (error) {
+      // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run
+      // was interrupted, and results.json must still say how far it got.
+      if (interrupt.received) {
+        const interrupted = new InterruptedError(interrupt.received);
+        await finish(context, tally, interrupted.exitCode, 'interrupted');
+        throw interrupted;
+      }
+      // The cluster failed, not the builds: what finished is kept, the rest is not judged.
+      if (error instanceof ClusterError) await finish(context, tally, error.exitCode, 'the cluster could not run its builds');
+      // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
+      // results.json that says why, for show and for tools; the refusal itself is the one line printed.
+      else if (error instanceof RefusedError) await finish(context, tally, error.exitCode, 'not built: the run was refused', { refused: true });
+      throw error;
+    }
+    return await finish(context, tally, null, null);
+  } finally {
+    await session.close();
+  }
+}

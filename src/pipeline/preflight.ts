@@ -1,0 +1,96 @@
+// Preflight: read the .discopop folder, select the considered suggestions, refuse what must not
+// run, and (after the session began) work out what --resume takes over from the run before.
+import path from 'node:path';
+import { buildInputsDigest, suggestionBuildDigest } from '../build/index.js';
+import { readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
+import { RefusedError } from '../errors.js';
+import { atLeast } from '../log.js';
+import { loadPromptLadder, type PromptLadder } from '../repair/index.js';
+import { planResume, type ResumePlan } from '../repair/resume.js';
+import type { RunOptions } from '../formats/run-options.js';
+import type { RunState } from '../formats/resume-state.js';
+import type { SuggestionRecord } from '../formats/results.js';
+import type { DotDiscopop, Suggestion } from '../formats/types.js';
+import { copyAttempts, digestDir, readAttemptsIn, readRunState, RunStateWriter, unwritableSuggestionFolders } from '../store/index.js';
+import { readWrittenDigest } from '../store/backup.js';
+import type { RunContext } from './session.js';
+
+export interface Preflight {
+  dp: DotDiscopop;
+  considered: Suggestion[];
+  /** null for --discover-only, which asks nobody. */
+  ladder: PromptLadder | null;
+  /** The run-state of the run --resume continues, read before the rotation moves it to history/. */
+  previousState: RunState | null;
+}
+
+export async function preflight(options: RunOptions): Promise<Preflight> {
+  const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
+  refuseIfApplied(dp);
+  const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
+  if (options.mode === 'repair') await refuseUnwritable(options.dotDir, considered);
+  // A broken --prompt-dir must stop the run before any build spends minutes.
+  const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
+  // Only the most recent run can be resumed.
+  const previousState = options.resume ? await readRunState(options.dotDir) : null;
+  return { dp, considered, ladder, previousState };
+}
+
+async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[]): Promise<void> {
+  const lines = await unwritableSuggestionFolders(dotDir, considered.filter((s) => s.files.length > 0).map((s) => s.id));
+  if (lines.length === 0) return;
+  throw new RefusedError(
+    [...lines, 'a verified repair could not be written back there; make the folders writable, or repair without writing with --dry-run'].join('\n'),
+  );
+}
+
+/** Suggestions whose patches are what an earlier repair wrote (backups/<id>.written matches). */
+export async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const { id, dir } of considered) {
+    const written = await readWrittenDigest(dotDir, id);
+    if (written !== null && written === (await digestDir(dir))) ids.add(id);
+  }
+  return ids;
+}
+
+export interface Resume {
+  plan: ResumePlan;
+  writer: RunStateWriter;
+  /** Build digest of every considered suggestion with a patch. */
+  digests: Map<string, string>;
+}
+
+/**
+ * Works out what this run takes over from the one it resumes (records, tries, discovery builds)
+ * and opens the run's own run-state.json. Kept tries are copied over; kept records are handed to
+ * `keep`, which finishes them.
+ */
+export async function prepareResume(
+  context: RunContext,
+  pre: Preflight,
+  o: { repairedEarlier: Set<string>; keep: (record: SuggestionRecord) => Promise<void> },
+): Promise<Resume> {
+  const { options, emit, reporter } = context;
+  const { dp, considered, previousState } = pre;
+  const previousDir = context.previousDir;
+  const mode = options.mode === 'dry-run' ? 'dry-run' : 'repair';
+  const inputs = await buildInputsDigest(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
+  const digests = new Map<string, string>();
+  for (const s of considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(inputs, await digestDir(s.dir)));
+  const plan: ResumePlan = options.resume
+    ? planResume({ previous: previousState, previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier })
+    : { from: null, notice: '', builds: new Map(), kept: new Map(), continued: new Map() };
+  if (options.resume) {
+    // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
+    emit({ type: 'notice', level: 'info', message: plan.notice });
+    if (!atLeast('INFO', options.log)) reporter.notice(plan.notice);
+  }
+  for (const [id, record] of plan.kept) {
+    const folder = path.join(previousDir!, 'attempts', id);
+    await copyAttempts(folder, options.dotDir, id, (await readAttemptsIn(folder)).map((a) => a.attempt));
+    await o.keep(record);
+  }
+  const writer = new RunStateWriter(options.dotDir, { version: 1, run_id: context.runId, mode, inputs, builds: {}, finished: {}, complete: false });
+  return { plan, writer, digests };
+}

@@ -1,0 +1,162 @@
+// Repair: the agent is chosen, the failing suggestions are repaired concurrently, and each verified
+// repair is written back as it settles → one record per failing suggestion.
+import { readFile } from 'node:fs/promises';
+import { createAgent } from '../agent/create.js';
+import type { Agent } from '../agent/types.js';
+import { generatedPatchSet, preprocessPatched, type BuildPool } from '../build/index.js';
+import { decodeBytes } from '../bytes.js';
+import { faultPoint } from '../fault.js';
+import { applyFilePatch, parsePatches } from '../patch/index.js';
+import { repairConcurrently, repairSuggestion, type PromptLadder, type RepairDeps } from '../repair/index.js';
+import { priorTry } from '../repair/resume.js';
+import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
+import type { SuggestionRecord } from '../formats/results.js';
+import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord } from '../formats/run-records.js';
+import type { RepairTask } from '../formats/task.js';
+import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
+import { AttemptStore, copyAttempts, readAttemptsIn, writeBack, WriteBackFailed } from '../store/index.js';
+import type { RunContext } from './session.js';
+import type { Failing, RunTally } from './tally.js';
+
+export async function repairStage(
+  context: RunContext,
+  tally: RunTally,
+  failing: Failing[],
+  o: { dp: DotDiscopop; pool: BuildPool; ladder: PromptLadder; continued: Map<string, string> },
+): Promise<void> {
+  const { options, emit, interrupt } = context;
+  const agent = await chooseAgent(context, o.ladder);
+  // With no agent the built-in repairer is the whole repair stage, and the run record says so.
+  tally.identity = { backend: agent?.backend ?? (options.builtin ? 'builtin' : null), model: agent?.model ?? null };
+  const deps: RepairDeps = {
+    dp: o.dp,
+    options,
+    pool: o.pool,
+    agent,
+    emit,
+    attempts: new AttemptStore(options.dotDir),
+    signal: interrupt.signal,
+    budget: tally.budget,
+    scratchDir: context.scratchDir,
+    ladder: o.ladder,
+  };
+  // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
+  let writesStopped: string | null = null;
+  let settled = 0;
+  await repairConcurrently({
+    items: failing,
+    jobs: options.agentJobs,
+    maxRepairs: options.maxRepairs,
+    signal: interrupt.signal,
+    halted: () => writesStopped !== null,
+    repair: async ({ suggestion, build }, index) => {
+      emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+      faultPoint('pipeline.before-repair');
+      const prior = await continuedTries(options.dotDir, suggestion.id, o.continued.get(suggestion.id));
+      return repairSuggestion(await repairTask(suggestion, o.dp, build), deps, prior);
+    },
+    settle: async ({ suggestion, build }, outcome) => {
+      faultPoint('pipeline.after-repair');
+      settled += 1;
+      const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
+      if (outcome.status === 'repaired' && options.mode === 'repair') {
+        if (writesStopped === null) writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+        else {
+          record.status = 'not_applied';
+          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+        }
+      }
+      await tally.finish(record);
+    },
+    skip: ({ suggestion, build }) =>
+      tally.finish(
+        unrepairedRecord(suggestion, build, {
+          status: 'skipped',
+          reason: writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`,
+        }),
+      ),
+  });
+  interrupt.check();
+}
+
+async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
+  const { options, emit } = context;
+  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system });
+  // options.md: the run names the agent it picked before its first call, at the default log level.
+  if (notice) emit({ type: 'agent-picked', message: notice });
+  if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: 'no agent and --no-builtin: failing suggestions cannot be repaired' });
+  return agent;
+}
+
+/** The tries a continued suggestion already made, copied into this run's attempts/<id>/. */
+async function continuedTries(dotDir: string, id: string, folder: string | undefined): Promise<PriorTry[]> {
+  if (folder === undefined) return [];
+  const tries: PriorTry[] = [];
+  for (const stored of await readAttemptsIn(folder)) {
+    const prior = priorTry(stored);
+    // Numbers stay contiguous: a folder the kill left before any answer arrived is not carried over.
+    if (!prior || prior.attempt !== tries.length + 1) break;
+    tries.push(prior);
+  }
+  await copyAttempts(folder, dotDir, id, tries.map((t) => t.attempt));
+  return tries;
+}
+
+/**
+ * Writes a verified repair back. One that cannot be written has been undone by writeBack; the
+ * record becomes not_applied with the reason, and the run goes on unless the cause (a read-only
+ * or full file system) would stop every later write-back too: then it returns the reason the
+ * remaining suggestions are skipped for, so no agent time is spent on repairs that cannot land.
+ */
+async function writeRepair(
+  context: RunContext,
+  suggestion: Suggestion,
+  outcome: Extract<RepairOutcome, { status: 'repaired' }>,
+  record: SuggestionRecord,
+  remaining: number,
+): Promise<string | null> {
+  faultPoint('pipeline.before-write-back');
+  let written;
+  try {
+    written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
+  } catch (error) {
+    if (!(error instanceof WriteBackFailed)) throw error;
+    record.status = 'not_applied';
+    record.reason = `verified repair not written: ${error.message}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+    const stop = error.affectsEveryWrite && remaining > 0;
+    const next = stop
+      ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
+      : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
+    context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${record.reason}; ${next}` });
+    return stop ? `the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
+  }
+  record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
+  context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
+  faultPoint('pipeline.after-write-back');
+  return null;
+}
+
+/** What the repair works on: the original sources, the generated patches and their result. */
+async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildResult): Promise<RepairTask> {
+  const sources = new Map<string, string>();
+  const patched = new Map<string, string>();
+  for (const file of suggestion.files) {
+    const source = decodeBytes(await readFile(dp.files.get(file.fileId)!.path));
+    sources.set(file.fileId, source);
+    // A generated patch that does not apply leaves the file as it is; the diagnostics say why.
+    const [patch] = parsePatches(file.text).patches;
+    const applied = patch ? applyFilePatch(source, patch) : null;
+    patched.set(file.fileId, applied?.ok && applied.result !== null ? applied.result : source);
+  }
+  // The built-in repairer reads what the compiler compiles: macros, headers, typedefs expanded.
+  const translationUnits = new Map<string, string>();
+  const translationUnitsMissing = new Map<string, string>();
+  if (!build.ok) {
+    for (const file of suggestion.files) {
+      const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)! });
+      if (preprocessed.ok) translationUnits.set(file.fileId, preprocessed.text);
+      else translationUnitsMissing.set(file.fileId, preprocessed.reason);
+    }
+  }
+  return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build, translationUnits, translationUnitsMissing };
+}

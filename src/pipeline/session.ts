@@ -1,0 +1,92 @@
+// The run's resources and its one event channel: the lock, the recovery of what a killed run left,
+// the scratch folder, the history rotation, the event fan-out (progress.jsonl, funnel, log file,
+// terminal) and the launcher. Everything acquired here is released by close(), in reverse order,
+// whatever ends the run.
+import { randomBytes } from 'node:crypto';
+import { cancelLeftJobs, createLauncher, type Launcher } from '../build/index.js';
+import { faultPoint } from '../fault.js';
+import type { Interrupt } from '../interrupt.js';
+import { atLeast, createLogFile, levelOf } from '../log.js';
+import { FunnelCounter } from '../report/funnel.js';
+import type { Reporter } from '../report/reporter.js';
+import type { Emit, RunEvent } from '../formats/events.js';
+import type { RunOptions } from '../formats/run-options.js';
+import { acquireLock, cleanupStaleScratch, createRunScratch, openEventLog, recoverWriteBack, startRun } from '../store/index.js';
+
+/** What every stage of a started run shares: who it is, where it works, and where its events go. */
+export interface RunContext {
+  options: RunOptions;
+  reporter: Reporter;
+  interrupt: Interrupt;
+  runId: string;
+  started: string;
+  scratchDir: string;
+  emit: Emit;
+  /** Counts the run's answers check by check from the events it emits. */
+  funnel: FunnelCounter;
+  launcher: Launcher;
+  /** Where the previous run's files went (history/<its id>/); null when there was none. */
+  previousDir: string | null;
+}
+
+export class Session {
+  private readonly cleanups: (() => Promise<void>)[] = [];
+
+  constructor(
+    private readonly options: RunOptions,
+    private readonly reporter: Reporter,
+    private readonly interrupt: Interrupt,
+  ) {}
+
+  /** Takes the lock, then completes or undoes what a killed run left (write-backs, scratch, jobs). */
+  async lock(): Promise<void> {
+    const { options, reporter } = this;
+    const lock = await acquireLock(options.dotDir);
+    this.defer(() => lock.release());
+    if (lock.notice) reporter.notice(lock.notice);
+    faultPoint('pipeline.after-lock');
+    for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
+    for (const line of await cleanupStaleScratch(options.dotDir, cancelLeftJobs)) reporter.notice(line);
+    faultPoint('pipeline.after-recovery');
+  }
+
+  /** Starts the run proper: its scratch folder, the previous run moved to history/, the event channel. */
+  async begin(): Promise<RunContext> {
+    const { options, reporter, interrupt } = this;
+    const runId = newRunId();
+    // Before the previous run is moved to history: an unusable --work-dir is bad input, not a run.
+    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId, launcher: options.launcher });
+    this.defer(() => scratch.dispose());
+    const rotated = await startRun(options.dotDir, runId);
+    faultPoint('pipeline.after-history');
+    const log = openEventLog(options.dotDir);
+    this.defer(() => log.close());
+    const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
+    const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair' });
+    const emit: Emit = (input) => {
+      log.emit(input);
+      const event = { t: new Date().toISOString(), ...input } as RunEvent;
+      funnel.apply(event);
+      logFile?.(event);
+      if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
+    };
+    faultPoint('pipeline.after-scratch');
+    const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
+    // Whatever ends the run, no job it submitted stays queued or running.
+    this.defer(() => launcher.cancelAll());
+    return { options, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, emit, funnel, launcher, previousDir: rotated.dir };
+  }
+
+  /** Registers a release; releases run in reverse order of registration. */
+  defer(cleanup: () => Promise<void>): void {
+    this.cleanups.unshift(cleanup);
+  }
+
+  async close(): Promise<void> {
+    for (const cleanup of this.cleanups.splice(0)) await cleanup();
+  }
+}
+
+function newRunId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${randomBytes(3).toString('hex')}`;
+}

@@ -1,0 +1,75 @@
+// The records of one run as they come in, and what run-state.json keeps of them for --resume.
+import type { WorkspacePlacement } from '../build/index.js';
+import { RunBudget } from '../repair/index.js';
+import { buildsRecord, isFinal, noPatchRecord, type AgentIdentity } from '../formats/run-records.js';
+import type { OpenmpProbe, SuggestionRecord } from '../formats/results.js';
+import type { BuildResult, Suggestion } from '../formats/types.js';
+import type { RunStateWriter } from '../store/index.js';
+import type { RunContext } from './session.js';
+
+export interface Failing {
+  suggestion: Suggestion;
+  build: BuildResult;
+}
+
+export class RunTally {
+  readonly records = new Map<string, SuggestionRecord>();
+  readonly builds = new Map<string, BuildResult>();
+  readonly budget: RunBudget;
+  identity: AgentIdentity = { backend: null, model: null };
+  placement: () => WorkspacePlacement | undefined = () => undefined;
+  probe: OpenmpProbe | null = null;
+  /** The run this one continues (--resume), once known. */
+  resumedFrom: string | null = null;
+  /** The run's run-state.json; null for --discover-only, which cannot be resumed. */
+  state: RunStateWriter | null = null;
+  private digests = new Map<string, string>();
+
+  constructor(
+    private readonly context: RunContext,
+    readonly considered: Suggestion[],
+  ) {
+    this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
+  }
+
+  async finish(record: SuggestionRecord): Promise<void> {
+    this.records.set(record.id, record);
+    this.context.emit({ type: 'suggestion-finished', record });
+    // What discovery settles is settled again by the next discovery; only repair outcomes are kept.
+    if (this.state && isFinal(record) && record.status !== 'ok' && record.reason !== 'no patch') {
+      this.state.state.finished[record.id] = record;
+      await this.state.save();
+    }
+  }
+
+  /** Starts the run's own run-state.json with the builds it took over and the records it kept. */
+  async startState(writer: RunStateWriter, builds: ReadonlyMap<string, BuildResult>, digests: Map<string, string>): Promise<void> {
+    this.digests = digests;
+    this.state = writer;
+    for (const record of this.records.values()) if (isFinal(record) && record.status !== 'ok') writer.state.finished[record.id] = record;
+    for (const [id, build] of builds) await this.noteBuild(id, build);
+    await writer.save();
+  }
+
+  /** A discovery build, recorded as soon as it finished with the digest of what it depended on. */
+  async noteBuild(id: string, build: BuildResult): Promise<void> {
+    const digest = this.digests.get(id);
+    if (!this.state || digest === undefined) return;
+    this.state.state.builds[id] = { digest, build };
+    await this.state.save();
+  }
+
+  /** Records what discovery settles (no patch, builds) and returns the failing suggestions. */
+  async recordDiscovery(builds: Map<string, BuildResult>, repairedEarlier: Set<string>): Promise<Failing[]> {
+    const failing: Failing[] = [];
+    for (const suggestion of this.considered) {
+      if (this.records.has(suggestion.id)) continue;
+      const build = builds.get(suggestion.id);
+      if (build) this.builds.set(suggestion.id, build);
+      if (!build) await this.finish(noPatchRecord(suggestion));
+      else if (build.ok) await this.finish(buildsRecord(suggestion, repairedEarlier.has(suggestion.id)));
+      else failing.push({ suggestion, build });
+    }
+    return failing;
+  }
+}

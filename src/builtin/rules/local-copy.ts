@@ -46,7 +46,10 @@ export const memberReduction: Rule = {
     for (const { entry } of entries) {
       const copy = memberCopy(input, entry);
       if (typeof copy === 'string') return { kind: 'declined', reason: copy };
-      const edits = copyEdits({ ...input, state }, loop, copy);
+      // The struct otherwise only read in the loop (`m.count` next to `m.sum += …`): its other
+      // members stay in the shared object, so only the reduced member's spelling must be gone.
+      const readOnly = copy.base !== 'this' && otherwiseOnlyRead(loop.text.replace(copy.pattern, copy.local), copy.base);
+      const edits = copyEdits({ ...input, state }, loop, readOnly ? { ...copy, basePattern: memberPattern(entry) } : copy);
       if (typeof edits === 'string') return { kind: 'declined', reason: edits };
       state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
       bases.add(copy.base);
@@ -319,20 +322,26 @@ function argumentsAt(text: string, from: number): string[] | null {
 }
 
 /**
- * `lo:length` of the loop (the parallel one or one inside it) whose variable is exactly `index`,
- * when its bounds do not change in the parallel loop and it steps by one; null otherwise.
+ * `lo:length` of the elements index `index` reaches: one element when the loop does not change
+ * it, else the range of the loops (the parallel one or ones inside it) whose variable it is
+ * exactly, when they agree, step by one and their bounds do not change in the parallel loop; null otherwise.
  */
 function loopRange(input: RuleInput, loop: SyntaxNode, index: string): string | null {
   if (!/^[A-Za-z_]\w*$/.test(index)) return null;
+  const varies = loopVariablesOf(loop).has(index) || writtenIn(input, loop, [index]) !== null;
+  if (!varies) return `${index}:1`;
   const loops: SyntaxNode[] = [];
   const visit = (node: SyntaxNode) => {
     if (node.type === 'for_statement') loops.push(node);
     for (const child of node.namedChildren) if (child) visit(child);
   };
   visit(loop);
-  const owners = loops.filter((candidate) => loopVariablesOf(candidate).has(index));
-  if (owners.length !== 1) return null;
-  const owner = owners[0]!;
+  const ranges = new Set(loops.filter((candidate) => loopVariablesOf(candidate).has(index)).map((owner) => ownRange(input, loop, owner, index)));
+  const [range] = ranges;
+  return ranges.size === 1 && range !== undefined ? range : null;
+}
+
+function ownRange(input: RuleInput, loop: SyntaxNode, owner: SyntaxNode, index: string): string | null {
   const init = owner.childForFieldName('initializer')?.text ?? '';
   const test = owner.childForFieldName('condition')?.text ?? '';
   const step = owner.childForFieldName('update')?.text ?? '';
@@ -395,11 +404,27 @@ function memberCopy(input: RuleInput, entry: string): Copy | string {
   }
   const type = scalarType(input, declaration, entry);
   if (typeof type !== 'string') return type.reason;
-  const pattern = parts.map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part)).join('');
   return {
     original: entry, type, base, local: freshName(input, [base, ...members].join('_')),
-    pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${pattern}\\b`, 'g'),
+    pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${memberPattern(entry)}\\b`, 'g'),
   };
+}
+
+/** `a.b->c` as a pattern that allows spaces around the accesses. */
+function memberPattern(entry: string): string {
+  return entry.split(/\s*(\.|->)\s*/).map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part)).join('');
+}
+
+/** Every use of `base` left in the loop reads one of its members: no assignment, increment, address or use as a whole. */
+function otherwiseOnlyRead(text: string, base: string): boolean {
+  return [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${base}\\b`, 'g'))].every((use) => {
+    const rest = text.slice(use.index! + base.length);
+    const access = /^\s*(?:\.|->)\s*[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*/.exec(rest);
+    if (!access) return false;
+    const after = rest.slice(access[0].length);
+    const before = text.slice(0, use.index!);
+    return !/^\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--|\[|\()/.test(after) && !/(?:\+\+|--|&)\s*$/.test(before);
+  });
 }
 
 /** The declared type when it is a plain arithmetic (or typedef'd) value, not a class, pointer or array. */

@@ -18,8 +18,8 @@ const MEMBER_ERRORS = /^expected '\)' before '(?:\.|->)' token|^expected variabl
 const NOT_FOUND = /^user defined reduction not found for '([^']+)'/;
 /** clang, for a struct it cannot combine: no operator, or no default initialization value. */
 const CLANG_NO_COMBINER = /^list item of type '[^']*' is not valid for specified reduction operation|^invalid operands to binary expression \('[^'*]*' and '[^'*]*'\)/;
-/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`. */
-const CLANG_POINTER = /^invalid operands to binary expression \('[^']*\*' and '[^']*\*'\)/;
+/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter. */
+const CLANG_POINTER = /^invalid operands to binary expression \('[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)' and '[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)'\)/;
 
 interface Copy {
   /** The expression the loop reduced (`a.sum`, `this->total`, `hist[k]`). */

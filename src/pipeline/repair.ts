@@ -14,7 +14,7 @@ import type { SuggestionRecord } from '../formats/results.js';
 import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord } from '../formats/run-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
-import { AttemptStore, copyAttempts, readAttemptsIn, writeBack, WriteBackFailed } from '../store/index.js';
+import { AttemptStore, copyAttempts, readAttemptsIn, writeBack, WriteBackFailed, writtenPaths } from '../store/index.js';
 import type { RunContext } from './session.js';
 import type { Failing, RunTally } from './tally.js';
 
@@ -131,6 +131,7 @@ async function writeRepair(
     return stop ? `the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
   }
   record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
+  Object.assign(record, writtenPaths(suggestion.id, record.changed_files));
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');
   return null;

@@ -115,6 +115,11 @@ export function renderSuggestion(v: SuggestionView): string {
   if (v.since) lines.push(`Patch set on disk: ${v.since} (patch_generator/${v.id}/ no longer holds what this run wrote)`);
   if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
+  const runs = record?.run_check;
+  if (runs && runs.verdict !== 'not-run') {
+    const verdict = `Runs (--check-run, execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
+    lines.push(runs.verdict === 'same' ? verdict : v.paint('red', `${verdict}: ${runs.first_difference ?? ''}`));
+  }
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {
     lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`));

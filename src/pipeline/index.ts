@@ -50,7 +50,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else if (failing.length > 0) {
-        await repairStage(context, tally, failing, { dp: pre.dp, pool, ladder: pre.ladder!, continued: resume?.plan.continued ?? new Map() });
+        await repairStage(context, tally, failing, { dp: pre.dp, pool, ladder: pre.ladder!, tries: resume?.tries ?? new Map() });
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run

@@ -42,6 +42,16 @@ export class RunTally {
     }
   }
 
+  /**
+   * A verified repair about to be written back: recorded first, so that a run killed once the write
+   * is done resumes it as repaired; one killed before is found unwritten and continued.
+   */
+  async writing(record: SuggestionRecord): Promise<void> {
+    if (!this.state) return;
+    this.state.state.finished[record.id] = record;
+    await this.state.save();
+  }
+
   /** Starts the run's own run-state.json with the builds it took over and the records it kept. */
   async startState(writer: RunStateWriter, builds: ReadonlyMap<string, BuildResult>, digests: Map<string, string>): Promise<void> {
     this.digests = digests;

@@ -98,7 +98,12 @@ export async function prepareResume(
       await copyAttempts(folder, options.dotDir, id, (await readAttemptsIn(folder)).map((a) => a.attempt));
     }
     const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
-    context.carry(carriedEvents(events, { kept: new Set(plan.kept.keys()), continued: tries }));
+    const written = new Map<string, string>();
+    for (const [id, record] of plan.kept) {
+      const digest = record.status === 'repaired' ? await readWrittenDigest(options.dotDir, id) : null;
+      if (digest !== null) written.set(id, digest);
+    }
+    context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
   }
   for (const record of plan.kept.values()) await o.keep(record);
   const writer = new RunStateWriter(options.dotDir, { version: 1, run_id: context.runId, mode, inputs, builds: {}, finished: {}, complete: false });

@@ -59,7 +59,7 @@ export async function repairStage(
       const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
       if (outcome.status === 'repaired' && options.mode === 'repair') {
         if (writesStopped === null) {
-          await tally.writing(record);
+          await tally.writing({ ...record, ...writtenPaths(suggestion.id, record.changed_files) });
           writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
         }
         else {

@@ -70,9 +70,14 @@ export function planResume(o: {
  * its final record (the resumed run records it again), and of a continued suggestion its reused
  * discovery build and the calls and checks of the tries carried over. A last try that is checked
  * again (its answer arrived, or it was accepted but not written) keeps its call, not its checks.
+ * `written`: the .written digest of each kept repair; one whose write-back the kill cut short (and
+ * this run's start completed) gets the `written` event the killed run did not get to emit.
  */
-export function carriedEvents(events: readonly RunEvent[], o: { kept: ReadonlySet<string>; continued: ReadonlyMap<string, readonly PriorTry[]> }): RunEvent[] {
-  return events.filter((event) => {
+export function carriedEvents(
+  events: readonly RunEvent[],
+  o: { kept: ReadonlyMap<string, SuggestionRecord>; continued: ReadonlyMap<string, readonly PriorTry[]>; written: ReadonlyMap<string, string> },
+): RunEvent[] {
+  const carried = events.filter((event) => {
     if (!('id' in event) || event.id === null) return false;
     if (o.kept.has(event.id)) return true;
     const tries = o.continued.get(event.id);
@@ -93,4 +98,10 @@ export function carriedEvents(events: readonly RunEvent[], o: { kept: ReadonlySe
         return false;
     }
   });
+  for (const [id, digest] of o.written) {
+    const own = carried.filter((event) => 'id' in event && event.id === id);
+    if (own.some((event) => event.type === 'written')) continue;
+    carried.push({ t: own.at(-1)?.t ?? new Date().toISOString(), type: 'written', id, files: o.kept.get(id)?.changed_files ?? [], digest });
+  }
+  return carried;
 }

@@ -12,7 +12,19 @@ import { checkDotDiscopopFolder } from './discopop/layout.js';
 import { pathKind } from './discopop/path-kind.js';
 import { UsageError } from './errors.js';
 import { repairDir } from './store/paths.js';
-import { AGENT_DEFAULTS, DEFAULTS, LOG_LEVELS, type AgentSettings, type FlagKey, type LogLevel, type Mode, type RunOptions } from './formats/run-options.js';
+import {
+  AGENT_DEFAULTS,
+  DEFAULTS,
+  LOG_LEVELS,
+  RUN_TIMEOUT_FACTOR,
+  RUN_TIMEOUT_FLOOR_S,
+  type AgentSettings,
+  type CheckRunScope,
+  type FlagKey,
+  type LogLevel,
+  type Mode,
+  type RunOptions,
+} from './formats/run-options.js';
 import { HOTNESS, type Hotness } from './formats/types.js';
 
 export interface OptionsContext {
@@ -74,6 +86,17 @@ export const FLAGS = {
   agentTimeoutS: { flags: '--agent-timeout <s>', attribute: 'agentTimeout', help: 'seconds one agent call may take' },
   maxCostUsd: { flags: '--max-cost <usd>', attribute: 'maxCost', help: 'stop agent calls once the reported cost of this run reaches it' },
   strict: { flags: '--strict', attribute: 'strict', help: 'refuse candidates that remove a reduction or privatizing clause or change non-directive lines' },
+  checkRun: {
+    flags: '--check-run [scope]',
+    shown: '--check-run [all]',
+    attribute: 'checkRun',
+    help: "check 7: run each candidate with the configuration's execute.sh at 1 and N threads against the sequential build; all = also run the suggestions that build as generated",
+    absent: 'off',
+  },
+  runThreads: { flags: '--run-threads <n>', attribute: 'runThreads', help: 'OMP_NUM_THREADS of the N-thread runs of --check-run', absent: 'max(2, cores / 2)' },
+  runRepeats: { flags: '--run-repeats <k>', attribute: 'runRepeats', help: 'N-thread runs per candidate (races are intermittent)' },
+  runTolerance: { flags: '--run-tolerance <r>', attribute: 'runTolerance', help: 'relative tolerance for numbers in the compared output; integers and text exact', absent: '1e-6' },
+  runTimeoutS: { flags: '--run-timeout <s>', attribute: 'runTimeout', help: 'seconds one run of --check-run may take', absent: `${RUN_TIMEOUT_FACTOR} × the sequential run, at least ${RUN_TIMEOUT_FLOOR_S}` },
   llmConfigPath: { flags: '--llm-config <path>', attribute: 'llmConfig', help: 'LLM configuration', absent: `$${LLM_CONFIG_ENV}, else <dot-dp-path>/patch_repair/llm_config.json` },
   promptDir: { flags: '--prompt-dir <dir>', attribute: 'promptDir', help: 'prompt templates to use instead of the built-in ones' },
   contextLines: { flags: '--context-lines <n>', attribute: 'contextLines', help: 'source lines of context around each patched region in a prompt' },
@@ -122,6 +145,12 @@ export interface RunFlags {
   agentTimeout?: string;
   maxCost?: string;
   strict?: boolean;
+  /** true for a bare --check-run, the word after it otherwise. */
+  checkRun?: boolean | string;
+  runThreads?: string;
+  runRepeats?: string;
+  runTolerance?: string;
+  runTimeout?: string;
   llmConfig?: string;
   promptDir?: string;
   contextLines?: string;
@@ -202,6 +231,11 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     agentJobs: count('--agent-jobs', flags.agentJobs, 1, DEFAULTS.agentJobs),
     resume: flags.resume === true,
     strict: flags.strict === true,
+    checkRun: parseCheckRun(flags.checkRun, problems),
+    runThreads: count('--run-threads', flags.runThreads, 1, Math.max(2, Math.floor(availableParallelism() / 2))),
+    runRepeats: count('--run-repeats', flags.runRepeats, 1, DEFAULTS.runRepeats),
+    runTolerance: flags.runTolerance === undefined ? DEFAULTS.runTolerance : tolerance(flags.runTolerance, problems),
+    ...(flags.runTimeout !== undefined && { runTimeoutS: count('--run-timeout', flags.runTimeout, 1, RUN_TIMEOUT_FLOOR_S) }),
     builtin: flags.builtin,
     ...(promptDir !== undefined && { promptDir }),
     contextLines: count('--context-lines', flags.contextLines, 0, DEFAULTS.contextLines),
@@ -262,6 +296,21 @@ function pickMode(flags: RunFlags, problems: string[]): Mode {
   if (first === '--discover-only') return 'discover-only';
   if (first === '--dry-run') return 'dry-run';
   return 'repair';
+}
+
+function parseCheckRun(raw: boolean | string | undefined, problems: string[]): CheckRunScope {
+  if (raw === undefined || raw === false) return 'off';
+  if (raw === true) return 'repairs';
+  if (raw === 'all') return 'all';
+  problems.push(`--check-run: expected nothing or 'all' after it; got '${raw}'`);
+  return 'off';
+}
+
+function tolerance(raw: string, problems: string[]): number {
+  const value = /^\s*\d+(\.\d*)?([eE][+-]?\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (value >= 0 && value < 1) return value;
+  problems.push(`--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '${raw}'`);
+  return DEFAULTS.runTolerance;
 }
 
 function parseHotspotTypes(raw: string, problems: string[]): Hotness[] {

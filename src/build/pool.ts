@@ -12,7 +12,9 @@ import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import type { RunOutcome } from '../process.js';
+import { describeOutcome, type RunOutcome } from '../process.js';
+import type { ProgramRun, ProgramRunner } from '../formats/outcome.js';
+import { runExecuteScript } from './execute.js';
 import { patchWorkspace } from './apply.js';
 import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
 import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
@@ -75,13 +77,22 @@ interface Job {
   id: string;
   patchSet: PatchSet;
   purpose: BuildPurpose;
-  resolve: (result: BuildResult) => void;
+  /** Runs the built program in the workspace before its rollback; only after a build that passed. */
+  then?: (program: ProgramRunner) => Promise<unknown>;
+  resolve: (result: { build: BuildResult; ran: unknown }) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs the reference program in an idle workspace, which holds the reference build between builds. */
+interface ReferenceRunJob {
+  then: (program: ProgramRunner) => Promise<unknown>;
+  resolve: (ran: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 export class BuildPool {
   private readonly workers: Worker[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue: (Job | ReferenceRunJob)[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly controller = new AbortController();
   private cloning = 0;
@@ -160,12 +171,32 @@ export class BuildPool {
 
   /** Builds the project with `patchSet` applied, in isolation. Waits for the reference build. */
   async build(id: string, patchSet: PatchSet, purpose: BuildPurpose): Promise<BuildResult> {
+    return (await this.enqueue({ id, patchSet, purpose })).build;
+  }
+
+  /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
+  async buildThen<T>(id: string, patchSet: PatchSet, purpose: BuildPurpose, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
+    const { build, ran } = await this.enqueue({ id, patchSet, purpose, then });
+    return { build, ran: build.ok ? (ran as T) : null };
+  }
+
+  /** Hands `then` a workspace holding the reference build (the project without any suggestion). */
+  async withReferenceProgram<T>(then: (program: ProgramRunner) => Promise<T>): Promise<T> {
     await this.referenceBuild();
     this.controller.signal.throwIfAborted();
-    return new Promise<BuildResult>((resolve, reject) => {
-      const job = { id, patchSet, purpose, resolve, reject };
-      if (purpose === 'probe') this.queue.unshift(job);
-      else this.queue.push(job);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ then, resolve: resolve as (ran: unknown) => void, reject });
+      this.pump();
+    });
+  }
+
+  private async enqueue(job: Omit<Job, 'resolve' | 'reject'>): Promise<{ build: BuildResult; ran: unknown }> {
+    await this.referenceBuild();
+    this.controller.signal.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const queued = { ...job, resolve, reject };
+      if (job.purpose === 'probe') this.queue.unshift(queued);
+      else this.queue.push(queued);
       this.pump();
     });
   }
@@ -345,13 +376,20 @@ export class BuildPool {
     return { workspace, sources };
   }
 
-  private async runJob(worker: Worker, job: Job): Promise<void> {
-    this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
+  private async runJob(worker: Worker, job: Job | ReferenceRunJob): Promise<void> {
     try {
+      if (!('id' in job)) {
+        job.resolve(await this.referenceRunIn(worker, job.then));
+        return;
+      }
+      this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
       const what = job.purpose === 'probe' ? 'the OpenMP probe build' : `the build of suggestion ${job.id}`;
-      const result = await this.withLaunchRetries(what, () => this.buildIn(worker, job.id, job.patchSet));
+      let ran: unknown = null;
+      const result = await this.withLaunchRetries(what, () =>
+        this.buildIn(worker, job.id, job.patchSet, job.then && (async (program) => void (ran = await job.then!(program)))),
+      );
       this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
-      job.resolve(result);
+      job.resolve({ build: result, ran });
     } catch (error) {
       job.reject(error);
     } finally {
@@ -364,7 +402,7 @@ export class BuildPool {
    * One build in `worker`, rolled back afterwards. A step Slurm could not run comes back as
    * `launch-failed` with the workspace rolled back, so it can be tried again from the start.
    */
-  private async buildIn(worker: Worker, label: string, patchSet: PatchSet): Promise<BuildResult | LaunchFailed> {
+  private async buildIn(worker: Worker, label: string, patchSet: PatchSet, then?: (program: ProgramRunner) => Promise<void>): Promise<BuildResult | LaunchFailed> {
     const { dp, threads } = this.o;
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
@@ -383,11 +421,36 @@ export class BuildPool {
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;
       // The message names the limit the user set, not what was left of it after patching.
-      return compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
+      const result = compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
+      if (result.ok && then) await then(this.programIn(workspaceRoot, label));
+      return result;
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));
     }
+  }
+
+  /** The reference program's runs in an idle worker; whatever they write is rolled back. */
+  private async referenceRunIn(worker: Worker, then: (program: ProgramRunner) => Promise<unknown>): Promise<unknown> {
+    try {
+      return await then(this.programIn(worker.workspace.root, 'reference'));
+    } finally {
+      if (!this.controller.signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));
+    }
+  }
+
+  /** execute.sh in `workspaceRoot`, as a step of the launcher; a run Slurm could not start is tried again. */
+  private programIn(workspaceRoot: string, label: string): ProgramRunner {
+    const signal = this.controller.signal;
+    return {
+      run: async (threads, timeoutMs) => {
+        const outcome = await this.withLaunchRetries(`a run of ${label === 'reference' ? 'the reference build' : `suggestion ${label}`}`, () =>
+          runExecuteScript({ dp: this.o.dp, launcher: this.launcher, label: `${label}-run`, workspaceRoot, threads, timeoutMs, signal }),
+        );
+        if (outcome.kind === 'canceled') signal.throwIfAborted();
+        return programRun(threads, outcome);
+      },
+    };
   }
 
   /**
@@ -428,6 +491,22 @@ export class BuildPool {
     const forget = () => this.inFlight.delete(promise);
     promise.then(forget, forget);
     return promise;
+  }
+}
+
+function programRun(threads: number, outcome: RunOutcome): ProgramRun {
+  const durationMs = outcome.durationMs;
+  switch (outcome.kind) {
+    case 'exited':
+      return { threads, ending: 'exited', exitCode: outcome.exitCode, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
+    case 'signaled':
+      return { threads, ending: 'signaled', exitCode: null, signal: outcome.signal, output: outcome.stdout + outcome.stderr, durationMs };
+    case 'timeout':
+      return { threads, ending: 'timeout', exitCode: null, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
+    case 'canceled':
+    case 'spawn-failed':
+      // An abort is thrown before this; sh itself always starts.
+      throw new Error(`execute.sh ${describeOutcome(outcome)}`);
   }
 }
 

@@ -2,7 +2,7 @@
 // attempt loop builds one record where the try happens, for every try, accepted or not, answered
 // or not; the store writes it under attempts/<id>/<n>/ (verdict.json is its on-disk summary).
 import type { CallOutcome, CallUsage, CheckName, CheckResult } from './events.js';
-import type { ClauseChange } from './results.js';
+import type { ClauseChange, RunCheck } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
 import type { ApplyReport } from './verdict.js';
 
@@ -37,6 +37,8 @@ type Accepted = VerificationProgress & {
   clauseChanges: ClauseChange[];
   nonDirectiveLinesChanged: boolean;
   build: BuildResult;
+  /** Check 7's runs of the build; null without --check-run. */
+  runCheck: RunCheck | null;
 };
 type Rejected = VerificationProgress & { accepted: false; rejectedBy: CheckName; reason: string };
 /** A candidate left unbuilt because one before it passed every check. */

@@ -6,7 +6,7 @@ import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema } from './re
 
 const base = { t: z.string().describe('ISO time') };
 
-const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'strict']);
+const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'runs', 'strict']);
 export type CheckName = z.infer<typeof CheckName>;
 export const CheckNameSchema = CheckName;
 

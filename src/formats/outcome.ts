@@ -1,14 +1,31 @@
 // The values the repair stage hands the pipeline, and what it needs from the build stage and the
 // store. The pipeline calls `repairSuggestion(task, deps)` once per failing suggestion and turns
 // the outcome into a results.json record; nothing here writes into patch_generator/.
-import type { ClauseChange } from './results.js';
+import type { ClauseChange, RunCheck } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
 import type { AttemptRecord, TryPlace } from './attempt.js';
 import type { CheckName } from './events.js';
 
+/** One run of the configuration's execute.sh (check 7); its output holds stderr too. */
+export interface ProgramRun {
+  threads: number;
+  ending: 'exited' | 'signaled' | 'timeout';
+  exitCode: number | null;
+  signal: string | null;
+  output: string;
+  durationMs: number;
+}
+
+/** Runs execute.sh in a workspace that holds a finished build. */
+export interface ProgramRunner {
+  run(threads: number, timeoutMs: number): Promise<ProgramRun>;
+}
+
 /** What verification needs from the build stage (BuildPool): an isolated rebuild of one patch set. */
 export interface VerifyBuilder {
   build(id: string, patchSet: PatchSet, purpose: 'discovery' | 'verify'): Promise<BuildResult>;
+  /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
+  buildThen<T>(id: string, patchSet: PatchSet, purpose: 'discovery' | 'verify', then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
@@ -72,6 +89,8 @@ export interface RepairedOutcome extends OutcomeCommon {
   mayRace: ClauseChange[];
   /** The isolated verify build of the accepted set. */
   build: BuildResult;
+  /** Check 7's runs of that build; null without --check-run. */
+  runCheck: RunCheck | null;
 }
 
 export interface UnrepairedOutcome extends OutcomeCommon {

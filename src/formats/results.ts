@@ -31,6 +31,20 @@ export const RecordedDiagnosticSchema = z.object({
 });
 export type RecordedDiagnostic = z.infer<typeof RecordedDiagnosticSchema>;
 
+export const RUN_VERDICTS = ['same', 'differs', 'crashed', 'timeout', 'not-run'] as const;
+
+export const RunCheckSchema = z
+  .object({
+    threads: z.number().int().positive().describe('OMP_NUM_THREADS of the N-thread runs'),
+    repeats: z.number().int().positive().describe('runs at that many threads'),
+    verdict: z
+      .enum(RUN_VERDICTS)
+      .describe('same: every run exits and prints like the sequential build; differs: an exit code or output line differs; crashed: a run was killed by a signal; timeout: a run went over --run-timeout; not-run: nothing of this suggestion was run'),
+    first_difference: z.string().nullable().describe('which run differed first and how, e.g. "at 4 threads, run 2 of 3: line 12 `…` expected, `…` got"'),
+  })
+  .describe('check 7 (--check-run): the repaired build, or with --check-run all the generated one, run with execute.sh at 1 and N threads');
+export type RunCheck = z.infer<typeof RunCheckSchema>;
+
 export const SuggestionRecordSchema = z.object({
   id: z.string(),
   status: z.enum(SUGGESTION_STATUSES).describe('not_applied: verified but not written, because of --dry-run or because the write-back failed (see reason)'),
@@ -84,11 +98,12 @@ export const SuggestionRecordSchema = z.object({
     .max(RECORDED_DIAGNOSTICS)
     .default([])
     .describe(`the first ${RECORDED_DIAGNOSTICS} of those diagnostics, in the compiler's order; first_error is the first of them in one line`),
+  run_check: RunCheckSchema.nullable().default(null).describe('null without --check-run'),
 });
 export type SuggestionRecord = z.infer<typeof SuggestionRecordSchema>;
 
 /** The checks an answer passes on its way to the patch generator, in order (docs/review.md, the funnel). */
-export const FUNNEL_STAGES = ['answered', 'extracted', 'applies', 'canonical', 'directives_kept', 'builds', 'written'] as const;
+export const FUNNEL_STAGES = ['answered', 'extracted', 'applies', 'canonical', 'directives_kept', 'builds', 'runs_same', 'written'] as const;
 export type FunnelStage = (typeof FUNNEL_STAGES)[number];
 
 export const FunnelEntrySchema = z
@@ -102,7 +117,8 @@ export const FunnelEntrySchema = z
     canonical: z.number().int().nonnegative().describe('answers with a candidate re-derived by diff -Naru'),
     directives_kept: z.number().int().nonnegative().describe('answers with a candidate that keeps every generated directive'),
     strict: z.number().int().nonnegative().nullable().describe('answers with a candidate --strict allows; null without --strict'),
-    builds: z.number().int().nonnegative().describe('answers with a candidate that builds: verified'),
+    builds: z.number().int().nonnegative().describe('answers with a candidate that builds: verified, unless --check-run runs it'),
+    runs_same: z.number().int().nonnegative().nullable().default(null).describe('answers with a candidate that builds and runs like the sequential build; null without --check-run'),
     written: z.number().int().nonnegative().nullable().describe('verified answers written to patch_generator/; null when the mode writes nothing'),
   })
   .describe('how far the answers of one backend and model got; an answer with several candidates counts once, at the furthest of them');
@@ -140,6 +156,14 @@ export const RunRecordSchema = z.object({
   exit_code: z.number().int().nullable(),
   openmp_probe: OpenmpProbeSchema.nullable().default(null).describe('null until the probe ran'),
   resumed_from: z.string().nullable().optional().describe('the run this one continued (--resume)'),
+  run_reference: z
+    .object({
+      seconds: z.number().nonnegative().describe("wall time of the reference build's first run at 1 thread"),
+      noise_lines: z.number().int().nonnegative().describe('output lines that differ between two runs of the reference (or hold a time or date): never compared'),
+    })
+    .nullable()
+    .default(null)
+    .describe('--check-run: the reference program run twice with execute.sh; null without --check-run or until it ran'),
   workspaces: z
     .object({
       count: z.number().int().positive().describe('build workspaces made'),

@@ -5,6 +5,12 @@ import type { Hotness } from './types.js';
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type Mode = 'repair' | 'dry-run' | 'discover-only' | 'restore';
+export type CheckRunScope = 'off' | 'repairs' | 'all';
+
+/** A run may take this many times the reference run (options.md, --run-timeout)… */
+export const RUN_TIMEOUT_FACTOR = 10;
+/** …but never less than this many seconds: a fast reference says little about a loaded machine. */
+export const RUN_TIMEOUT_FLOOR_S = 60;
 
 export interface AgentSettings {
   /** Connection name from llm_config.json, if one was used. */
@@ -41,6 +47,16 @@ export interface RunOptions {
   /** Continue the most recent unfinished run of this .discopop instead of starting afresh. */
   resume: boolean;
   strict: boolean;
+  /** Check 7: off; `repairs` runs every candidate; `all` also runs the suggestions that build as generated. */
+  checkRun: CheckRunScope;
+  /** OMP_NUM_THREADS of the N-thread runs of check 7. */
+  runThreads: number;
+  /** N-thread runs per candidate: races are intermittent. */
+  runRepeats: number;
+  /** Relative tolerance for numbers in a compared output; integers and text compare exactly. */
+  runTolerance: number;
+  /** Seconds one run may take; undefined = 10 × the reference run, at least RUN_TIMEOUT_FLOOR_S. */
+  runTimeoutS?: number;
   builtin: boolean;
   agent: AgentSettings;
   llmConfigPath: string;
@@ -88,6 +104,8 @@ export const DEFAULTS = {
   /** DiscoPoP's project manager gives each script this long (formats.md §1.8). */
   buildTimeoutS: 3600,
   launcher: 'local',
+  runRepeats: 3,
+  runTolerance: 1e-6,
   ...AGENT_DEFAULTS,
 } as const satisfies Partial<Record<FlagKey, string | number>>;
 

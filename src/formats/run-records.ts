@@ -39,6 +39,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     backup: null,
     diagnostic_count: 0,
     diagnostics: [],
+    run_check: null,
   };
 }
 
@@ -90,6 +91,7 @@ export function outcomeRecord(
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
       may_race: outcome.mayRace,
+      run_check: outcome.runCheck,
     };
   }
   return { ...common, status: outcome.status, reason: outcome.reason };

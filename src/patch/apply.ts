@@ -47,7 +47,8 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const replacement = newSide(hunk);
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
-    const located = locateHunk({ file: view, hunk, declared, minStart, expected, replacement });
+    const thorough = !reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
+    const located = locateHunk({ file: view, hunk, declared, minStart, expected, replacement, thorough });
     const span = located.status === 'already-applied' ? replacement.length : coveredLines(located, expected.length);
     reports.push(hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span }));
     if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
@@ -115,13 +116,23 @@ function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (nu
   let pending: string[] = [];
   let oldIndex = 0;
   let next = alignment.find((line) => line !== null) ?? 0;
+  let previousPlaced = false;
   hunk.lines.forEach((line, position) => {
     if (line.kind === 'add') {
       pending.push(reindentAdded ? reindent(line.text, hunk, position, lines, alignment) : line.text);
       return;
     }
     const fileLine = alignment[oldIndex++];
-    if (fileLine === null || fileLine === undefined) return;
+    if (fileLine === null || fileLine === undefined) {
+      // Added lines before a line that stands for nothing in the file follow the line above them.
+      if (previousPlaced) {
+        out.push(...pending);
+        pending = [];
+      }
+      previousPlaced = false;
+      return;
+    }
+    previousPlaced = true;
     while (next < fileLine) out.push(lines[next++]!);
     out.push(...pending);
     pending = [];
@@ -133,7 +144,7 @@ function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (nu
 }
 
 function reindent(added: string, hunk: Hunk, position: number, lines: readonly string[], alignment: readonly (number | null)[]): string {
-  const reference = indentReference(hunk, position);
+  const reference = indentReference(hunk, position, alignment);
   const fileLine = reference === null ? null : alignment[reference.oldIndex];
   if (reference === null || fileLine === null || fileLine === undefined) return added;
   const patchIndent = leading(reference.text);
@@ -146,12 +157,15 @@ function reindent(added: string, hunk: Hunk, position: number, lines: readonly s
   return fileIndent.slice(0, Math.max(0, fileIndent.length - shallower)) + body;
 }
 
-/** The nearest non-blank old-side line after the added line (the statement it precedes), else before it. */
-function indentReference(hunk: Hunk, position: number): { text: string; oldIndex: number } | null {
+/**
+ * The nearest non-blank old-side line after the added line (the statement it precedes), else before
+ * it; only lines that stand for a file line tell how the file indents.
+ */
+function indentReference(hunk: Hunk, position: number, alignment: readonly (number | null)[]): { text: string; oldIndex: number } | null {
   const oldIndexes: number[] = [];
   let counter = 0;
   for (const line of hunk.lines) oldIndexes.push(line.kind === 'add' ? -1 : counter++);
-  const usable = (index: number) => hunk.lines[index]!.kind !== 'add' && hunk.lines[index]!.text.trim() !== '';
+  const usable = (index: number) => hunk.lines[index]!.kind !== 'add' && hunk.lines[index]!.text.trim() !== '' && alignment[oldIndexes[index]!] != null;
   for (let index = position + 1; index < hunk.lines.length; index++) {
     if (usable(index)) return { text: hunk.lines[index]!.text, oldIndex: oldIndexes[index]! };
   }

@@ -3,6 +3,7 @@
 // guessed between, and a hunk that inserts a directive must keep the line after it intact.
 import { isOmpPragma } from './openmp.js';
 import type { Hunk, HunkStatus, ScoreParts } from './model.js';
+import { placeByRemovedLines } from './removed-anchor.js';
 import { compareLines, lineForms, squeeze, type LineForms, type LineMatch } from './similarity.js';
 
 /** Weights of the score; a hunk whose lines all match exactly scores 1.0. */
@@ -11,6 +12,8 @@ const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mis
 export const FUZZY_GATE = 0.6;
 /** Windows around the declared line, nearest first. */
 export const FUZZY_LADDER = [1, 2, 5, 10, 50, Infinity] as const;
+/** Hunks with more old-side lines than this are not tried with a one-line gap (each gap is a shape to score). */
+const MAX_GAP_SHAPE_LINES = 100;
 /** Places whose scores differ by less than this match "equally well": too close to choose between. */
 export const FUZZY_MARGIN = 0.1;
 
@@ -74,6 +77,11 @@ export interface LocateRequest {
   declared: number | null;
   /** Hunks land in order: nothing before this index. */
   minStart: number;
+  /**
+   * False once an earlier hunk of the file failed: the file cannot apply any more, so the costly
+   * rungs (one-line gaps, placing by removed lines) are skipped and the report says so.
+   */
+  thorough: boolean;
   /** oldSide(hunk) and newSide(hunk), computed once by the caller. */
   expected: readonly string[];
   replacement: readonly string[];
@@ -91,6 +99,10 @@ export function locateHunk(request: LocateRequest): Located {
   const { file, declared, minStart, expected, replacement } = request;
   const last = file.lines.length - expected.length;
   if (expected.length === 0) return locateContextless(request, replacement);
+  // Far longer than the file: not written against this file, and costly to search.
+  if (expected.length > 2 * file.lines.length + MAX_GAP_SHAPE_LINES) {
+    return { status: 'failed', start: null, candidates: [], score: null, levels: null, alignment: null, detail: `its old side has ${expected.length} lines, the file only ${file.lines.length}` };
+  }
   if (sameLines(expected, replacement) && request.hunk.oldNoNewlineAtEnd === request.hunk.newNoNewlineAtEnd) {
     return { status: 'already-applied', start: null, candidates: [], score: null, levels: null, alignment: null, detail: 'changes nothing (its old and new sides are the same lines)' };
   }
@@ -315,11 +327,34 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
   }
 
   const valid = scored.filter((entry) => entry.valid);
-  if (valid.length > 0) return pick(valid, declared, 'matches approximately');
+  if (valid.length > 0) return noteDifferingContext(pick(valid, declared, 'matches approximately'), hunk);
+  if (!request.thorough) return failedFuzzy(scored, ' (not searched further: an earlier hunk failed, and a file applies whole or not at all)');
   // Only when no straight placement works: a context line left out or made up inside the hunk.
-  const shaped = scoreEverywhere(request, forms, anchored, gapShapes(expected, anchored), true);
+  // The shapes grow with the square of the hunk; a long hunk is placed by its removed lines instead.
+  const shaped = expected.length > MAX_GAP_SHAPE_LINES ? [] : scoreEverywhere(request, forms, anchored, gapShapes(expected, anchored), true);
   const validShaped = shaped.filter((entry) => entry.valid);
-  if (validShaped.length > 0) return pick(validShaped, declared, 'matches approximately with one context line missing or extra');
+  if (validShaped.length > 0) return noteDifferingContext(pick(validShaped, declared, 'matches approximately with one context line missing or extra'), hunk);
+  // Where the context does match somewhere (its removed lines differ there), that is the hunk's
+  // place, and it does not apply; only a hunk whose context matches nowhere is placed by its
+  // removed lines. Its line numbers are as much from memory as its context: they break no tie.
+  const contextPlaces = scored.filter((entry) => entry.parts.score >= FUZZY_GATE).map((entry) => entry.start);
+  const byRemoved = (placeByRemovedLines(file, hunk, forms, anchored, minStart) ?? [])
+    .filter((placement) => contextPlaces.length === 0 || contextPlaces.some((place) => Math.abs(place - placement.nominalStart) <= 1));
+  if (byRemoved.length > 0) {
+    const located = pick(byRemoved.map((placement) => ({ ...placement, valid: true })), null, 'matches by its removed lines, its context from memory,');
+    return noteDifferingContext(declared === null || located.start === null ? located : { ...located, detail: located.detail.replace('away from the declared line', ladderPhrase(Math.abs(located.start - declared))) }, hunk);
+  }
+  return failedFuzzy(scored, '');
+}
+
+/** The ladder only names how far from the declared line a match was. */
+function ladderPhrase(distance: number): string {
+  const window = FUZZY_LADDER.find((width) => distance <= width)!;
+  return window === Infinity ? 'away from the declared line' : `within ±${window} lines of the declared line`;
+}
+
+/** The best place found, for the failure report. */
+function failedFuzzy(scored: readonly Scored[], why: string): Located {
   const best = scored.reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
   return {
     status: 'failed',
@@ -328,11 +363,11 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
     score: best?.parts ?? null,
     levels: best?.levels ?? null,
     alignment: best?.alignment ?? null,
-    detail: best === null
+    detail: (best === null
       ? 'no place in the file resembles its context'
       : best.parts.score >= FUZZY_GATE
         ? 'the closest place differs in a line that must match exactly (a removed line, or the line right after an inserted directive)'
-        : `the closest place scores ${best.parts.score.toFixed(2)}, below the gate ${FUZZY_GATE}`,
+        : `the closest place scores ${best.parts.score.toFixed(2)}, below the gate ${FUZZY_GATE}`) + why,
   };
 }
 
@@ -357,9 +392,7 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
     return { ...ambiguous(best.map((entry) => entry.start), `${how} equally well`), score: best[0]!.parts };
   }
   const winner = onDeclared ?? best[0]!;
-  const distance = declared === null ? Infinity : Math.abs(winner.start - declared);
-  const window = FUZZY_LADDER.find((width) => distance <= width)!;
-  const where = window === Infinity ? 'away from the declared line' : `within ±${window} lines of the declared line`;
+  const where = ladderPhrase(declared === null ? Infinity : Math.abs(winner.start - declared));
   return {
     status: 'fuzzy',
     start: winner.start,
@@ -369,4 +402,26 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
     alignment: winner.alignment,
     detail: `${how} ${where} (score ${winner.parts.score.toFixed(2)})`,
   };
+}
+
+/**
+ * Diff semantics keep the file's line where a context line differs; the report says where that
+ * happened, since the difference may be the model's fix written into a context line.
+ */
+function noteDifferingContext(located: Located, hunk: Hunk): Located {
+  if (located.status !== 'fuzzy' || located.levels === null) return located;
+  const kinds = hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.kind);
+  const kept: number[] = [];
+  let unplaced = 0;
+  located.levels.forEach((level, index) => {
+    if (kinds[index] !== 'context' || level === 'exact' || level === 'loose') return;
+    const line = located.alignment === null ? located.start! + index : located.alignment[index];
+    if (line === null || line === undefined) unplaced++;
+    else kept.push(line + 1);
+  });
+  const notes: string[] = [];
+  if (kept.length === 1) notes.push(`context line ${kept[0]} differs from the file: kept the file's line`);
+  if (kept.length > 1) notes.push(`context lines ${kept.join(', ')} differ from the file: kept the file's lines`);
+  if (unplaced > 0) notes.push(`${unplaced} context line${unplaced > 1 ? 's' : ''} of the hunk not in the file: ignored`);
+  return notes.length === 0 ? located : { ...located, detail: `${located.detail}; ${notes.join('; ')}` };
 }

@@ -91,6 +91,7 @@ export function runRecord(
     exit_code: null,
     resumed_from: o.resumedFrom,
     openmp_probe: null,
+    run_reference: null,
     ...(workspaces && { workspaces }),
   };
 }

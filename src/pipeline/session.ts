@@ -64,7 +64,7 @@ export class Session {
     const log = openEventLog(options.dotDir);
     this.defer(() => log.close());
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
-    const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair' });
+    const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair', checkRun: options.checkRun !== 'off' });
     const record = (event: RunEvent) => {
       log.emit(event);
       funnel.apply(event);

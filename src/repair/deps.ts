@@ -7,6 +7,7 @@ import type { AttemptRecorder, VerifyBuilder } from '../formats/outcome.js';
 import type { DotDiscopop } from '../formats/types.js';
 import type { RunBudget } from './budget.js';
 import type { PromptLadder } from './ladder.js';
+import type { RunCheckSettings } from './checks/runs.js';
 
 export interface RepairDeps {
   dp: DotDiscopop;
@@ -21,6 +22,8 @@ export interface RepairDeps {
   budget: RunBudget;
   /** The run's scratch folder; canonicalization and its `diff -Naru` work below it. */
   scratchDir: string;
+  /** Check 7 (--check-run): the reference program's runs and how to compare; absent without --check-run. */
+  runCheck?: RunCheckSettings;
   /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */
   ladder?: PromptLadder;
 }

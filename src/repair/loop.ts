@@ -262,7 +262,7 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
 }
 
 async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verification> {
-  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir });
+  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }) });
   for (const candidate of verification.candidates) {
     for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });
   }
@@ -287,6 +287,7 @@ function accepted(verification: Verification & { accepted: true }, place: Accept
     nonDirectiveLinesChanged: verification.nonDirectiveLinesChanged,
     mayRace: mayRace(verification.clauseChanges, task.build),
     build: verification.build,
+    runCheck: verification.runCheck,
   };
 }
 

@@ -1,5 +1,5 @@
 // The six checks, cheapest first: extraction → dry-run apply → apply → canonicalize → directives
-// kept → (--strict) → builds. The first failure rejects a candidate; when an answer offers several,
+// kept → (--strict) → builds → (--check-run) runs the same. The first failure rejects a candidate; when an answer offers several,
 // the reason of the one that got furthest is what the model is told next. Verification only reads the task and writes below the scratch folder; it
 // never writes into patch_generator/.
 import { faultPoint } from '../fault.js';
@@ -17,6 +17,8 @@ import { dryRunApply } from './checks/dry-run.js';
 import { extractCandidates, type Extracted } from './checks/extraction.js';
 import { pass, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
+import { runsOutcome, type RunCheckSettings } from './checks/runs.js';
+import type { RunCheck } from '../formats/results.js';
 import type { RepairTask } from '../formats/task.js';
 import type { VerifyBuilder } from '../formats/outcome.js';
 
@@ -31,6 +33,8 @@ export interface VerifyDeps {
   pool: VerifyBuilder;
   /** Scratch folder for `diff -Naru`; nothing else is written. */
   scratchDir: string;
+  /** Check 7 with --check-run: the reference to run like and how; absent without it. */
+  runCheck?: RunCheckSettings;
 }
 
 /** One candidate on its way through the checks; `alive` until a check rejects it. */
@@ -43,6 +47,7 @@ class CandidateRun {
   canonicalSet: PatchSet | null = null;
   kept: DirectivesKept | null = null;
   build: BuildResult | null = null;
+  runCheck: RunCheck | null = null;
 
   constructor(
     readonly extracted: Extracted,
@@ -71,6 +76,7 @@ class CandidateRun {
         changedFiles: changedFiles(task, this.canonicalSet),
         ...this.kept,
         build: this.build,
+        runCheck: this.runCheck,
       };
     }
     if (this.alive || !last) return { ...this.state, accepted: false, rejectedBy: null, reason: unsettled };
@@ -126,9 +132,13 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   if (deps.options.strict) for (const run of alive()) run.record('strict', strictCheck(run.kept!));
   let winner: CandidateRun | null = null;
   for (const run of alive()) {
-    const built = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool });
+    const { built, ran } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
     if (!run.record('builds', built)) continue;
     run.build = built.value;
+    if (ran) {
+      run.runCheck = ran.record;
+      if (!run.record('runs', runsOutcome(ran))) continue;
+    }
     winner = run;
     break;
   }

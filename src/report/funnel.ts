@@ -13,6 +13,7 @@ const STAGE_OF_CHECK: Partial<Record<CheckName, Exclude<FunnelStage, 'answered' 
   'directives-kept': 'directives_kept',
   strict: 'strict',
   builds: 'builds',
+  runs: 'runs_same',
 };
 
 interface Answer {
@@ -27,7 +28,8 @@ export class FunnelCounter {
   /** Suggestion id → its answer that passed every check, for the `written` event. */
   private readonly verified = new Map<string, string>();
 
-  constructor(private readonly o: { strict: boolean; writes: boolean }) {}
+  /** `checkRun`: the run had --check-run, so the `runs_same` stage counts (null otherwise). */
+  constructor(private readonly o: FunnelOptions) {}
 
   apply(event: RunEvent): void {
     switch (event.type) {
@@ -48,8 +50,9 @@ export class FunnelCounter {
         answer.passed.add(stage);
         const entry = this.entries.get(answer.key)!;
         if (stage === 'strict') entry.strict = (entry.strict ?? 0) + 1;
+        else if (stage === 'runs_same') entry.runs_same = (entry.runs_same ?? 0) + 1;
         else entry[stage] += 1;
-        if (stage === 'builds') this.verified.set(event.id, answer.key);
+        if (stage === 'builds' || stage === 'runs_same') this.verified.set(event.id, answer.key);
         return;
       }
       case 'written': {
@@ -69,8 +72,14 @@ export class FunnelCounter {
   }
 
   private emptyEntry(tier: FunnelEntry['tier'], backend: string, model: string | null): FunnelEntry {
-    return { tier, backend, model, answered: 0, extracted: 0, applies: 0, canonical: 0, directives_kept: 0, strict: this.o.strict ? 0 : null, builds: 0, written: this.o.writes ? 0 : null };
+    return { tier, backend, model, answered: 0, extracted: 0, applies: 0, canonical: 0, directives_kept: 0, strict: this.o.strict ? 0 : null, builds: 0, runs_same: this.o.checkRun ? 0 : null, written: this.o.writes ? 0 : null };
   }
+}
+
+export interface FunnelOptions {
+  strict: boolean;
+  writes: boolean;
+  checkRun?: boolean;
 }
 
 function answerKey(id: string, attempt: number): string {
@@ -78,7 +87,7 @@ function answerKey(id: string, attempt: number): string {
 }
 
 /** The funnel of a run's events; `strict` and `writes` come from its run record. */
-export function funnelOf(events: readonly RunEvent[], o: { strict: boolean; writes: boolean }): FunnelEntry[] {
+export function funnelOf(events: readonly RunEvent[], o: FunnelOptions): FunnelEntry[] {
   const counter = new FunnelCounter(o);
   for (const event of events) counter.apply(event);
   return counter.result();
@@ -91,17 +100,19 @@ const STAGE_LABELS: Record<Exclude<FunnelStage, 'answered'> | 'strict', string> 
   directives_kept: 'directives kept',
   strict: 'strict',
   builds: 'builds',
+  runs_same: 'runs the same',
   written: 'written',
 };
 
-/** The stages of an entry with their counts, in order; `strict` and `written` only where they apply. */
+/** The stages of an entry with their counts, in order; `strict`, `runs_same` and `written` only where they apply. */
 export function funnelStages(entry: FunnelEntry): { stage: FunnelStage | 'strict'; label: string; count: number }[] {
   const stages: { stage: FunnelStage | 'strict'; label: string; count: number }[] = [];
   for (const stage of FUNNEL_STAGES) {
     if (stage === 'builds' && entry.strict !== null) stages.push({ stage: 'strict', label: STAGE_LABELS.strict, count: entry.strict });
     if (stage === 'answered') stages.push({ stage, label: 'answers', count: entry.answered });
-    else if (stage === 'written') {
-      if (entry.written !== null) stages.push({ stage, label: STAGE_LABELS.written, count: entry.written });
+    else if (stage === 'written' || stage === 'runs_same') {
+      const count = entry[stage];
+      if (count !== null) stages.push({ stage, label: STAGE_LABELS[stage], count });
     } else stages.push({ stage, label: STAGE_LABELS[stage], count: entry[stage] });
   }
   return stages;

@@ -48,7 +48,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
   const suggestions = order.flatMap((id) => records.get(id) ?? []);
   // A killed run wrote no run-finished record: its totals are counted from the log as the run would have.
   const writes = started.mode === 'repair';
-  const funnel = funnelOf(events, { strict: started.options.strict === true, writes });
+  const funnel = funnelOf(events, { strict: started.options.strict === true, writes, checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all' });
   const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel, openmp_probe: probe };
   return {
     results: { version: 1, run, suggestions },

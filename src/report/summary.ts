@@ -97,7 +97,8 @@ function detail(record: SuggestionRecord): string {
   return record.reason ?? record.first_error ?? '';
 }
 
-function describeChange(change: SuggestionRecord['clause_changes'][number]): string {
+/** One clause change in a few words: `-d from private`, `depends(in:a) → depend(in:a)`. */
+export function describeChange(change: SuggestionRecord['clause_changes'][number]): string {
   switch (change.kind) {
     case 'variable-moved':
       return `${change.variable} ${change.from} → ${change.to}`;
@@ -112,6 +113,6 @@ function describeChange(change: SuggestionRecord['clause_changes'][number]): str
     case 'clause-renamed':
       return `${change.from} → ${change.to}`;
     case 'directive-moved':
-      return 'directive moved onto its loop';
+      return `directive moved from ${change.from} to ${change.to}`;
   }
 }

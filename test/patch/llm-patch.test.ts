@@ -73,4 +73,27 @@ describe('diffs from the llm-patch benchmark', () => {
       119: ['    private static class Evaluator implements Expression {'],
     }));
   });
+
+  it('places a hunk whose context was written from memory by its removed line, keeping the file\'s lines and indentation', () => {
+    const { before, report } = benchmarkCase('java-phi3_mini-8647bea7', 'llama3.2_3b.diff');
+    expect(report.hunks[0]!.detail).toContain('matches by its removed lines, its context from memory');
+    expect(report.hunks[0]!.detail).toContain('3 context lines of the hunk not in the file: ignored');
+    expect(report.result).toBe(edited(before, { 25: ['        Parser parser = new SimpleInfixParser(tokenizer); // added parentheses around class name'] }));
+  });
+
+  it('never lands a hunk on a copy of its removed line when its context matches elsewhere, where that line is not', () => {
+    const { before, report } = benchmarkCase('c-llama3.2_3b-9e1e29af', 'qwen2.5-coder_7b.diff');
+    const lines = before.split('\n');
+    // The removed line is at 108 and 119; the hunk's context is the LPAREN branch at 121-125, already changed.
+    expect([lines[107], lines[118], lines[123]].map((line) => line!.trim())).toEqual(['output = malloc(sizeof(double));', 'output = malloc(sizeof(double));', 'output = malloc(sizeof(void*));']);
+    expect(report.result).toBeNull();
+    expect(report.hunks[1]).toMatchObject({ status: 'failed', bestLine: 121 });
+  });
+
+  it('refuses at once a hunk far longer than the file instead of searching it', () => {
+    const { before, hunks, report } = benchmarkCase('typescript-qwen2.5-coder_7b-3de7d6f3', 'llama3.2_3b.diff');
+    const oldLines = hunks[0]!.lines.filter((line) => line.kind !== 'add').length;
+    const fileLines = before.replace(/\n$/, '').split('\n').length;
+    expect(report.hunks[0]).toMatchObject({ status: 'failed', detail: `its old side has ${oldLines} lines, the file only ${fileLines}` });
+  });
 });

@@ -46,6 +46,10 @@ beforeAll(async () => {
       built.push(patchSet.get('1') ?? '');
       return project.pool.build(id, patchSet, purpose);
     },
+    buildThen: (id, patchSet, purpose, then) => {
+      built.push(patchSet.get('1') ?? '');
+      return project.pool.buildThen(id, patchSet, purpose, then);
+    },
   };
   deps = { dp: project.dp, options: { strict: false }, pool: recording, scratchDir: project.scratch };
 });

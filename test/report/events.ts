@@ -22,6 +22,7 @@ const run: RunRecord = {
   funnel: [],
   exit_code: null,
   openmp_probe: null,
+  run_reference: null,
 };
 
 function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {
@@ -53,6 +54,7 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     backup: null,
     diagnostic_count: 0,
     diagnostics: [],
+    run_check: null,
     ...extra,
   };
 }

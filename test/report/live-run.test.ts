@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../src/report/index.js';
 import { EventLines } from '../../src/report/reporter.js';
 import { show } from '../../src/report/show.js';
-import { renderSummary } from '../../src/report/summary.js';
+import { describeChange, renderSummary } from '../../src/report/summary.js';
 import { funnelLine, funnelOf } from '../../src/report/funnel.js';
 import { weakensPrivatization } from '../../src/repair/checks/strict.js';
 import { runProcess } from '../../src/process.js';
@@ -83,7 +83,7 @@ describe('the live run on a terminal', () => {
     expect(results.run.funnel).toEqual(funnelOf(events, { strict: false, writes: true }));
     const answered = results.suggestions.filter((r) => r.builtin.tries > 0 && !r.builtin.declined?.startsWith('declined')).length;
     expect(results.run.funnel).toEqual([
-      { tier: 'builtin', backend: 'builtin', model: null, answered, extracted: answered, applies: answered, canonical: answered, directives_kept: answered, strict: null, builds: repairs.length, written: repairs.length },
+      { tier: 'builtin', backend: 'builtin', model: null, answered, extracted: answered, applies: answered, canonical: answered, directives_kept: answered, strict: null, builds: repairs.length, runs_same: null, written: repairs.length },
     ]);
     expect(terminal).toContain(`\n${funnelLine(results.run.funnel[0]!)}\n`);
     // The demo's repairs take out only variables the compiler called undeclared or refused to
@@ -211,6 +211,65 @@ describe.skipIf(!HAVE_CHROMIUM)(`the review page in headless Chromium (needs ${C
     const [entry] = results.run.funnel;
     expect(counts).toEqual([entry!.answered, entry!.extracted, entry!.applies, entry!.canonical, entry!.directives_kept, entry!.builds, entry!.written]);
     expect(await opened.page.locator('table.suggestions .may-race').count()).toBe(0);
+  });
+
+  it('opens each verified repair with a one-line summary of its change: the built-in rule and the clause changes', async () => {
+    const { page } = opened;
+    const repaired = results.suggestions.filter((r) => r.status === 'repaired');
+    for (const record of repaired) {
+      const summary = await page.locator(`#s-${record.id} [data-change-summary]`).textContent();
+      expect(summary, record.id).toBe(`Change: built-in rule ${record.builtin_rule}: ${record.clause_changes.map(describeChange).join('; ')}`);
+    }
+    // The demo's suggestion 3 privatizes `acc`, which is declared inside the loop.
+    expect(await page.locator('#s-3 [data-change-summary]').textContent()).toBe('Change: built-in rule drop-out-of-scope-names: -acc from private');
+    expect(await page.locator('section[data-status="ok"] [data-change-summary]').count()).toBe(0);
+  });
+
+  it('shows what the repair changed in the source, with the changed words marked inside the changed line', async () => {
+    const { page } = opened;
+    const change = page.locator('#s-3 [data-change]');
+    const lines = (kind: string) => change.locator(`tr:has(.${kind}) .d2h-code-line-ctn`).evaluateAll((els) => els.map((el) => (el.textContent ?? '').trim()));
+    const generated = addedLines(join(dotDir, 'patch_repair', 'backups', '3'));
+    const accepted = addedLines(join(dotDir, 'patch_repair', 'attempts', '3', '1', 'canonical'));
+    expect(await lines('d2h-del')).toEqual(generated.map((line) => line.trim()));
+    expect(await lines('d2h-ins')).toEqual(accepted.map((line) => line.trim()));
+    // Word level: of the whole directive only `acc,` is marked as removed, and nothing as added.
+    expect(await change.locator('.d2h-del del').allTextContents()).toEqual(['acc,']);
+    expect(await change.locator('.d2h-ins ins').count()).toBe(0);
+    const marked = await change.locator('.d2h-del del').evaluate((el) => (globalThis as unknown as PageWindow).getComputedStyle(el).backgroundColor);
+    const line = await change.locator('.d2h-del .d2h-code-line-ctn').evaluate((el) => (globalThis as unknown as PageWindow).getComputedStyle(el).backgroundColor);
+    expect(marked).not.toBe(line);
+  });
+
+  it('lists the suggestions that need review first, in the table and in the sections', async () => {
+    const { page } = opened;
+    const rows = await page.locator('table.suggestions tbody tr').evaluateAll((els) => els.map((el) => el.getAttribute('data-status')));
+    const sections = await page.locator('section.suggestion').evaluateAll((els) => els.map((el) => el.getAttribute('data-status')));
+    const calm = (status: string | null) => status === 'ok' || status === 'skipped';
+    for (const order of [rows, sections]) {
+      expect(order).toContain('failed');
+      expect(order.findIndex(calm)).toBe(order.filter((status) => !calm(status)).length);
+      expect(order.slice(order.findIndex(calm)).every(calm)).toBe(true);
+    }
+  });
+
+  it('filters by status without a server: unticking a status hides its rows and sections, ticking shows them again', async () => {
+    const { page } = opened;
+    const visible = (selector: string) => page.locator(selector).evaluateAll((els) => els.filter((el) => (el as unknown as { checkVisibility(): boolean }).checkVisibility()).length);
+    const okCount = results.run.counts.ok;
+    expect(await visible('tr[data-status="ok"]')).toBe(okCount);
+    await page.locator('#show-ok').uncheck();
+    expect(await visible('tr[data-status="ok"]')).toBe(0);
+    expect(await visible('section[data-status="ok"]')).toBe(0);
+    expect(await visible('tr[data-status="repaired"]')).toBe(results.run.counts.repaired);
+    expect(await visible('section[data-status="repaired"]')).toBe(results.run.counts.repaired);
+    await page.locator('#show-repaired').uncheck();
+    expect(await visible('section[data-status="repaired"]')).toBe(0);
+    expect(await visible('section[data-status="failed"]')).toBe(results.run.counts.failed);
+    await page.locator('#show-ok').check();
+    await page.locator('#show-repaired').check();
+    expect(await visible('section[data-status="ok"]')).toBe(okCount);
+    expect(await visible('section[data-status="repaired"]')).toBe(results.run.counts.repaired);
   });
 
   it('makes no request but for the page itself', () => {

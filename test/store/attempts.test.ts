@@ -69,6 +69,7 @@ it('writes prompt, answer, extracted and canonical patches and a schema-valid ve
       clauseChanges,
       nonDirectiveLinesChanged: false,
       build: { ok: true, output: '', diagnostics: [], durationMs: 0 },
+      runCheck: null,
       candidate: null,
       blocks: [1],
       candidates: [],

@@ -17,9 +17,10 @@ export function runRecord(id: string): RunRecord {
     cost_usd: null,
     input_tokens: null,
     output_tokens: null,
-    funnel: [{ tier: 'builtin', backend: 'builtin', model: null, answered: 1, extracted: 1, applies: 1, canonical: 1, directives_kept: 1, strict: null, builds: 1, written: 1 }],
+    funnel: [{ tier: 'builtin', backend: 'builtin', model: null, answered: 1, extracted: 1, applies: 1, canonical: 1, directives_kept: 1, strict: null, builds: 1, runs_same: null, written: 1 }],
     exit_code: 0,
     openmp_probe: null,
+    run_reference: null,
   };
 }
 
@@ -52,6 +53,7 @@ export function suggestionRecord(id: string): SuggestionRecord {
     backup: `patch_repair/backups/${id}`,
     diagnostic_count: 1,
     diagnostics: [{ file: 'main.c', file_id: '1', line: 11, column: 40, severity: 'error', message: "'sum' not specified in enclosing 'parallel'", error_class: 'undeclared-in-clause' }],
+    run_check: null,
   };
 }
 

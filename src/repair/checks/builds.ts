@@ -6,11 +6,20 @@ import type { VerifyBuilder } from '../../formats/outcome.js';
 import type { RepairTask } from '../../formats/task.js';
 import { renderDiagnostic } from '../prompt.js';
 import { pass, reject, type CheckOutcome } from './result.js';
+import { judgeRuns, type RunCheckSettings, type RunJudgement } from './runs.js';
 
-export async function buildsCheck(o: { task: RepairTask; canonical: PatchSet; pool: VerifyBuilder }): Promise<CheckOutcome<BuildResult>> {
-  const build = await o.pool.build(o.task.suggestion.id, o.canonical, 'verify');
-  if (build.ok) return pass(build);
-  return reject(buildFailureText(o.task.build, build));
+/** With --check-run, a build that passes is run in its workspace (check 7) before that is rolled back. */
+export async function buildsCheck(o: {
+  task: RepairTask;
+  canonical: PatchSet;
+  pool: VerifyBuilder;
+  runCheck?: RunCheckSettings | undefined;
+}): Promise<{ built: CheckOutcome<BuildResult>; ran: RunJudgement | null }> {
+  const { runCheck } = o;
+  const { build, ran } = runCheck
+    ? await o.pool.buildThen(o.task.suggestion.id, o.canonical, 'verify', (program) => judgeRuns(program, runCheck))
+    : { build: await o.pool.build(o.task.suggestion.id, o.canonical, 'verify'), ran: null };
+  return { built: build.ok ? pass(build) : reject(buildFailureText(o.task.build, build)), ran };
 }
 
 export function buildFailureText(generated: BuildResult, candidate: BuildResult): string {

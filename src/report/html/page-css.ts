@@ -33,6 +33,11 @@ table.suggestions th { background: #f6f8fa; }
 .funnel li { display: contents; }
 .funnel .track { background: #eaeef2; height: .9em; }
 .funnel .bar { display: block; height: 100%; background: #0969da; }
+.filter { display: flex; flex-wrap: wrap; gap: .5em; align-items: center; margin: 1em 0 0; }
+.filter label { cursor: pointer; font-weight: normal; }
+.change { margin: .4em 0 .8em; }
+.change-summary { font-weight: 600; }
+.change-note { color: #953800; }
 .may-race { display: inline-block; background: #ffebe9; color: #a40e26; border: 1px solid #ff8182; border-radius: .3em; padding: 0 .4em; font-weight: 600; }
 /* Directive lines are long; wrapped, both panes show them whole. */
 .d2h-code-line { display: flex; white-space: normal; width: auto; }

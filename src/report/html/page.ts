@@ -1,12 +1,14 @@
 // The review page: one self-contained HTML file. Its only CSS is inlined (diff2html's and ours), it
 // has no script, and its Content-Security-Policy forbids loading anything, so it reads the same
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
+// The status filter is checkboxes and CSS `:has()` rules: it works from a file, without a script.
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
 import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
 import { SUGGESTION_STATUSES } from '../../formats/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
+import type { RepairChange } from './repair-change.js';
 import { agentLabel } from '../run-replay.js';
 import { ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
@@ -25,6 +27,7 @@ const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
 
 export function renderPage(data: ReviewData, o: { diff2htmlCss: string }): string {
   const { run } = data.replay.results;
+  const ordered = reviewOrder(data.suggestions);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -34,11 +37,13 @@ export function renderPage(data: ReviewData, o: { diff2htmlCss: string }): strin
 <title>patch-repair review: run ${esc(run.id)}</title>
 <style>${o.diff2htmlCss}</style>
 <style>${PAGE_CSS}</style>
+<style>${filterCss(ordered)}</style>
 </head>
 <body>
 ${header(data)}
-${table(data)}
-${data.suggestions.map(section).join('\n')}
+${filter(ordered)}
+${table(ordered)}
+${ordered.map(section).join('\n')}
 </body>
 </html>
 `;
@@ -80,8 +85,44 @@ ${run.funnel.length > 0 ? `<h2>Where answers were lost</h2>\n${run.funnel.map(fu
 </header>`;
 }
 
-function table(data: ReviewData): string {
-  const rows = data.suggestions.map((s) => {
+type Shown = SuggestionStatus | 'unfinished';
+
+const statusOf = (s: SuggestionReview): Shown => s.record?.status ?? 'unfinished';
+
+/** A suggestion that built as generated, or was skipped, asks nothing of the reviewer. */
+function needsReview(s: SuggestionReview): boolean {
+  const status = statusOf(s);
+  return status !== 'ok' && status !== 'skipped';
+}
+
+/** Suggestions that need review first, each group in the run's order. */
+function reviewOrder(suggestions: readonly SuggestionReview[]): SuggestionReview[] {
+  return [...suggestions.filter(needsReview), ...suggestions.filter((s) => !needsReview(s))];
+}
+
+/** The statuses the page holds, in the order of the totals. */
+function shownStatuses(suggestions: readonly SuggestionReview[]): Shown[] {
+  const present = new Set(suggestions.map(statusOf));
+  return [...SUGGESTION_STATUSES, 'unfinished' as const].filter((status) => present.has(status));
+}
+
+function filter(suggestions: readonly SuggestionReview[]): string {
+  const boxes = shownStatuses(suggestions).map((status) => {
+    const count = suggestions.filter((s) => statusOf(s) === status).length;
+    return `<label class="status status-${status}"><input type="checkbox" id="show-${status}" data-filter="${status}" checked> ${esc(STATUS_TITLES[status])} (${count})</label>`;
+  });
+  return `<form class="filter" aria-label="show suggestions by status"><span>Show:</span> ${boxes.join(' ')}</form>`;
+}
+
+/** An unticked status hides its table rows and its sections. */
+function filterCss(suggestions: readonly SuggestionReview[]): string {
+  return shownStatuses(suggestions)
+    .map((status) => `body:has(#show-${status}:not(:checked)) :is(tr, section)[data-status="${status}"] { display: none; }`)
+    .join('\n');
+}
+
+function table(suggestions: readonly SuggestionReview[]): string {
+  const rows = suggestions.map((s) => {
     const r = s.record;
     const status = r?.status ?? 'unfinished';
     const calls = r ? `${r.attempts}${r.unanswered > 0 ? ` / ${r.unanswered} unanswered` : ''}${r.builtin.tries > 0 ? ` (+${r.builtin.tries} built-in)` : ''}` : '-';
@@ -110,6 +151,7 @@ function section(s: SuggestionReview): string {
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);
+  if (s.change) lines.push(changeBlock(s.change));
   if (s.generated.size === 0 && !s.candidate && s.attempts.length === 0) {
     return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
   }
@@ -117,6 +159,14 @@ function section(s: SuggestionReview): string {
   // Nothing to review in a suggestion that builds or was skipped: its patch stays one click away.
   lines.push(status === 'ok' || status === 'skipped' ? `<details><summary>Generated patch</summary>${body}</details>` : body);
   return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
+}
+
+/** What the repair changed: one line, then the source as generated against the source as repaired. */
+function changeBlock(change: RepairChange): string {
+  const notes = change.notes.map((note) => `<p class="change-note">${esc(note)}</p>`).join('');
+  const diff = change.diff === '' ? '' : renderDiff(change.diff);
+  const caption = diff === '' ? '' : '<h3>What the repair changed: the source as the generated patch leaves it (−) and as the repaired patch leaves it (+)</h3>';
+  return `<div class="change" data-change><p class="change-summary" data-change-summary>Change: ${esc(change.summary)}</p>${notes}${caption}${diff}</div>`;
 }
 
 function panes(s: SuggestionReview): string {
@@ -140,7 +190,8 @@ function pane(o: { role: string; title: string; patches: Map<string, string>; be
 const GENERATOR_TEMP_SUFFIX = /^(\+\+\+ \S+?)\.discopop_patch_generator\.temp(?=\s|$)/gm;
 
 function renderDiff(patch: string): string {
-  const rendered = diffToHtml(patch.replace(GENERATOR_TEMP_SUFFIX, '$1'), { outputFormat: 'line-by-line', drawFileList: false, matching: 'lines' });
+  // A removed line paired with its added line marks the words that changed (`private(d,j)` → `private(j)`).
+  const rendered = diffToHtml(patch.replace(GENERATOR_TEMP_SUFFIX, '$1'), { outputFormat: 'line-by-line', drawFileList: false, matching: 'lines', diffStyle: 'word' });
   // A text diff2html cannot read as a diff is still shown, verbatim.
   return rendered.includes('d2h-file-wrapper') ? rendered : `<pre class="raw-patch">${esc(patch)}</pre>`;
 }

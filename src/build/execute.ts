@@ -1,0 +1,49 @@
+// Runs the configuration's execute.sh in a workspace the way DiscoPoP's project manager runs it
+// after a successful compile.sh (formats.md §1.8): the same environment as compile.sh (settings
+// keys, DP_PROJECT_ROOT_DIR, DOT_DISCOPOP, OMP_NUM_THREADS), from the configuration folder in the
+// per-configuration layout and as `/bin/bash <script>` from the copy's root in the shared one.
+// execute.sh lives in the configuration's own folder in both layouts.
+import { access, constants } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BuildConfig, DotDiscopop } from '../formats/types.js';
+import { compileLayout, workspacePath } from './compile.js';
+import type { Launcher, StepOutcome } from './launcher.js';
+
+export function executeScriptOf(config: Pick<BuildConfig, 'dir'>): string {
+  return join(config.dir, 'execute.sh');
+}
+
+export interface ExecuteRequest {
+  dp: DotDiscopop;
+  launcher: Launcher;
+  /** Names the step where the launcher shows it. */
+  label: string;
+  workspaceRoot: string;
+  threads: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+/**
+ * stderr joins stdout, as with compile.sh: the Slurm launcher merges them anyway, and one stream
+ * compares the same under both launchers.
+ */
+export async function runExecuteScript(request: ExecuteRequest): Promise<StepOutcome> {
+  const compile = compileLayout(request);
+  const script = join(request.workspaceRoot, workspacePath(request.dp, executeScriptOf(request.dp.config)));
+  const executable =
+    request.dp.config.layout === 'per-configuration' &&
+    (await access(script, constants.X_OK).then(
+      () => true,
+      () => false,
+    ));
+  const command = executable ? [script] : ['/bin/bash', script];
+  return request.launcher.run({
+    label: request.label,
+    command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
+    cwd: compile.cwd,
+    env: compile.env,
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+  });
+}

@@ -2,7 +2,11 @@
 // 1. Coverage: every fixture under fixtures/classes built with gcc and with clang, run through the
 //    built-in repairer by test/builtin/classes.test.ts (real compilers, GNU patch, check 5, the
 //    program run with 1 and 4 threads); per class and compiler: repaired / handed on / wrong, and
-//    the fixtures the compiler accepts as generated.
+//    the fixtures the compiler accepts as generated. Then the same for the suggestions on real
+//    public HPC code (fixtures/real/<code>/, test/builtin/real-code.test.ts): per code and
+//    compiler repaired / declined / wrong (the repaired program prints something else, must be 0)
+//    / builds as generated, the declines by reason, and how many decisions differ from issue 20's
+//    target.
 // 2. Speed: one builtinRepair call on a large translation unit: `--kernels` loop functions
 //    (about 10 lines each) with a generated directive naming body locals on the last one, the
 //    failing build from real gcc, the patch from real diff -Naru. Cold = first call in the process
@@ -21,41 +25,96 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Classes a rule book answers deterministically; early exits and build failures outside the code are not. */
 const NOT_DETERMINISTIC = new Set(['early-exit', 'link', 'patch-does-not-apply', 'other']);
 
+/** Runs the vitest files with the table variables set; returns the exit code and what failed. */
+async function runTables(files, env) {
+  const run = await runProcess({
+    command: join(ROOT, 'node_modules', '.bin', 'vitest'),
+    args: ['run', ...files, '--reporter=dot'],
+    cwd: ROOT, env, timeoutMs: 3_600_000,
+  });
+  if (run.kind !== 'exited') throw new Error(`vitest did not finish: ${run.kind}`);
+  if (run.exitCode !== 0) console.log(`  (${files.join(', ')} failed: ${run.stdout.split('\n').filter((line) => /FAIL|failed/.test(line)).slice(0, 5).join(' | ')})`);
+}
+
+const FAMILIES = ['gcc', 'clang'];
+
+function classTable(rows) {
+  const classes = [...new Set(rows.map((row) => row.class))].sort();
+  const count = (family, filter) => {
+    const selected = rows.filter((row) => row.family === family && filter(row));
+    const by = (outcome) => selected.filter((row) => row.outcome === outcome).length;
+    return { fixtures: selected.length, builds: by('builds'), repaired: by('repaired'), handedOn: by('handed-on'), wrong: by('wrong') };
+  };
+  const cell = (c) => `${c.repaired} / ${c.handedOn} / ${c.wrong}${c.builds > 0 ? ` (${c.builds} build)` : ''}`;
+  console.log('fixtures repaired / handed on / wrong, per compiler ("build": the compiler accepts the generated patch)');
+  console.log(`| class | fixtures | ${FAMILIES.join(' | ')} |`);
+  console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|`);
+  for (const name of classes) {
+    const cells = FAMILIES.map((family) => count(family, (row) => row.class === name));
+    console.log(`| ${name} | ${cells[0].fixtures} | ${cells.map(cell).join(' | ')} |`);
+  }
+  const totals = FAMILIES.map((family) => count(family, () => true));
+  console.log(`| **total** | ${totals[0].fixtures} | ${totals.map(cell).join(' | ')} |`);
+  for (const family of FAMILIES) {
+    const t = count(family, () => true);
+    const d = count(family, (row) => !NOT_DETERMINISTIC.has(row.class) && row.outcome !== 'builds');
+    console.log(`${family}: ${t.repaired} repaired, ${t.handedOn} handed on, ${t.wrong} wrong, ${t.builds} build as generated; deterministic classes: ${d.repaired}/${d.fixtures} failing fixtures repaired (${((100 * d.repaired) / d.fixtures).toFixed(1)} %)`);
+  }
+  for (const row of rows.filter((r) => r.outcome === 'wrong')) console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
+}
+
+/** A decline's reason without its file and line, the names it quotes and the compiler's words. */
+function reasonKind(reason) {
+  return reason
+    .replace(/^[^:]+: line \d+: /, '')
+    .replace(/ \((?:[^()]|\([^()]*\))*\)$/, '')
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/\(line \d+\)/g, '(line …)');
+}
+
+/** Whether a run's decision is what issue 20 wants: repaired, or declined naming the stated reason. */
+function onTarget(row) {
+  if (row.outcome === 'builds') return true;
+  if (row.target === 'repaired') return row.outcome === 'repaired';
+  return row.outcome === 'handed-on' && (row.targetReason === undefined || row.reason.includes(row.targetReason));
+}
+
+function realTable(rows) {
+  const codes = [...new Set(rows.map((row) => row.code))].sort();
+  const count = (family, filter) => {
+    const selected = rows.filter((row) => row.family === family && filter(row));
+    const by = (outcome) => selected.filter((row) => row.outcome === outcome).length;
+    return {
+      suggestions: selected.length, builds: by('builds'), repaired: by('repaired'), declined: by('handed-on'), wrong: by('wrong'),
+      offTarget: selected.filter((row) => !onTarget(row)).length,
+    };
+  };
+  const cell = (c) => `${c.repaired} / ${c.declined} / ${c.wrong} / ${c.builds}`;
+  console.log('\nreal code: suggestions repaired / declined / wrong / build as generated, per compiler; "off target": decisions issue 20 wants otherwise');
+  console.log(`| code | suggestions | ${FAMILIES.join(' | ')} | off target (${FAMILIES.join(' / ')}) |`);
+  console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|---|`);
+  for (const code of [...codes, 'total']) {
+    const cells = FAMILIES.map((family) => count(family, (row) => code === 'total' || row.code === code));
+    console.log(`| ${code === 'total' ? '**total**' : code} | ${cells[0].suggestions} | ${cells.map(cell).join(' | ')} | ${cells.map((c) => c.offTarget).join(' / ')} |`);
+  }
+  for (const family of FAMILIES) {
+    const declined = rows.filter((row) => row.family === family && row.outcome === 'handed-on');
+    const byReason = new Map();
+    for (const row of declined) byReason.set(reasonKind(row.reason), [...(byReason.get(reasonKind(row.reason)) ?? []), row.fixture]);
+    console.log(`${family} declines by reason:`);
+    for (const [reason, fixtures] of [...byReason].sort((a, b) => b[1].length - a[1].length)) console.log(`  ${fixtures.length} × ${reason} (${fixtures.join(', ')})`);
+  }
+  for (const row of rows.filter((r) => r.outcome === 'wrong')) console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
+}
+
 async function coverage() {
   const dir = await mkdtemp(join(tmpdir(), 'bench-builtin-table-'));
   try {
-    const table = join(dir, 'table.json');
-    const run = await runProcess({
-      command: join(ROOT, 'node_modules', '.bin', 'vitest'),
-      args: ['run', 'test/builtin/classes.test.ts', '--reporter=dot'],
-      cwd: ROOT, env: { BUILTIN_TABLE: table }, timeoutMs: 1_800_000,
-    });
-    if (run.kind !== 'exited') throw new Error(`vitest did not finish: ${run.kind}`);
-    const rows = JSON.parse(await readFile(table, 'utf8'));
-    const families = ['gcc', 'clang'];
-    const classes = [...new Set(rows.map((row) => row.class))].sort();
-    const count = (family, filter) => {
-      const selected = rows.filter((row) => row.family === family && filter(row));
-      const by = (outcome) => selected.filter((row) => row.outcome === outcome).length;
-      return { fixtures: selected.length, builds: by('builds'), repaired: by('repaired'), handedOn: by('handed-on'), wrong: by('wrong') };
-    };
-    const cell = (c) => `${c.repaired} / ${c.handedOn} / ${c.wrong}${c.builds > 0 ? ` (${c.builds} build)` : ''}`;
-    console.log('fixtures repaired / handed on / wrong, per compiler ("build": the compiler accepts the generated patch)');
-    console.log(`| class | fixtures | ${families.join(' | ')} |`);
-    console.log(`|---|---|${families.map(() => '---').join('|')}|`);
-    for (const name of classes) {
-      const cells = families.map((family) => count(family, (row) => row.class === name));
-      console.log(`| ${name} | ${cells[0].fixtures} | ${cells.map(cell).join(' | ')} |`);
-    }
-    const totals = families.map((family) => count(family, () => true));
-    console.log(`| **total** | ${totals[0].fixtures} | ${totals.map(cell).join(' | ')} |`);
-    for (const family of families) {
-      const t = count(family, () => true);
-      const d = count(family, (row) => !NOT_DETERMINISTIC.has(row.class) && row.outcome !== 'builds');
-      console.log(`${family}: ${t.repaired} repaired, ${t.handedOn} handed on, ${t.wrong} wrong, ${t.builds} build as generated; deterministic classes: ${d.repaired}/${d.fixtures} failing fixtures repaired (${((100 * d.repaired) / d.fixtures).toFixed(1)} %)`);
-    }
-    for (const row of rows.filter((r) => r.outcome === 'wrong')) console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
-    if (run.exitCode !== 0) console.log(`  (test/builtin/classes.test.ts failed: ${run.stdout.split('\n').filter((line) => /FAIL|failed/.test(line)).slice(0, 5).join(' | ')})`);
+    const classes = join(dir, 'classes.json');
+    const real = join(dir, 'real.json');
+    await runTables(['test/builtin/classes.test.ts', 'test/builtin/real-code.test.ts'], { BUILTIN_TABLE: classes, BUILTIN_REAL_TABLE: real });
+    classTable(JSON.parse(await readFile(classes, 'utf8')));
+    realTable(JSON.parse(await readFile(real, 'utf8')));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -61,6 +61,12 @@ export const EventSchema = z.discriminatedUnion('type', [
     duration_ms: z.number(),
   }),
   z.object({ ...base, type: z.literal('openmp-probe'), probe: OpenmpProbeSchema }),
+  z.object({
+    ...base,
+    type: z.literal('run-reference'),
+    seconds: z.number().nonnegative().describe("wall time of the reference build's first run with execute.sh at 1 thread"),
+    noise_lines: z.number().int().nonnegative().describe('output lines never compared: they differ between two runs of the reference, or hold a time or date'),
+  }),
   z.object({ ...base, type: z.literal('agent-picked'), message: z.string().describe('which agent CLI the run detected and uses, or that the built-in repairer runs alone') }),
   z.object({ ...base, type: z.literal('repair-started'), id: z.string(), index: z.number().int(), total: z.number().int() }),
   z.object({

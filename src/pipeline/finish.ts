@@ -24,14 +24,14 @@ export async function finish(
   const suggestions = tally.considered.map((suggestion) => {
     const known = tally.records.get(suggestion.id);
     if (known) return known;
-    const record = unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason });
+    const record = tally.withRunCheck(unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason }));
     // Nothing of a refused run's suggestions is under way: each is settled, and show lists it so.
     if (o.refused) tally.finish(record);
     return record;
   });
   const results: ResultsFile = {
     version: 1,
-    run: { ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom }), openmp_probe: tally.probe },
+    run: { ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom }), openmp_probe: tally.probe, run_reference: tally.runReference },
     suggestions,
   };
   const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: tally.budget.fatal !== null });

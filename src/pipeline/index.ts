@@ -1,4 +1,4 @@
-// preflight → discovery → repair → write-back → summary (design.md, Pipeline). The stages beside
+// preflight → discovery → (--check-run) reference runs → repair → write-back → summary (design.md, Pipeline). The stages beside
 // this file do the work; this file only composes them and turns interrupts into exit codes.
 import { ClusterError, InterruptedError, RefusedError } from '../errors.js';
 import { trapSignals, type Interrupt } from '../interrupt.js';
@@ -9,6 +9,7 @@ import { discoveryStage } from './discovery.js';
 import { finish, runRecord } from './finish.js';
 import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
 import { repairStage } from './repair.js';
+import { runCheckStage } from './run-check.js';
 import { restore } from './restore.js';
 import { Session } from './session.js';
 import { RunTally } from './tally.js';
@@ -49,8 +50,9 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       const { pool, failing } = await discoveryStage(context, pre, tally, { reused: resume?.plan.builds, repairedEarlier, defer: (cleanup) => session.defer(cleanup) });
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
-      } else if (failing.length > 0) {
-        await repairStage(context, tally, failing, { dp: pre.dp, pool, ladder: pre.ladder!, tries: resume?.tries ?? new Map() });
+      } else {
+        const runCheck = await runCheckStage(context, tally, { dp: pre.dp, pool, repairs: failing.length });
+        if (failing.length > 0) await repairStage(context, tally, failing, { dp: pre.dp, pool, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run

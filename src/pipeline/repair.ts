@@ -8,6 +8,7 @@ import { decodeBytes } from '../bytes.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
 import { repairConcurrently, repairSuggestion, type PromptLadder, type RepairDeps } from '../repair/index.js';
+import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord } from '../formats/run-records.js';
@@ -21,7 +22,7 @@ export async function repairStage(
   context: RunContext,
   tally: RunTally,
   failing: Failing[],
-  o: { dp: DotDiscopop; pool: BuildPool; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]> },
+  o: { dp: DotDiscopop; pool: BuildPool; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined },
 ): Promise<void> {
   const { options, emit, interrupt } = context;
   const agent = await chooseAgent(context, o.ladder);
@@ -38,6 +39,7 @@ export async function repairStage(
     budget: tally.budget,
     scratchDir: context.scratchDir,
     ladder: o.ladder,
+    ...(o.runCheck && { runCheck: o.runCheck }),
   };
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
   let writesStopped: string | null = null;

@@ -2,7 +2,8 @@
 import type { WorkspacePlacement } from '../build/index.js';
 import { RunBudget } from '../repair/index.js';
 import { buildsRecord, isFinal, noPatchRecord, type AgentIdentity } from '../formats/run-records.js';
-import type { OpenmpProbe, SuggestionRecord } from '../formats/results.js';
+import type { OpenmpProbe, RunRecord, SuggestionRecord } from '../formats/results.js';
+import { notRun } from '../repair/run-reference.js';
 import type { BuildResult, Suggestion } from '../formats/types.js';
 import type { RunStateWriter } from '../store/index.js';
 import type { RunContext } from './session.js';
@@ -21,6 +22,10 @@ export class RunTally {
   probe: OpenmpProbe | null = null;
   /** The run this one continues (--resume), once known. */
   resumedFrom: string | null = null;
+  /** --check-run all: suggestions that build as generated, their records finished once they ran. */
+  readonly heldForRuns: { suggestion: Suggestion; record: SuggestionRecord }[] = [];
+  /** --check-run: the reference's runs, once measured. */
+  runReference: RunRecord['run_reference'] = null;
   /** The run's run-state.json; null for --discover-only, which cannot be resumed. */
   state: RunStateWriter | null = null;
   private digests = new Map<string, string>();
@@ -32,7 +37,8 @@ export class RunTally {
     this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
   }
 
-  async finish(record: SuggestionRecord): Promise<void> {
+  async finish(finished: SuggestionRecord): Promise<void> {
+    const record = this.withRunCheck(finished);
     this.records.set(record.id, record);
     this.context.emit({ type: 'suggestion-finished', record });
     // What discovery settles is settled again by the next discovery; only repair outcomes are kept.
@@ -48,8 +54,14 @@ export class RunTally {
    */
   async writing(record: SuggestionRecord): Promise<void> {
     if (!this.state) return;
-    this.state.state.finished[record.id] = record;
+    this.state.state.finished[record.id] = this.withRunCheck(record);
     await this.state.save();
+  }
+
+  /** With --check-run every record says whether it ran; when it did not, its status says why. */
+  withRunCheck(record: SuggestionRecord): SuggestionRecord {
+    const { options } = this.context;
+    return options.checkRun !== 'off' && record.run_check === null ? { ...record, run_check: notRun(options, null) } : record;
   }
 
   /** Starts the run's own run-state.json with the builds it took over and the records it kept. */
@@ -77,7 +89,9 @@ export class RunTally {
       const build = builds.get(suggestion.id);
       if (build) this.builds.set(suggestion.id, build);
       if (!build) await this.finish(noPatchRecord(suggestion));
-      else if (build.ok) await this.finish(buildsRecord(suggestion, repairedEarlier.has(suggestion.id)));
+      else if (build.ok && this.context.options.checkRun === 'all' && this.context.options.mode !== 'discover-only') {
+        this.heldForRuns.push({ suggestion, record: buildsRecord(suggestion, repairedEarlier.has(suggestion.id)) });
+      } else if (build.ok) await this.finish(buildsRecord(suggestion, repairedEarlier.has(suggestion.id)));
       else failing.push({ suggestion, build });
     }
     return failing;

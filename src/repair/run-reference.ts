@@ -61,11 +61,11 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
 /** --check-run all: each suggestion that builds as generated, built again and run like a candidate. */
 export async function runGenerated(pool: VerifyBuilder, id: string, generated: PatchSet, settings: RunCheckSettings): Promise<RunCheck> {
   const { build, ran } = await pool.buildThen(id, generated, 'verify', (program) => judgeRuns(program, settings));
-  return ran?.record ?? notRun(settings, `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}`);
+  return ran?.record ?? { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}` };
 }
 
-export function notRun(settings: Pick<RunCheckSettings, 'threads' | 'repeats'>, why: string | null): RunCheck {
-  return { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: why };
+export function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
+  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
 }
 
 function failure(run: ProgramRun): string {

@@ -19,6 +19,8 @@ export function describeEvent(event: RunEvent): string | null {
     case 'openmp-probe':
       // A probe that proves nothing comes with a warning of its own.
       return event.probe.status === 'rejected' || event.probe.status === 'compiled' ? describeProbe(event.probe) : null;
+    case 'run-reference':
+      return `Reference runs (--check-run): execute.sh ran the project without any suggestion in ${event.seconds.toFixed(1)} s; ${event.noise_lines} output line(s) differ between two runs and are not compared`;
     case 'repair-started':
       return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
     case 'call-finished': {

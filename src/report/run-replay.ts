@@ -33,12 +33,14 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
   let finishedRun: RunRecord | null = null;
   let considered: string[] | null = null;
   let probe: RunRecord['openmp_probe'] = null;
+  let runReference: RunRecord['run_reference'] = null;
   const records = new Map<string, SuggestionRecord>();
   for (const event of events) {
     if (event.type === 'run-started') started ??= event.run;
     else if (event.type === 'discovery-started') considered ??= event.suggestions;
     else if (event.type === 'suggestion-finished') records.set(event.record.id, event.record);
     else if (event.type === 'openmp-probe') probe = event.probe;
+    else if (event.type === 'run-reference') runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
     else if (event.type === 'run-finished') finishedRun = event.run;
   }
   if (events.length === 0) throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
@@ -49,7 +51,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
   // A killed run wrote no run-finished record: its totals are counted from the log as the run would have.
   const writes = started.mode === 'repair';
   const funnel = funnelOf(events, { strict: started.options.strict === true, writes, checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all' });
-  const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel, openmp_probe: probe };
+  const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel, openmp_probe: probe, run_reference: runReference };
   return {
     results: { version: 1, run, suggestions },
     finished: finishedRun !== null,

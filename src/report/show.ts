@@ -85,6 +85,11 @@ export function renderSuggestion(v: SuggestionView): string {
   lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);
   if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
+  const runs = record?.run_check;
+  if (runs && runs.verdict !== 'not-run') {
+    const verdict = `Runs (--check-run, execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
+    lines.push(runs.verdict === 'same' ? verdict : v.paint('red', `${verdict}: ${runs.first_difference ?? ''}`));
+  }
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {
     lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`));

@@ -19,6 +19,8 @@ export function renderSummary(results: ResultsFile): string {
   for (const entry of results.run.funnel) lines.push(funnelLine(entry) + (entry.written === null && results.run.mode === 'dry-run' ? ' (--dry-run: nothing written)' : ''));
   const usage = usageLine(results.run);
   if (usage) lines.push(usage);
+  const runs = runCheckLine(results);
+  if (runs) lines.push(runs);
   const racy = racyRepairs(results.suggestions);
   if (racy.length > 0) {
     const ids = racy.map((r) => r.id).join(', ');
@@ -67,6 +69,26 @@ export function usageLine(usage: Pick<ResultsFile['run'], 'input_tokens' | 'outp
   return parts.length === 0 ? null : `Agent usage reported: ${parts.join(', ')}`;
 }
 
+/**
+ * `Runs the same (--check-run, 2 and 1 threads, 3 runs): 4 repairs; builds as generated but does
+ * not run the same: 1 (7)`; null without --check-run.
+ */
+function runCheckLine(results: ResultsFile): string | null {
+  const checked = results.suggestions.filter((r) => r.run_check !== null);
+  const first = checked[0]?.run_check;
+  if (!first) return null;
+  const ran = (r: SuggestionRecord) => r.run_check !== null && r.run_check.verdict !== 'not-run';
+  const repairs = checked.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && ran(r)).length;
+  const generated = checked.filter((r) => r.status === 'ok' && ran(r));
+  const differing = generated.filter((r) => r.run_check!.verdict !== 'same');
+  const parts = [`${repairs} repair${repairs === 1 ? '' : 's'}`];
+  if (generated.length > 0) parts.push(`${generated.length - differing.length} of ${generated.length} that build as generated`);
+  const line = `Runs the same (--check-run: execute.sh at 1 and ${first.threads} threads, ${first.repeats} run${first.repeats === 1 ? '' : 's'} at ${first.threads}): ${parts.join('; ')}`;
+  if (differing.length === 0) return line;
+  return `${line}
+Build as generated but do not run the same: ${differing.length} (${differing.map((r) => `${r.id}: ${r.run_check!.verdict}`).join(', ')}); see \`patch-repair show <id>\``;
+}
+
 /** Verified repairs that take a reduction or a privatization away: they compile, but may race. */
 export function racyRepairs(records: readonly SuggestionRecord[]): SuggestionRecord[] {
   return records.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0);
@@ -93,7 +115,11 @@ function detail(record: SuggestionRecord): string {
     const by = record.builtin.accepted ? 'built-in' : (record.backend ?? 'agent');
     return `${by}: ${changes.length > 0 ? changes.join('; ') : 'directive moved or reformatted'}`;
   }
-  if (record.status === 'ok') return record.repaired_earlier ? 'repaired by an earlier run' : '';
+  if (record.status === 'ok') {
+    const runs = record.run_check;
+    if (runs && runs.verdict !== 'same' && runs.verdict !== 'not-run') return `does not run the same (${runs.verdict}): ${runs.first_difference ?? ''}`;
+    return record.repaired_earlier ? 'repaired by an earlier run' : '';
+  }
   return record.reason ?? record.first_error ?? '';
 }
 

@@ -29,8 +29,12 @@ export type CompilerFamily = 'gcc' | 'clang';
 export const COMPILERS: readonly CompilerFamily[] = ['gcc', 'clang'];
 
 export interface Expectation {
-  /** `builds`: this compiler accepts the generated patch, so there is nothing to repair. */
-  expect: 'repaired' | 'declined' | 'builds';
+  /**
+   * `builds`: this compiler accepts the generated patch, so there is nothing to repair. `wrong`: a
+   * known defect, recorded for a real-code fixture until it is fixed: the repairer answers, and the
+   * answer fails the checks (does not compile, drops a directive, or changes the output).
+   */
+  expect: 'repaired' | 'declined' | 'builds' | 'wrong';
   /** For declines: a phrase the reason must contain. */
   reason?: string;
   /** For repairs: the rules expected to fire, in order. */
@@ -61,6 +65,8 @@ export interface ProgramBuild {
   libs?: string[];
   /** Command-line arguments of the run (a small input). */
   args?: string[];
+  /** The output lines compared (a regular expression), when the rest reports timings; all lines by default. */
+  compare?: string;
 }
 
 /** Everything the harness needs to build and run a fixture from a whole project rather than one file. */
@@ -284,7 +290,7 @@ export function expectedLoops(original: string, spec: FixtureSpec): { construct:
  * The program's output (stdout, then stderr: PolyBench dumps its arrays there) with 1 and with 4
  * threads, built from `source` in place of the fixture's file (a class fixture's source has a
  * `main` printing its result; a real code is its whole program, run with its arguments). Null
- * when it does not build or run.
+ * when it does not build or does not exit by itself.
  */
 export async function runOutputs(dir: string, fixture: Fixture, source: string, family: CompilerFamily): Promise<string[] | null> {
   await copyProject(fixture, dir);
@@ -296,8 +302,12 @@ export async function runOutputs(dir: string, fixture: Fixture, source: string, 
     const run = await runProcess({
       command: join(dir, 'program'), args: fixture.project?.build.args ?? [], cwd: dir, env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000,
     });
-    if (run.kind !== 'exited' || run.exitCode !== 0) return null;
-    outputs.push(run.stdout + run.stderr);
+    if (run.kind !== 'exited') return null;
+    const compared = fixture.project?.build.compare;
+    const printed = run.stdout + run.stderr;
+    const kept = compared === undefined ? printed : printed.split('\n').filter((line) => new RegExp(compared).test(line)).join('\n');
+    // The exit status is part of what a program reports (XSBench exits 1 for a checksum it does not know).
+    outputs.push(run.exitCode === 0 ? kept : `${kept}\nexit status ${run.exitCode}`);
   }
   return outputs;
 }
@@ -330,8 +340,8 @@ export type Outcome = 'builds' | 'repaired' | 'handed-on' | 'wrong';
 /**
  * What the repairer's answer is worth: `repaired` only when it applies with GNU patch, compiles,
  * keeps every generated directive as the same construct above the same loop (check 5) and, for a
- * program that is run, prints what the original prints with 1 and with 4 threads; any answer
- * short of that is `wrong`, with the reasons.
+ * program that is run, prints with 1 and with 4 threads what the original prints with as many; any
+ * answer short of that is `wrong`, with the reasons.
  */
 export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons: string[]; reason?: string } {
   if (run.result === null) return { outcome: 'builds', reasons: [] };
@@ -343,8 +353,9 @@ export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons:
   if (!run.checked?.applied) reasons.push('does not apply');
   else if (!run.checked.compiled) reasons.push('does not compile');
   if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
-  const original = run.outputs?.original?.[0];
-  if (run.outputs && run.outputs.repaired?.some((output) => output !== original)) reasons.push('changes the output');
+  // Each thread count against the original program run the same way: a code with OpenMP of its own
+  // (LULESH) rounds differently with 4 threads than with 1 before any suggestion is applied.
+  if (run.outputs?.repaired?.some((output, index) => output !== run.outputs?.original?.[index])) reasons.push('changes the output');
   if (isRun && (!run.outputs?.original || !run.outputs.repaired)) reasons.push('output not compared');
   return { outcome: reasons.length === 0 ? 'repaired' : 'wrong', reasons };
 }

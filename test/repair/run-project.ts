@@ -88,23 +88,27 @@ export function insertionDiff(root: string, source: string, line: number, direct
 
 /** An answer as a model writes it: the corrected patch in a diff block. */
 export function answerWith(project: Pick<RunProject, 'root' | 'task'>, line: number, directive: string): string {
-  const source = project.task.sources.get('1')!;
-  return `Corrected patch:\n\n\`\`\`diff\n${insertionDiff(project.root, source, line, directive)}\`\`\`\n`;
+  return answerText(project.root, project.task.sources.get('1')!, line, directive);
+}
+
+export function answerText(root: string, source: string, line: number, directive: string): string {
+  return `Corrected patch:\n\n\`\`\`diff\n${insertionDiff(root, source, line, directive)}\`\`\`\n`;
 }
 
 export const EXECUTE_PRINTS = '#!/bin/sh\n"$DP_PROJECT_ROOT_DIR/demo"\n';
 
-export async function createRunProject(o: {
+export interface RunProjectFiles {
   mainC: string;
   loopLine: number;
   generated: string;
   execute?: string;
   layout?: Layout;
   compiler?: 'gcc' | 'clang';
-}): Promise<RunProject> {
+}
+
+/** The project and its .discopop folder on disk, in a fresh temporary folder. */
+export async function writeRunProject(o: RunProjectFiles): Promise<{ root: string; dot: string }> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'pr-runs-'));
-  const dot = path.join(root, '.discopop');
-  const scratch = path.join(root, 'scratch');
   const configs = '.discopop/project/configs';
   const compile = '#!/bin/sh\n$CC $CFLAGS -o "$DP_PROJECT_ROOT_DIR/demo" "$DP_PROJECT_ROOT_DIR/src/main.c"\n';
   const settings = JSON.stringify({ CC: o.compiler ?? 'gcc', CXX: 'g++', CFLAGS: '-O1', CXXFLAGS: '' });
@@ -124,6 +128,12 @@ export async function createRunProject(o: {
   // DiscoPoP's init makes both scripts executable; the shared layout runs them with bash anyway.
   await chmod(path.join(root, configs, shared ? 'compile.sh' : 'tiny/compile.sh'), 0o755);
   await chmod(path.join(root, configs, 'tiny/execute.sh'), 0o755);
+  return { root, dot: path.join(root, '.discopop') };
+}
+
+export async function createRunProject(o: RunProjectFiles): Promise<RunProject> {
+  const { root, dot } = await writeRunProject(o);
+  const scratch = path.join(root, 'scratch');
   await mkdir(scratch, { recursive: true });
 
   const dp = await readDotDiscopop(dot, 'tiny');

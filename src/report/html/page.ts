@@ -149,6 +149,11 @@ function section(s: SuggestionReview): string {
   if (weakening.length > 0) {
     lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. The compiler had accepted it there: the loop builds, but may now race; check it before use (--strict refuses such repairs).</p>`);
   }
+  const runs = r?.run_check;
+  if (runs && runs.verdict !== 'not-run') {
+    const how = `Runs (--check-run: execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
+    lines.push(`<p class="${runs.verdict === 'same' ? 'usage' : 'warning'}" data-run-check="${esc(runs.verdict)}">${esc(how)}${runs.first_difference ? `: <code>${esc(runs.first_difference)}</code>` : ''}</p>`);
+  }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);
   if (s.change) lines.push(changeBlock(s.change));

@@ -67,8 +67,8 @@ function classTable(rows) {
 function reasonKind(reason) {
   return reason
     .replace(/^[^:]+: line \d+: /, '')
-    .replace(/ \((?:[^()]|\([^()]*\))*\)$/, '')
     .replace(/'[^']*'/g, "'…'")
+    .replace(/ \((?:[^()]|\([^()]*\))*\)$/, '')
     .replace(/\(line \d+\)/g, '(line …)');
 }
 

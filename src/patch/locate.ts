@@ -4,10 +4,8 @@
 import { isOmpPragma } from './openmp.js';
 import type { Hunk, HunkStatus, ScoreParts } from './model.js';
 import { placeByRemovedLines } from './removed-anchor.js';
-import { compareLines, lineForms, squeeze, type LineForms, type LineMatch } from './similarity.js';
+import { compareLines, lineForms, MATCH_WEIGHT, squeeze, type LineForms, type LineMatch } from './similarity.js';
 
-/** Weights of the score; a hunk whose lines all match exactly scores 1.0. */
-const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mismatch: 0 };
 /** Below this a place is not a match at all. */
 export const FUZZY_GATE = 0.6;
 /** Windows around the declared line, nearest first. */
@@ -264,7 +262,7 @@ function scoreAt(file: FileView, expected: readonly LineForms[], anchored: Set<n
     const level = line === null ? 'mismatch' : compareLines(expected[index]!, file.forms(line));
     levels.push(level);
     parts[level]++;
-    weighted += WEIGHT[level];
+    weighted += MATCH_WEIGHT[level];
     if (anchored.has(index) && (level === 'near' || level === 'mismatch')) valid = false;
   }
   parts.score = weighted / lines;

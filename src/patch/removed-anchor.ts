@@ -3,9 +3,8 @@
 // context. Context lines that match keep their file line; the others stand for nothing, and the
 // file's lines stay. An added line must sit next to a removed or matching line, or it has no place.
 import type { Hunk, ScoreParts } from './model.js';
-import { compareLines, type LineForms, type LineMatch } from './similarity.js';
+import { compareLines, MATCH_WEIGHT, type LineForms, type LineMatch } from './similarity.js';
 
-const WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mismatch: 0 };
 /** Removed text shorter than this (`}`, `);`) is found everywhere and says nothing about the place. */
 const MIN_REMOVED_CHARACTERS = 4;
 
@@ -145,7 +144,7 @@ function alignAround(
   if (!everyAdditionHasANeighbour(hunk, alignment)) return null;
   const parts: ScoreParts = { score: 0, exact: 0, loose: 0, near: 0, mismatch: 0, lines: expected.length };
   for (const level of levels) parts[level]++;
-  parts.score = levels.reduce((sum, level) => sum + WEIGHT[level], 0) / expected.length;
+  parts.score = levels.reduce((sum, level) => sum + MATCH_WEIGHT[level], 0) / expected.length;
   const start = alignment.find((line): line is number => line !== null)!;
   return { start, nominalStart: groupLines[0]! - groups[0]!.at, parts, levels, alignment };
 }

@@ -2,6 +2,9 @@
 
 export type LineMatch = 'exact' | 'loose' | 'near' | 'mismatch';
 
+/** Weights of a placement's score; a hunk whose lines all match exactly scores 1.0. */
+export const MATCH_WEIGHT: Record<LineMatch, number> = { exact: 1, loose: 0.9, near: 0.5, mismatch: 0 };
+
 /** Whitespace carries no meaning in C for matching purposes: indentation, trailing blanks, spacing. */
 export function squeeze(line: string): string {
   return line.replace(/\s+/g, '');

@@ -11,8 +11,8 @@ import type { FlagKey, RunOptions } from './formats/run-options.js';
 
 export type Invocation =
   | { command: 'run'; options: RunOptions }
-  | { command: 'show'; dotDir: string; id?: string }
-  | { command: 'report'; dotDir: string }
+  | { command: 'show'; dotDir: string; id?: string; run?: string; runs?: boolean }
+  | { command: 'report'; dotDir: string; run?: string }
   /** Help or version was printed; nothing else to do. */
   | { command: 'exit'; code: number };
 
@@ -23,15 +23,15 @@ export interface CommandLineContext extends OptionsContext {
 
 type Parsed =
   | { command: 'run'; flags: RunFlags }
-  | { command: 'show'; dotDpPath?: string; id?: string }
-  | { command: 'report'; dotDpPath?: string };
+  | { command: 'show'; dotDpPath?: string; id?: string; run?: string; runs?: boolean }
+  | { command: 'report'; dotDpPath?: string; run?: string };
 
 export interface CliDeps extends CommandLineContext {
   writeErr: (text: string) => void;
   loadPipeline: () => Promise<{ run(options: RunOptions): Promise<number> }>;
   loadReport: () => Promise<{
-    show(o: { dotDir: string; id?: string }): Promise<number>;
-    report(o: { dotDir: string }): Promise<number>;
+    show(o: { dotDir: string; id?: string; run?: string; runs?: boolean }): Promise<number>;
+    report(o: { dotDir: string; run?: string }): Promise<number>;
   }>;
 }
 
@@ -47,9 +47,11 @@ export async function main(argv: readonly string[], deps: CliDeps = processDeps(
         return await (await deps.loadReport()).show({
           dotDir: invocation.dotDir,
           ...(invocation.id !== undefined && { id: invocation.id }),
+          ...(invocation.run !== undefined && { run: invocation.run }),
+          ...(invocation.runs === true && { runs: true }),
         });
       case 'report':
-        return await (await deps.loadReport()).report({ dotDir: invocation.dotDir });
+        return await (await deps.loadReport()).report({ dotDir: invocation.dotDir, ...(invocation.run !== undefined && { run: invocation.run }) });
     }
   } catch (caught) {
     const error = asFileError(caught) ?? caught;
@@ -80,9 +82,10 @@ export async function parseCommandLine(argv: readonly string[], ctx: CommandLine
   if (parsed === undefined) throw new Error('commander finished without calling an action');
   if (parsed.command === 'run') return { command: 'run', options: await toRunOptions(parsed.flags, ctx) };
   const dotDir = await subcommandDotDir(parsed.dotDpPath, ctx.cwd);
+  const run = parsed.run !== undefined ? { run: parsed.run } : {};
   return parsed.command === 'show'
-    ? { command: 'show', dotDir, ...(parsed.id !== undefined && { id: parsed.id }) }
-    : { command: 'report', dotDir };
+    ? { command: 'show', dotDir, ...(parsed.id !== undefined && { id: parsed.id }), ...run, ...(parsed.runs === true && { runs: true }) }
+    : { command: 'report', dotDir, ...run };
 }
 
 /**
@@ -121,16 +124,20 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     .description('redisplay a finished run from progress.jsonl')
     .argument('[id]', 'one suggestion to show in detail')
     .option('--dot-dp-path <path>', 'the .discopop folder (default: current directory)')
-    .action((id: string | undefined, o: { dotDpPath?: string }, cmd: Command) => {
+    .option('--run <run id>', 'an earlier run, from patch_repair/history/ (see --runs)')
+    .option('--runs', 'list the recorded runs: id, start, mode, counts')
+    .action((id: string | undefined, o: { dotDpPath?: string; run?: string; runs?: boolean }, cmd: Command) => {
       rejectRunOptions(program, 'show');
-      done({ command: 'show', dotDpPath: o.dotDpPath ?? parentDotDp(cmd), ...(id !== undefined && { id }) });
+      if (o.runs && (id !== undefined || o.run !== undefined)) throw new UsageError('show --runs lists the runs; it takes no suggestion id and no --run');
+      done({ command: 'show', dotDpPath: o.dotDpPath ?? parentDotDp(cmd), ...(id !== undefined && { id }), ...(o.run !== undefined && { run: o.run }), ...(o.runs === true && { runs: true }) });
     });
   quiet(program.command('report'))
-    .description('write the HTML review page of the last run')
+    .description('write the HTML review page of the last run (or of --run <run id>, into its history folder)')
     .option('--dot-dp-path <path>', 'the .discopop folder (default: current directory)')
-    .action((o: { dotDpPath?: string }, cmd: Command) => {
+    .option('--run <run id>', 'an earlier run, from patch_repair/history/ (see show --runs)')
+    .action((o: { dotDpPath?: string; run?: string }, cmd: Command) => {
       rejectRunOptions(program, 'report');
-      done({ command: 'report', dotDpPath: o.dotDpPath ?? parentDotDp(cmd) });
+      done({ command: 'report', dotDpPath: o.dotDpPath ?? parentDotDp(cmd), ...(o.run !== undefined && { run: o.run }) });
     });
   return program;
 }

@@ -4,7 +4,8 @@
 import { countStatuses, usageTotals } from '../formats/run-records.js';
 import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
-import { readEventLog } from '../store/index.js';
+import { join } from 'node:path';
+import { readEventLogFile } from '../store/index.js';
 import type { ResultsFile, RunRecord, SuggestionRecord } from '../formats/results.js';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
@@ -22,9 +23,11 @@ export interface ReplayedRun {
   events: RunEvent[];
 }
 
-export async function replayRun(dotDir: string): Promise<ReplayedRun> {
-  const { events, truncated } = await readEventLog(dotDir);
-  return replayEvents({ events, truncated, source: eventLogPath(dotDir) });
+/** `runDir`: the folder holding the run's progress.jsonl; the last run's (patch_repair/) by default. */
+export async function replayRun(dotDir: string, runDir?: string): Promise<ReplayedRun> {
+  const source = runDir === undefined ? eventLogPath(dotDir) : join(runDir, 'progress.jsonl');
+  const { events, truncated } = await readEventLogFile(source);
+  return replayEvents({ events, truncated, source });
 }
 
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {

@@ -2,8 +2,10 @@
 // attempts from its transcripts. Reads only; never builds or calls an agent.
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { eventLogPath } from '../store/event-log.js';
-import { attemptsDir, readAttempts, type StoredAttempt } from '../store/index.js';
+import { readAttemptsIn, type StoredAttempt } from '../store/index.js';
+import { safeName } from '../store/paths.js';
+import { listRuns, runFolder, type ListedRun } from './run-folder.js';
+import { changedSince, type SinceKind } from './since.js';
 import type { RunRecord, SuggestionRecord } from '../formats/results.js';
 import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
@@ -15,6 +17,10 @@ import { type Env, isInteractive, type OutputStream, paintDiff, painter } from '
 export interface ShowOptions {
   dotDir: string;
   id?: string;
+  /** --run <id>: a run in history/ instead of the last one. */
+  run?: string;
+  /** --runs: list the runs instead. */
+  runs?: boolean;
   stream?: OutputStream;
   env?: Env;
 }
@@ -22,24 +28,45 @@ export interface ShowOptions {
 export async function show(o: ShowOptions): Promise<number> {
   const stream = o.stream ?? process.stdout;
   const paint = painter(isInteractive(stream, o.env ?? process.env));
-  const replay = await replayRun(o.dotDir);
+  if (o.runs) {
+    stream.write(`${renderRunList(await listRuns(o.dotDir))}\n`);
+    return 0;
+  }
+  const folder = await runFolder(o.dotDir, o.run);
+  const replay = await replayRun(o.dotDir, folder.dir);
+  const since = await changedSince(o.dotDir, replay.events, replay.results.run.started);
   const { id } = o;
   // Transcripts are read only for an id the run knows, so any other string is a usage error, never a path.
   const known = id !== undefined && (replay.results.suggestions.some((r) => r.id === id) || replay.unfinished.includes(id));
-  const attempts = known ? await readAttempts(o.dotDir, id) : [];
-  const text = id === undefined ? renderRun(replay, o.dotDir) : renderSuggestion({ replay, id, dotDir: o.dotDir, attempts, paint });
+  const attempts = known ? await readAttemptsIn(join(folder.dir, 'attempts', safeName(id, 'suggestion id'))) : [];
+  const text = id === undefined ? renderRun(replay, folder.dir, since) : renderSuggestion({ replay, id, runDir: folder.dir, attempts, paint, since: since.get(id) ?? null });
   stream.write(`${text}\n`);
   return 0;
 }
 
+/** One line per run: id, start, mode, whether it finished, and its counts per status. */
+function renderRunList(runs: readonly ListedRun[]): string {
+  if (runs.length === 0) return 'No runs recorded.';
+  return runs
+    .map((run) => {
+      const counts = Object.entries(run.counts).filter(([, n]) => n > 0).map(([status, n]) => `${status} ${n}`).join(', ');
+      const where = run.folderName === null ? ' (last run)' : '';
+      return `${run.id}  ${run.started}  ${run.mode}${run.finished ? '' : ' (did not finish)'}  ${counts || 'no suggestion'}${where}`;
+    })
+    .join('\n');
+}
+
 /** The run header, a blank line, then the summary exactly as the live run printed it. */
-export function renderRun(replay: ReplayedRun, dotDir: string): string {
-  const lines = [...runHeader(replay, dotDir), '', renderSummary(replay.results)];
+export function renderRun(replay: ReplayedRun, runDir: string, since: ReadonlyMap<string, SinceKind> = new Map()): string {
+  const lines = [...runHeader(replay, runDir), '', renderSummary(replay.results)];
   if (replay.unfinished.length > 0) lines.push(`Not finished: ${replay.unfinished.join(', ')} (the run ended before their results were recorded)`);
+  const moved = replay.results.suggestions.flatMap((r) => (since.has(r.id) ? [`  ${r.id}: ${since.get(r.id)}`] : []));
+  if (moved.length > 0) lines.push("Since this run (patch_generator/ no longer holds what it wrote):", ...moved);
   return lines.join('\n');
 }
 
-export function runHeader(replay: ReplayedRun, dotDir: string): string[] {
+/** `runDir`: the folder of the run's progress.jsonl (patch_repair/ or history/<id>/). */
+export function runHeader(replay: ReplayedRun, runDir: string): string[] {
   const { run } = replay.results;
   const label = agentLabel(replay.results);
   const agent = label ? `, ${label}` : '';
@@ -48,7 +75,7 @@ export function runHeader(replay: ReplayedRun, dotDir: string): string[] {
   if (run.openmp_probe) lines.push(describeProbe(run.openmp_probe));
   if (!replay.finished) {
     const torn = replay.truncated ? ', its last line cut off' : '';
-    lines.push(`The run did not finish: ${eventLogPath(dotDir)} ends at ${replay.lastEventAt}${torn}; shown up to there.`);
+    lines.push(`The run did not finish: ${join(runDir, 'progress.jsonl')} ends at ${replay.lastEventAt}${torn}; shown up to there.`);
   }
   const placement = workspacesLine(run);
   if (placement) lines.push(placement);
@@ -69,20 +96,23 @@ export function workspacesLine(run: RunRecord): string | null {
 interface SuggestionView {
   replay: ReplayedRun;
   id: string;
-  dotDir: string;
+  runDir: string;
   attempts: StoredAttempt[];
   paint: ReturnType<typeof painter>;
+  /** What became of this run's write-back of the suggestion, when the patch set moved on. */
+  since: SinceKind | null;
 }
 
 export function renderSuggestion(v: SuggestionView): string {
   const record = v.replay.results.suggestions.find((r) => r.id === v.id);
-  const lines = runHeader(v.replay, v.dotDir);
+  const lines = runHeader(v.replay, v.runDir);
   if (!record && !v.replay.unfinished.includes(v.id)) {
     const known = [...v.replay.results.suggestions.map((r) => r.id), ...v.replay.unfinished];
-    throw new UsageError(`${eventLogPath(v.dotDir)}: suggestion ${v.id}: not considered by this run (it considered ${known.join(', ') || 'none'})`);
+    throw new UsageError(`${join(v.runDir, 'progress.jsonl')}: suggestion ${v.id}: not considered by this run (it considered ${known.join(', ') || 'none'})`);
   }
   lines.push('');
   lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);
+  if (v.since) lines.push(`Patch set on disk: ${v.since} (patch_generator/${v.id}/ no longer holds what this run wrote)`);
   if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
   const runs = record?.run_check;
@@ -100,7 +130,7 @@ export function renderSuggestion(v: SuggestionView): string {
 
   const shown = candidateOf(v.attempts);
   if (shown) {
-    const dir = join(attemptsDir(v.dotDir), v.id, String(shown.attempt), shown.kind);
+    const dir = join(v.runDir, 'attempts', v.id, String(shown.attempt), shown.kind);
     lines.push('', shown.accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
     for (const text of shown.patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
   }

@@ -38,6 +38,7 @@ table.suggestions th { background: #f6f8fa; }
 .change { margin: .4em 0 .8em; }
 .change-summary { font-weight: 600; }
 .change-note { color: #953800; }
+.since { display: inline-block; background: #fff8c5; color: #7d4e00; border: 1px solid #d4a72c; border-radius: .3em; padding: 0 .4em; }
 .may-race { display: inline-block; background: #ffebe9; color: #a40e26; border: 1px solid #ff8182; border-radius: .3em; padding: 0 .4em; font-weight: 600; }
 /* Directive lines are long; wrapped, both panes show them whole. */
 .d2h-code-line { display: flex; white-space: normal; width: auto; }

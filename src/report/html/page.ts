@@ -63,6 +63,7 @@ function header(data: ReviewData): string {
     ['config', run.config],
     ['exit code', run.exit_code === null ? '-' : String(run.exit_code)],
   ];
+  if (data.fromHistory) facts.push(['recorded in', `patch_repair/history/ (a later run followed it)`]);
   if (run.openmp_probe) facts.push(['OpenMP probe', describeProbe(run.openmp_probe)]);
   const usage = usageLine(run);
   if (usage) facts.push(['agent usage', usage.replace(/^Agent usage reported: /, '')]);
@@ -127,9 +128,10 @@ function table(suggestions: readonly SuggestionReview[]): string {
     const status = r?.status ?? 'unfinished';
     const calls = r ? `${r.attempts}${r.unanswered > 0 ? ` / ${r.unanswered} unanswered` : ''}${r.builtin.tries > 0 ? ` (+${r.builtin.tries} built-in)` : ''}` : '-';
     const race = r && mayRace(r) ? ` ${MAY_RACE}` : '';
+    const since = s.since ? ` <span class="since" data-since="${esc(s.since)}">${esc(s.since)}</span>` : '';
     return `<tr data-id="${esc(s.id)}" data-status="${status}">
 <td><a href="#s-${esc(s.id)}">${esc(s.id)}</a></td><td>${esc(r?.hotspot ?? '-')}</td><td>${esc([...(r?.files ?? s.generated.keys())].join(', ') || '-')}</td>
-<td><span class="status status-${status}">${esc(STATUS_TITLES[status])}</span>${race}</td><td>${esc(calls)}</td><td data-usage>${esc(r ? usageCell(r) : '-')}</td><td>${esc(r?.error_class ?? '-')}</td></tr>`;
+<td><span class="status status-${status}">${esc(STATUS_TITLES[status])}</span>${race}${since}</td><td>${esc(calls)}</td><td data-usage>${esc(r ? usageCell(r) : '-')}</td><td>${esc(r?.error_class ?? '-')}</td></tr>`;
   });
   return `<table class="suggestions">
 <thead><tr><th>id</th><th>hotspot</th><th>files</th><th>status</th><th>agent calls / unanswered</th><th>tokens in / out, cost</th><th>first error class</th></tr></thead>
@@ -156,6 +158,7 @@ function section(s: SuggestionReview): string {
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);
+  if (s.since) lines.push(`<p class="warning" data-since="${esc(s.since)}">Patch set on disk: ${esc(s.since)} (patch_generator/${esc(s.id)}/ no longer holds what this run wrote).</p>`);
   if (s.change) lines.push(changeBlock(s.change));
   if (s.generated.size === 0 && !s.candidate && s.attempts.length === 0) {
     return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;

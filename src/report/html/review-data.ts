@@ -7,8 +7,10 @@ import { Problems } from '../../discopop/problems.js';
 import type { SourceFile } from '../../formats/types.js';
 import { isNotFound, readIfPresent } from '../../store/fs-atomic.js';
 import { decodeBytes } from '../../bytes.js';
-import { readAttempts, type StoredAttempt } from '../../store/index.js';
-import { backupDir, suggestionDir } from '../../store/paths.js';
+import { readAttemptsIn, type StoredAttempt } from '../../store/index.js';
+import { lastRun, type RunFolder } from '../run-folder.js';
+import { changedSince, type SinceKind } from '../since.js';
+import { backupDir, safeName, suggestionDir } from '../../store/paths.js';
 import type { SuggestionRecord } from '../../formats/results.js';
 import { type Candidate, candidateOf } from '../candidate.js';
 import { replayRun, type ReplayedRun } from '../run-replay.js';
@@ -24,28 +26,33 @@ export interface SuggestionReview {
   candidate: Candidate | null;
   /** What a verified repair changed; null for a suggestion without one. */
   change: RepairChange | null;
+  /** What became of the run's write-back since, when the patch set on disk moved on. */
+  since: SinceKind | null;
 }
 
 export interface ReviewData {
   replay: ReplayedRun;
+  /** The run is one that later runs moved to history/ (report --run). */
+  fromHistory: boolean;
   suggestions: SuggestionReview[];
 }
 
-export async function gatherReview(dotDir: string): Promise<ReviewData> {
-  const replay = await replayRun(dotDir);
+export async function gatherReview(dotDir: string, folder: RunFolder = lastRun(dotDir)): Promise<ReviewData> {
+  const replay = await replayRun(dotDir, folder.dir);
+  const since = await changedSince(dotDir, replay.events, replay.results.run.started);
   const ids = [...replay.results.suggestions.map((r) => r.id), ...replay.unfinished];
   const sources = new SourceReader(dotDir, replay.results.run.options.projectRoot);
   const suggestions: SuggestionReview[] = [];
   for (const id of ids) {
-    const attempts = await readAttempts(dotDir, id);
+    const attempts = await readAttemptsIn(join(folder.dir, 'attempts', safeName(id, 'suggestion id')));
     const record = replay.results.suggestions.find((r) => r.id === id) ?? null;
     const generated = await generatedPatches(dotDir, id);
     const candidate = candidateOf(attempts);
     const verified = (record?.status === 'repaired' || record?.status === 'not_applied') && candidate?.accepted === true;
     const change = verified ? repairChange(record, await changedFiles(record.changed_files, generated, candidate.patches, sources)) : null;
-    suggestions.push({ id, record, generated, attempts, candidate, change });
+    suggestions.push({ id, record, generated, attempts, candidate, change, since: since.get(id) ?? null });
   }
-  return { replay, suggestions };
+  return { replay, fromHistory: folder.dir !== lastRun(dotDir).dir, suggestions };
 }
 
 async function changedFiles(fileIds: readonly string[], generated: Map<string, string>, repaired: Map<string, string>, sources: SourceReader): Promise<ChangedFile[]> {

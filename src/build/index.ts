@@ -6,3 +6,4 @@ export { compileLayout } from './compile.js';
 export { buildInputsDigest, suggestionBuildDigest } from './inputs.js';
 export { createLauncher, cancelLeftJobs, type Launcher, type LauncherName } from './launcher.js';
 export { placeProbe, probeRefusal, runOpenmpProbe, PROBE_DIRECTIVE, PROBE_IDENTIFIER, type ProbePlacement } from './probe.js';
+export { preprocessPatched, type Preprocessed } from './preprocess.js';

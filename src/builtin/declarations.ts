@@ -16,6 +16,8 @@ export interface Declaration {
   isPointer: boolean;
   isReference: boolean;
   isArray: boolean;
+  /** An array's extents as the source writes them, outermost first (`''` where none is written). */
+  extents?: string[];
 }
 
 // `for_range_loop` carries `type` and `declarator` fields like a declaration (`for (auto &x : v)`).
@@ -49,6 +51,7 @@ export function declarationsOf(node: SyntaxNode, kind: Declaration['kind']): Dec
       isPointer: shape.isPointer,
       isReference: shape.isReference,
       isArray: shape.isArray,
+      ...(shape.isArray && { extents: shape.extents }),
     });
   }
   return result;
@@ -63,10 +66,11 @@ interface DeclaratorShape {
   isReference: boolean;
   isArray: boolean;
   isFunction: boolean;
+  extents: string[];
 }
 
 function unwrapDeclarator(start: SyntaxNode): DeclaratorShape | null {
-  const shape: Omit<DeclaratorShape, 'name' | 'row'> = { isPointer: false, isReference: false, isArray: false, isFunction: false };
+  const shape: Omit<DeclaratorShape, 'name' | 'row'> = { isPointer: false, isReference: false, isArray: false, isFunction: false, extents: [] };
   let node: SyntaxNode | null = start;
   while (node) {
     switch (node.type) {
@@ -90,6 +94,8 @@ function unwrapDeclarator(start: SyntaxNode): DeclaratorShape | null {
         break;
       case 'array_declarator':
         shape.isArray = true;
+        // `a[N][M]` nests as (a[N])[M]: the outer node holds the last extent.
+        shape.extents.unshift(node.childForFieldName('size')?.text ?? '');
         node = node.childForFieldName('declarator');
         break;
       case 'function_declarator':

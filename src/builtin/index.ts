@@ -32,10 +32,15 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
     if (generated === undefined || patched === undefined || original === undefined) {
       return declined(`${file.source.relPath}: the task carries no source or patch for file id ${file.fileId}`);
     }
+    const translationUnit = task.translationUnits?.get(file.fileId);
     const outcome = await repairFile({
       generatedPatch: generated, patched, errors: inFiles.filter((error) => error.fileId === file.fileId), isCxx: !/\.c$/.test(file.source.relPath),
+      ...(translationUnit !== undefined && { translationUnit }),
     });
-    if (outcome.kind === 'declined') return declined(`${file.source.relPath}: ${outcome.reason}`);
+    if (outcome.kind === 'declined') {
+      const missing = task.translationUnitsMissing?.get(file.fileId);
+      return declined(`${file.source.relPath}: ${outcome.reason}${missing === undefined ? '' : ` (read without the preprocessor: ${missing})`}`);
+    }
     if (outcome.kind === 'unchanged') continue;
     const headers = generatedHeaderLines(generated);
     if (!headers.ok) return declined(`${file.source.relPath}: ${headers.reason}`);

@@ -22,6 +22,7 @@ import { sharedOnWorksharing } from './rules/shared-on-worksharing.js';
 import { thisInClause } from './rules/this-in-clause.js';
 import { analyzeSite, type DirectiveSite } from './scope.js';
 import { parseSource } from './syntax.js';
+import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './translation-unit.js';
 
 /**
  * Clause spelling first, then names, then which clause holds a name, then position; the rules
@@ -47,7 +48,16 @@ interface Located {
   errors: FileDiagnostic[];
 }
 
-export async function repairFile(input: { generatedPatch: string; patched: string; errors: FileDiagnostic[]; isCxx: boolean }): Promise<FileRepair> {
+export interface FileRepairInput {
+  generatedPatch: string;
+  patched: string;
+  errors: FileDiagnostic[];
+  isCxx: boolean;
+  /** The patched file preprocessed with the build's compiler and flags (`-E`, line markers); absent when that could not be run. */
+  translationUnit?: string;
+}
+
+export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   // The rules read LF lines; a CRLF file (or one with some CRLF lines) gets each line's CR back
   // in rewrite(), so every line it does not touch keeps its bytes.
   const carriageReturns = input.patched.split('\n').map((line) => line.endsWith('\r'));
@@ -60,8 +70,9 @@ export async function repairFile(input: { generatedPatch: string; patched: strin
       : { kind: 'unchanged' };
   }
   const tree = await parseSource(o.patched);
+  const unit = input.translationUnit === undefined ? null : await parseTranslationUnit(input.translationUnit);
   const located: Located[] = found.directives.map((added) => {
-    const site = analyzeSite(tree, added.row + added.lineCount);
+    const site = withTranslationUnit(analyzeSite(tree, added.row + added.lineCount), unit, added.row + added.lineCount);
     const governed = site.lookup.kind === 'loop' ? site.lookup.loop : site.target;
     return { added, site, lastRow: Math.max(governed?.endPosition.row ?? added.row, added.row + added.lineCount - 1), errors: [] };
   });
@@ -71,6 +82,7 @@ export async function repairFile(input: { generatedPatch: string; patched: strin
   const context: Context = {
     lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors,
     root: tree.rootNode, isCxx: o.isCxx,
+    types: unit ? { root: unit.tree.rootNode, lines: unit.lines } : { root: tree.rootNode, lines: o.patched.split('\n') },
   };
   const usedRules: string[] = [];
   const replacements = new Map<number, { state: DirectiveState; lineCount: number }>();
@@ -84,6 +96,27 @@ export async function repairFile(input: { generatedPatch: string; patched: strin
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
   return { kind: 'repaired', source: rewrite(context.lines, replacements, edits, carriageReturns), rules: usedRules };
+}
+
+/**
+ * What the compiler sees at the directive: the names visible at the same place of the
+ * translation unit, with their types after macro expansion, replace what the file alone shows
+ * (a parameter `DATA_TYPE POLYBENCH_1D(x,N,n)` reads as an array there); the statements, rows and
+ * everything an edit touches stay the file's.
+ */
+function withTranslationUnit(site: DirectiveSite, unit: TranslationUnit | null, afterRow: number): DirectiveSite {
+  const row = unit?.rowOf(afterRow + 1);
+  if (!unit || row === null || row === undefined) return site;
+  const seen = analyzeSite(unit.tree, row);
+  if (seen.target === null) return site;
+  const visible = new Map(site.visible);
+  for (const [name, declaration] of seen.visible) {
+    // Extents are written into clauses, so only the file's own spelling of them will do.
+    const { extents: _expanded, ...facts } = declaration;
+    const inFile = site.visible.get(name)?.extents;
+    visible.set(name, inFile === undefined ? facts : { ...facts, extents: inFile });
+  }
+  return { ...site, visible, membersKnown: site.membersKnown || seen.membersKnown };
 }
 
 /**
@@ -132,6 +165,7 @@ interface Context {
   allErrors: readonly FileDiagnostic[];
   root: RuleInput['root'];
   isCxx: boolean;
+  types: TypeScope;
 }
 
 function repairDirective(entry: Located, context: Context): DirectiveRepair {
@@ -145,6 +179,7 @@ function repairDirective(entry: Located, context: Context): DirectiveRepair {
     const input: RuleInput = {
       state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
       undeclaredInFunction, lines: context.lines, addedRows: context.addedRows, root: context.root, isCxx: context.isCxx,
+      types: context.types,
     };
     const outcome = rule.apply(input);
     if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };

@@ -12,6 +12,14 @@ export interface RepairTask {
   patched: Map<string, string>;
   /** The failing build of the generated set; diagnostic lines refer to the patched files. */
   build: BuildResult;
+  /**
+   * File id → the patched file's translation unit: preprocessed by the build's compiler with its
+   * flags (`-E`, line markers), for the built-in repairer's scope and type analysis. A file
+   * missing here has the reason in `translationUnitsMissing`, when one was tried.
+   */
+  translationUnits?: Map<string, string>;
+  /** File id → why its translation unit could not be made (the repairer then reads the file alone and says so). */
+  translationUnitsMissing?: Map<string, string>;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { createAgent } from '../agent/create.js';
 import type { Agent } from '../agent/types.js';
-import { generatedPatchSet, type BuildPool } from '../build/index.js';
+import { generatedPatchSet, preprocessPatched, type BuildPool } from '../build/index.js';
 import { decodeBytes } from '../bytes.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
@@ -138,5 +138,15 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildR
     const applied = patch ? applyFilePatch(source, patch) : null;
     patched.set(file.fileId, applied?.ok && applied.result !== null ? applied.result : source);
   }
-  return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build };
+  // The built-in repairer reads what the compiler compiles: macros, headers, typedefs expanded.
+  const translationUnits = new Map<string, string>();
+  const translationUnitsMissing = new Map<string, string>();
+  if (!build.ok) {
+    for (const file of suggestion.files) {
+      const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)! });
+      if (preprocessed.ok) translationUnits.set(file.fileId, preprocessed.text);
+      else translationUnitsMissing.set(file.fileId, preprocessed.reason);
+    }
+  }
+  return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build, translationUnits, translationUnitsMissing };
 }

@@ -5,6 +5,7 @@
 import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addedLineNumbers, directiveLineNumbers } from '../../src/build/apply.js';
+import { preprocessPatched, type Preprocessed } from '../../src/build/preprocess.js';
 import { classifyByPosition, firstError, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
 import { projectWith } from '../diagnostics/compilers.js';
@@ -147,6 +148,7 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   await copyProject(fixture, workspace);
   await writeFile(join(workspace, fixture.spec.file), patched);
   const compiled = await compile(workspace, fixture.spec.file, family, { original, project: fixture.project });
+  const unit = compiled.ok ? null : await translationUnit(workspace, fixture, family, patched);
   const build: BuildResult = {
     ok: compiled.ok,
     ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
@@ -176,8 +178,21 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
       generated: new Map([['1', generated]]),
       patched: new Map([['1', patched]]),
       build,
+      ...(unit?.ok && { translationUnits: new Map([['1', unit.text]]) }),
+      ...(unit?.ok === false && { translationUnitsMissing: new Map([['1', unit.reason]]) }),
     },
   };
+}
+
+/**
+ * The patched file's translation unit as the pipeline makes it (src/build/preprocess.ts): the
+ * settings name the fixture's compiler and flags, compile.sh runs from the project root.
+ */
+async function translationUnit(workspace: string, fixture: Fixture, family: CompilerFamily, patched: string): Promise<Preprocessed> {
+  const flags = ['-fopenmp', ...(fixture.project?.build.flags ?? [])].join(' ');
+  const project = projectWith(workspace, [fixture.spec.file]);
+  const dp = { ...project, config: { ...project.config, layout: 'shared' as const, settings: { CC: COMMANDS[family].c, CXX: COMMANDS[family].cxx, CFLAGS: flags, CXXFLAGS: flags } } };
+  return preprocessPatched({ dp, source: dp.files.get('1')!, patched });
 }
 
 /** Copies what a fixture builds from into `to`: its whole project, or its one source file. */
@@ -337,6 +352,29 @@ export interface Run {
 
 export type Outcome = 'builds' | 'repaired' | 'handed-on' | 'wrong';
 
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/**
+ * The same output, except that a printed number may differ in its last printed digit: a
+ * reduction adds the same terms in another order, and a sum that sits on a rounding boundary
+ * (2.125 printed with two decimals) can then print one unit apart. Everything else must match
+ * exactly, so a wrong repair (a privatized array read in the loop) still shows.
+ */
+export function sameOutput(expected: string, actual: string): boolean {
+  if (expected === actual) return true;
+  const a = expected.split(/(\s+)/);
+  const b = actual.split(/(\s+)/);
+  return a.length === b.length && a.every((token, index) => {
+    const other = b[index]!;
+    if (token === other) return true;
+    if (!NUMBER.test(token) || !NUMBER.test(other)) return false;
+    const decimals = /\.(\d+)/.exec(token.split(/[eE]/)[0]!)?.[1]?.length ?? 0;
+    const exponent = /[eE]([-+]?\d+)$/.exec(token)?.[1];
+    const unit = 10 ** ((exponent === undefined ? 0 : Number(exponent)) - decimals);
+    return Math.abs(Number(token) - Number(other)) <= unit * 1.0000001;
+  });
+}
+
 /**
  * What the repairer's answer is worth: `repaired` only when it applies with GNU patch, compiles,
  * keeps every generated directive as the same construct above the same loop (check 5) and, for a
@@ -355,7 +393,10 @@ export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons:
   if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
   // Each thread count against the original program run the same way: a code with OpenMP of its own
   // (LULESH) rounds differently with 4 threads than with 1 before any suggestion is applied.
-  if (run.outputs?.repaired?.some((output, index) => output !== run.outputs?.original?.[index])) reasons.push('changes the output');
+  if (run.outputs?.repaired?.some((output, index) => {
+    const original = run.outputs?.original?.[index];
+    return original === undefined || !sameOutput(original, output);
+  })) reasons.push('changes the output');
   if (isRun && (!run.outputs?.original || !run.outputs.repaired)) reasons.push('output not compared');
   return { outcome: reasons.length === 0 ? 'repaired' : 'wrong', reasons };
 }

@@ -36,7 +36,7 @@ export const classReduction: Rule = {
       if (!input.isCxx) return declined(`'${name}' is a struct ('${type}'): C has no operator to combine two of them, so the reduction needs a combiner written by hand`);
       if (!ZERO_IDENTITY.has(operator)) return declined(`'${name}': the identity of '${operator}' for '${type}' is not its value-initialized state; the initializer must be written by hand`);
       if (type === '' || /\bauto\b|\bdecltype\b/.test(type)) return declined(`'${name}': its type is not written out`);
-      const combiner = combinerFor(input.root, input.lines, type, declaration.typeName, operator);
+      const combiner = combinerFor(input.types.root, input.types.lines, type, declaration.typeName, operator);
       if (combiner === null) return declined(`'${name}' has type '${type}' with no 'operator${operator}=' or 'operator${operator}' this file shows`);
       const fn = enclosingFunction(input.site.lookup.kind === 'loop' ? input.site.lookup.loop : input.site.target);
       if (!fn) return declined(`'${name}': the loop is not inside a function`);

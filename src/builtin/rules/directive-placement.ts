@@ -8,7 +8,7 @@
 import { isOmpPragma } from '../../patch/openmp.js';
 import { isLoopConstruct } from './clauses.js';
 import { undeclaredName } from './out-of-scope-names.js';
-import { addEdits, lineAt, type FileDiagnostic, type Rule, type RuleInput, unchanged } from './rule.js';
+import { addEdits, lineAt, nameAt, type FileDiagnostic, type Rule, type RuleInput, unchanged } from './rule.js';
 
 const PLACEMENT_ERROR = /^for statement expected before|^statement after '#pragma omp [^']*' must be a for loop/;
 /**
@@ -26,14 +26,25 @@ const LABEL_PREFIX = /^\s*[A-Za-z_]\w*\s*:\s*$/;
  * loop, where the declaration it swallowed left them undeclared).
  */
 function placementErrors(input: RuleInput, loopRow: number | null): FileDiagnostic[] {
+  // clang corrects a name it cannot find ("did you mean 'cur_inds'?") and goes on with the
+  // correction, so the clause then names that variable twice: a follow-on of the same name.
+  const corrected = new Set(input.errors.flatMap((message) => {
+    const name = undeclaredName(message.message);
+    const guess = / did you mean '([^']+)'\?$/.exec(message.message)?.[1];
+    return name !== null && guess !== undefined && input.site.declaredBetween.has(name) ? [guess] : [];
+  }));
   return input.errors.filter((message) => {
     if (PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message)) return true;
     const row = message.line - 1;
     if (CLANG_PARSE_ERROR.test(message.message)) return row >= input.row + input.lineCount && (loopRow === null || row < loopRow);
+    if (CORRECTED_TWICE.test(message.message)) return corrected.has(nameAt(input.lines, message) ?? '');
     const name = undeclaredName(message.message);
     return name !== null && input.site.declaredBetween.has(name);
   });
 }
+
+/** clang, when its correction of an undeclared name lands on a variable another clause names. */
+const CORRECTED_TWICE = /^\w+ variable cannot be \w+$/;
 
 export const directivePlacement: Rule = {
   name: 'move-directive-onto-loop',

@@ -18,8 +18,8 @@ const MEMBER_ERRORS = /^expected '\)' before '(?:\.|->)' token|^expected variabl
 const NOT_FOUND = /^user defined reduction not found for '([^']+)'/;
 /** clang, for a struct it cannot combine: no operator, or no default initialization value. */
 const CLANG_NO_COMBINER = /^list item of type '[^']*' is not valid for specified reduction operation|^invalid operands to binary expression \('[^'*]*' and '[^'*]*'\)/;
-/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`. */
-const CLANG_POINTER = /^invalid operands to binary expression \('[^']*\*' and '[^']*\*'\)/;
+/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter. */
+const CLANG_POINTER = /^invalid operands to binary expression \('[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)' and '[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)'\)/;
 
 interface Copy {
   /** The expression the loop reduced (`a.sum`, `this->total`, `hist[k]`). */
@@ -46,7 +46,10 @@ export const memberReduction: Rule = {
     for (const { entry } of entries) {
       const copy = memberCopy(input, entry);
       if (typeof copy === 'string') return { kind: 'declined', reason: copy };
-      const edits = copyEdits({ ...input, state }, loop, copy);
+      // The struct otherwise only read in the loop (`m.count` next to `m.sum += …`): its other
+      // members stay in the shared object, so only the reduced member's spelling must be gone.
+      const readOnly = copy.base !== 'this' && otherwiseOnlyRead(loop.text.replace(copy.pattern, copy.local), copy.base);
+      const edits = copyEdits({ ...input, state }, loop, readOnly ? { ...copy, basePattern: memberPattern(entry) } : copy);
       if (typeof edits === 'string') return { kind: 'declined', reason: edits };
       state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
       bases.add(copy.base);
@@ -69,7 +72,7 @@ export const structReduction: Rule = {
     const structs = reductionEntries(input).filter(({ entry }) => {
       const declaration = input.site.visible.get(entry);
       return declaration !== undefined && declaration.kind !== 'function' && !declaration.isPointer && !declaration.isArray
-        && declaration.typeName !== null && findRecord(input.root, declaration.typeName) !== null;
+        && declaration.typeName !== null && findRecord(input.types.root, declaration.typeName) !== null;
     });
     if (structs.length === 0) return unchanged(input);
     const loop = loopOf(input);
@@ -135,37 +138,58 @@ function replaceEntries(directive: Directive, entry: string, locals: string[]): 
   return { ...directive, clauses };
 }
 
+/**
+ * A pointer, or an array parameter (a pointer too, to the compiler), in a reduction. When the loop
+ * touches one element that stays the same through it (`hist[bin]`, `x[i]` inside a `j` loop):
+ * a local copy of that element, or the section `hist[c:1]` for a constant index. When it updates
+ * elements that change with the loop, and every use of the array in the loop is such an update:
+ * an array-section reduction over an extent the code states (the declaration, an allocation in
+ * the function, or the range of the loop whose variable is the index). A section privatizes the
+ * whole array, so any other read or write through it in the loop would see the private copy:
+ * then the rule declines.
+ */
 export const arrayElementReduction: Rule = {
   name: 'reduce-array-element',
   apply(input) {
-    const pointers = reductionEntries(input).filter(({ entry }) => {
+    const arrays = reductionEntries(input).filter(({ entry }) => {
       const declaration = input.site.visible.get(entry);
-      return declaration !== undefined && declaration.kind !== 'function' && declaration.isPointer && !declaration.isArray;
+      return declaration !== undefined && declaration.kind !== 'function'
+        && (declaration.isPointer || (declaration.isArray && declaration.kind === 'parameter'))
+        && (declaration.typeName === null || findRecord(input.types.root, declaration.typeName) === null);
     });
-    if (pointers.length === 0) return unchanged(input);
+    if (arrays.length === 0) return unchanged(input);
     const loop = loopOf(input);
     if (typeof loop === 'string') return { kind: 'declined', reason: loop };
     let state = input.state;
     const fixed = new Set<string>();
-    for (const { entry } of pointers) {
-      const element = soleElement(input, loop, entry);
-      if (typeof element === 'string') return { kind: 'declined', reason: element };
-      if (/^\d+[uUlL]*$/.test(element.index)) {
-        state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}[${element.index}:1]`) };
-      } else {
-        const written = writtenIn(input, loop, identifiersOf(element.index));
-        if (written !== null) {
-          return { kind: 'declined', reason: `'${element.text}': '${written}' changes inside the loop, so the loop updates more than one element of '${entry}'; a reduction over '${entry}' needs the extent of the array it points to` };
+    for (const { entry, operator } of arrays) {
+      const uses = elementUses(loop.text, entry, operator);
+      if (typeof uses === 'string') return { kind: 'declined', reason: uses };
+      const elements = new Set(uses.map((use) => use.text));
+      const varying = uses.flatMap((use) => use.indices).flatMap(identifiersOf).find((id) => loopVariablesOf(loop).has(id) || writtenIn(input, loop, [id]) !== null);
+      if (elements.size === 1 && varying === undefined) {
+        const element = uses[0]!;
+        if (element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!)) {
+          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}[${element.indices[0]}:1]`) };
+        } else {
+          const declaration = input.site.visible.get(entry)!;
+          const copy: Copy = {
+            original: element.text, type: declaration.typeText, base: entry,
+            local: freshName(input, `${entry}_${element.indices.flatMap(identifiersOf).join('_')}`),
+            pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${entry}${element.indices.map((index) => `\\s*\\[\\s*${spaced(index)}\\s*\\]`).join('')}`, 'g'),
+          };
+          const edits = copyEdits({ ...input, state }, loop, copy);
+          if (typeof edits === 'string') return { kind: 'declined', reason: edits };
+          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
         }
-        const declaration = input.site.visible.get(entry)!;
-        const copy: Copy = {
-          original: element.text, type: declaration.typeText, base: entry,
-          local: freshName(input, `${entry}_${identifiersOf(element.index).join('_')}`),
-          pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${entry}\\s*\\[\\s*${spaced(element.index)}\\s*\\]`, 'g'),
-        };
-        const edits = copyEdits({ ...input, state }, loop, copy);
-        if (typeof edits === 'string') return { kind: 'declined', reason: edits };
-        state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
+      } else {
+        const other = uses.find((use) => !use.update);
+        if (other !== undefined) {
+          return { kind: 'declined', reason: `'${entry}' is updated at elements that change in the loop and also used at '${other.text}' other than by '${operator}': a section reduction privatizes all of '${entry}', so that use would see the private copy` };
+        }
+        const section = sectionOf(input, loop, entry, uses);
+        if ('reason' in section) return { kind: 'declined', reason: section.reason };
+        state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, section.section) };
       }
       fixed.add(entry);
     }
@@ -174,6 +198,162 @@ export const arrayElementReduction: Rule = {
     return { kind: 'result', state, resolved };
   },
 };
+
+interface ElementUse {
+  /** The element as written, spaces removed (`x[i][j]`). */
+  text: string;
+  indices: string[];
+  /** Updated with the clause's operator: `x[j] += …`, `x[j]++`, `x[j] = x[j] + …`. */
+  update: boolean;
+}
+
+/** Every use of `name` in the loop as an element, or why the loop uses it otherwise. */
+function elementUses(text: string, name: string, operator: string): ElementUse[] | string {
+  const uses: ElementUse[] = [];
+  const consumed = new Set<number>();
+  const compound = operator === '+' || operator === '-' ? '[-+]=' : `${operator.replace(/[|^*&]/g, '\\$&')}=`;
+  const binary = operator === '+' || operator === '-' ? '[-+]' : operator.replace(/[|^*&]/g, '\\$&');
+  for (const occurrence of text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`, 'g'))) {
+    if (consumed.has(occurrence.index!)) continue;
+    const element = subscripts(text.slice(occurrence.index! + name.length));
+    if (element === null) return `'${name}' is a pointer with no known extent: the loop uses '${name}' other than as one element`;
+    const written = `${name}${element.indices.map((index) => `[${index}]`).join('')}`;
+    const after = text.slice(occurrence.index! + name.length + element.length);
+    const before = text.slice(0, occurrence.index!);
+    let update = new RegExp(`^\\s*${compound}(?!=)`).test(after)
+      || ((operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before)));
+    const assigned = /^\s*=(?!=)\s*/.exec(after);
+    if (!update && assigned) {
+      // `x[j] = x[j] + …`: the read on the right is the same update.
+      const rightAt = occurrence.index! + name.length + element.length + assigned[0].length;
+      const right = text.slice(rightAt);
+      const same = right.startsWith(name) ? subscripts(right.slice(name.length)) : null;
+      if (same !== null && same.indices.join() === element.indices.join() && new RegExp(`^\\s*${binary}(?!=)`).test(right.slice(name.length + same.length))) {
+        update = true;
+        consumed.add(rightAt);
+      }
+    }
+    uses.push({ text: written, indices: element.indices, update });
+  }
+  if (uses.length === 0) return `'${name}' is not used in the loop`;
+  return uses;
+}
+
+/** The `[…]` groups at the start of `text`, indices without spaces, and how much text they take. */
+function subscripts(text: string): { indices: string[]; length: number } | null {
+  const indices: string[] = [];
+  let at = 0;
+  for (let open = /^\s*\[/.exec(text); open; open = /^\s*\[/.exec(text.slice(at))) {
+    const start = at + open[0].length;
+    let depth = 1;
+    let end = start;
+    while (end < text.length && depth > 0) {
+      if (text[end] === '[') depth++;
+      else if (text[end] === ']') depth--;
+      end++;
+    }
+    if (depth > 0) return null;
+    indices.push(text.slice(start, end - 1).replace(/\s+/g, ''));
+    at = end;
+  }
+  return indices.length > 0 ? { indices, length: at } : null;
+}
+
+/**
+ * The array section over the extent the code states for `name`: the array parameter's declared
+ * extents, a `malloc`/`calloc` of it in the function, or the range of the loop whose variable
+ * is each index. Why not, when none is stated.
+ */
+function sectionOf(input: RuleInput, loop: SyntaxNode, name: string, uses: ElementUse[]): { section: string } | { reason: string } {
+  const dimensions = new Set(uses.map((use) => use.indices.length));
+  const declaration = input.site.visible.get(name)!;
+  const declared = declaration.extents;
+  if (dimensions.size === 1 && declared !== undefined && declared.length === [...dimensions][0] && declared.every((extent) => extent !== '')) {
+    return { section: `${name}${declared.map((extent) => `[0:${extent}]`).join('')}` };
+  }
+  if (dimensions.size === 1 && [...dimensions][0] === 1) {
+    const allocated = allocatedExtent(input, loop, name);
+    if (allocated !== null) return { section: `${name}[0:${allocated}]` };
+  }
+  const ranges = uses[0]!.indices.map((index) => loopRange(input, loop, index));
+  if (ranges.every((range) => range !== null) && uses.every((use) => use.indices.join() === uses[0]!.indices.join())) {
+    return { section: `${name}${ranges.map((range) => `[${range}]`).join('')}` };
+  }
+  return { reason: `'${name}' is a pointer with no known extent: the loop updates elements that change with it (${uses[0]!.text}), and neither a declaration, an allocation in the function nor the loop's range states which` };
+}
+
+/** `p = malloc(n * sizeof *p)`, `p = (double *)calloc(n, sizeof(double))` before the loop in the function: `n`. */
+function allocatedExtent(input: RuleInput, loop: SyntaxNode, name: string): string | null {
+  const rows = input.site.functionRows;
+  if (rows === null) return null;
+  const text = input.lines.slice(rows.first, loop.startPosition.row).join('\n');
+  const allocations = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*=\\s*(?:\\([^()]*\\)\\s*)?(malloc|calloc)\\s*\\(`, 'g'))];
+  const assignments = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*=(?!=)`, 'g'))];
+  if (allocations.length !== 1 || assignments.length !== 1) return null;
+  const call = allocations[0]!;
+  const args = argumentsAt(text, call.index! + call[0].length);
+  if (args === null) return null;
+  const sizeOf = /^sizeof\s*(?:\([^()]*\)|\*?\s*\w+)$/;
+  if (call[1] === 'calloc') return args.length === 2 && sizeOf.test(args[1]!) ? args[0]! : null;
+  if (args.length !== 1) return null;
+  const product = /^(.+?)\s*\*\s*(sizeof\s*(?:\([^()]*\)|\*?\s*\w+))$/.exec(args[0]!) ?? /^(sizeof\s*(?:\([^()]*\)|\*?\s*\w+))\s*\*\s*(.+)$/.exec(args[0]!);
+  if (!product) return null;
+  const count = sizeOf.test(product[1]!) ? product[2]! : product[1]!;
+  return /^[\w\s()+\-*]+$/.test(count) ? `(${count})`.replace(/^\((\w+)\)$/, '$1') : null;
+}
+
+/** The top-level comma-separated arguments of the call whose `(` precedes `from`. */
+function argumentsAt(text: string, from: number): string[] | null {
+  const args: string[] = [];
+  let depth = 0;
+  let start = from;
+  for (let index = from; index < text.length; index++) {
+    const char = text[index];
+    if (char === '(') depth++;
+    else if (char === ')' && depth-- === 0) {
+      args.push(text.slice(start, index).trim());
+      return args;
+    } else if (char === ',' && depth === 0) {
+      args.push(text.slice(start, index).trim());
+      start = index + 1;
+    }
+  }
+  return null;
+}
+
+/**
+ * `lo:length` of the elements index `index` reaches: one element when the loop does not change
+ * it, else the range of the loops (the parallel one or ones inside it) whose variable it is
+ * exactly, when they agree, step by one and their bounds do not change in the parallel loop; null otherwise.
+ */
+function loopRange(input: RuleInput, loop: SyntaxNode, index: string): string | null {
+  if (!/^[A-Za-z_]\w*$/.test(index)) return null;
+  const varies = loopVariablesOf(loop).has(index) || writtenIn(input, loop, [index]) !== null;
+  if (!varies) return `${index}:1`;
+  const loops: SyntaxNode[] = [];
+  const visit = (node: SyntaxNode) => {
+    if (node.type === 'for_statement') loops.push(node);
+    for (const child of node.namedChildren) if (child) visit(child);
+  };
+  visit(loop);
+  const ranges = new Set(loops.filter((candidate) => loopVariablesOf(candidate).has(index)).map((owner) => ownRange(input, loop, owner, index)));
+  const [range] = ranges;
+  return ranges.size === 1 && range !== undefined ? range : null;
+}
+
+function ownRange(input: RuleInput, loop: SyntaxNode, owner: SyntaxNode, index: string): string | null {
+  const init = owner.childForFieldName('initializer')?.text ?? '';
+  const test = owner.childForFieldName('condition')?.text ?? '';
+  const step = owner.childForFieldName('update')?.text ?? '';
+  const lower = new RegExp(`^(?:[\\w\\s]+\\s)?${index}\\s*=\\s*(.+?)\\s*;?$`).exec(init)?.[1];
+  const upper = new RegExp(`^${index}\\s*(<=?)\\s*(.+)$`).exec(test);
+  if (lower === undefined || !upper || !new RegExp(`^(?:${index}\\s*\\+\\+|\\+\\+\\s*${index}|${index}\\s*\\+=\\s*1)$`).test(step.trim())) return null;
+  const bound = upper[1] === '<=' ? `${upper[2]} + 1` : upper[2]!;
+  const invariant = (expression: string) => writtenIn(input, loop, identifiersOf(expression).filter((id) => id !== index)) === null
+    && identifiersOf(expression).every((id) => id === index || !loopVariablesOf(loop).has(id));
+  if (!invariant(lower) || !invariant(bound) || identifiersOf(`${lower} ${bound}`).includes(index)) return null;
+  return lower === '0' ? `0:${bound}` : `${lower}:(${bound})-(${lower})`;
+}
 
 function reductionEntries(input: RuleInput): { entry: string; operator: string }[] {
   return input.state.directive.clauses.flatMap((clause) =>
@@ -218,23 +398,39 @@ function memberCopy(input: RuleInput, entry: string): Copy | string {
   for (let index = 0; index < members.length; index++) {
     const through = parts[index * 2 + 1];
     if ((through === '->') !== declaration.isPointer || declaration.isArray) return `'${entry}': '${parts.slice(0, index * 2 + 1).join('')}' is not accessed as declared`;
-    const field = fieldOf(input.root, declaration.typeName, members[index]!);
+    const field = fieldOf(input.types.root, declaration.typeName, members[index]!);
     if (!field) return `'${entry}': the type of '${parts.slice(0, index * 2 + 3).join('')}' is not defined in this file`;
     declaration = field;
   }
   const type = scalarType(input, declaration, entry);
   if (typeof type !== 'string') return type.reason;
-  const pattern = parts.map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part)).join('');
   return {
     original: entry, type, base, local: freshName(input, [base, ...members].join('_')),
-    pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${pattern}\\b`, 'g'),
+    pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${memberPattern(entry)}\\b`, 'g'),
   };
+}
+
+/** `a.b->c` as a pattern that allows spaces around the accesses. */
+function memberPattern(entry: string): string {
+  return entry.split(/\s*(\.|->)\s*/).map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part)).join('');
+}
+
+/** Every use of `base` left in the loop reads one of its members: no assignment, increment, address or use as a whole. */
+function otherwiseOnlyRead(text: string, base: string): boolean {
+  return [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${base}\\b`, 'g'))].every((use) => {
+    const rest = text.slice(use.index! + base.length);
+    const access = /^\s*(?:\.|->)\s*[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*/.exec(rest);
+    if (!access) return false;
+    const after = rest.slice(access[0].length);
+    const before = text.slice(0, use.index!);
+    return !/^\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--|\[|\()/.test(after) && !/(?:\+\+|--|&)\s*$/.test(before);
+  });
 }
 
 /** The declared type when it is a plain arithmetic (or typedef'd) value, not a class, pointer or array. */
 function scalarType(input: RuleInput, declaration: Declaration, entry: string): string | { reason: string } {
   if (declaration.isPointer || declaration.isArray || declaration.isReference) return { reason: `'${entry}' is a pointer, array or reference member; a local copy would not reduce what it refers to` };
-  if (declaration.typeName !== null && findRecord(input.root, declaration.typeName)) return { reason: `'${entry}' has class type '${declaration.typeText}'` };
+  if (declaration.typeName !== null && findRecord(input.types.root, declaration.typeName)) return { reason: `'${entry}' has class type '${declaration.typeText}'` };
   if (declaration.typeText === '' || /\bauto\b/.test(declaration.typeText)) return { reason: `'${entry}': its type is not written out` };
   return declaration.typeText.replace(/\b(const|volatile|mutable|static)\s+/g, '');
 }
@@ -267,38 +463,6 @@ function copyEdits(input: RuleInput, loop: SyntaxNode, copy: Copy): SourceEdits 
     before: new Map([[copyRow, [`${indent}${copy.type} ${copy.local} = ${copy.original};`]]]),
     after: new Map([[last, [`${indent}${copy.original} = ${copy.local};`]]]),
   });
-}
-
-/** The one element `name[index]` the loop touches through a pointer, or why there is not one. */
-function soleElement(input: RuleInput, loop: SyntaxNode, name: string): { index: string; text: string } | string {
-  const noExtent = `'${name}' is a pointer with no known extent`;
-  const text = loop.text;
-  const occurrences = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`, 'g'))];
-  const indices = new Set<string>();
-  for (const occurrence of occurrences) {
-    const rest = text.slice(occurrence.index! + name.length);
-    const open = /^\s*\[/.exec(rest);
-    if (!open) return `${noExtent}: the loop uses '${name}' other than as one element`;
-    const index = bracketed(rest.slice(open[0].length));
-    if (index === null) return `${noExtent}: cannot read the index of '${name}'`;
-    indices.add(index.replace(/\s+/g, ''));
-  }
-  if (indices.size !== 1) return `${noExtent}: the loop ${indices.size === 0 ? 'never indexes it' : 'updates more than one element of it'}, so the reduction needs the array's extent`;
-  const index = [...indices][0]!;
-  const loopVariables = loopVariablesOf(loop);
-  if (identifiersOf(index).some((id) => loopVariables.has(id) || input.site.declaredInside.has(id))) {
-    return `${noExtent}: its index '${index}' changes with every iteration, so the reduction needs the array's extent`;
-  }
-  return { index, text: `${name}[${index}]` };
-}
-
-function bracketed(text: string): string | null {
-  let depth = 1;
-  for (let index = 0; index < text.length; index++) {
-    if (text[index] === '[') depth++;
-    else if (text[index] === ']' && --depth === 0) return text.slice(0, index).trim();
-  }
-  return null;
 }
 
 function loopVariablesOf(loop: SyntaxNode): Set<string> {

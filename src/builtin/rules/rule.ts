@@ -5,6 +5,7 @@ import type { Directive } from '../../patch/openmp.js';
 import type { Diagnostic } from '../../formats/types.js';
 import type { DirectiveSite } from '../scope.js';
 import type { SyntaxNode } from '../syntax.js';
+import type { TypeScope } from '../translation-unit.js';
 
 /** A diagnostic the build stage parsed, in one of the suggestion's files at a known line. */
 export type FileDiagnostic = Diagnostic & { fileId: string; line: number };
@@ -66,6 +67,8 @@ export interface RuleInput {
   root: SyntaxNode;
   /** The file is C++ (a class may bring operators; C has none). */
   isCxx: boolean;
+  /** Where records, typedefs and operators are looked up: the translation unit when preprocessed, else the file. */
+  types: TypeScope;
 }
 
 export type RuleOutcome =

@@ -1,0 +1,48 @@
+// The translation unit the compiler sees: the patched file preprocessed by the build's own
+// compiler with the suggestion's own flags (`-E`, line markers kept). Scope and type questions
+// are asked of it, so arrays declared through macros, typedefs, headers' structs and operators
+// and `static const` globals are visible; every edit still goes to the original file's lines,
+// which the line markers map back to.
+import { parseSource, type SyntaxNode, type SyntaxTree } from './syntax.js';
+
+export interface TranslationUnit {
+  tree: SyntaxTree;
+  lines: readonly string[];
+  /** The first row of the unit that holds the main file's `line` (1-based) or the next line it holds; null past its end. */
+  rowOf(line: number): number | null;
+}
+
+/** `# 12 "src/x.c" 2`: gcc's and clang's line markers (`#line 12 "x.c"` under some flags). */
+const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
+
+export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
+  const lines = text.split('\n');
+  let main: string | null = null;
+  let file = '';
+  let line = 0;
+  const mainRows: { line: number; row: number }[] = [];
+  lines.forEach((content, row) => {
+    const marker = LINE_MARKER.exec(content);
+    if (marker) {
+      file = marker[2]!;
+      main ??= file;
+      line = Number(marker[1]);
+      lines[row] = ' '.repeat(content.length);
+      return;
+    }
+    if (file === main) mainRows.push({ line, row });
+    line++;
+  });
+  const tree = await parseSource(lines.join('\n'));
+  return {
+    tree,
+    lines,
+    rowOf: (wanted) => mainRows.find((entry) => entry.line >= wanted)?.row ?? null,
+  };
+}
+
+/** Where types, records and operators are looked up: the translation unit, or the file alone. */
+export interface TypeScope {
+  root: SyntaxNode;
+  lines: readonly string[];
+}

@@ -5,7 +5,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { asFileError, PatchRepairError, UsageError } from './errors.js';
+import { asFileError, EXIT_CODES, PatchRepairError, UsageError } from './errors.js';
 import { FLAGS, flagHelp, subcommandDotDir, toRunOptions, type Flag, type OptionsContext, type RunFlags } from './options.js';
 import type { FlagKey, RunOptions } from './formats/run-options.js';
 
@@ -63,7 +63,7 @@ export async function main(argv: readonly string[], deps: CliDeps = processDeps(
       'patch-repair: internal error: this is a bug in patch-repair; please report it with the lines below\n' +
         `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    return 1;
+    return EXIT_CODES.internal.code;
   }
 }
 

@@ -1,5 +1,23 @@
 // Exceptions are for problems that end the run; expected failures (a build that fails, an
-// answer that does not apply) are values. Each class carries the exit code of options.md.
+// answer that does not apply) are values. Each class carries the exit code of options.md, taken
+// from the one table below.
+
+/**
+ * Every exit code of patch-repair, from what ended the run: the composer (a finished run's outcome,
+ * pipeline/finish.ts via exitCodeFor), the error classes below (usage, refusal, interrupt), the
+ * signal handler's forced exit (interrupt.ts) and cli.ts's last net all read it here.
+ */
+export const EXIT_CODES = {
+  done: { code: 0, reason: 'everything considered builds or was repaired (or would be, under --dry-run)' },
+  unfinished: { code: 1, reason: 'some suggestion failed, its agent was unreachable, or its verified repair was not written' },
+  internal: { code: 1, reason: 'an internal error: a bug in patch-repair' },
+  usage: { code: 2, reason: 'bad usage or input' },
+  refused: { code: 3, reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock, cluster)' },
+  fatalAgent: { code: 4, reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call' },
+  SIGINT: { code: 130, reason: 'interrupted by SIGINT' },
+  SIGTERM: { code: 143, reason: 'interrupted by SIGTERM' },
+} as const satisfies Record<string, { code: number; reason: string }>;
+export type ExitReason = keyof typeof EXIT_CODES;
 
 export abstract class PatchRepairError extends Error {
   abstract readonly exitCode: number;
@@ -7,12 +25,12 @@ export abstract class PatchRepairError extends Error {
 
 /** Bad command line or bad input files: exit 2. The message is one line naming the file. */
 export class UsageError extends PatchRepairError {
-  readonly exitCode = 2;
+  readonly exitCode: number = EXIT_CODES.usage.code;
 }
 
 /** A precondition refuses the run (applied suggestions, a broken reference build, the lock): exit 3. */
 export class RefusedError extends PatchRepairError {
-  readonly exitCode: number = 3;
+  readonly exitCode: number = EXIT_CODES.refused.code;
 }
 
 /**
@@ -20,7 +38,7 @@ export class RefusedError extends PatchRepairError {
  * cannot be started: refused before any build, with the exit code of a fatal agent error (4).
  */
 export class AgentUnavailableError extends RefusedError {
-  override readonly exitCode = 4;
+  override readonly exitCode = EXIT_CODES.fatalAgent.code;
 }
 
 /** Raised when SIGINT/SIGTERM asked the run to stop; carries 130 or 143. */
@@ -31,7 +49,7 @@ export class InterruptedError extends PatchRepairError {
     super(`interrupted by ${signal}`);
   }
   get exitCode(): number {
-    return this.signal === 'SIGINT' ? 130 : 143;
+    return EXIT_CODES[this.signal].code;
   }
 }
 

@@ -4,7 +4,7 @@
 // the output away: the run goes on as under nohup, its writes to the lost terminal are dropped
 // (cli.ts), and results.json, progress.jsonl and the repairs are written as they would have been.
 import { setMaxListeners } from 'node:events';
-import { InterruptedError } from './errors.js';
+import { EXIT_CODES, InterruptedError } from './errors.js';
 import { killAllProcessGroups } from './process.js';
 
 export interface Interrupt {
@@ -35,7 +35,7 @@ export function trapSignals(): Interrupt {
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (state.received) {
       killAllProcessGroups();
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(EXIT_CODES[signal].code);
     }
     state.received = signal;
     controller.abort();

@@ -144,4 +144,11 @@ describe('the import graph of src/', () => {
     const spawners = ['execa', 'child_process', 'node:child_process'].flatMap((name) => packages.get(name) ?? []);
     expect(spawners.map(rel)).toEqual(['src/process.ts']);
   });
+
+  // design.md: the composer only wires the stages beside it; work that creeps into it belongs in a stage.
+  it('keeps the composer src/pipeline/index.ts short', () => {
+    expect(readFileSync(path.join(SRC, 'pipeline', 'index.ts'), 'utf8').split('\n').length).toBeLessThanOrEqual(COMPOSER_MAX_LINES);
+  });
 });
+
+const COMPOSER_MAX_LINES = 200;

@@ -18,7 +18,7 @@ const QUOTED_LINES = 8;
 
 /**
  * `reused`: builds a resumed run takes over because nothing they depend on changed; not built
- * again. `onBuilt` sees each build as it finishes, so a run killed during a long discovery keeps
+ * again. `settled`: suggestions a resumed run keeps as finished; named among the considered, not built. `onBuilt` sees each build as it finishes, so a run killed during a long discovery keeps
  * the builds it finished.
  */
 export async function discover(o: {
@@ -27,9 +27,10 @@ export async function discover(o: {
   pool: BuildPool;
   emit: Emit;
   reused?: ReadonlyMap<string, BuildResult>;
+  settled?: ReadonlySet<string>;
   onBuilt?: (id: string, build: BuildResult) => Promise<void>;
 }): Promise<DiscoveryResult> {
-  const withPatch = o.considered.filter((s) => s.files.length > 0);
+  const withPatch = o.considered.filter((s) => s.files.length > 0 && !o.settled?.has(s.id));
   const toBuild = withPatch.filter((s) => !o.reused?.has(s.id));
   o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, reused: withPatch.length - toBuild.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();

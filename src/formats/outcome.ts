@@ -31,7 +31,7 @@ export interface VerifyBuilder {
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
 export interface AttemptRecorder {
   /** An answer as soon as it arrives, before verification: a resumed run checks it instead of asking again. */
-  writeAnswer(t: TryPlace & { id: string; answer: string; costUsd: number | null }): Promise<void>;
+  writeAnswer(t: TryPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void>;
   write(record: AttemptRecord): Promise<void>;
 }
 
@@ -42,7 +42,8 @@ export interface PriorTry extends TryPlace {
   rejectedBy: CheckName | null;
   /** Why it was rejected, or why the built-in repairer declined. */
   reason: string | null;
-  costUsd: number;
+  /** What the agent CLI reported for the call, so a resumed run's totals equal an uninterrupted run's. */
+  usage: UsageTotals;
 }
 
 /** The built-in repairer's share of a suggestion (results.json `builtin`). */

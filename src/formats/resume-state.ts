@@ -2,35 +2,8 @@
 // say whether it may be trusted) and attempts/<id>/<n>/call.json (an answer recorded before its
 // checks). store/ reads and writes them; docs/concurrency.md describes them.
 import { z } from 'zod';
-import { ERROR_CLASSES } from './types.js';
+import { BuildResultSchema } from './build-result.js';
 import { SuggestionRecordSchema } from './results.js';
-
-const place = {
-  file: z.string(),
-  fileId: z.string().optional(),
-  line: z.number().int().optional(),
-  column: z.number().int().optional(),
-};
-
-// The BuildResult of types.ts as stored; resume.ts hands a parsed one on as a BuildResult, so the
-// compiler catches the two drifting apart.
-const DiagnosticSchema = z.object({
-  ...place,
-  severity: z.enum(['error', 'warning', 'note', 'fatal error']),
-  message: z.string(),
-  errorClass: z.enum(ERROR_CLASSES),
-  notes: z.array(z.object({ ...place, message: z.string() })),
-});
-
-export const BuildResultSchema = z.object({
-  ok: z.boolean(),
-  failedAt: z.enum(['patch', 'compile', 'timeout']).optional(),
-  output: z.string(),
-  diagnostics: z.array(DiagnosticSchema),
-  errorClass: z.enum(ERROR_CLASSES).optional(),
-  firstError: z.string().optional(),
-  durationMs: z.number(),
-});
 
 export const RunStateSchema = z.object({
   version: z.literal(1),
@@ -58,5 +31,7 @@ export const AnsweredCallSchema = z.object({
   turn: z.number().int().nonnegative(),
   source: z.string(),
   cost_usd: z.number().nullable(),
+  input_tokens: z.number().nullable().default(null),
+  output_tokens: z.number().nullable().default(null),
 });
 export type AnsweredCall = z.infer<typeof AnsweredCallSchema>;

@@ -1,5 +1,6 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
+import { EXIT_CODES } from '../errors.js';
 import type { RepairOutcome } from './outcome.js';
 import { RECORDED_DIAGNOSTICS, SUGGESTION_STATUSES, type RecordedDiagnostic, type ResultsFile, type RunRecord, type SuggestionRecord, type SuggestionStatus } from './results.js';
 import { isBuildFailure, type BuildResult, type Diagnostic, type Suggestion } from './types.js';
@@ -129,7 +130,7 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
  * verified repair could not be written back, or it was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
  */
 export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> }, o: { fatalAgentError: boolean }): number {
-  if (o.fatalAgentError) return 4;
+  if (o.fatalAgentError) return EXIT_CODES.fatalAgent.code;
   // Suggestions exist but the selection left out every one: nothing was checked, which is no success.
   if (results.suggestions.length === 0 && results.run.not_considered.length > 0) return 1;
   const unfinished = results.suggestions.some(
@@ -139,7 +140,7 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
       (record.status === 'not_applied' && record.reason !== null) ||
       (record.status === 'skipped' && record.reason !== 'no patch' && !record.reason?.startsWith(MAX_REPAIRS_REASON)),
   );
-  return unfinished ? 1 : 0;
+  return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
 }
 
 export const MAX_REPAIRS_REASON = '--max-repairs reached';

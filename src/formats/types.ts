@@ -8,23 +8,6 @@
 export const HOTNESS = ['YES', 'NO', 'MAYBE'] as const;
 export type Hotness = (typeof HOTNESS)[number];
 
-export const ERROR_CLASSES = [
-  'undeclared-in-clause',
-  'duplicate-data-sharing',
-  'invalid-reduction',
-  'invalid-privatization',
-  'this-in-clause',
-  'unknown-clause',
-  'clause-not-allowed',
-  'directive-not-before-loop',
-  'non-canonical-loop',
-  'early-exit',
-  'collapse-not-nested',
-  'patch-does-not-apply',
-  'link',
-  'other',
-] as const;
-export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** Suggestion and file ids: numeric ids in numeric order, anything else after them in text order. */
 export function compareIds(a: string, b: string): number {
@@ -114,52 +97,4 @@ export interface DotDiscopop {
 /** A patch set as text per file id, e.g. the generated one or a canonical repair. */
 export type PatchSet = ReadonlyMap<string, string>;
 
-/**
- * One compiler (or linker, or patch) diagnostic, parsed once by src/build/diagnostics.ts; the
- * built-in repairer, the prompt, results.json and the review page all read this form. `message`
- * has ASCII quotes whatever the compiler's locale printed.
- */
-export interface Diagnostic {
-  file: string;
-  /** FileMapping id of `file`, when it is a project file. */
-  fileId?: string;
-  line?: number;
-  column?: number;
-  severity: 'error' | 'warning' | 'note' | 'fatal error';
-  message: string;
-  errorClass: ErrorClass;
-  /** The `note:` lines printed right after it (clang's "defined as shared", gcc's candidates). */
-  notes: DiagnosticNote[];
-  /**
-   * A warning that fails its build all the same: the compiler ignored (part of) an OpenMP
-   * directive on a line the built patch set added (src/build/diagnostics.ts, judgeDiagnostics).
-   */
-  failsBuild?: true;
-}
-
-/** Whether a diagnostic fails its build: every error, and the warnings the build stage marked. */
-export function isBuildFailure(d: Diagnostic): boolean {
-  return d.severity === 'error' || d.severity === 'fatal error' || d.failsBuild === true;
-}
-
-export interface DiagnosticNote {
-  file: string;
-  fileId?: string;
-  line?: number;
-  column?: number;
-  message: string;
-}
-
-export interface BuildResult {
-  ok: boolean;
-  /** Where it failed: GNU patch could not apply the set, or compile.sh failed. */
-  failedAt?: 'patch' | 'compile' | 'timeout';
-  /** Raw output (patch's own words, or compile.sh's stdout+stderr). */
-  output: string;
-  diagnostics: Diagnostic[];
-  /** The first error's class; undefined when the build passed. */
-  errorClass?: ErrorClass;
-  /** The first error line, for tables. */
-  firstError?: string;
-  durationMs: number;
-}
+export { ERROR_CLASSES, isBuildFailure, type BuildResult, type Diagnostic, type DiagnosticNote, type ErrorClass } from './build-result.js';

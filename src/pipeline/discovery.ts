@@ -42,7 +42,8 @@ export async function discoveryStage(
   const probing = toBuild ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit }) : Promise.resolve(null);
   const discovering = discover({
     dp,
-    considered: considered.filter((s) => !tally.records.has(s.id)),
+    considered,
+    settled: new Set(tally.records.keys()),
     pool,
     emit,
     reused: o.reused,

@@ -57,7 +57,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else {
         const runCheck = await runCheckStage(context, tally, { dp: pre.dp, pool, repairs: failing.length });
-        if (failing.length > 0) await repairStage(context, tally, failing, { dp: pre.dp, pool, agent, ladder: pre.ladder!, continued: resume?.plan.continued ?? new Map(), runCheck });
+        if (failing.length > 0) await repairStage(context, tally, failing, { dp: pre.dp, pool, agent, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run

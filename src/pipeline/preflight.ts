@@ -3,16 +3,18 @@
 import path from 'node:path';
 import { buildInputsDigest, suggestionBuildDigest } from '../build/index.js';
 import { notConsidered, readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
-import { RefusedError } from '../errors.js';
+import { RefusedError, UsageError } from '../errors.js';
 import { atLeast } from '../log.js';
 import { loadPromptLadder, type PromptLadder } from '../repair/index.js';
-import { planResume, type ResumePlan } from '../repair/resume.js';
+import type { RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { RunState } from '../formats/resume-state.js';
 import type { NotConsidered, SuggestionRecord } from '../formats/results.js';
+import type { PriorTry } from '../formats/outcome.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
-import { copyAttempts, digestDir, readAttemptsIn, readRunState, RunStateWriter, unwritableSuggestionFolders } from '../store/index.js';
+import { carryOverTries, copyAttempts, digestDir, readAttemptsIn, readEventLogFile, readRunState, RunStateWriter, unwritableSuggestionFolders } from '../store/index.js';
 import { readWrittenDigest } from '../store/backup.js';
+import { carriedEvents, planResume, type ResumePlan } from './resume.js';
 import type { RunContext } from './session.js';
 
 export interface Preflight {
@@ -59,15 +61,17 @@ export async function repairedEarlierIds(dotDir: string, considered: Suggestion[
 
 export interface Resume {
   plan: ResumePlan;
+  /** The tries each continued suggestion already made, carried into this run's attempts/. */
+  tries: Map<string, PriorTry[]>;
   writer: RunStateWriter;
   /** Build digest of every considered suggestion with a patch. */
   digests: Map<string, string>;
 }
 
 /**
- * Works out what this run takes over from the one it resumes (records, tries, discovery builds)
- * and opens the run's own run-state.json. Kept tries are copied over; kept records are handed to
- * `keep`, which finishes them.
+ * Works out what this run takes over from the one it resumes (records, tries, discovery builds),
+ * carries their attempts/ folders and events into this run, and opens the run's own
+ * run-state.json. Kept records are handed to `keep`, which finishes them.
  */
 export async function prepareResume(
   context: RunContext,
@@ -83,17 +87,38 @@ export async function prepareResume(
   for (const s of considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(inputs, await digestDir(s.dir)));
   const plan: ResumePlan = options.resume
     ? planResume({ previous: previousState, previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier })
-    : { from: null, notice: '', builds: new Map(), kept: new Map(), continued: new Map() };
+    : { from: null, notice: '', builds: new Map(), kept: new Map() };
   if (options.resume) {
     // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
     emit({ type: 'notice', level: 'info', message: plan.notice });
     if (!atLeast('INFO', options.log)) reporter.notice(plan.notice);
   }
-  for (const [id, record] of plan.kept) {
-    const folder = path.join(previousDir!, 'attempts', id);
-    await copyAttempts(folder, options.dotDir, id, (await readAttemptsIn(folder)).map((a) => a.attempt));
-    await o.keep(record);
+  const tries = new Map<string, PriorTry[]>();
+  if (plan.from !== null && previousDir !== null) {
+    for (const id of plan.builds.keys()) tries.set(id, await carryOverTries(path.join(previousDir, 'attempts', id), options.dotDir, id));
+    for (const id of plan.kept.keys()) {
+      const folder = path.join(previousDir, 'attempts', id);
+      await copyAttempts(folder, options.dotDir, id, (await readAttemptsIn(folder)).map((a) => a.attempt));
+    }
+    const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
+    const written = new Map<string, string>();
+    for (const [id, record] of plan.kept) {
+      const digest = record.status === 'repaired' ? await readWrittenDigest(options.dotDir, id) : null;
+      if (digest !== null) written.set(id, digest);
+    }
+    context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
   }
+  for (const record of plan.kept.values()) await o.keep(record);
   const writer = new RunStateWriter(options.dotDir, { version: 1, run_id: context.runId, mode, inputs, builds: {}, finished: {}, complete: false });
-  return { plan, writer, digests };
+  return { plan, tries, writer, digests };
+}
+
+/** The resumed run's events; none when its log is gone or unreadable, which costs only its counts in the funnel. */
+async function previousEvents(file: string): Promise<RunEvent[]> {
+  try {
+    return (await readEventLogFile(file)).events;
+  } catch (error) {
+    if (error instanceof UsageError) return [];
+    throw error;
+  }
 }

@@ -9,14 +9,13 @@ import { decodeBytes } from '../bytes.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
 import { repairConcurrently, repairSuggestion, type PromptLadder, type RepairDeps } from '../repair/index.js';
-import { priorTry } from '../repair/resume.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord } from '../formats/run-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
-import { AttemptStore, copyAttempts, readAttemptsIn, writeBack, WriteBackFailed, writtenPaths } from '../store/index.js';
+import { AttemptStore, writeBack, WriteBackFailed, writtenPaths } from '../store/index.js';
 import type { RunContext } from './session.js';
 import type { Failing, RunTally } from './tally.js';
 
@@ -24,7 +23,7 @@ export async function repairStage(
   context: RunContext,
   tally: RunTally,
   failing: Failing[],
-  o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; continued: Map<string, string>; runCheck: RunCheckSettings | undefined },
+  o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined },
 ): Promise<void> {
   const { options, emit, interrupt } = context;
   const { agent } = o;
@@ -55,15 +54,17 @@ export async function repairStage(
     repair: async ({ suggestion, build }, index) => {
       emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
       faultPoint('pipeline.before-repair');
-      const prior = await continuedTries(options.dotDir, suggestion.id, o.continued.get(suggestion.id));
-      return repairSuggestion(await repairTask(suggestion, o.dp, build), deps, prior);
+      return repairSuggestion(await repairTask(suggestion, o.dp, build), deps, o.tries.get(suggestion.id));
     },
     settle: async ({ suggestion, build }, outcome) => {
       faultPoint('pipeline.after-repair');
       settled += 1;
       const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
       if (outcome.status === 'repaired' && options.mode === 'repair') {
-        if (writesStopped === null) writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+        if (writesStopped === null) {
+          await tally.writing({ ...record, ...writtenPaths(suggestion.id, record.changed_files) });
+          writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+        }
         else {
           record.status = 'not_applied';
           record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
@@ -93,20 +94,6 @@ export async function chooseAgent(context: RunContext, ladder: PromptLadder): Pr
   if (notice) emit({ type: 'agent-picked', message: notice });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired' });
   return agent;
-}
-
-/** The tries a continued suggestion already made, copied into this run's attempts/<id>/. */
-async function continuedTries(dotDir: string, id: string, folder: string | undefined): Promise<PriorTry[]> {
-  if (folder === undefined) return [];
-  const tries: PriorTry[] = [];
-  for (const stored of await readAttemptsIn(folder)) {
-    const prior = priorTry(stored);
-    // Numbers stay contiguous: a folder the kill left before any answer arrived is not carried over.
-    if (!prior || prior.attempt !== tries.length + 1) break;
-    tries.push(prior);
-  }
-  await copyAttempts(folder, dotDir, id, tries.map((t) => t.attempt));
-  return tries;
 }
 
 /**

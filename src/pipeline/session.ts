@@ -22,6 +22,8 @@ export interface RunContext {
   started: string;
   scratchDir: string;
   emit: Emit;
+  /** Writes events of the run --resume continues into this run's record, with their own times; the terminal does not show them again. */
+  carry(events: readonly RunEvent[]): void;
   /** Counts the run's answers check by check from the events it emits. */
   funnel: FunnelCounter;
   launcher: Launcher;
@@ -63,18 +65,22 @@ export class Session {
     this.defer(() => log.close());
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
     const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair', checkRun: options.checkRun !== 'off' });
-    const emit: Emit = (input) => {
-      log.emit(input);
-      const event = { t: new Date().toISOString(), ...input } as RunEvent;
+    const record = (event: RunEvent) => {
+      log.emit(event);
       funnel.apply(event);
       logFile?.(event);
+    };
+    const emit: Emit = (input) => {
+      const event = { t: new Date().toISOString(), ...input } as RunEvent;
+      record(event);
       if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
     };
+    const carry = (events: readonly RunEvent[]) => events.forEach(record);
     faultPoint('pipeline.after-scratch');
     const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
     // Whatever ends the run, no job it submitted stays queued or running.
     this.defer(() => launcher.cancelAll());
-    return { options, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, emit, funnel, launcher, previousDir: rotated.dir };
+    return { options, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, emit, carry, funnel, launcher, previousDir: rotated.dir };
   }
 
   /** Registers a release; releases run in reverse order of registration. */

@@ -51,6 +51,16 @@ export class RunTally {
     }
   }
 
+  /**
+   * A verified repair about to be written back: recorded first, so that a run killed once the write
+   * is done resumes it as repaired; one killed before is found unwritten and continued.
+   */
+  async writing(record: SuggestionRecord): Promise<void> {
+    if (!this.state) return;
+    this.state.state.finished[record.id] = this.withRunCheck(record);
+    await this.state.save();
+  }
+
   /** With --check-run every record says whether it ran; when it did not, its status says why. */
   withRunCheck(record: SuggestionRecord): SuggestionRecord {
     const { options } = this.context;

@@ -14,6 +14,8 @@ import type { RepairDeps } from './deps.js';
 import { mayRace } from './checks/strict.js';
 import { verify } from './verify.js';
 
+const NO_USAGE: UsageTotals = { inputTokens: null, outputTokens: null, costUsd: null };
+
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
 class SuggestionTally {
   /** Number of the last try under attempts/<id>/, builtin and agent together. */
@@ -21,7 +23,7 @@ class SuggestionTally {
   calls = 0;
   unanswered = 0;
   answered = 0;
-  usage: UsageTotals = { inputTokens: null, outputTokens: null, costUsd: null };
+  usage: UsageTotals = NO_USAGE;
   builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
   lastRejection: string | null = null;
 }
@@ -107,8 +109,7 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
       continue;
     }
     tally.calls += 1;
-    // Tokens of earlier tries are not recorded in their folders; their reported cost is.
-    if (t.costUsd > 0) tally.usage = { ...tally.usage, costUsd: (tally.usage.costUsd ?? 0) + t.costUsd };
+    tally.usage = addTotals(tally.usage, t.usage);
     if (t.outcome === 'unanswered' || t.outcome === 'fatal') tally.unanswered += 1;
     else tally.answered += 1;
     if (t.outcome === 'rejected') tally.lastRejection = `attempt ${t.attempt} rejected at ${t.rejectedBy}: ${t.reason}`;
@@ -242,7 +243,7 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
   const result = await deps.agent!.call(conversation, prompt.text, AbortSignal.any([deps.signal, deps.budget.signal]));
   // Recorded before anything else happens: from here on a killed run never asks for it again.
   if (result.kind === 'answered') {
-    await deps.attempts.writeAnswer({ id, attempt, tier: 'agent', conversation: at.conversationNo, turn: at.turn, source: prompt.template, prompt: prompt.text, answer: result.text, costUsd: result.usage.costUsd ?? null });
+    await deps.attempts.writeAnswer({ id, attempt, tier: 'agent', conversation: at.conversationNo, turn: at.turn, source: prompt.template, prompt: prompt.text, answer: result.text, usage: addUsage(NO_USAGE, result.usage) });
   }
   deps.emit({
     type: 'call-finished',
@@ -298,6 +299,10 @@ function exhausted(tally: SuggestionTally, why: string): string {
 
 /** Adds what one call reported; a total stays null until some call reports that figure. */
 function addUsage(total: UsageTotals, usage: CallUsage): UsageTotals {
-  const add = (sum: number | null, value: number | undefined) => (value === undefined || !Number.isFinite(value) ? sum : (sum ?? 0) + value);
-  return { inputTokens: add(total.inputTokens, usage.inputTokens), outputTokens: add(total.outputTokens, usage.outputTokens), costUsd: add(total.costUsd, usage.costUsd) };
+  return addTotals(total, { inputTokens: usage.inputTokens ?? null, outputTokens: usage.outputTokens ?? null, costUsd: usage.costUsd ?? null });
+}
+
+function addTotals(total: UsageTotals, more: UsageTotals): UsageTotals {
+  const add = (sum: number | null, value: number | null) => (value === null || !Number.isFinite(value) ? sum : (sum ?? 0) + value);
+  return { inputTokens: add(total.inputTokens, more.inputTokens), outputTokens: add(total.outputTokens, more.outputTokens), costUsd: add(total.costUsd, more.costUsd) };
 }

@@ -4,7 +4,8 @@
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFatalReason } from '../formats/events.js';
-import type { AttemptRecord } from '../formats/attempt.js';
+import type { AttemptRecord, TryPlace } from '../formats/attempt.js';
+import type { PriorTry, UsageTotals } from '../formats/outcome.js';
 import { AnsweredCallSchema, type AnsweredCall } from '../formats/resume-state.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
@@ -30,12 +31,12 @@ export class AttemptStore {
   constructor(private readonly dotDir: string) {}
 
   /** Records an answer before it is verified: prompt.md, answer.txt and call.json. */
-  async writeAnswer(t: { id: string; attempt: number; tier: 'builtin' | 'agent'; conversation: number; turn: number; source: string; prompt: string | null; answer: string; costUsd: number | null }): Promise<void> {
+  async writeAnswer(t: TryPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void> {
     const dir = join(attemptsDir(this.dotDir), safeName(t.id, 'suggestion id'), String(t.attempt));
     await mkdir(dir, { recursive: true });
     if (t.prompt !== null) await writeFile(join(dir, 'prompt.md'), t.prompt);
     await writeFile(join(dir, 'answer.txt'), t.answer);
-    const call: AnsweredCall = { version: 1, id: t.id, attempt: t.attempt, tier: t.tier, prompt: t.conversation, turn: t.turn, source: t.source, cost_usd: t.costUsd };
+    const call: AnsweredCall = { version: 1, id: t.id, attempt: t.attempt, tier: t.tier, prompt: t.conversation, turn: t.turn, source: t.source, cost_usd: t.usage.costUsd, input_tokens: t.usage.inputTokens, output_tokens: t.usage.outputTokens };
     await writeFileAtomic(join(dir, 'call.json'), `${JSON.stringify(AnsweredCallSchema.parse(call), null, 2)}\n`);
   }
 
@@ -110,6 +111,61 @@ async function writePatches(dir: string, patches: ReadonlyMap<string, string> | 
 export async function copyAttempts(fromDir: string, dotDir: string, id: string, numbers: readonly number[]): Promise<void> {
   const to = join(attemptsDir(dotDir), safeName(id, 'suggestion id'));
   for (const n of numbers) await cp(join(fromDir, String(n)), join(to, String(n)), { recursive: true });
+}
+
+/**
+ * The tries a continued suggestion already made in an earlier run, carried over into this run's
+ * attempts/<id>/. Numbers stay contiguous: a folder the kill left before any answer arrived, and
+ * whatever follows it, is not carried over.
+ */
+export async function carryOverTries(fromDir: string, dotDir: string, id: string): Promise<PriorTry[]> {
+  const tries: PriorTry[] = [];
+  for (const stored of await readAttemptsIn(fromDir)) {
+    const prior = priorTry(stored);
+    if (!prior || prior.attempt !== tries.length + 1) break;
+    tries.push(prior);
+  }
+  await copyAttempts(fromDir, dotDir, id, tries.map((t) => t.attempt));
+  return tries;
+}
+
+/** A stored try as the attempt loop continues from it: the on-disk names mapped to the loop's words. */
+function priorTry(stored: StoredAttempt): PriorTry | null {
+  const { verdict, call } = stored;
+  if (verdict) {
+    const outcome = verdict.outcome;
+    return {
+      attempt: stored.attempt,
+      tier: verdict.tier,
+      conversation: verdict.prompt,
+      turn: verdict.turn,
+      source: verdict.source,
+      prompt: stored.prompt,
+      answer: stored.answer,
+      outcome,
+      rejectedBy: verdict.rejected_by,
+      reason: outcome === 'declined' ? verdict.call_detail : verdict.reason,
+      usage: { inputTokens: verdict.usage?.input_tokens ?? null, outputTokens: verdict.usage?.output_tokens ?? null, costUsd: verdict.usage?.cost_usd ?? null },
+    };
+  }
+  // An answer that arrived but whose check never finished: checked again, not asked again.
+  if (call && stored.answer !== null) {
+    return {
+      attempt: stored.attempt,
+      tier: call.tier,
+      conversation: call.prompt,
+      turn: call.turn,
+      source: call.source,
+      prompt: stored.prompt,
+      answer: stored.answer,
+      outcome: 'pending',
+      rejectedBy: null,
+      reason: null,
+      usage: { inputTokens: call.input_tokens, outputTokens: call.output_tokens, costUsd: call.cost_usd },
+    };
+  }
+  // A folder the kill left before the answer arrived: that call never happened for the record.
+  return null;
 }
 
 /** The tries of one suggestion, in order; for `show` and the HTML review page. */

@@ -6,7 +6,7 @@ export { startRun, historyDir } from './history.js';
 export { readRunState, RunStateWriter, runStatePath } from './run-state.js';
 export { writeBack, recoverWriteBack, unwritableSuggestionFolders, WriteBackFailed, type WriteBackResult } from './write-back.js';
 export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
-export { AttemptStore, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
+export { AttemptStore, carryOverTries, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';

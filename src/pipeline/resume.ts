@@ -1,0 +1,107 @@
+// --resume: what the most recent unfinished run already settled, and may be taken over. Nothing is
+// trusted whose inputs changed: a discovery build is reused only when the digest of what it
+// depended on (project tree, compile.sh, settings, compiler, the patch set) is the same now, and a
+// suggestion's records and tries carry over only under the same condition (or, for a repair the
+// old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
+// the events of what it takes over are carried into its own progress.jsonl, so its funnel, `show`
+// and review page count them as the uninterrupted run would have.
+import type { RunState } from '../formats/resume-state.js';
+import type { RunEvent } from '../formats/events.js';
+import type { SuggestionRecord } from '../formats/results.js';
+import type { PriorTry } from '../formats/outcome.js';
+import type { BuildResult } from '../formats/types.js';
+
+export interface ResumePlan {
+  /** The run taken over; null when the run starts afresh. */
+  from: string | null;
+  /** One line for the user: what was taken over, or why nothing was. */
+  notice: string;
+  /** Discovery builds whose inputs did not change, by suggestion id; their tries continue. */
+  builds: Map<string, BuildResult>;
+  /** Records kept as they are; these suggestions are neither built nor asked again. */
+  kept: Map<string, SuggestionRecord>;
+}
+
+export function planResume(o: {
+  previous: RunState | null;
+  /** Where the previous run's files went (history/<its id>/). */
+  previousDir: string | null;
+  mode: 'repair' | 'dry-run';
+  inputs: string;
+  /** Current build digest of every considered suggestion with a patch. */
+  digests: ReadonlyMap<string, string>;
+  /** Suggestions whose patch set is exactly what an earlier repair wrote (backups/<id>.written). */
+  writtenByRepair: ReadonlySet<string>;
+}): ResumePlan {
+  const fresh = (why: string): ResumePlan => ({ from: null, notice: `--resume: ${why}; starting afresh`, builds: new Map(), kept: new Map() });
+  const { previous } = o;
+  if (!previous || o.previousDir === null) return fresh('no earlier run to resume');
+  if (previous.complete) return fresh(`run ${previous.run_id} finished`);
+  if (previous.mode !== o.mode) return fresh(`run ${previous.run_id} was a ${previous.mode} run, this is a ${o.mode} run`);
+  if (previous.inputs !== o.inputs) {
+    return fresh(`the project changed since run ${previous.run_id} (sources, compile.sh, settings or compiler), so nothing of it is trusted`);
+  }
+  const plan: ResumePlan = { from: previous.run_id, notice: '', builds: new Map(), kept: new Map() };
+  let changed = 0;
+  for (const [id, digest] of o.digests) {
+    const old = previous.builds[id];
+    const same = old?.digest === digest;
+    const record = previous.finished[id];
+    // A repaired record stands for the patch set it wrote: kept while that is what is on disk. One
+    // whose write-back the kill cut short (undone at the next start) is continued and written now.
+    if (record && (record.status === 'repaired' ? o.writtenByRepair.has(id) : same)) {
+      plan.kept.set(id, record);
+      continue;
+    }
+    if (!same) {
+      if (old) changed += 1;
+      continue;
+    }
+    plan.builds.set(id, old.build);
+  }
+  const parts = [`${plan.kept.size} suggestion(s) kept as finished`, `${plan.builds.size} discovery build(s) reused`];
+  if (changed > 0) parts.push(`${changed} changed patch set(s) start afresh`);
+  plan.notice = `resuming run ${previous.run_id}: ${parts.join(', ')}`;
+  return plan;
+}
+
+/**
+ * The events of the resumed run that stay true in this one: everything a kept suggestion did but
+ * its final record (the resumed run records it again), and of a continued suggestion its reused
+ * discovery build and the calls and checks of the tries carried over. A last try that is checked
+ * again (its answer arrived, or it was accepted but not written) keeps its call, not its checks.
+ * `written`: the .written digest of each kept repair; one whose write-back the kill cut short (and
+ * this run's start completed) gets the `written` event the killed run did not get to emit.
+ */
+export function carriedEvents(
+  events: readonly RunEvent[],
+  o: { kept: ReadonlyMap<string, SuggestionRecord>; continued: ReadonlyMap<string, readonly PriorTry[]>; written: ReadonlyMap<string, string> },
+): RunEvent[] {
+  const carried = events.filter((event) => {
+    if (!('id' in event) || event.id === null) return false;
+    if (o.kept.has(event.id)) return true;
+    const tries = o.continued.get(event.id);
+    if (!tries) return false;
+    switch (event.type) {
+      case 'build-started':
+      case 'build-finished':
+        return event.purpose === 'discovery';
+      case 'call-started':
+      case 'call-finished':
+        return event.attempt <= tries.length;
+      case 'check': {
+        const last = tries.at(-1);
+        const checkedAgain = last !== undefined && event.attempt === last.attempt && (last.outcome === 'pending' || last.outcome === 'accepted');
+        return event.attempt <= tries.length && !checkedAgain;
+      }
+      default:
+        return false;
+    }
+  });
+  for (const [id, digest] of o.written) {
+    const own = carried.filter((event) => 'id' in event && event.id === id);
+    if (own.some((event) => event.type === 'written')) continue;
+    carried.push({ t: own.at(-1)?.t ?? new Date().toISOString(), type: 'written', id, files: o.kept.get(id)?.changed_files ?? [], digest });
+  }
+  return carried;
+}

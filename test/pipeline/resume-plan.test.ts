@@ -1,0 +1,113 @@
+// The --resume plan and the events a resumed run carries over (src/pipeline/resume.ts, owned by the
+// preflight stage): pure functions, tested on values. test/pipeline/resume.test.ts and the
+// fault-injection suite run them end to end.
+import { describe, expect, it } from 'vitest';
+import { carriedEvents, planResume } from '../../src/pipeline/resume.js';
+import type { RunState } from '../../src/formats/resume-state.js';
+import type { PriorTry } from '../../src/formats/outcome.js';
+import type { EventInput, RunEvent } from '../../src/formats/events.js';
+import type { BuildResult } from '../../src/formats/types.js';
+import { suggestionRecord } from '../store/fixtures.js';
+
+const failing: BuildResult = { ok: false, failedAt: 'compile', output: 'error', diagnostics: [], errorClass: 'other', firstError: 'error', durationMs: 1 };
+
+function state(finished: RunState['finished']): RunState {
+  return {
+    version: 1,
+    run_id: 'old',
+    mode: 'repair',
+    inputs: 'in',
+    builds: { '2': { digest: 'd2', build: failing }, '3': { digest: 'd3', build: failing } },
+    finished,
+    complete: false,
+  };
+}
+
+const plan = (previous: RunState, o: { digests: Record<string, string>; written: string[] }) =>
+  planResume({ previous, previousDir: '/history/old', mode: 'repair', inputs: 'in', digests: new Map(Object.entries(o.digests)), writtenByRepair: new Set(o.written) });
+
+describe('planResume', () => {
+  it('keeps a repaired suggestion while the patch set it wrote is in place', () => {
+    const resumed = plan(state({ '2': suggestionRecord('2') }), { digests: { '2': 'written-now', '3': 'd3' }, written: ['2'] });
+    expect([...resumed.kept.keys()]).toEqual(['2']);
+    expect([...resumed.builds.keys()]).toEqual(['3']);
+  });
+
+  it('continues a repaired suggestion whose write-back the kill cut short and the next start undid', () => {
+    const resumed = plan(state({ '2': suggestionRecord('2') }), { digests: { '2': 'd2', '3': 'd3' }, written: [] });
+    expect(resumed.kept.size).toBe(0);
+    expect([...resumed.builds.keys()]).toEqual(['2', '3']);
+  });
+
+  it('keeps a failed suggestion only while its patch set is unchanged', () => {
+    const failed = { ...suggestionRecord('3'), status: 'failed' as const };
+    expect([...plan(state({ '3': failed }), { digests: { '2': 'd2', '3': 'd3' }, written: [] }).kept.keys()]).toEqual(['3']);
+    const changed = plan(state({ '3': failed }), { digests: { '2': 'd2', '3': 'regenerated' }, written: [] });
+    expect(changed.kept.size).toBe(0);
+    expect(changed.notice).toMatch(/1 changed patch set\(s\) start afresh/);
+  });
+});
+
+describe('carriedEvents', () => {
+  const events: RunEvent[] = stamp([
+    { type: 'run-started', run: null as never },
+    { type: 'build-started', id: null, purpose: 'reference' },
+    ...(['2', '3', '4'] as const).flatMap((id): EventInput[] => [
+      { type: 'build-started', id, purpose: 'discovery' },
+      { type: 'build-finished', id, purpose: 'discovery', ok: false, error_class: 'other', first_error: 'error', duration_ms: 1 },
+    ]),
+    { type: 'repair-started', id: '2', index: 1, total: 3 },
+    ...tryEvents('2', 1),
+    { type: 'written', id: '2', files: ['1'], digest: 'w2' },
+    { type: 'suggestion-finished', record: suggestionRecord('2') },
+    { type: 'repair-started', id: '3', index: 2, total: 3 },
+    ...tryEvents('3', 1),
+    ...tryEvents('3', 2),
+    { type: 'call-started', id: '3', attempt: 3, tier: 'agent', prompt: 1, turn: 2 },
+  ]);
+  const tries = (outcomes: PriorTry['outcome'][]): PriorTry[] =>
+    outcomes.map((outcome, i) => ({ attempt: i + 1, tier: 'builtin', conversation: 0, turn: 0, source: 'builtin', prompt: null, answer: 'a', outcome, rejectedBy: null, reason: null, usage: { inputTokens: null, outputTokens: null, costUsd: null } }));
+  const summary = (carried: RunEvent[]) => carried.map((e) => `${e.type}:${'id' in e ? e.id : ''}${'attempt' in e ? `@${e.attempt}` : ''}`);
+
+  it('carries everything a kept suggestion did but its record, and of a continued one its build and carried tries', () => {
+    const carried = carriedEvents(events, { kept: new Map([['2', suggestionRecord('2')]]), continued: new Map([['3', tries(['rejected', 'pending'])], ['4', []]]), written: new Map([['2', 'w2']]) });
+    expect(summary(carried)).toEqual([
+      'build-started:2',
+      'build-finished:2',
+      'build-started:3',
+      'build-finished:3',
+      'build-started:4',
+      'build-finished:4',
+      'repair-started:2',
+      'call-started:2@1',
+      'call-finished:2@1',
+      'check:2@1',
+      'written:2',
+      'call-started:3@1',
+      'call-finished:3@1',
+      'check:3@1',
+      // Try 2 is checked again by the resumed run: its call stays, its checks are made anew.
+      'call-started:3@2',
+      'call-finished:3@2',
+    ]);
+  });
+
+  it('says `written` for a kept repair whose write-back the next start completed', () => {
+    const cut = events.filter((e) => e.type !== 'written');
+    const carried = carriedEvents(cut, { kept: new Map([['2', suggestionRecord('2')]]), continued: new Map(), written: new Map([['2', 'w2']]) });
+    expect(carried.filter((e) => e.type === 'written')).toEqual([{ t: expect.any(String), type: 'written', id: '2', files: ['1'], digest: 'w2' }]);
+    expect(summary(carried).at(-1)).toBe('written:2');
+  });
+});
+
+function tryEvents(id: string, attempt: number): EventInput[] {
+  return [
+    { type: 'call-started', id, attempt, tier: 'builtin', prompt: 1, turn: 0 },
+    { type: 'call-finished', id, attempt, tier: 'builtin', outcome: 'answered', detail: null, duration_ms: 1, input_tokens: null, output_tokens: null, cost_usd: null, cli_version: null, backend: 'builtin', model: null },
+    { type: 'check', id, attempt, candidate: null, candidates: 1, check: 'builds', passed: true, reason: null },
+  ];
+}
+
+function stamp(inputs: EventInput[]): RunEvent[] {
+  return inputs.map((input, i) => ({ t: `2026-12-02T00:00:${String(i).padStart(2, '0')}.000Z`, ...input }) as RunEvent);
+}

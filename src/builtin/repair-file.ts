@@ -126,7 +126,7 @@ function withTranslationUnit(site: DirectiveSite, unit: TranslationUnit | null, 
 function tieErrors(located: Located[], errors: readonly FileDiagnostic[]): string | null {
   for (const error of errors) {
     const row = error.line - 1;
-    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ?? labelOwner(located, error) ?? declarationOwner(located, error);
+    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ?? labelOwner(located, error) ?? declarationOwner(located, error) ?? swallowedDeclarationOwner(located, error);
     if (!owner) return `line ${error.line}: ${error.message} (not at a directive the generated patch added)`;
     owner.errors.push(error);
   }
@@ -154,6 +154,20 @@ function declarationOwner(located: Located[], error: FileDiagnostic): Located | 
   if (name === undefined) return undefined;
   const naming = located.filter((entry) => (parseDirective(entry.added.text)?.clauses ?? []).some((clause) => (clause.vars ?? []).includes(name)));
   return naming.length === 1 ? naming[0] : undefined;
+}
+
+/**
+ * clang parses the declaration a misplaced loop directive stands above as the directive's own
+ * statement, so the declared name goes out of scope right after it and every later use in the
+ * function is "use of undeclared identifier": a follow-on of that directive, which moving it onto
+ * its loop removes.
+ */
+function swallowedDeclarationOwner(located: Located[], error: FileDiagnostic): Located | undefined {
+  const name = undeclaredName(error.message);
+  if (name === null) return undefined;
+  const row = error.line - 1;
+  return located.find((entry) => entry.site.declaredBetween.has(name) && entry.added.row < row
+    && entry.site.functionRows !== null && row <= entry.site.functionRows.last);
 }
 
 type DirectiveRepair = { kind: 'done'; state: DirectiveState; rules: string[] } | { kind: 'declined'; reason: string };

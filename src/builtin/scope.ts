@@ -166,6 +166,29 @@ function blockingStatement(node: SyntaxNode): string | null {
   return ` with ${what} inside (line ${inside.startPosition.row + 1}), so it is not setup the directive could move past`;
 }
 
+/**
+ * A jump in `loop`'s body that leaves the loop (a `break` not owned by an inner loop or `switch`, a
+ * `return`, `goto` or `throw`): a worksharing loop cannot end early, so such a loop must be
+ * restructured before any directive can govern it. Null when the body only runs to its end.
+ */
+export function earlyExit(loop: SyntaxNode): SyntaxNode | null {
+  const body = loop.childForFieldName('body');
+  return body === null ? null : exitIn(body, false);
+}
+
+function exitIn(node: SyntaxNode, breakOwned: boolean): SyntaxNode | null {
+  if (node.type === 'break_statement') return breakOwned ? null : node;
+  if (['return_statement', 'goto_statement', 'throw_statement'].includes(node.type)) return node;
+  if (node.type === 'lambda_expression') return null;
+  const owns = breakOwned || LOOPS.has(node.type) || ['while_statement', 'do_statement', 'switch_statement'].includes(node.type);
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    const found = exitIn(child, owns);
+    if (found) return found;
+  }
+  return null;
+}
+
 function firstDescendant(node: SyntaxNode, test: (candidate: SyntaxNode) => boolean): SyntaxNode | null {
   for (const child of node.namedChildren) {
     if (!child) continue;

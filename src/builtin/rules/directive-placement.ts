@@ -6,6 +6,7 @@
 // jump, a second loop), when the loop shares its line with code other than a label, or when the
 // statement is no `for` loop.
 import { isOmpPragma } from '../../patch/openmp.js';
+import { earlyExit } from '../scope.js';
 import { isLoopConstruct } from './clauses.js';
 import { undeclaredName } from './out-of-scope-names.js';
 import { addEdits, lineAt, nameAt, type FileDiagnostic, type Rule, type RuleInput, unchanged } from './rule.js';
@@ -68,6 +69,13 @@ export const directivePlacement: Rule = {
       const what = input.addedRows.has(pragmaRow) ? 'a second directive of this suggestion'
         : isOmpPragma(between[pragmaIndex]!) ? 'an OpenMP directive of the original source' : `'${between[pragmaIndex]!.trim()}'`;
       return { kind: 'declined', reason: `${what} (line ${pragmaRow + 1}) stands between the directive and its loop at line ${loopRow + 1}; one of the two would have to go` };
+    }
+    // Moved onto a loop that ends early, the directive would only trade the placement error for
+    // "break statement used with OpenMP for loop": the loop needs restructuring, the agent's work.
+    const exit = earlyExit(lookup.loop);
+    if (exit !== null) {
+      const jump = exit.type.replace(/_statement$/, '');
+      return { kind: 'declined', reason: `the loop at line ${loopRow + 1} that the directive means leaves early ('${jump}' at line ${exit.startPosition.row + 1}); it must be restructured` };
     }
     const loopLine = lineAt(input, loopRow);
     const prefix = loopLine.slice(0, lookup.loop.startPosition.column);

@@ -151,7 +151,7 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
     expect(run.stdout).toContain(`Agent usage reported: ${usage.input_tokens} input tokens, 10 output tokens`);
     // The first answer got as far as the directives check; the second was written.
     const funnel = `Agent answers (${backend}, ${setup.model}): 2 → extracted 2 → applies 2 → canonical 2 → directives kept 1 → builds 1 → written 1`;
-    expect(results.run.funnel).toEqual([{ tier: 'agent', backend, model: setup.model, answered: 2, extracted: 2, applies: 2, canonical: 2, directives_kept: 1, strict: null, builds: 1, written: 1 }]);
+    expect(results.run.funnel).toEqual([{ tier: 'agent', backend, model: setup.model, answered: 2, extracted: 2, applies: 2, canonical: 2, directives_kept: 1, strict: null, builds: 1, runs_same: null, written: 1 }]);
     expect(run.stdout).toContain(funnel);
     const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '1', 'verdict.json'), 'utf8'));
     expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'directives-kept' });

@@ -42,7 +42,8 @@ describe('a build that does not compile OpenMP is refused', () => {
     const before = snapshotTree(root, outsideRepairFolder);
     const run = await cli(dotDir, '--discover-only', '-s', '3');
     expect(run.exitCode, run.stdout + run.stderr).toBe(3);
-    const refusal = run.stderr.trim().split('\n');
+    // Progress lines share stderr; the refusal is the one error line.
+    const refusal = run.stderr.trim().split('\n').filter((line) => line.startsWith('patch-repair:'));
     expect(refusal).toHaveLength(1);
     expect(refusal[0]).toMatch(/^patch-repair: OpenMP probe: the build passed with `#pragma omp parallel for private\(patch_repair_openmp_probe_undeclared\)` above the loop at src\/matvec\.c:\d+/);
     expect(refusal[0]).toMatch(/compile\.sh must pass \$CC\/\$CXX and \$CFLAGS\/\$CXXFLAGS from (par|seq)_settings\.json/);
@@ -64,7 +65,7 @@ describe('every mode that builds runs the probe', () => {
     const before = snapshotTree(root, outsideRepairFolder);
     const run = await cli(dotDir, '--backend', 'builtin', '-s', '3', ...(mode === '--dry-run' ? [mode] : []));
     expect(run.exitCode, run.stdout + run.stderr).toBe(3);
-    expect(run.stderr).toMatch(/^patch-repair: OpenMP probe: the build passed/);
+    expect(run.stderr).toMatch(/^patch-repair: OpenMP probe: the build passed/m);
     expect(readResults(dotDir).run).toMatchObject({ exit_code: 3, openmp_probe: { status: 'compiled' } });
     expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
   });

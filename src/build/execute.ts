@@ -5,24 +5,16 @@
 // execute.sh lives in the configuration's own folder in both layouts.
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BuildConfig, DotDiscopop } from '../formats/types.js';
-import { compileLayout, workspacePath } from './compile.js';
-import type { Launcher, StepOutcome } from './launcher.js';
+import type { BuildConfig } from '../formats/types.js';
+import { compileLayout, workspacePath, type CompileRequest } from './compile.js';
+import type { StepOutcome } from './launcher.js';
 
 export function executeScriptOf(config: Pick<BuildConfig, 'dir'>): string {
   return join(config.dir, 'execute.sh');
 }
 
-export interface ExecuteRequest {
-  dp: DotDiscopop;
-  launcher: Launcher;
-  /** Names the step where the launcher shows it. */
-  label: string;
-  workspaceRoot: string;
-  threads: number;
-  timeoutMs: number;
-  signal: AbortSignal;
-}
+/** What a run needs is what a build needs: the same script environment, launcher and limits. */
+export type ExecuteRequest = CompileRequest;
 
 /**
  * stderr joins stdout, as with compile.sh: the Slurm launcher merges them anyway, and one stream

@@ -242,11 +242,11 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     const { dotDir } = useFixture('demo');
     prependToCompile(dotDir, "grep -q 'pragma omp' src/matvec.c && { echo 'partial output before the hang'; sleep 600; }");
     const work = workDir();
-    const run = await cli(dotDir, ['--discover-only', '--launcher', 'slurm', '--build-timeout', '4', '--work-dir', work]);
+    const run = await cli(dotDir, ['--discover-only', '--launcher', 'slurm', '--build-timeout', '10', '--work-dir', work]);
     expect(run.exitCode, run.stderr).toBe(1);
     const file = results(dotDir);
-    expect(file.run.options).toMatchObject({ buildTimeoutS: 4, launcher: 'slurm' });
-    expect(file.suggestions.find((s) => s.id === '3')).toMatchObject({ status: 'failed', first_error: 'compile.sh did not finish within 4 s and was stopped' });
+    expect(file.run.options).toMatchObject({ buildTimeoutS: 10, launcher: 'slurm' });
+    expect(file.suggestions.find((s) => s.id === '3')).toMatchObject({ status: 'failed', first_error: 'compile.sh did not finish within 10 s and was stopped' });
     expect(file.suggestions.find((s) => s.id === '2')).toMatchObject({ status: 'failed', error_class: 'duplicate-data-sharing' });
     expect(await ourJobs()).toEqual([]);
     expect(processesIn(work)).toEqual([]);

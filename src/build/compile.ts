@@ -17,6 +17,8 @@ export interface CompileRequest {
   threads: number;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Set over the layout's environment (the reference build's compiler recorder). */
+  extraEnv?: Record<string, string>;
 }
 
 export interface CompileLayout {
@@ -82,7 +84,7 @@ export async function runCompileScript(request: CompileRequest): Promise<StepOut
     label: request.label,
     command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
     cwd: layout.cwd,
-    env: layout.env,
+    env: { ...layout.env, ...request.extraEnv },
     timeoutMs: request.timeoutMs,
     signal: request.signal,
   });

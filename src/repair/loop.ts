@@ -6,7 +6,7 @@ import { builtinRepair } from '../builtin/index.js';
 import type { CallResult, Conversation } from '../agent/types.js';
 import type { CallUsage } from '../formats/events.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
-import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
+import { builtinRunFinding, followUpPrompt, rungPrompt, type BuiltinRunFinding, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
@@ -26,6 +26,13 @@ class SuggestionTally {
   usage: UsageTotals = NO_USAGE;
   builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
   lastRejection: string | null = null;
+  /** The built-in candidate check 7 rejected, told to every fresh agent conversation. */
+  builtinRunFinding: BuiltinRunFinding | null = null;
+
+  builtinRejected(answer: string | null, source: string, rejectedBy: string | null, reason: string): void {
+    this.builtin.declined = `rejected at ${rejectedBy}: ${reason}`;
+    if (rejectedBy === 'runs' && answer !== null) this.builtinRunFinding = builtinRunFinding(answer, source.slice(BUILTIN_SOURCE_PREFIX.length), reason);
+  }
 }
 
 /**
@@ -55,7 +62,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     await deps.tries.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
     if (verification.accepted) return accepted(verification, last, common(), task);
     Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
-    if (last.tier === 'builtin') tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
+    if (last.tier === 'builtin') tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
     else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
   }
 
@@ -105,7 +112,8 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
     if (t.tier === 'builtin') {
       tally.builtin.tries += 1;
       tally.builtin.accepted = t.outcome === 'accepted';
-      tally.builtin.declined = t.outcome === 'declined' ? `declined: ${t.reason ?? ''}` : t.outcome === 'rejected' ? `rejected at ${t.rejectedBy}: ${t.reason}` : null;
+      tally.builtin.declined = t.outcome === 'declined' ? `declined: ${t.reason ?? ''}` : null;
+      if (t.outcome === 'rejected') tally.builtinRejected(t.answer, t.source, t.rejectedBy, t.reason ?? '');
       continue;
     }
     tally.calls += 1;
@@ -148,7 +156,7 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionT
   const source = `${BUILTIN_SOURCE_PREFIX}${result.rules.join(', ')}`;
   await deps.tries.write({ ...record, source, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
   tally.builtin.accepted = verification.accepted;
-  if (!verification.accepted) tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
+  if (!verification.accepted) tally.builtinRejected(result.text, source, verification.rejectedBy, verification.reason);
   return { verification, place: { tier: 'builtin', attempt, source } };
 }
 
@@ -179,7 +187,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
       let prompt: BuiltPrompt =
         resuming && start.followUp
           ? followUpPrompt({ ladder, task, check: start.followUp.check, reason: start.followUp.reason, limits: options })
-          : rungPrompt({ ladder, conversation: conversationNo, task, limits: options });
+          : rungPrompt({ ladder, conversation: conversationNo, task, limits: options, builtinFinding: tally.builtinRunFinding });
       for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
         // Repeat the call in place until it is answered; unanswered calls use their own allowance.
         for (;;) {

@@ -15,7 +15,7 @@ import type { SuggestionRecord } from '../formats/results.js';
 import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord } from '../formats/run-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
-import { AttemptStore, writeBack, WriteBackFailed, writtenPaths } from '../store/index.js';
+import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
 import type { RunContext } from './session.js';
 import type { Failing, RunTally } from './tally.js';
 
@@ -35,7 +35,7 @@ export async function repairStage(
     pool: o.pool,
     agent,
     emit,
-    attempts: new AttemptStore(options.dotDir),
+    tries: new AttemptStore(options.dotDir),
     signal: interrupt.signal,
     budget: tally.budget,
     scratchDir: context.scratchDir,
@@ -67,7 +67,7 @@ export async function repairStage(
         }
         else {
           record.status = 'not_applied';
-          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
         }
       }
       await tally.finish(record);
@@ -110,19 +110,16 @@ async function writeRepair(
   remaining: number,
 ): Promise<string | null> {
   faultPoint('pipeline.before-write-back');
-  let written;
-  try {
-    written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
-  } catch (error) {
-    if (!(error instanceof WriteBackFailed)) throw error;
+  const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
+  if (!written.written) {
     record.status = 'not_applied';
-    record.reason = `verified repair not written: ${error.message}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
-    const stop = error.affectsEveryWrite && remaining > 0;
+    record.reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
+    const stop = written.affectsEveryWrite && remaining > 0;
     const next = stop
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
       : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
     context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${record.reason}; ${next}` });
-    return stop ? `the write-back of suggestion ${suggestion.id} failed (${error.message})` : null;
+    return stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null;
   }
   record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
   Object.assign(record, writtenPaths(suggestion.id, record.changed_files));

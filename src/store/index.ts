@@ -4,7 +4,7 @@ export { acquireLock, lockPath, type RunLock } from './lock.js';
 export { createRunScratch, cleanupStaleScratch, scratchRecordPath, type RunScratch } from './scratch.js';
 export { startRun, historyDir } from './history.js';
 export { readRunState, RunStateWriter, runStatePath } from './run-state.js';
-export { writeBack, recoverWriteBack, unwritableSuggestionFolders, WriteBackFailed, type WriteBackResult } from './write-back.js';
+export { writeBack, recoverWriteBack, unwritableSuggestionFolders, type WriteBackDone, type WriteBackResult } from './write-back.js';
 export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
 export { AttemptStore, carryOverTries, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';

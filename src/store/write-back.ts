@@ -21,11 +21,27 @@ import { digestBytes, digestDir, digestSet, patchFileName, readSet, tempNameFor 
 import { removeTempFiles } from './install-set.js';
 import { finishRestore } from './restore-one.js';
 
-export interface WriteBackResult {
+export type WriteBackResult = WriteBackDone | WriteBackUndone;
+
+export interface WriteBackDone {
+  written: true;
   /** Digest of the set now in patch_generator/<id>/ (what backups/<id>.written records). */
   digest: string;
   /** File ids whose patch file was replaced or added; empty when the set was already in place. */
   changedFiles: string[];
+}
+
+/**
+ * A write-back that could not be done (a read-only patch_generator/, no permission, a full disk,
+ * or what was written is not what was verified), and has been undone: patch_generator/<id>/ holds
+ * the generated set, no backup or journal of it was left, and the verified repair is still in attempts/.
+ */
+export interface WriteBackUndone {
+  written: false;
+  /** In words, naming the file. */
+  problem: string;
+  /** A cause that every later write-back would meet as well. */
+  affectsEveryWrite: boolean;
 }
 
 type WriteBackJournal = Extract<Journal, { kind: 'write-back' }>;
@@ -46,7 +62,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     changes.set(name, bytes);
     changedFiles.push(fileId);
   }
-  if (changes.size === 0) return { digest: digestSet(current), changedFiles };
+  if (changes.size === 0) return { written: true, digest: digestSet(current), changedFiles };
 
   const target = new Map(current);
   for (const [name, bytes] of changes) target.set(name, bytes);
@@ -62,7 +78,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   try {
     await writeJournal(dotDir, journal);
   } catch (error) {
-    throw new WriteBackFailed(id, journalPath(dotDir, id), error);
+    return couldNotWrite(journalPath(dotDir, id), error);
   }
   faultPoint('write-back.after-journal-prepared');
   try {
@@ -78,7 +94,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   } catch (error) {
     // Nothing in the folder has changed yet: undone here and now, as the next start would.
     await undoPrepared(dotDir, journal);
-    throw new WriteBackFailed(id, failedPath(error, dir), error);
+    return couldNotWrite(failedPath(error, dir), error);
   }
   faultPoint('write-back.after-commit');
 
@@ -92,41 +108,23 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     // Some files may be renamed already; the backup puts the generated set back. Should that fail
     // too, the committed journal stays and the next start finishes the job.
     await undoFromBackup(dotDir, id, `the write-back failed: ${systemErrorWords(error)}`);
-    throw new WriteBackFailed(id, failedPath(error, dir), error);
+    return couldNotWrite(failedPath(error, dir), error);
   }
 
   const problem = await compareWithTarget(dir, target);
   if (problem) {
     await undoFromBackup(dotDir, id, `re-reading the written patch set found ${problem}`);
-    throw new Error(
-      `${dir}: ${problem} after the write-back; the generated patch set was put back from ${id}'s backup`,
-    );
+    return { written: false, problem: `${dir}: ${problem} after the write-back`, affectsEveryWrite: false };
   }
   faultPoint('write-back.before-written');
   await writeWrittenDigest(dotDir, id, journal.target_digest);
   faultPoint('write-back.after-written');
   await removeJournal(dotDir, id);
-  return { digest: journal.target_digest, changedFiles };
+  return { written: true, digest: journal.target_digest, changedFiles };
 }
 
-/**
- * A write-back that could not write (a read-only patch_generator/, no permission, a full disk).
- * It has been undone: patch_generator/<id>/ holds the generated set, no backup or journal of it
- * was left, and the verified repair is still in attempts/.
- */
-export class WriteBackFailed extends Error {
-  constructor(
-    readonly id: string,
-    readonly path: string,
-    override readonly cause: unknown,
-  ) {
-    super(fileProblem(path, 'write', cause));
-  }
-
-  /** A cause that every later write-back would meet as well. */
-  get affectsEveryWrite(): boolean {
-    return ['EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(systemErrorCode(this.cause) ?? '');
-  }
+function couldNotWrite(path: string, cause: unknown): WriteBackUndone {
+  return { written: false, problem: fileProblem(path, 'write', cause), affectsEveryWrite: ['EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(systemErrorCode(cause) ?? '') };
 }
 
 /** Where it failed: the file Node names when it lies in the suggestion folder, else that folder. */

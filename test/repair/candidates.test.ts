@@ -188,14 +188,14 @@ describe('in the attempt loop', () => {
       pool: project.pool,
       agent,
       emit: project.emit,
-      attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
+      tries: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
       signal: new AbortController().signal,
       budget: new RunBudget({}),
       scratchDir: scratch,
       ladder,
     };
     const outcome = await repairSuggestion(project.task, repairDeps);
-    expect(outcome).toMatchObject({ status: 'repaired', attempts: 2, acceptedAttempt: 2 });
+    expect(outcome).toMatchObject({ status: 'repaired', calls: 2, acceptedTry: 2 });
 
     expect(written.map((t) => t.verification?.candidates.map((c) => [c.candidate, c.accepted, c.accepted ? null : c.rejectedBy]))).toEqual([
       [

@@ -1,15 +1,14 @@
 // Small real C programs for check 7 (--check-run): a .discopop folder with one suggestion whose
 // generated directive names an LLVM temporary (so it fails to build and goes to repair), an
 // execute.sh, and either configuration layout. Builds and runs use the real BuildPool, gcc or clang.
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BuildPool } from '../../src/build/index.js';
-import { readDotDiscopop } from '../../src/discopop/index.js';
 import type { EventInput } from '../../src/formats/events.js';
 import type { RepairTask } from '../../src/formats/task.js';
 import type { DotDiscopop } from '../../src/formats/types.js';
-import { applyFilePatch, parsePatches } from '../../src/patch/index.js';
+import { openFailingTask } from './project.js';
 
 /**
  * Each iteration writes `t`, sleeps, then reads it: with `t` shared, another thread overwrites it
@@ -136,27 +135,14 @@ export async function createRunProject(o: RunProjectFiles): Promise<RunProject> 
   const scratch = path.join(root, 'scratch');
   await mkdir(scratch, { recursive: true });
 
-  const dp = await readDotDiscopop(dot, 'tiny');
-  const events: EventInput[] = [];
-  const pool = await BuildPool.create({ dp, scratchDir: scratch, jobs: 1, threads: 1, timeoutMs: 120_000, signal: new AbortController().signal, emit: (e) => void events.push(e) });
-  const suggestion = dp.suggestions[0]!;
-  const generated = new Map(suggestion.files.map((f) => [f.fileId, f.text]));
-  const sources = new Map<string, string>();
-  const patched = new Map<string, string>();
-  for (const file of suggestion.files) {
-    const source = await readFile(file.source.path, 'utf8');
-    sources.set(file.fileId, source);
-    patched.set(file.fileId, applyFilePatch(source, parsePatches(file.text).patches[0]!).result!);
-  }
-  const build = await pool.build(suggestion.id, generated, 'discovery');
-  if (build.ok) throw new Error(`the generated directive ${o.generated} was meant to fail to build`);
+  const { dp, pool, task, events } = await openFailingTask(dot, scratch, `the generated directive ${o.generated} was meant to fail to build`);
   return {
     root,
     dot,
     scratch,
     dp,
     pool,
-    task: { suggestion, sources, generated, patched, build },
+    task,
     events,
     async dispose() {
       await pool.dispose();

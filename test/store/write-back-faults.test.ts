@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
 import { digestDir, recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
-import type { Suggestion } from '../../src/formats/types.js';
+import type { PatchSet, Suggestion } from '../../src/formats/types.js';
 import {
   assertDistIsFresh,
   describeRun,
@@ -59,16 +59,22 @@ async function setUp(scenario: Scenario): Promise<string> {
   if (scenario === 'repaired-earlier') {
     await writeSuggestion(dotDir, ID, generated);
     const earlier = new Map(Object.entries(earlierRepair).map(([name, text]) => [name.replace('.patch', ''), text]));
-    await writeBack(dotDir, suggestion(dotDir), earlier);
+    await written(dotDir, earlier);
     return dotDir;
   }
   if (scenario === 'stale-backup') {
     // An earlier repair of an older generation; the generator has since rewritten the suggestion.
     await writeSuggestion(dotDir, ID, olderGeneration);
-    await writeBack(dotDir, suggestion(dotDir), new Map([['1', patchText('1', '#pragma omp parallel for private(k) ')]]));
+    await written(dotDir, new Map([['1', patchText('1', '#pragma omp parallel for private(k) ')]]));
   }
   await writeSuggestion(dotDir, ID, generated);
   return dotDir;
+}
+
+/** A write-back the scenario needs done before the kill under test. */
+async function written(dotDir: string, canonical: PatchSet): Promise<void> {
+  const result = await writeBack(dotDir, suggestion(dotDir), canonical);
+  if (!result.written) throw new Error(result.problem);
 }
 
 const folder = (dotDir: string) => join(dotDir, 'patch_generator', ID);
@@ -129,7 +135,7 @@ describe('restore killed at every fault point', () => {
   for (const point of restorePoints) {
     it(`${point}: the next start finishes the restore`, async () => {
       const dotDir = await setUp('fresh');
-      await writeBack(dotDir, suggestion(dotDir), new Map(Object.entries(canonical)));
+      await written(dotDir, new Map(Object.entries(canonical)));
       const outcome = await runChild({ op: 'restore', dotDir }, point);
       expect(outcome.kind === 'signaled' && outcome.signal === 'SIGKILL', describeRun(outcome)).toBe(true);
       await recoverWriteBack(dotDir);

@@ -4,9 +4,9 @@
 import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { digestDir, restoreAll, restoreLogPath, writeBack } from '../../src/store/index.js';
-import type { Suggestion } from '../../src/formats/types.js';
-import { assertDistIsFresh, makeDotDir, patchText, readFolder, removeDotDir, runChild, writeSuggestion } from './helpers.js';
+import { digestDir, restoreAll, restoreLogPath, writeBack, type WriteBackDone, type WriteBackResult } from '../../src/store/index.js';
+import type { PatchSet, Suggestion } from '../../src/formats/types.js';
+import { assertDistIsFresh, describeRun, makeDotDir, patchText, readFolder, removeDotDir, runChild, writeSuggestion } from './helpers.js';
 
 let dotDir = '';
 beforeAll(assertDistIsFresh);
@@ -15,6 +15,13 @@ afterEach(async () => removeDotDir(dotDir));
 const suggestion = (id: string): Suggestion => ({ id, dir: join(dotDir, 'patch_generator', id), files: [], pattern: null, hotspot: null });
 const folder = (id: string) => join(dotDir, 'patch_generator', id);
 const backups = () => join(dotDir, 'patch_repair', 'backups');
+
+/** A write-back the test expects to be done. */
+async function written(id: string, canonical: PatchSet): Promise<WriteBackDone> {
+  const result = await writeBack(dotDir, suggestion(id), canonical);
+  if (!result.written) throw new Error(result.problem);
+  return result;
+}
 
 const generated = {
   '1.patch': patchText('1', '#pragma omp parallel for private(i) reduction(+:sum) '),
@@ -27,7 +34,7 @@ it('replaces only the files the repair changed, backs up the generated set and r
   await writeSuggestion(dotDir, '4', generated);
   const untouched = await stat(join(folder('4'), '2.patch'));
 
-  const result = await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1], ['2', generated['2.patch']]]));
+  const result = await written('4', new Map([['1', fixed1], ['2', generated['2.patch']]]));
 
   expect(result.changedFiles).toEqual(['1']);
   expect(await readFolder(folder('4'))).toEqual({ '1.patch': fixed1, '2.patch': generated['2.patch'] });
@@ -41,7 +48,7 @@ it('replaces only the files the repair changed, backs up the generated set and r
 it('writes nothing and makes no backup when the set is already in place', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
-  const result = await writeBack(dotDir, suggestion('4'), new Map([['2', generated['2.patch']]]));
+  const result = await written('4', new Map([['2', generated['2.patch']]]));
   expect(result.changedFiles).toEqual([]);
   expect(await readFolder(backups())).toEqual({});
 });
@@ -49,9 +56,9 @@ it('writes nothing and makes no backup when the set is already in place', async 
 it('keeps the generated backup when an earlier repair is repaired again', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
-  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  await written('4', new Map([['1', fixed1]]));
   const again = patchText('1', '#pragma omp parallel for reduction(+:sum) shared(a) ');
-  await writeBack(dotDir, suggestion('4'), new Map([['1', again]]));
+  await written('4', new Map([['1', again]]));
   expect(await readFolder(join(backups(), '4'))).toEqual(generated);
   await restoreAll(dotDir);
   expect(await readFolder(folder('4'))).toEqual(generated);
@@ -61,8 +68,8 @@ it('--restore puts every repaired set back byte for byte, removing files the rep
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
   await writeSuggestion(dotDir, '12', { '3.patch': patchText('3', '#pragma omp parallel for ') });
-  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1], ['5', patchText('5', '#include <omp.h>')]]));
-  await writeBack(dotDir, suggestion('12'), new Map([['3', patchText('3', '#pragma omp parallel for shared(x) ')]]));
+  await written('4', new Map([['1', fixed1], ['5', patchText('5', '#include <omp.h>')]]));
+  await written('12', new Map([['3', patchText('3', '#pragma omp parallel for shared(x) ')]]));
 
   const summary = await restoreAll(dotDir);
 
@@ -79,7 +86,7 @@ it('--restore puts every repaired set back byte for byte, removing files the rep
 it('--restore leaves a suggestion the generator rewrote since the repair alone and drops its stale backup', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
-  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  await written('4', new Map([['1', fixed1]]));
   const regenerated = { '1.patch': patchText('1', '#pragma omp parallel for simd '), '2.patch': generated['2.patch'] };
   await writeSuggestion(dotDir, '4', regenerated);
 
@@ -96,11 +103,11 @@ it('--restore leaves a suggestion the generator rewrote since the repair alone a
 it('a repair of a regenerated suggestion replaces the stale backup with the new generation', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
-  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  await written('4', new Map([['1', fixed1]]));
   const regenerated = { '1.patch': patchText('1', '#pragma omp parallel for simd '), '2.patch': generated['2.patch'] };
   await writeSuggestion(dotDir, '4', regenerated);
 
-  await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
+  await written('4', new Map([['1', fixed1]]));
 
   expect(await readFolder(join(backups(), '4'))).toEqual(regenerated);
   await restoreAll(dotDir);
@@ -135,17 +142,29 @@ it('refuses a file id that could leave the suggestion folder', async () => {
   expect(await readFolder(folder('4'))).toEqual(generated);
 });
 
-it('puts the generated set back and fails when what was written is not what was verified', async () => {
+it('puts the generated set back and says so when what was written is not what was verified', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
   const outcome = await runChild(
     { op: 'write-back-tampered', dotDir, id: '4', canonical: { '1': fixed1 }, tamper: join(folder('4'), '1.patch') },
     'write-back.after-rename:SIGUSR2',
   );
-  expect(outcome.kind === 'exited' && outcome.exitCode !== 0).toBe(true);
-  expect(outcome.kind === 'exited' && outcome.stderr).toContain('1.patch differs from the verified patch');
+  expect(outcome.kind === 'exited' && outcome.exitCode, describeRun(outcome)).toBe(0);
+  const result = JSON.parse(outcome.kind === 'exited' ? outcome.stdout : '{}') as WriteBackResult;
+  expect(result).toEqual({ written: false, problem: `${folder('4')}: 1.patch differs from the verified patch after the write-back`, affectsEveryWrite: false });
   expect(await readFolder(folder('4'))).toEqual(generated);
   expect(await readFolder(backups())).toEqual({});
+  expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
+});
+
+it('undoes a write-back that cannot put a file in place and says why, leaving the generated set', async () => {
+  dotDir = await makeDotDir();
+  await writeSuggestion(dotDir, '4', generated);
+  // A folder where the repair's new patch file belongs: its rename fails, as root too.
+  await mkdir(join(folder('4'), '3.patch', 'x'), { recursive: true });
+  const result = await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1], ['3', patchText('3', '#include <omp.h>')]]));
+  expect(result).toEqual({ written: false, problem: `${folder('4')}: is a folder, expected a file`, affectsEveryWrite: false });
+  expect(await readFolder(folder('4'))).toEqual({ ...generated, '3.patch/': '(folder)' });
   expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
 });
 

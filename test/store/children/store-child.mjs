@@ -8,7 +8,8 @@ const request = JSON.parse(process.argv[2]);
 switch (request.op) {
   case 'write-back': {
     const canonical = new Map(Object.entries(request.canonical));
-    await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    const result = await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    if (!result.written) throw new Error(result.problem);
     break;
   }
   case 'write-back-tampered': {
@@ -16,7 +17,8 @@ switch (request.op) {
     // the test delivers the signal from a fault point.
     process.on('SIGUSR2', () => writeFileSync(request.tamper, 'changed behind our back\n'));
     const canonical = new Map(Object.entries(request.canonical));
-    await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    const result = await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    process.stdout.write(JSON.stringify(result));
     break;
   }
   case 'try-lock': {

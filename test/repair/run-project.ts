@@ -1,15 +1,14 @@
 // Check 7's small real projects (test/helpers/run-project-files.mjs) opened for the repair stage:
 // the suggestion's generated directive fails to build, so it goes to repair. Builds and runs use
 // the real BuildPool, gcc or clang.
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { BuildPool } from '../../src/build/index.js';
-import { readDotDiscopop } from '../../src/discopop/index.js';
 import type { EventInput } from '../../src/formats/events.js';
 import type { RepairTask } from '../../src/formats/task.js';
 import type { DotDiscopop } from '../../src/formats/types.js';
-import { applyFilePatch, parsePatches } from '../../src/patch/index.js';
 import { answerText, writeRunProject, type RunProjectFiles } from '../helpers/run-project-files.mjs';
+import { openFailingTask } from './project.js';
 
 export { answerText, EXECUTE_PRINTS, insertionDiff, RACE_C, RACE_LOOP_LINE, writeRunProject, type Layout, type RunProjectFiles } from '../helpers/run-project-files.mjs';
 
@@ -52,27 +51,14 @@ export async function createRunProject(o: RunProjectFiles): Promise<RunProject> 
   const scratch = path.join(root, 'scratch');
   await mkdir(scratch, { recursive: true });
 
-  const dp = await readDotDiscopop(dot, 'tiny');
-  const events: EventInput[] = [];
-  const pool = await BuildPool.create({ dp, scratchDir: scratch, jobs: 1, threads: 1, timeoutMs: 120_000, signal: new AbortController().signal, emit: (e) => void events.push(e) });
-  const suggestion = dp.suggestions[0]!;
-  const generated = new Map(suggestion.files.map((f) => [f.fileId, f.text]));
-  const sources = new Map<string, string>();
-  const patched = new Map<string, string>();
-  for (const file of suggestion.files) {
-    const source = await readFile(file.source.path, 'utf8');
-    sources.set(file.fileId, source);
-    patched.set(file.fileId, applyFilePatch(source, parsePatches(file.text).patches[0]!).result!);
-  }
-  const build = await pool.build(suggestion.id, generated, 'discovery');
-  if (build.ok) throw new Error(`the generated directive ${o.generated} was meant to fail to build`);
+  const { dp, pool, task, events } = await openFailingTask(dot, scratch, `the generated directive ${o.generated} was meant to fail to build`);
   return {
     root,
     dot,
     scratch,
     dp,
     pool,
-    task: { suggestion, sources, generated, patched, build },
+    task,
     events,
     async dispose() {
       await pool.dispose();

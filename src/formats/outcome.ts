@@ -29,7 +29,7 @@ export interface VerifyBuilder {
 }
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
-export interface AttemptRecorder {
+export interface TryRecorder {
   /** An answer as soon as it arrives, before verification: a resumed run checks it instead of asking again. */
   writeAnswer(t: TryPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void>;
   write(record: AttemptRecord): Promise<void>;
@@ -55,8 +55,8 @@ export interface BuiltinInfo {
 }
 
 export interface OutcomeCommon {
-  /** Agent calls made, answered and unanswered. */
-  attempts: number;
+  /** Agent calls made, answered and unanswered (results.json `attempts`). */
+  calls: number;
   unanswered: number;
   builtin: BuiltinInfo;
   /** The first error of the failing generated build (results.json `first_error`). */
@@ -79,7 +79,7 @@ export interface RepairedOutcome extends OutcomeCommon {
   /** File ids whose patch differs from the generated one. */
   changedFiles: string[];
   /** Number of the accepted try under attempts/<id>/. */
-  acceptedAttempt: number;
+  acceptedTry: number;
   tier: 'builtin' | 'agent';
   /** The built-in rules that made the repair, as the accepted try's verdict names them; null for an agent's. */
   builtinRule: string | null;

@@ -66,11 +66,11 @@ export function outcomeRecord(
   outcome: RepairOutcome,
   o: AgentIdentity & { dryRun: boolean },
 ): SuggestionRecord {
-  const usedAgent = outcome.attempts > 0;
+  const usedAgent = outcome.calls > 0;
   const common = {
     ...baseRecord(suggestion),
     ...failure(build),
-    attempts: outcome.attempts,
+    attempts: outcome.calls,
     unanswered: outcome.unanswered,
     builtin: outcome.builtin,
     backend: usedAgent ? o.backend : outcome.builtin.tries > 0 ? 'builtin' : null,
@@ -86,7 +86,7 @@ export function outcomeRecord(
       backend: outcome.tier === 'builtin' ? 'builtin' : o.backend,
       model: outcome.tier === 'builtin' ? null : o.model,
       changed_files: outcome.changedFiles,
-      accepted_attempt: outcome.acceptedAttempt,
+      accepted_attempt: outcome.acceptedTry,
       builtin_rule: outcome.builtinRule,
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,

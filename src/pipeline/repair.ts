@@ -35,7 +35,7 @@ export async function repairStage(
     pool: o.pool,
     agent,
     emit,
-    attempts: new AttemptStore(options.dotDir),
+    tries: new AttemptStore(options.dotDir),
     signal: interrupt.signal,
     budget: tally.budget,
     scratchDir: context.scratchDir,
@@ -67,7 +67,7 @@ export async function repairStage(
         }
         else {
           record.status = 'not_applied';
-          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
         }
       }
       await tally.finish(record);
@@ -113,7 +113,7 @@ async function writeRepair(
   const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
   if (!written.written) {
     record.status = 'not_applied';
-    record.reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
+    record.reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
     const stop = written.affectsEveryWrite && remaining > 0;
     const next = stop
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`

@@ -3,7 +3,7 @@
 import type { Agent } from '../agent/types.js';
 import type { Emit } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
-import type { AttemptRecorder, VerifyBuilder } from '../formats/outcome.js';
+import type { TryRecorder, VerifyBuilder } from '../formats/outcome.js';
 import type { DotDiscopop } from '../formats/types.js';
 import type { RunBudget } from './budget.js';
 import type { PromptLadder } from './ladder.js';
@@ -16,7 +16,7 @@ export interface RepairDeps {
   /** null = no agent CLI installed (or `--backend builtin`): the built-in repairer alone. */
   agent: Agent | null;
   emit: Emit;
-  attempts: AttemptRecorder;
+  tries: TryRecorder;
   signal: AbortSignal;
   /** Shared by every suggestion of the run: cost, endpoint-down and fatal-error state. */
   budget: RunBudget;

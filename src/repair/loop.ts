@@ -6,7 +6,7 @@ import { builtinRepair } from '../builtin/index.js';
 import type { CallResult, Conversation } from '../agent/types.js';
 import type { CallUsage } from '../formats/events.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
-import { followUpPrompt, rungPrompt, type BuiltPrompt } from './prompt.js';
+import { builtinRunFinding, followUpPrompt, rungPrompt, type BuiltinRunFinding, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
@@ -26,6 +26,13 @@ class SuggestionTally {
   usage: UsageTotals = NO_USAGE;
   builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
   lastRejection: string | null = null;
+  /** The built-in candidate check 7 rejected, told to every fresh agent conversation. */
+  builtinRunFinding: BuiltinRunFinding | null = null;
+
+  builtinRejected(answer: string | null, source: string, rejectedBy: string | null, reason: string): void {
+    this.builtin.declined = `rejected at ${rejectedBy}: ${reason}`;
+    if (rejectedBy === 'runs' && answer !== null) this.builtinRunFinding = builtinRunFinding(answer, source.slice(BUILTIN_SOURCE_PREFIX.length), reason);
+  }
 }
 
 /**
@@ -36,7 +43,7 @@ class SuggestionTally {
 export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior: readonly PriorTry[] = []): Promise<RepairOutcome> {
   const tally = new SuggestionTally();
   const common = (): OutcomeCommon => ({
-    attempts: tally.calls,
+    calls: tally.calls,
     unanswered: tally.unanswered,
     builtin: tally.builtin,
     firstError: task.build.firstError ?? null,
@@ -52,10 +59,10 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
   if (last && last.answer !== null && (last.outcome === 'pending' || last.outcome === 'accepted')) {
     const verification = await checkAnswer(last.answer, task, deps, last.attempt);
     const record = { id: task.suggestion.id, attempt: last.attempt, tier: last.tier, conversation: last.conversation, turn: last.turn, source: last.source, prompt: last.prompt, usage: null } satisfies Partial<AttemptRecord>;
-    await deps.attempts.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
+    await deps.tries.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
     if (verification.accepted) return accepted(verification, last, common(), task);
     Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
-    if (last.tier === 'builtin') tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
+    if (last.tier === 'builtin') tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
     else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
   }
 
@@ -105,7 +112,8 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
     if (t.tier === 'builtin') {
       tally.builtin.tries += 1;
       tally.builtin.accepted = t.outcome === 'accepted';
-      tally.builtin.declined = t.outcome === 'declined' ? `declined: ${t.reason ?? ''}` : t.outcome === 'rejected' ? `rejected at ${t.rejectedBy}: ${t.reason}` : null;
+      tally.builtin.declined = t.outcome === 'declined' ? `declined: ${t.reason ?? ''}` : null;
+      if (t.outcome === 'rejected') tally.builtinRejected(t.answer, t.source, t.rejectedBy, t.reason ?? '');
       continue;
     }
     tally.calls += 1;
@@ -141,14 +149,14 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionT
   const record = { id, attempt, tier: 'builtin', conversation: 0, turn: 0, prompt: null, usage: null } satisfies Partial<AttemptRecord>;
   if (result.kind === 'declined') {
     tally.builtin.declined = `declined: ${result.reason}`;
-    await deps.attempts.write({ ...record, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, verification: null });
+    await deps.tries.write({ ...record, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, verification: null });
     return null;
   }
   const verification = await checkAnswer(result.text, task, deps, attempt);
   const source = `${BUILTIN_SOURCE_PREFIX}${result.rules.join(', ')}`;
-  await deps.attempts.write({ ...record, source, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
+  await deps.tries.write({ ...record, source, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
   tally.builtin.accepted = verification.accepted;
-  if (!verification.accepted) tally.builtin.declined = `rejected at ${verification.rejectedBy}: ${verification.reason}`;
+  if (!verification.accepted) tally.builtinRejected(result.text, source, verification.rejectedBy, verification.reason);
   return { verification, place: { tier: 'builtin', attempt, source } };
 }
 
@@ -179,7 +187,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
       let prompt: BuiltPrompt =
         resuming && start.followUp
           ? followUpPrompt({ ladder, task, check: start.followUp.check, reason: start.followUp.reason, limits: options })
-          : rungPrompt({ ladder, conversation: conversationNo, task, limits: options });
+          : rungPrompt({ ladder, conversation: conversationNo, task, limits: options, builtinFinding: tally.builtinRunFinding });
       for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
         // Repeat the call in place until it is answered; unanswered calls use their own allowance.
         for (;;) {
@@ -207,14 +215,14 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
             tally.answered += 1;
             conversation = result.conversation;
             const verification = await checkAnswer(result.text, task, deps, attempt);
-            await deps.attempts.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
+            await deps.tries.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
             if (verification.accepted) return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
             tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
             prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
             break;
           }
           if (called) tally.unanswered += 1;
-          await deps.attempts.write({ ...record, answer: null, callOutcome: result.reason, callDetail: result.detail, verification: null });
+          await deps.tries.write({ ...record, answer: null, callOutcome: result.reason, callDetail: result.detail, verification: null });
           if (result.kind === 'fatal') {
             deps.budget.setFatal(result.reason, result.detail);
             return stopped('skipped', deps.budget.stop()!.reason);
@@ -243,7 +251,7 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
   const result = await deps.agent!.call(conversation, prompt.text, AbortSignal.any([deps.signal, deps.budget.signal]));
   // Recorded before anything else happens: from here on a killed run never asks for it again.
   if (result.kind === 'answered') {
-    await deps.attempts.writeAnswer({ id, attempt, tier: 'agent', conversation: at.conversationNo, turn: at.turn, source: prompt.template, prompt: prompt.text, answer: result.text, usage: addUsage(NO_USAGE, result.usage) });
+    await deps.tries.writeAnswer({ id, attempt, tier: 'agent', conversation: at.conversationNo, turn: at.turn, source: prompt.template, prompt: prompt.text, answer: result.text, usage: addUsage(NO_USAGE, result.usage) });
   }
   deps.emit({
     type: 'call-finished',
@@ -282,7 +290,7 @@ function accepted(verification: Verification & { accepted: true }, place: Accept
     status: 'repaired',
     canonical: verification.canonical,
     changedFiles: verification.changedFiles,
-    acceptedAttempt: place.attempt,
+    acceptedTry: place.attempt,
     tier: place.tier,
     builtinRule: place.tier === 'builtin' && place.source.startsWith(BUILTIN_SOURCE_PREFIX) ? place.source.slice(BUILTIN_SOURCE_PREFIX.length) : null,
     clauseChanges: verification.clauseChanges,

@@ -15,9 +15,29 @@ export interface BuiltPrompt {
   template: string;
 }
 
-export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task: RepairTask; limits: Limits }): BuiltPrompt {
+/**
+ * A built-in candidate that builds but that check 7 (--check-run) rejected: the agent starts from
+ * the same errors and would likely make the same edit, so its first prompt says what that edit
+ * was and how its runs differed.
+ */
+export interface BuiltinRunFinding {
+  /** The rules the built-in repairer applied. */
+  rules: string;
+  /** The directive lines its candidate added. */
+  directives: string[];
+  /** Check 7's rejection, the text a follow-up turn would carry. */
+  reason: string;
+}
+
+export function builtinRunFinding(answer: string, rules: string, reason: string): BuiltinRunFinding {
+  const directives = answer.split('\n').filter((line) => line.startsWith('+') && !line.startsWith('+++') && /#\s*pragma\s+omp/.test(line));
+  return { rules, directives: directives.map((line) => line.slice(1).trim()), reason };
+}
+
+export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task: RepairTask; limits: Limits; builtinFinding?: BuiltinRunFinding | null }): BuiltPrompt {
   const template = rungFor(o.ladder, o.conversation);
   const { task, limits } = o;
+  const finding = o.builtinFinding ? builtinFindingText(o.builtinFinding, limits.maxErrorChars) : '';
   const diagnostics = cutText(diagnosticsText(task), limits.maxErrorChars);
   const base: RungValues = {
     suggestion_id: task.suggestion.id,
@@ -29,7 +49,7 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
     context_lines: String(limits.contextLines),
     discopop_findings: findingsText(task.suggestion.pattern),
   };
-  const render = (values: RungValues) => renderTemplate(template, values);
+  const render = (values: RungValues) => renderTemplate(template, values) + finding;
   const uses = (name: string) => template.placeholders.has(name);
 
   // Shrink the context window step by step until the prompt fits or no context is left.
@@ -59,6 +79,20 @@ export function followUpPrompt(o: { ladder: PromptLadder; task: RepairTask; chec
     files: o.task.suggestion.files.map((f) => f.source.relPath).join(', '),
   });
   return { text, template: o.ladder.followUp.name };
+}
+
+function builtinFindingText(finding: BuiltinRunFinding, maxChars: number): string {
+  const directives = finding.directives.length > 0 ? `\n\n\`\`\`\n${finding.directives.join('\n')}\n\`\`\`` : '';
+  return [
+    '',
+    '',
+    '## What the built-in repairer tried',
+    '',
+    `The built-in repairer (${finding.rules}) fixed the compiler errors with the directive below; it builds and keeps the directives, but check 7 (--check-run, the program run with execute.sh) rejected it. Do not give that answer again.${directives}`,
+    '',
+    cutText(finding.reason, maxChars),
+    '',
+  ].join('\n');
 }
 
 /** Keeps the head (the first errors are the ones that matter) and says how much was dropped. */

@@ -1,5 +1,6 @@
 // --check-run through the built CLI: real gcc builds, real runs of execute.sh, the scripted agent
-// answering first with a repair that races and then with the right one.
+// answering first with a repair that races and then with the right one, after the built-in
+// repairer's candidate was dropped at check 7.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, processesIn, readEvents, readResults, runCli } from '../helpers/cli.js';
 import { isRunning } from '../helpers/process-state.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
-import { answerText, RACE_C, RACE_LOOP_LINE, writeRunProject, type RunProjectFiles } from '../repair/run-project.js';
+import { answerText, LAST_C, LAST_RIGHT, LAST_TWICE, RACE_C, RACE_LOOP_LINE, RACY, writeRunProject, type RunProjectFiles } from '../helpers/run-project-files.mjs';
 
 const BROKEN = '    #pragma omp parallel for shared(a,tmp_var7) private(t)';
-const RACY = '    #pragma omp parallel for shared(a,t)';
 const RIGHT = '    #pragma omp parallel for shared(a) private(t)';
 
 const folders: string[] = [];
@@ -31,26 +31,44 @@ async function agent(root: string, replies: ScriptedReply[]) {
 }
 
 describe('--check-run', () => {
-  it('rejects a repair that races, tells the agent where the output differs, and accepts the right one', async () => {
-    const { root, dot } = await project();
-    const { descriptorFile, stateFile } = await agent(root, [answerText(root, RACE_C, RACE_LOOP_LINE, RACY), answerText(root, RACE_C, RACE_LOOP_LINE, RIGHT)]);
+  it('drops a built-in repair that runs differently, tells the agent why, rejects its racy repair and accepts the right one', async () => {
+    const { root, dot } = await project({ mainC: LAST_C, generated: LAST_TWICE });
+    const { descriptorFile, stateFile } = await agent(root, [answerText(root, LAST_C, RACE_LOOP_LINE, RACY), answerText(root, LAST_C, RACE_LOOP_LINE, LAST_RIGHT)]);
     folders.push(path.dirname(descriptorFile));
-    const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', descriptorFile, '--no-builtin', '--check-run', '--run-threads', '2']);
+    const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', descriptorFile, '--check-run', '--run-threads', '2']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
     const calls = await scriptedCalls(stateFile);
     expect(calls).toHaveLength(2);
+    expect(calls[0]!.prompt).toContain('## What the built-in repairer tried');
+    expect(calls[0]!.prompt).toContain('The built-in repairer (keep-strongest-data-sharing) fixed the compiler errors with the directive below');
+    expect(calls[0]!.prompt).toContain('```\n#pragma omp parallel for shared(a) reduction(+:t)\n```');
+    expect(calls[0]!.prompt).toContain('at 2 threads, run 1 of 3: line 3: `last 598.000000` expected, `last 896.000000` got\nAt 1 thread the output matches.');
     expect(calls[1]!.prompt).toContain('"runs" check');
+    expect(calls[1]!.prompt).not.toContain('What the built-in repairer tried');
     expect(calls[1]!.prompt).toMatch(/at 2 threads, run 1 of 3: line 2: `sum 90000\.000000` expected, `sum \d+\.\d+` got\nAt 1 thread the output matches\./);
 
     const results = readResults(dot);
-    expect(results.suggestions[0]).toMatchObject({ status: 'repaired', attempts: 2, accepted_attempt: 2, run_check: { threads: 2, repeats: 3, verdict: 'same', first_difference: null } });
+    expect(results.suggestions[0]).toMatchObject({
+      status: 'repaired',
+      attempts: 2,
+      accepted_attempt: 3,
+      builtin: { tries: 1, accepted: false, declined: expect.stringMatching(/^rejected at runs: .*\nat 2 threads, run 1 of 3: line 3: `last 598\.000000` expected/s) },
+      run_check: { threads: 2, repeats: 3, verdict: 'same', first_difference: null },
+    });
     expect(results.run.run_reference).toMatchObject({ noise_lines: 0 });
     expect(results.run.run_reference!.seconds).toBeGreaterThan(0);
-    expect(results.run.funnel).toEqual([expect.objectContaining({ answered: 2, builds: 2, runs_same: 1, written: 1 })]);
-    const verdict = JSON.parse(readFileSync(path.join(dot, 'patch_repair', 'attempts', '1', '1', 'verdict.json'), 'utf8'));
-    expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'runs' });
-    expect(readFileSync(path.join(dot, 'patch_generator', '1', '1.patch'), 'utf8')).toContain('private(t)');
+    expect(results.run.funnel).toEqual([
+      expect.objectContaining({ tier: 'builtin', answered: 1, builds: 1, runs_same: 0, written: 0 }),
+      expect.objectContaining({ tier: 'agent', answered: 2, builds: 2, runs_same: 1, written: 1 }),
+    ]);
+    for (const attempt of ['1', '2']) {
+      const verdict = JSON.parse(readFileSync(path.join(dot, 'patch_repair', 'attempts', '1', attempt, 'verdict.json'), 'utf8'));
+      expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'runs' });
+    }
+    const written = readFileSync(path.join(dot, 'patch_generator', '1', '1.patch'), 'utf8');
+    expect(written).toContain('lastprivate(t)');
+    expect(written).not.toContain('reduction');
     expect(run.stdout).toMatch(/→ builds 2 → runs the same 1 → written 1/);
     expect(run.stdout).toContain('Runs the same (--check-run: execute.sh at 1 and 2 threads, 3 runs at 2): 1 repair');
 

@@ -51,7 +51,7 @@ async function harness(replies: ScriptedReply[], o: { options?: Parameters<typeo
     pool: project.pool,
     agent,
     emit: project.emit,
-    attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
+    tries: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
     signal: new AbortController().signal,
     budget: o.budget ?? new RunBudget({ maxCostUsd: options.agent.maxCostUsd }),
     scratchDir: scratch,
@@ -64,7 +64,7 @@ describe('conversations and follow-ups', () => {
   it('opens a fresh conversation per rung and tells the model only what was wrong in a follow-up', async () => {
     const h = await harness([NO_DIFF, NO_DIFF, NO_DIFF, good()], { options: { agent: { prompts: 2, retries: 1 } } });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'repaired', tier: 'agent', acceptedAttempt: 4, attempts: 4, unanswered: 0, changedFiles: ['1'] });
+    expect(outcome).toMatchObject({ status: 'repaired', tier: 'agent', acceptedTry: 4, calls: 4, unanswered: 0, changedFiles: ['1'] });
     const calls = await h.agent.calls();
     expect(calls.map((c) => c.resumed === null)).toEqual([true, false, true, false]);
     expect(h.written.map((t) => [t.conversation, t.turn, t.source])).toEqual([
@@ -91,21 +91,21 @@ describe('conversations and follow-ups', () => {
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 4, retries: 0, maxAttempts: 10 } } });
     const outcome = await h.repair();
     expect(h.written.map((t) => t.source)).toEqual(['rung-1.md', 'rung-2.md', 'rung-3.md', 'rung-3.md']);
-    expect(outcome).toMatchObject({ status: 'failed', attempts: 4, unanswered: 0 });
+    expect(outcome).toMatchObject({ status: 'failed', calls: 4, unanswered: 0 });
     if (outcome.status === 'repaired') throw new Error('unexpected repair');
     expect(outcome.reason).toMatch(/^no candidate passed verification \(4 conversation\(s\) × 0 follow-up\(s\) used\); last: attempt 4 rejected at extraction: /);
   });
 
   it('makes prompts × (1 + retries) answered calls at most', async () => {
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 2, retries: 2, maxAttempts: 100 } } });
-    expect(await h.repair()).toMatchObject({ status: 'failed', attempts: 6 });
+    expect(await h.repair()).toMatchObject({ status: 'failed', calls: 6 });
     expect(await h.agent.calls()).toHaveLength(6);
   });
 
   it('stops at --max-attempts answered calls', async () => {
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 3, retries: 2, maxAttempts: 4 } } });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'failed', attempts: 4 });
+    expect(outcome).toMatchObject({ status: 'failed', calls: 4 });
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/--max-attempts 4 reached/);
   });
 });
@@ -114,7 +114,7 @@ describe('calls without an answer', () => {
   it('are repeated in place, counted apart, and use no prompt or retry', async () => {
     const h = await harness([{ noAnswer: 'server-error' }, { noAnswer: 'rate-limited' }, NO_DIFF, good()], { options: { agent: { prompts: 1, retries: 1, agentErrorRetries: 2 } } });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'repaired', attempts: 4, unanswered: 2, acceptedAttempt: 4 });
+    expect(outcome).toMatchObject({ status: 'repaired', calls: 4, unanswered: 2, acceptedTry: 4 });
     const calls = await h.agent.calls();
     expect(calls[1]!.prompt).toBe(calls[0]!.prompt);
     expect(calls[2]!.prompt).toBe(calls[0]!.prompt);
@@ -130,7 +130,7 @@ describe('calls without an answer', () => {
   it('end in agent_unreachable, never failed, once --agent-error-retries is spent', async () => {
     const h = await harness([{ noAnswer: 'unreachable' }], { options: { agent: { agentErrorRetries: 2 } } });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'agent_unreachable', attempts: 3, unanswered: 3 });
+    expect(outcome).toMatchObject({ status: 'agent_unreachable', calls: 3, unanswered: 3 });
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^no answer from the agent \(unreachable: .*\); --agent-error-retries 2 spent$/);
   });
 
@@ -143,7 +143,7 @@ describe('calls without an answer', () => {
     expect(budget.endpointDown).toBe(true);
     expect(await h.agent.calls()).toHaveLength(3);
     const last = await h.repair();
-    expect(last).toMatchObject({ status: 'agent_unreachable', attempts: 0, unanswered: 0 });
+    expect(last).toMatchObject({ status: 'agent_unreachable', calls: 0, unanswered: 0 });
   });
 
   it('an answered suggestion resets the unreachable streak', async () => {
@@ -164,11 +164,11 @@ describe('run-level stops', () => {
     const budget = new RunBudget({});
     const h = await harness([{ fatal: 'auth' }, good()], { budget });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'skipped', attempts: 1, unanswered: 1 });
+    expect(outcome).toMatchObject({ status: 'skipped', calls: 1, unanswered: 1 });
     expect(budget.fatal).toMatchObject({ reason: 'auth' });
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^agent unusable \(auth\): /);
     const next = await h.repair();
-    expect(next).toMatchObject({ status: 'skipped', attempts: 0 });
+    expect(next).toMatchObject({ status: 'skipped', calls: 0 });
     expect(await h.agent.calls()).toHaveLength(1);
   });
 
@@ -177,10 +177,10 @@ describe('run-level stops', () => {
     const budget = new RunBudget({ maxCostUsd: 0.002 });
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 2, retries: 2 } }, budget });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'skipped', attempts: 2 });
+    expect(outcome).toMatchObject({ status: 'skipped', calls: 2 });
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^cost limit reached: \$0\.0020 of --max-cost \$0\.002$/);
     expect(budget.costUsd).toBeCloseTo(0.002, 6);
-    expect(await h.repair()).toMatchObject({ status: 'skipped', attempts: 0 });
+    expect(await h.repair()).toMatchObject({ status: 'skipped', calls: 0 });
     expect(await h.agent.calls()).toHaveLength(2);
   });
 });
@@ -191,7 +191,7 @@ describe('interrupts', () => {
     const controller = new AbortController();
     controller.abort();
     const outcome = await repairSuggestion(project.task, { ...h.deps, signal: controller.signal });
-    expect(outcome).toMatchObject({ status: 'skipped', reason: 'interrupted', attempts: 0 });
+    expect(outcome).toMatchObject({ status: 'skipped', reason: 'interrupted', calls: 0 });
     expect(await h.agent.calls()).toHaveLength(0);
   });
 });
@@ -200,7 +200,7 @@ describe('the built-in repairer tier', () => {
   it('without an agent and with --no-builtin the suggestion fails and says why', async () => {
     const h = await harness([good()], { options: { builtin: false } });
     const outcome = await repairSuggestion(project.task, { ...h.deps, agent: null });
-    expect(outcome).toMatchObject({ status: 'failed', attempts: 0, builtin: { tries: 0, accepted: false, declined: null } });
+    expect(outcome).toMatchObject({ status: 'failed', calls: 0, builtin: { tries: 0, accepted: false, declined: null } });
     expect(outcome.status !== 'repaired' && outcome.reason).toBe('no agent available and the built-in repairer is off (--no-builtin)');
   });
 
@@ -209,7 +209,7 @@ describe('the built-in repairer tier', () => {
     // As the build stage records a patch failure: the output opens with 'patching file', firstError is patch's complaint.
     const unappliable = { ...project.task, build: { ...project.task.build, failedAt: 'patch' as const, output: 'patching file src/main.c\nHunk #1 FAILED at 8.\n', firstError: 'src/main.c: Hunk #1 FAILED at 8.' } };
     const outcome = await repairSuggestion(unappliable, { ...h.deps, agent: null });
-    expect(outcome).toMatchObject({ status: 'failed', attempts: 0, builtin: { tries: 1, accepted: false } });
+    expect(outcome).toMatchObject({ status: 'failed', calls: 0, builtin: { tries: 1, accepted: false } });
     expect(outcome.builtin.declined).toMatch(/^declined: the generated patch does not apply \(src\/main\.c: Hunk #1 FAILED at 8\.\)/);
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^built-in repairer: declined: .*; no agent available$/);
     expect(h.written).toMatchObject([{ tier: 'builtin', attempt: 1, callOutcome: 'declined', answer: null }]);
@@ -219,7 +219,7 @@ describe('the built-in repairer tier', () => {
     const h = await harness([good()], { options: { builtin: true } });
     const outcome = await h.repair();
     expect(await h.agent.calls()).toHaveLength(0);
-    expect(outcome).toMatchObject({ status: 'repaired', tier: 'builtin', attempts: 0, unanswered: 0, acceptedAttempt: 1, builtin: { tries: 1, accepted: true, declined: null } });
+    expect(outcome).toMatchObject({ status: 'repaired', tier: 'builtin', calls: 0, unanswered: 0, acceptedTry: 1, builtin: { tries: 1, accepted: true, declined: null } });
     expect(h.written[0]).toMatchObject({ tier: 'builtin', attempt: 1, verification: { accepted: true } });
     expect(h.written[0]!.verification!.checks.map((c) => c.check)).toEqual(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds']);
   });
@@ -228,8 +228,8 @@ describe('the built-in repairer tier', () => {
 describe('transcripts and events', () => {
   it('writes every try under attempts/<id>/<n>/ and emits call and check events', async () => {
     const h = await harness([{ noAnswer: 'timeout' }, NO_DIFF, good()], { options: { agent: { prompts: 1, retries: 1 } } });
-    const outcome = await repairSuggestion(project.task, { ...h.deps, attempts: new AttemptStore(project.dot) });
-    expect(outcome).toMatchObject({ status: 'repaired', acceptedAttempt: 3 });
+    const outcome = await repairSuggestion(project.task, { ...h.deps, tries: new AttemptStore(project.dot) });
+    expect(outcome).toMatchObject({ status: 'repaired', acceptedTry: 3 });
     const dir = path.join(project.dot, 'patch_repair', 'attempts', '1');
     expect((await readdir(dir)).sort()).toEqual(['1', '2', '3']);
     const verdict = async (n: number) => JSON.parse(await readFile(path.join(dir, String(n), 'verdict.json'), 'utf8'));

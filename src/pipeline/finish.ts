@@ -7,6 +7,7 @@ import type { NotConsidered, RunRecord, SuggestionRecord } from '../formats/resu
 import type { RunOptions } from '../formats/run-options.js';
 import { writeResults } from '../store/index.js';
 import type { RunContext } from './session.js';
+import type { AgentEnd } from './repair.js';
 import type { RunTally } from './tally.js';
 
 /**
@@ -18,7 +19,7 @@ export async function finish(
   tally: RunTally,
   interruptExit: number | null,
   unfinishedReason: string | null,
-  o: { refused: boolean } = { refused: false },
+  o: { agent: AgentEnd; refused?: boolean },
 ): Promise<number> {
   const { options, emit, reporter } = context;
   const suggestions: SuggestionRecord[] = [];
@@ -46,8 +47,8 @@ export async function finish(
     probe,
     runReference,
     finished: new Date().toISOString(),
-    endpointDown: tally.budget.endpointDown,
-    fatalAgentError: tally.budget.fatal !== null,
+    endpointDown: o.agent.endpointDown,
+    fatalAgentError: o.agent.fatal,
     interruptExit,
   });
   if (tally.state) {

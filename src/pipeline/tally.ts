@@ -1,7 +1,6 @@
-// What the run keeps beside its events until results.json: the discovery builds, the agent budget,
-// the run-state.json writer; the records themselves are derived from the events.
+// What the run keeps beside its events until results.json: the discovery builds and the
+// run-state.json writer; the records themselves are derived from the events.
 import type { WorkspacePlacement } from '../build/index.js';
-import { RunBudget } from '../repair/index.js';
 import { buildsRecord, isFinal, noPatchRecord, runFromEvents, unrepairedRecord, type AgentIdentity } from '../formats/run-records.js';
 import type { NotConsidered, SuggestionRecord } from '../formats/results.js';
 import { notRun } from '../repair/run-reference.js';
@@ -16,7 +15,6 @@ export interface Failing {
 
 export class RunTally {
   readonly builds = new Map<string, BuildResult>();
-  readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
   placement: () => WorkspacePlacement | undefined = () => undefined;
   /** The run this one continues (--resume), once known. */
@@ -33,9 +31,7 @@ export class RunTally {
     private readonly context: RunContext,
     readonly considered: Suggestion[],
     readonly notConsidered: NotConsidered[],
-  ) {
-    this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
-  }
+  ) {}
 
   /** The records of the suggestions finished so far, from the run's events. */
   finishedRecords(): ReadonlyMap<string, SuggestionRecord> {

@@ -64,25 +64,30 @@ function leavesRoot(rel: string): boolean {
   return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }
 
+export function runCompileScript(request: CompileRequest): Promise<StepOutcome> {
+  return runConfigurationScript(request, compileLayout(request).script);
+}
+
 /**
- * stderr is merged into stdout by the shell so the output reads in the order it was written
- * (make's command lines next to gcc's errors). A compile.sh without the execute bit is run with
- * bash, as DiscoPoP's newer project manager does, rather than failing on a permission error.
+ * compile.sh or execute.sh, with compile.sh's folder and environment. stderr is merged into stdout
+ * by the shell so the output reads in the order it was written (make's command lines next to gcc's
+ * errors). A script without the execute bit is run with bash, as DiscoPoP's newer project manager
+ * does, rather than failing on a permission error.
  */
-export async function runCompileScript(request: CompileRequest): Promise<StepOutcome> {
-  const layout = compileLayout(request);
+export async function runConfigurationScript(request: CompileRequest, script: string): Promise<StepOutcome> {
+  const { cwd, env } = compileLayout(request);
   const executable =
     request.dp.config.layout === 'per-configuration' &&
-    (await access(layout.script, constants.X_OK).then(
+    (await access(script, constants.X_OK).then(
       () => true,
       () => false,
     ));
-  const command = executable ? [layout.script] : request.dp.config.layout === 'shared' ? ['/bin/bash', layout.script] : ['bash', layout.script];
+  const command = executable ? [script] : request.dp.config.layout === 'shared' ? ['/bin/bash', script] : ['bash', script];
   return request.launcher.run({
     label: request.label,
     command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
-    cwd: layout.cwd,
-    env: layout.env,
+    cwd,
+    env,
     timeoutMs: request.timeoutMs,
     signal: request.signal,
   });

@@ -3,10 +3,9 @@
 // keys, DP_PROJECT_ROOT_DIR, DOT_DISCOPOP, OMP_NUM_THREADS), from the configuration folder in the
 // per-configuration layout and as `/bin/bash <script>` from the copy's root in the shared one.
 // execute.sh lives in the configuration's own folder in both layouts.
-import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildConfig } from '../formats/types.js';
-import { compileLayout, workspacePath, type CompileRequest } from './compile.js';
+import { runConfigurationScript, workspacePath, type CompileRequest } from './compile.js';
 import type { StepOutcome } from './launcher.js';
 
 export function executeScriptOf(config: Pick<BuildConfig, 'dir'>): string {
@@ -20,22 +19,6 @@ export type ExecuteRequest = CompileRequest;
  * stderr joins stdout, as with compile.sh: the Slurm launcher merges them anyway, and one stream
  * compares the same under both launchers.
  */
-export async function runExecuteScript(request: ExecuteRequest): Promise<StepOutcome> {
-  const compile = compileLayout(request);
-  const script = join(request.workspaceRoot, workspacePath(request.dp, executeScriptOf(request.dp.config)));
-  const executable =
-    request.dp.config.layout === 'per-configuration' &&
-    (await access(script, constants.X_OK).then(
-      () => true,
-      () => false,
-    ));
-  const command = executable ? [script] : ['/bin/bash', script];
-  return request.launcher.run({
-    label: request.label,
-    command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
-    cwd: compile.cwd,
-    env: compile.env,
-    timeoutMs: request.timeoutMs,
-    signal: request.signal,
-  });
+export function runExecuteScript(request: ExecuteRequest): Promise<StepOutcome> {
+  return runConfigurationScript(request, join(request.workspaceRoot, workspacePath(request.dp, executeScriptOf(request.dp.config))));
 }

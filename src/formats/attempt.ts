@@ -25,6 +25,11 @@ interface VerificationProgress {
   candidate: number | null;
   /** The answer's diff blocks the candidate is made of, from 1. */
   blocks: number[];
+  /**
+   * `diff`: the blocks read as diffs (a context line that differs from the file keeps the file's
+   * line); `hunk-context`: the same blocks with those context lines written as the answer has them.
+   */
+  reading: 'diff' | 'hunk-context';
 }
 
 type Accepted = VerificationProgress & {

@@ -58,6 +58,10 @@ export const VerdictFileSchema = z.object({
       z.object({
         candidate: z.number().int().positive(),
         blocks: z.array(z.number().int().positive()).describe("the answer's diff blocks it is made of, from 1"),
+        reading: z
+          .enum(['diff', 'hunk-context'])
+          .default('diff')
+          .describe("diff: the blocks as diffs (a differing context line keeps the file's line); hunk-context: with those context lines written as the answer has them, a code edit outside the directive"),
         accepted: z.boolean(),
         rejected_by: CheckNameSchema.nullable().describe('null when accepted, or not built because an earlier candidate passed every check'),
         reason: z.string().nullable(),

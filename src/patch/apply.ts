@@ -1,6 +1,6 @@
 // Applies one file block to one source, hunk by hunk in order, all or nothing.
 import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
-import { FileView, locateHunk, newSide, oldSide, type Located } from './locate.js';
+import { differingContext, FileView, locateHunk, newSide, oldSide, type Located } from './locate.js';
 import type { LineMatch } from './similarity.js';
 
 interface SourceText {
@@ -26,6 +26,8 @@ interface Placement {
   start: number;
   /** File lines the hunk replaces. */
   span: number;
+  /** Old-side indexes of context lines that differ from their file line (see differingContext). */
+  differing: number[];
 }
 
 /** How many file lines a match covers: its old side, give or take a line a shaped match skipped. */
@@ -40,6 +42,8 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
   const view = new FileView(text.lines);
   const reports: HunkReport[] = [];
   const placements: Placement[] = [];
+  /** Hunks that change nothing as diffs but whose context differs from the file where they fit. */
+  const contextOnly: Placement[] = [];
   let carried = 0;
   let minStart = 0;
   patch.hunks.forEach((hunk, index) => {
@@ -48,11 +52,19 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
     const thorough = !reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
-    const located = locateHunk({ file: view, hunk, declared, minStart, expected, replacement, thorough });
+    const request = { file: view, hunk, declared, minStart, expected, replacement, thorough };
+    const located = locateHunk(request);
     const span = located.status === 'already-applied' ? replacement.length : coveredLines(located, expected.length);
-    reports.push(hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span }));
+    const noOp = located.status === 'already-applied' && located.start === null;
+    const reading = noOp ? locateHunk({ ...request, locateNoOp: true }) : null;
+    const readingDiffers = reading !== null && reading.start !== null ? differingContext(reading, hunk) : [];
+    if (reading !== null && readingDiffers.length > 0) {
+      contextOnly.push({ hunk, located: reading, start: reading.start!, span: coveredLines(reading, expected.length), differing: readingDiffers });
+    }
+    const report = hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span });
+    reports.push(readingDiffers.length > 0 ? { ...report, detail: `${report.detail}; it fits at line ${reading!.start! + 1} but context ${lineList(readingDiffers.map((at) => fileLineOf(reading!, at) + 1))} from the file: kept the file's, its own offered as a second reading` } : report);
     if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
-    placements.push({ hunk, located, start: located.start, span });
+    placements.push({ hunk, located, start: located.start, span, differing: differingContext(located, hunk) });
     minStart = located.start + span;
     if (nominal !== null) {
       const growth = located.status === 'already-applied' ? replacement.length - expected.length : 0;
@@ -68,13 +80,33 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     path: patch.oldPath ?? patch.newPath,
     ok,
     alreadyApplied,
-    result: ok ? build(text, placements) : null,
+    result: ok ? build(text, placements, false) : null,
+    hunkContextResult: failed ? null : hunkContextReading(text, placements, contextOnly),
     hunks: reports,
   };
 }
 
+function fileLineOf(located: Located, oldIndex: number): number {
+  return located.alignment === null ? located.start! + oldIndex : located.alignment[oldIndex]!;
+}
+
+function lineList(lines: number[]): string {
+  return lines.length === 1 ? `line ${lines[0]} differs` : `lines ${lines.join(', ')} differ`;
+}
+
+/**
+ * The reading with the hunks' own context lines, when one differs; the no-op hunks' places join
+ * the applied ones, and where they would overlap or break the order there is no such reading.
+ */
+function hunkContextReading(text: SourceText, placements: readonly Placement[], contextOnly: readonly Placement[]): string | null {
+  if (contextOnly.length === 0 && placements.every((placement) => placement.differing.length === 0)) return null;
+  const all = [...placements.filter((placement) => placement.located.status !== 'already-applied'), ...contextOnly].sort((a, b) => a.start - b.start);
+  if (all.some((placement, index) => index > 0 && placement.start < all[index - 1]!.start + all[index - 1]!.span)) return null;
+  return build(text, all, true);
+}
+
 /** Untouched stretches are copied as whole slices of the text; only hunks are rebuilt line by line. */
-function build(source: SourceText, placements: readonly Placement[]): string {
+function build(source: SourceText, placements: readonly Placement[], hunkContext: boolean): string {
   const pieces: string[] = [];
   let cursor = 0;
   let offset = 0;
@@ -82,12 +114,12 @@ function build(source: SourceText, placements: readonly Placement[]): string {
     while (cursor < line) offset += source.lines[cursor++]!.length + 1;
   };
   let endsWithNewline = source.endsWithNewline;
-  for (const { hunk, located, start, span } of placements) {
+  for (const { hunk, located, start, span, differing } of placements) {
     if (located.status === 'already-applied') continue;
     const from = offset;
     advanceTo(start);
     pieces.push(source.text.slice(from, offset));
-    const replaced = replaceAt(source.lines, hunk, located.alignment ?? straight(start, span), located.levels !== null);
+    const replaced = replaceAt(source.lines, hunk, located.alignment ?? straight(start, span), located.levels !== null, new Set(hunkContext ? differing : []));
     if (replaced.length > 0) pieces.push(`${replaced.join('\n')}\n`);
     advanceTo(start + span);
     if (cursor === source.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
@@ -107,11 +139,12 @@ function straight(start: number, length: number): number[] {
 }
 
 /**
- * Context keeps the file's text; added lines follow the file's indentation when the match was not
- * exact. A file line the hunk left out goes before the added lines that precede the next matched
- * line, so a directive still lands directly above the statement it was written for.
+ * Context keeps the file's text, except the `ownContext` lines (old-side indexes) of the second
+ * reading, which are written like added lines; added lines follow the file's indentation when the
+ * match was not exact. A file line the hunk left out goes before the added lines that precede the
+ * next matched line, so a directive still lands directly above the statement it was written for.
  */
-function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (number | null)[], reindentAdded: boolean): string[] {
+function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (number | null)[], reindentAdded: boolean, ownContext: ReadonlySet<number>): string[] {
   const out: string[] = [];
   let pending: string[] = [];
   let oldIndex = 0;
@@ -122,6 +155,7 @@ function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (nu
       pending.push(reindentAdded ? reindent(line.text, hunk, position, lines, alignment) : line.text);
       return;
     }
+    const own = ownContext.has(oldIndex);
     const fileLine = alignment[oldIndex++];
     if (fileLine === null || fileLine === undefined) {
       // Added lines before a line that stands for nothing in the file follow the line above them.
@@ -136,7 +170,7 @@ function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (nu
     while (next < fileLine) out.push(lines[next++]!);
     out.push(...pending);
     pending = [];
-    if (line.kind === 'context') out.push(lines[fileLine]!);
+    if (line.kind === 'context') out.push(own ? reindent(line.text, hunk, position, lines, alignment) : lines[fileLine]!);
     next = fileLine + 1;
   });
   out.push(...pending);

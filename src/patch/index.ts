@@ -4,7 +4,7 @@ export type { FileApplyReport, FilePatch, Hunk, HunkLine, HunkReport, HunkStatus
 export { parsePatches, type ParsedPatches } from './parse.js';
 export { mapBlocks, mapToPatchSet, mergeBlocks, type MapOptions, type MapResult } from './map.js';
 export { applyFilePatch } from './apply.js';
-export { applyPatchSet, type PatchSetRequest, type PatchSetResult } from './patch-set.js';
+export { applyPatchSet, type HunkContextReading, type PatchSetRequest, type PatchSetResult } from './patch-set.js';
 export { renderApplyFailure } from './failure.js';
 export { canonicalPatch, type CanonicalRequest } from './canonical.js';
 export { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, loopTargetsOfPatch, switchedOffByClause, type DirectivesRequest, type DirectivesVerdict } from './directives.js';

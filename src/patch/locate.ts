@@ -83,6 +83,11 @@ export interface LocateRequest {
   /** oldSide(hunk) and newSide(hunk), computed once by the caller. */
   expected: readonly string[];
   replacement: readonly string[];
+  /**
+   * Locate a hunk that changes nothing too: its context lines may hold the model's fix, and the
+   * reading with the hunk's own context lines needs the place.
+   */
+  locateNoOp?: boolean;
 }
 
 export function oldSide(hunk: Hunk): string[] {
@@ -101,7 +106,7 @@ export function locateHunk(request: LocateRequest): Located {
   if (expected.length > 2 * file.lines.length + MAX_GAP_SHAPE_LINES) {
     return { status: 'failed', start: null, candidates: [], score: null, levels: null, alignment: null, detail: `its old side has ${expected.length} lines, the file only ${file.lines.length}` };
   }
-  if (sameLines(expected, replacement) && request.hunk.oldNoNewlineAtEnd === request.hunk.newNoNewlineAtEnd) {
+  if (!request.locateNoOp && sameLines(expected, replacement) && request.hunk.oldNoNewlineAtEnd === request.hunk.newNoNewlineAtEnd) {
     return { status: 'already-applied', start: null, candidates: [], score: null, levels: null, alignment: null, detail: 'changes nothing (its old and new sides are the same lines)' };
   }
 
@@ -403,20 +408,31 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
 }
 
 /**
+ * Old-side indexes of the context lines that stand for a file line they differ from (not only in
+ * whitespace) at a fuzzy placement: where diff semantics keep the file's line, and where the model
+ * may have written its fix.
+ */
+export function differingContext(located: Located, hunk: Hunk): number[] {
+  if (located.status !== 'fuzzy' || located.levels === null) return [];
+  const kinds = hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.kind);
+  const differing: number[] = [];
+  located.levels.forEach((level, index) => {
+    if (kinds[index] !== 'context' || level === 'exact' || level === 'loose') return;
+    const line = located.alignment === null ? located.start! + index : located.alignment[index];
+    if (line !== null && line !== undefined) differing.push(index);
+  });
+  return differing;
+}
+
+/**
  * Diff semantics keep the file's line where a context line differs; the report says where that
  * happened, since the difference may be the model's fix written into a context line.
  */
 function noteDifferingContext(located: Located, hunk: Hunk): Located {
   if (located.status !== 'fuzzy' || located.levels === null) return located;
+  const kept = differingContext(located, hunk).map((index) => (located.alignment === null ? located.start! + index : located.alignment[index]!) + 1);
   const kinds = hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.kind);
-  const kept: number[] = [];
-  let unplaced = 0;
-  located.levels.forEach((level, index) => {
-    if (kinds[index] !== 'context' || level === 'exact' || level === 'loose') return;
-    const line = located.alignment === null ? located.start! + index : located.alignment[index];
-    if (line === null || line === undefined) unplaced++;
-    else kept.push(line + 1);
-  });
+  const unplaced = located.alignment === null ? 0 : located.alignment.filter((line, index) => line === null && kinds[index] === 'context').length;
   const notes: string[] = [];
   if (kept.length === 1) notes.push(`context line ${kept[0]} differs from the file: kept the file's line`);
   if (kept.length > 1) notes.push(`context lines ${kept.join(', ')} differ from the file: kept the file's lines`);

@@ -76,5 +76,11 @@ export interface FileApplyReport {
   alreadyApplied: boolean;
   /** The patched content when ok. */
   result: string | null;
+  /**
+   * The second reading: the content with the hunks' own text where a context line differs from the
+   * file (the model's fix may be written there, even in a hunk that otherwise changes nothing).
+   * Null when no context line of a located hunk differs, or a hunk failed.
+   */
+  hunkContextResult: string | null;
   hunks: HunkReport[];
 }

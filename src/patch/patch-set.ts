@@ -10,9 +10,18 @@ import { checkDirectivesKept } from './directives.js';
 import { renderApplyFailure } from './failure.js';
 import type { FileApplyReport, FilePatch } from './model.js';
 
+/**
+ * The second reading of a candidate: the files a hunk of it fits with context lines that differ
+ * from the file, written with the hunk's own lines (FileApplyReport.hunkContextResult).
+ */
+export interface HunkContextReading {
+  basis: 'unpatched' | 'on-top';
+  contents: Map<string, string>;
+}
+
 export type PatchSetResult =
-  | { ok: true; basis: 'unpatched' | 'on-top'; contents: Map<string, string>; reports: FileApplyReport[] }
-  | { ok: false; verdict: 'failed' | 'already-applied'; reports: FileApplyReport[]; text: string };
+  | { ok: true; basis: 'unpatched' | 'on-top'; contents: Map<string, string>; reports: FileApplyReport[]; hunkContext: HunkContextReading | null }
+  | { ok: false; verdict: 'failed' | 'already-applied'; reports: FileApplyReport[]; text: string; hunkContext: HunkContextReading | null };
 
 export interface PatchSetRequest {
   /** Unpatched source text per file id. */
@@ -35,11 +44,9 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
       !writesExecutableDirective(o.candidate) &&
       !keepsDirectives(o.sources, patched!.contents, direct.contents) &&
       (keepsDirectives(o.sources, patched!.contents, onTop.contents) || showsGeneratedDirective(o.candidate, o.generated));
-    return onTopWins
-      ? { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports }
-      : { ok: true, basis: 'unpatched', contents: direct.contents, reports: direct.reports };
+    return onTopWins ? succeeded('on-top', onTop) : succeeded('unpatched', direct);
   }
-  if (onTop?.ok) return { ok: true, basis: 'on-top', contents: onTop.contents, reports: onTop.reports };
+  if (onTop?.ok) return succeeded('on-top', onTop);
 
   if (onTop !== null && onTop.reports.length > 0 && onTop.reports.every((report) => report.alreadyApplied)) {
     return {
@@ -47,18 +54,34 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
       verdict: 'already-applied',
       reports: onTop.reports,
       text: 'The patch is already contained in the generated patch: applied on top of it, it changes nothing. Change what the build error points at.',
+      hunkContext: hunkContextReading('on-top', onTop.reports),
     };
   }
   // Explain the reading that got further: an answer written against the patched file fails
   // confusingly on the unpatched one.
   if (onTop !== null && appliedHunks(onTop.reports) > appliedHunks(direct.reports)) {
     const text = `Read as a change on top of the generated patch (it does not apply to the unpatched source either):\n${renderApplyFailure(onTop.reports)}`;
-    return { ok: false, verdict: 'failed', reports: onTop.reports, text };
+    return { ok: false, verdict: 'failed', reports: onTop.reports, text, hunkContext: null };
   }
   const text = renderApplyFailure(direct.reports);
   const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
   const verdict = direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
-  return { ok: false, verdict, reports: direct.reports, text: text + note };
+  return { ok: false, verdict, reports: direct.reports, text: text + note, hunkContext: verdict === 'already-applied' ? hunkContextReading('unpatched', direct.reports) : null };
+}
+
+function succeeded(basis: 'unpatched' | 'on-top', applied: AppliedAll): PatchSetResult {
+  return { ok: true, basis, contents: applied.contents, reports: applied.reports, hunkContext: hunkContextReading(basis, applied.reports) };
+}
+
+/** Each file as the first reading changes it, or by its hunk-context reading where it has one; null when no file has. */
+function hunkContextReading(basis: 'unpatched' | 'on-top', reports: readonly FileApplyReport[]): HunkContextReading | null {
+  if (!reports.some((report) => report.hunkContextResult !== null)) return null;
+  const contents = new Map<string, string>();
+  for (const report of reports) {
+    const content = report.hunkContextResult ?? report.result;
+    if (content !== null) contents.set(report.fileId!, content);
+  }
+  return { basis, contents };
 }
 
 /** `declare reduction`, `declare simd`, `threadprivate`, `requires`: declarations, not the directive of a loop. */
@@ -101,13 +124,19 @@ function withDefaults(changed: Map<string, string>, sources: Map<string, string>
   return merged;
 }
 
-function applyAll(sources: Map<string, string>, patches: Map<string, FilePatch>): { ok: boolean; contents: Map<string, string>; reports: FileApplyReport[] } {
+interface AppliedAll {
+  ok: boolean;
+  contents: Map<string, string>;
+  reports: FileApplyReport[];
+}
+
+function applyAll(sources: Map<string, string>, patches: Map<string, FilePatch>): AppliedAll {
   const contents = new Map<string, string>();
   const reports: FileApplyReport[] = [];
   for (const [fileId, patch] of patches) {
     const source = sources.get(fileId);
     if (source === undefined) {
-      reports.push({ fileId, path: patch.oldPath, ok: false, alreadyApplied: false, result: null, hunks: [] });
+      reports.push({ fileId, path: patch.oldPath, ok: false, alreadyApplied: false, result: null, hunkContextResult: null, hunks: [] });
       continue;
     }
     const report = { ...applyFilePatch(source, patch), fileId };

@@ -13,7 +13,7 @@ import { resultingCode, type Applied } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
 import { directivesKept } from './checks/directives.js';
-import { dryRunApply } from './checks/dry-run.js';
+import { dryRunApply, type DryRun } from './checks/dry-run.js';
 import { extractCandidates, type Extracted } from './checks/extraction.js';
 import { pass, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
@@ -52,8 +52,24 @@ class CandidateRun {
   constructor(
     readonly extracted: Extracted,
     candidate: number | null,
+    reading: 'diff' | 'hunk-context' = 'diff',
   ) {
-    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, candidate, blocks: extracted.blocks };
+    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, candidate, blocks: extracted.blocks, reading };
+  }
+
+  /**
+   * The same blocks with the context lines that differ from the file written as the answer has
+   * them: a code edit outside the directive, which the remaining checks judge like any other.
+   */
+  hunkContextReading(dryRun: DryRun): CandidateRun {
+    const reading = new CandidateRun(this.extracted, null, 'hunk-context');
+    reading.state.extracted = this.state.extracted;
+    reading.state.applyReport = this.state.applyReport;
+    reading.record('extraction', pass(this.extracted));
+    reading.record('dry-run-apply', pass(dryRun));
+    reading.basis = dryRun.basis;
+    reading.contents = dryRun.contents;
+    return reading;
   }
 
   /** Records a check's outcome; false (and the candidate out) when it failed. */
@@ -87,7 +103,9 @@ class CandidateRun {
 /**
  * Verifies every candidate of an answer, cheapest check first across all of them: each check runs
  * on every candidate still in the race before the next check runs on any, and builds go in answer
- * order until one passes. The first candidate to pass all six is accepted.
+ * order until one passes. The first candidate to pass all six is accepted. A candidate with a
+ * context line that differs from the file is followed by its hunk-context reading (the answer's
+ * fix may be written in that line); the diff's own reading comes first.
  */
 export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verification> {
   const extraction = extractCandidates(answer, task, deps.dp);
@@ -97,8 +115,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
     const verdict = run.verdict(task, '') as Rejected;
     return { ...verdict, candidates: [verdict] };
   }
-  const several = extraction.value.length > 1;
-  const runs = extraction.value.map((extracted, index) => new CandidateRun(extracted, several ? index + 1 : null));
+  let runs = extraction.value.map((extracted) => new CandidateRun(extracted, null));
   const alive = () => runs.filter((run) => run.alive);
   const generated = generatedPatches(task);
 
@@ -106,13 +123,17 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
     run.record('extraction', pass(run.extracted));
     run.state.extracted = new Map([...run.extracted.byFileId].map(([id, patch]) => [id, renderFilePatch(patch)]));
   }
-  for (const run of alive()) {
-    const { outcome, applyReport } = dryRunApply({ task, candidate: run.extracted.byFileId, generated });
+  runs = runs.flatMap((run) => {
+    const { outcome, applyReport, hunkContext } = dryRunApply({ task, candidate: run.extracted.byFileId, generated });
     run.state.applyReport = applyReport;
-    if (!run.record('dry-run-apply', outcome)) continue;
-    run.basis = outcome.value.basis;
-    run.contents = outcome.value.contents;
-  }
+    if (run.record('dry-run-apply', outcome)) {
+      run.basis = outcome.value.basis;
+      run.contents = outcome.value.contents;
+    }
+    return hunkContext === null ? [run] : [run, run.hunkContextReading(hunkContext)];
+  });
+  const several = runs.length > 1;
+  runs.forEach((run, index) => (run.state.candidate = several ? index + 1 : null));
   for (const run of alive()) {
     const applied = resultingCode(task, run.contents);
     if (run.record('apply', applied)) run.applied = applied.value;
@@ -149,8 +170,11 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   const furthest = runs.reduce((best, run) => (passedChecks(run) > passedChecks(best) ? run : best));
   const verdict = candidates[runs.indexOf(furthest)] as Rejected;
   if (!several) return { ...verdict, candidates };
-  const which = `candidate ${furthest.state.candidate} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')})`;
-  const reason = `The answer offers ${runs.length} alternative patch sets and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
+  const readAs = furthest.state.reading === 'hunk-context' ? ', with its context lines as written where they differ from the file' : '';
+  const which = `candidate ${furthest.state.candidate} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')}${readAs})`;
+  const offered = extraction.value.length > 1 ? `offers ${extraction.value.length} alternative patch sets` : 'holds one patch set';
+  const readings = runs.length > extraction.value.length ? `, read ${runs.length} ways (also with the context lines that differ from the file written as the answer has them),` : '';
+  const reason = `The answer ${offered}${readings} and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
   return { ...verdict, reason, candidates };
 }
 

@@ -86,6 +86,7 @@ function verdictFile(record: AttemptRecord): VerdictFile {
         ? verification.candidates.map((c) => ({
             candidate: c.candidate!,
             blocks: c.blocks,
+            reading: c.reading,
             accepted: c.accepted,
             rejected_by: c.accepted ? null : c.rejectedBy,
             reason: c.accepted ? null : c.reason,

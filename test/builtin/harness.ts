@@ -245,6 +245,8 @@ export interface Checked {
   compiled: boolean;
   compileOutput: string;
   repaired: string;
+  /** A real code's program as the check built it, run where it was built (a class fixture's check builds no program). */
+  program: string | null;
 }
 
 /** Applies each ```diff block of the answer with GNU patch (explicit target, as DiscoPoP does) and compiles. */
@@ -260,12 +262,16 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
     await writeFile(patchFile, block);
     const outcome = await runProcess({ command: 'patch', args: ['--batch', target, patchFile], cwd: dir });
     if (outcome.kind !== 'exited' || outcome.exitCode !== 0) {
-      return { applied: false, patchOutput: outcome.kind === 'spawn-failed' ? outcome.message : outcome.stdout + outcome.stderr, compiled: false, compileOutput: '', repaired: '' };
+      return { applied: false, patchOutput: outcome.kind === 'spawn-failed' ? outcome.message : outcome.stdout + outcome.stderr, compiled: false, compileOutput: '', repaired: '', program: null };
     }
     patchOutput += outcome.stdout;
   }
-  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, { original: prepared.task.sources.get('1')!, project: prepared.fixture.project });
-  return { applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8') };
+  const program = prepared.fixture.project ? join(dir, 'program') : undefined;
+  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, { original: prepared.task.sources.get('1')!, project: prepared.fixture.project, output: program });
+  return {
+    applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8'),
+    program: compiled.ok ? program ?? null : null,
+  };
 }
 
 /**
@@ -311,11 +317,15 @@ export async function runOutputs(dir: string, fixture: Fixture, source: string, 
   await copyProject(fixture, dir);
   await writeFile(join(dir, fixture.spec.file), source);
   const built = await compile(dir, fixture.spec.file, family, { output: join(dir, 'program'), project: fixture.project });
-  if (!built.ok) return null;
+  return built.ok ? programOutputs(join(dir, 'program'), fixture) : null;
+}
+
+/** What `program` prints with 1 and with 4 threads, run in its folder (a copy of the fixture's project). */
+export async function programOutputs(program: string, fixture: Fixture): Promise<string[] | null> {
   const outputs: string[] = [];
   for (const threads of ['1', '4']) {
     const run = await runProcess({
-      command: join(dir, 'program'), args: fixture.project?.build.args ?? [], cwd: dir, env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000,
+      command: program, args: fixture.project?.build.args ?? [], cwd: dirname(program), env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000,
     });
     if (run.kind !== 'exited') return null;
     const compared = fixture.project?.build.compare;

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { runProcess } from '../../src/process.js';
 import {
-  applyAndCompile, COMPILERS, expectationFor, inBatches, judgeRun, prepareFixture, runOutputs,
+  applyAndCompile, COMPILERS, expectationFor, inBatches, judgeRun, prepareFixture, programOutputs, runOutputs,
   type CompilerFamily, type Expectation, type Fixture, type FixtureSpec, type ProgramBuild, type Run,
 } from './harness.js';
 
@@ -80,7 +80,7 @@ beforeAll(async () => {
     const checked = result?.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
     const outputs = checked?.compiled ? {
       original: await originalOutputs(fixture, family, prepared.task.sources.get('1')!),
-      repaired: await runOutputs(join(scratch, family, fixture.name, 'run'), fixture, checked.repaired, family),
+      repaired: await programOutputs(checked.program!, fixture),
     } : null;
     runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
   });

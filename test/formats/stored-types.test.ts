@@ -80,7 +80,7 @@ const verdict: VerdictFile = {
   clause_changes: [],
   non_directive_lines_changed: false,
   usage: { duration_ms: 1000, input_tokens: 1200, output_tokens: 300, cost_usd: 0.01, cli_version: '1.0.0' },
-  candidates: [{ candidate: 1, blocks: [1], accepted: false, rejected_by: 'builds', reason: 'the build fails', checks: [{ check: 'builds', passed: false, reason: 'the build fails' }] }],
+  candidates: [{ candidate: 1, blocks: [1], reading: 'diff', accepted: false, rejected_by: 'builds', reason: 'the build fails', checks: [{ check: 'builds', passed: false, reason: 'the build fails' }] }],
 };
 
 const STORED: { name: string; schema: z.ZodType; value: unknown }[] = [

@@ -90,6 +90,22 @@ describe('diffs from the llm-patch benchmark', () => {
     expect(report.hunks[1]).toMatchObject({ status: 'failed', bestLine: 121 });
   });
 
+  it('offers the model\'s fix written into a context line of a hunk that changes nothing as a second reading, keeping the file\'s line in the first', () => {
+    const { before, report } = benchmarkCase('python-llama3.2_3b-131224e2', 'qwen2.5-coder_7b.diff');
+    expect(before.split('\n')[33]).toBe("        self precedence = {'+': 1, '-': 1, '*': 2, '/': 2}");
+    expect(report).toMatchObject({ ok: false, alreadyApplied: true, result: null });
+    expect(report.hunks[0]!.detail).toBe("changes nothing (its old and new sides are the same lines); it fits at line 33 but context line 34 differs from the file: kept the file's, its own offered as a second reading");
+    expect(report.hunkContextResult).toBe(edited(before, { 34: ["        self.precedence = {'+': 1, '-': 1, '*': 2, '/': 2}"] }));
+  });
+
+  it('offers no second reading where every context line is the file\'s', () => {
+    for (const [folder, diff] of [['java-llama3.2_3b-640f7326', 'qwen2.5-coder_7b.diff'], ['typescript-qwen2.5-coder_7b-8393dc0b', 'llama3.2_3b.diff'], ['java-phi3_mini-8647bea7', 'llama3.2_3b.diff']] as const) {
+      const { report } = benchmarkCase(folder, diff);
+      expect(report.ok).toBe(true);
+      expect(report.hunkContextResult).toBeNull();
+    }
+  });
+
   it('refuses at once a hunk far longer than the file instead of searching it', () => {
     const { before, hunks, report } = benchmarkCase('typescript-qwen2.5-coder_7b-3de7d6f3', 'llama3.2_3b.diff');
     const oldLines = hunks[0]!.lines.filter((line) => line.kind !== 'add').length;

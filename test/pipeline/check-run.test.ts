@@ -10,20 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, processesIn, readEvents, readResults, runCli } from '../helpers/cli.js';
 import { isRunning } from '../helpers/process-state.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
-import { answerText, RACE_C, RACE_LOOP_LINE, writeRunProject, type RunProjectFiles } from '../repair/run-project.js';
+import { answerText, LAST_C, LAST_RIGHT, LAST_TWICE, RACE_C, RACE_LOOP_LINE, RACY, writeRunProject, type RunProjectFiles } from '../helpers/run-project-files.mjs';
 
 const BROKEN = '    #pragma omp parallel for shared(a,tmp_var7) private(t)';
-const RACY = '    #pragma omp parallel for shared(a,t)';
 const RIGHT = '    #pragma omp parallel for shared(a) private(t)';
-
-/**
- * RACE_C that also prints `t` after the loop. The generated directive names `t` twice; the
- * built-in repairer keeps the reduction, which builds and runs right at 1 thread, but at 2
- * threads `t` ends as the sum of both threads' last values. Only lastprivate keeps the last one.
- */
-const LAST_C = RACE_C.replace('double t;', 'double t = 0.0;').replace('    return 0;', '    printf("last %.6f\\n", t);\n    return 0;');
-const TWICE = '    #pragma omp parallel for shared(a) lastprivate(t) reduction(+:t)';
-const LAST_RIGHT = '    #pragma omp parallel for shared(a) lastprivate(t)';
 
 const folders: string[] = [];
 afterEach(() => {
@@ -42,7 +32,7 @@ async function agent(root: string, replies: ScriptedReply[]) {
 
 describe('--check-run', () => {
   it('drops a built-in repair that runs differently, tells the agent why, rejects its racy repair and accepts the right one', async () => {
-    const { root, dot } = await project({ mainC: LAST_C, generated: TWICE });
+    const { root, dot } = await project({ mainC: LAST_C, generated: LAST_TWICE });
     const { descriptorFile, stateFile } = await agent(root, [answerText(root, LAST_C, RACE_LOOP_LINE, RACY), answerText(root, LAST_C, RACE_LOOP_LINE, LAST_RIGHT)]);
     folders.push(path.dirname(descriptorFile));
     const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', descriptorFile, '--check-run', '--run-threads', '2']);

@@ -1,7 +1,8 @@
 // patch-repair --launcher slurm through the built CLI on a real single-node Slurm cluster
-// (test/helpers/slurm-cluster.ts): the demo gives exactly the local launcher's results, an
-// interrupt leaves no job behind, a rejected job is refused before any build, Slurm's own
-// failures are retried and never recorded as failed builds, and an overrunning build is a timeout.
+// (test/helpers/slurm-cluster.ts): the demo gives exactly the local launcher's results, its builds
+// and its --check-run program runs each a job, an interrupt leaves no job behind, a rejected job is
+// refused before any build, Slurm's own failures are retried and never recorded as failed builds,
+// and an overrunning build is a timeout.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,18 +100,26 @@ async function runningJob(suffix: string, run: { stderr(): string }): Promise<{ 
 const notPatchRepair = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
 describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
-  it('discovers and repairs the demo with exactly the results of the local launcher, every build a job step', async () => {
+  it('discovers, repairs and runs (--check-run) the demo with exactly the results of the local launcher, every build and run a job step', async () => {
     const local = useFixture('demo');
     const remote = useFixture('demo');
     const work = workDir();
-    const localRun = await cli(local.dotDir, ['--backend', 'builtin']);
+    // Each run of execute.sh notes the Slurm job it ran in, and its thread count, outside the copy.
+    const marks = path.join(workDir(), 'runs');
+    const execute = path.join(remote.dotDir, 'project', 'configs', 'tiny', 'execute.sh');
+    writeFileSync(execute, readFileSync(execute, 'utf8').replace('./demo', `echo "\${SLURM_JOB_ID:-none} \${SLURM_STEP_ID:-none} $OMP_NUM_THREADS" >> ${marks}\n./demo`));
+    const checkRun = ['--check-run', '--run-threads', '2', '--run-repeats', '3'];
+    const localRun = await cli(local.dotDir, ['--backend', 'builtin', ...checkRun]);
     const firstJob = await cluster.lastJobId();
-    const slurmRun = await cli(remote.dotDir, ['--backend', 'builtin', '--launcher', 'slurm', '--work-dir', work]);
+    const slurmRun = await cli(remote.dotDir, ['--backend', 'builtin', '--launcher', 'slurm', '--work-dir', work, ...checkRun]);
     const lastJob = await cluster.lastJobId();
 
     expect(slurmRun.exitCode, slurmRun.stderr).toBe(localRun.exitCode);
     expect(results(remote.dotDir).suggestions).toEqual(results(local.dotDir).suggestions);
-    expect(results(remote.dotDir).suggestions.filter((s) => s.status === 'repaired')).toHaveLength(6);
+    const repaired = results(remote.dotDir).suggestions.filter((s) => s.status === 'repaired');
+    expect(repaired).toHaveLength(6);
+    for (const record of repaired) expect(record.run_check).toEqual({ threads: 2, repeats: 3, verdict: 'same', first_difference: null });
+    expect(results(remote.dotDir).run.run_reference).toMatchObject({ noise_lines: 0 });
     // The written patch sets are the same bytes, up to where each copy of the project lives.
     const written = (copy: { root: string; dotDir: string }) =>
       Object.fromEntries(
@@ -120,10 +129,17 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
       );
     expect(written(remote)).toEqual(written(local));
 
-    // One job for the preflight, then one per build: nothing built on this machine.
+    // Two reference runs at 1 thread, then per repair one at 1 and three at 2 threads: each its own
+    // job, as every build is; with the preflight's, nothing built or run on this machine.
+    const runs = readFileSync(marks, 'utf8').trim().split('\n').map((line) => line.split(' '));
+    expect(runs.map(([, , threads]) => threads).sort()).toEqual([...Array<string>(2 + 6).fill('1'), ...Array<string>(6 * 3).fill('2')]);
+    const runJobs = runs.map(([job]) => Number(job));
+    expect(runJobs.every((job) => job > firstJob && job <= lastJob)).toBe(true);
+    expect(new Set(runJobs).size).toBe(runs.length);
+    expect(runs.every(([, step]) => /^\d+$/.test(step!))).toBe(true);
     const builds = events(remote.dotDir).filter((e) => e.type === 'build-finished').length;
     expect(builds).toBeGreaterThan(8);
-    expect(lastJob - firstJob - 1).toBe(builds + 1);
+    expect(lastJob - firstJob - 1).toBe(builds + 1 + runs.length);
     expect(await ourJobs()).toEqual([]);
     expect(readdirSync(work)).toEqual([]);
   }, 300_000);

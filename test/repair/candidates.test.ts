@@ -92,6 +92,54 @@ describe('an answer with a wrong and a right alternative', () => {
   });
 });
 
+/**
+ * The answer's fix written into a context line: it declares `c` in the line above `main`, which
+ * the answer shows as context, and adds a directive that shares `c`. Read as a diff, the file's
+ * line stays and `c` is undeclared; the hunk-context reading writes the answer's line.
+ */
+function fixInContextLine(directive: string): string {
+  const lines = ['double a[N], b[N], c[N];', 'int main(void) {', '    int i;', '    double sum = 0.0;', '    for (i = 0; i < N; i++) {', '        a[i] = i * 0.5;', '        b[i] = i * 2.0;', '    }'];
+  return [`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`, '@@ -3,9 +3,10 @@', ...lines.map((line) => ` ${line}`), `+${directive}`, '     for (i = 0; i < N; i++) {', ''].join('\n');
+}
+
+describe('an answer whose fix is written into a context line', () => {
+  it('builds the diff reading first and, when that fails, accepts the reading with the answer\'s context line, as a code edit outside the directive', async () => {
+    built = [];
+    const verdict = await verify(`\`\`\`diff\n${fixInContextLine(BUILD_FAILS)}\`\`\`\n`, project.task, deps);
+    if (!verdict.accepted) throw new Error(verdict.reason);
+    expect(verdict.candidates.map((c) => [c.candidate, c.reading, c.blocks, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
+      [1, 'diff', [1], 'builds'],
+      [2, 'hunk-context', [1], 'accepted'],
+    ]);
+    expect(verdict.applyReport?.files[0]?.hunks[0]).toMatchObject({ applied: true, line: 3 });
+    expect(verdict.candidates[0]!.applyReport?.files[0]?.hunks[0]?.applied).toBe(true);
+    expect(verdict.nonDirectiveLinesChanged).toBe(true);
+    expect(verdict.canonical.get('1')).toContain('-double a[N], b[N];\n+double a[N], b[N], c[N];\n');
+    expect(built.map((patch) => patch.includes('+double a[N], b[N], c[N];'))).toEqual([false, true]);
+  });
+
+  it('never builds the second reading when the diff reading builds', async () => {
+    built = [];
+    const verdict = await verify(`\`\`\`diff\n${fixInContextLine(GOOD_DIRECTIVE)}\`\`\`\n`, project.task, deps);
+    if (!verdict.accepted) throw new Error(verdict.reason);
+    expect(verdict).toMatchObject({ candidate: 1, reading: 'diff', nonDirectiveLinesChanged: false });
+    expect(verdict.candidates[1]).toMatchObject({ reading: 'hunk-context', rejectedBy: null, reason: 'not built: candidate 1 passed every check first' });
+    expect(built).toHaveLength(1);
+  });
+
+  it('refuses the second reading under --strict, which allows no edit outside the directives', async () => {
+    built = [];
+    const verdict = await verify(`\`\`\`diff\n${fixInContextLine(BUILD_FAILS)}\`\`\`\n`, project.task, { ...deps, options: { strict: true } });
+    if (verdict.accepted) throw new Error('expected a rejection');
+    expect(verdict.candidates.map((c) => [c.reading, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
+      ['diff', 'builds'],
+      ['hunk-context', 'strict'],
+    ]);
+    expect(verdict.reason).toMatch(/^The answer holds one patch set, read 2 ways \(also with the context lines that differ from the file written as the answer has them\), and none passed\. The one that got furthest, candidate 1 of 2/);
+    expect(built).toHaveLength(1);
+  });
+});
+
 describe('an answer whose alternatives all fail', () => {
   it('is rejected with the reason of the one that got furthest, saying there were several', async () => {
     built = [];

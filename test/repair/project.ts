@@ -75,23 +75,7 @@ export async function createTestProject(): Promise<TestProject> {
   await chmod(path.join(dot, 'project/configs/tiny/compile.sh'), 0o755);
   await mkdir(scratch, { recursive: true });
 
-  const dp = await readDotDiscopop(dot, 'tiny');
-  const events: EventInput[] = [];
-  const emit = (event: EventInput) => void events.push(event);
-  const pool = await BuildPool.create({ dp, scratchDir: scratch, jobs: 1, threads: 1, timeoutMs: 120_000, signal: new AbortController().signal, emit });
-  const suggestion = dp.suggestions[0]!;
-  const generated = new Map(suggestion.files.map((f) => [f.fileId, f.text]));
-  const sources = new Map<string, string>();
-  const patched = new Map<string, string>();
-  for (const file of suggestion.files) {
-    const source = await readFile(file.source.path, 'utf8');
-    sources.set(file.fileId, source);
-    const report = applyFilePatch(source, parsePatches(file.text).patches[0]!);
-    patched.set(file.fileId, report.result!);
-  }
-  const build = await pool.build(suggestion.id, generated, 'discovery');
-  if (build.ok) throw new Error('the test project was meant to fail with its generated patch');
-  const task: RepairTask = { suggestion, sources, generated, patched, build };
+  const { dp, pool, task, events, emit } = await openFailingTask(dot, scratch, 'the test project was meant to fail with its generated patch');
 
   return {
     root,
@@ -118,6 +102,33 @@ export async function createTestProject(): Promise<TestProject> {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The one suggestion of a test .discopop folder as the repair stage gets it: read, patched in
+ * memory, and built by a real pool, whose discovery build must fail (`failure` says why it should).
+ */
+export async function openFailingTask(dot: string, scratch: string, failure: string) {
+  const dp = await readDotDiscopop(dot, 'tiny');
+  const events: EventInput[] = [];
+  const emit = (event: EventInput) => void events.push(event);
+  const pool = await BuildPool.create({ dp, scratchDir: scratch, jobs: 1, threads: 1, timeoutMs: 120_000, signal: new AbortController().signal, emit });
+  const suggestion = dp.suggestions[0]!;
+  const generated = new Map(suggestion.files.map((f) => [f.fileId, f.text]));
+  const sources = new Map<string, string>();
+  const patched = new Map<string, string>();
+  for (const file of suggestion.files) {
+    const source = await readFile(file.source.path, 'utf8');
+    sources.set(file.fileId, source);
+    patched.set(file.fileId, applyFilePatch(source, parsePatches(file.text).patches[0]!).result!);
+  }
+  const build = await pool.build(suggestion.id, generated, 'discovery');
+  if (build.ok) {
+    await pool.dispose();
+    throw new Error(failure);
+  }
+  const task: RepairTask = { suggestion, sources, generated, patched, build };
+  return { dp, pool, task, events, emit };
 }
 
 export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { agent?: Partial<RunOptions['agent']> } = {}): RunOptions {

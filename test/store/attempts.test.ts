@@ -43,6 +43,7 @@ const rejected: AttemptRecord = {
     directives: null,
     candidate: null,
     blocks: [1],
+    reading: 'diff',
     candidates: [],
   },
 };
@@ -72,6 +73,7 @@ it('writes prompt, answer, extracted and canonical patches and a schema-valid ve
       runCheck: null,
       candidate: null,
       blocks: [1],
+      reading: 'diff',
       candidates: [],
     },
   };

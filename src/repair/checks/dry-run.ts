@@ -13,11 +13,18 @@ export interface DryRun {
   contents: Map<string, string>;
 }
 
+/**
+ * `hunkContext` is the second reading, where a hunk's context line differs from the file and the
+ * hunk's own line is written instead (the model's fix may be there); verification tries it after
+ * the diff's own reading.
+ */
 export function dryRunApply(o: { task: RepairTask; candidate: Map<string, FilePatch>; generated: Map<string, FilePatch> }): {
   outcome: CheckOutcome<DryRun>;
   applyReport: ApplyReport;
+  hunkContext: DryRun | null;
 } {
   const applied = applyPatchSet({ sources: o.task.sources, candidate: o.candidate, generated: o.generated });
-  if (!applied.ok) return { outcome: reject(applied.text), applyReport: toApplyReport(null, applied.reports) };
-  return { outcome: pass({ basis: applied.basis, contents: applied.contents }), applyReport: toApplyReport(applied.basis, applied.reports) };
+  const hunkContext = applied.hunkContext;
+  if (!applied.ok) return { outcome: reject(applied.text), applyReport: toApplyReport(null, applied.reports), hunkContext };
+  return { outcome: pass({ basis: applied.basis, contents: applied.contents }), applyReport: toApplyReport(applied.basis, applied.reports), hunkContext };
 }

@@ -190,6 +190,35 @@ export class BuildPool {
     });
   }
 
+  /**
+   * --check-run's reference when the suggestions build with other settings than seq_settings.json:
+   * a clean build of the user's tree with `settings`, in a workspace of its own removed afterwards.
+   * `then` runs the program there when the build passed.
+   */
+  async withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
+    await this.referenceBuild();
+    this.controller.signal.throwIfAborted();
+    return this.track(this.sequentialBuildThen(settings, then));
+  }
+
+  private async sequentialBuildThen<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
+    const folder = 'sequential';
+    const dp = { ...this.o.dp, config: { ...this.o.dp.config, settings } };
+    const signal = this.controller.signal;
+    try {
+      const workspace = await this.materializeUserTree(folder);
+      const started = Date.now();
+      const outcome = await this.withLaunchRetries('the sequential build', () =>
+        runCompileScript({ dp, launcher: this.launcher, label: 'sequential', workspaceRoot: workspace.root, threads: 1, timeoutMs: this.o.timeoutMs, signal }),
+      );
+      if (outcome.kind === 'canceled') signal.throwIfAborted();
+      const build = compileResult({ dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
+      return { build, ran: build.ok ? await then(this.programIn(workspace.root, 'sequential', dp)) : null };
+    } finally {
+      await rm(join(this.root, folder), { recursive: true, force: true });
+    }
+  }
+
   private async enqueue(job: Omit<Job, 'resolve' | 'reject'>): Promise<{ build: BuildResult; ran: unknown }> {
     await this.referenceBuild();
     this.controller.signal.throwIfAborted();
@@ -242,13 +271,13 @@ export class BuildPool {
       for (const [rel, entry] of dot) manifest.set(`${OUTSIDE_DOT_DISCOPOP}/${rel}`, entry);
     }
     this.initial = manifest;
-    const workspace = await this.materializeUserTree(0);
+    const workspace = await this.materializeUserTree('w0');
     this.workers.push({ workspace, patchDir: join(this.root, 'w0', 'patches'), busy: false, sources: this.userTreeSources() });
   }
 
   /** A workspace holding the user's tree as it is, without the reference build's outputs. */
-  private async materializeUserTree(index: number): Promise<Workspace> {
-    const tree = join(this.root, `w${index}`, 'tree');
+  private async materializeUserTree(folder: string): Promise<Workspace> {
+    const tree = join(this.root, folder, 'tree');
     await mkdir(tree, { recursive: true });
     await materialize({
       entries: [...this.initial].map(([rel, e]) => [rel, { ...e }] as [string, Entry]),
@@ -365,7 +394,7 @@ export class BuildPool {
 
   /** The user's tree and a reference build of its own, for outputs that name their folder. */
   private async rebuiltWorkspace(index: number): Promise<{ workspace: Workspace; sources: ReferenceSources }> {
-    const workspace = await this.materializeUserTree(index);
+    const workspace = await this.materializeUserTree(`w${index}`);
     (this.placement as WorkspacePlacement).referenceBuilds++;
     const result = await this.referenceBuildIn(workspace);
     const sources = await this.keepReferenceOutputs(workspace, index);
@@ -440,12 +469,12 @@ export class BuildPool {
   }
 
   /** execute.sh in `workspaceRoot`, as a step of the launcher; a run Slurm could not start is tried again. */
-  private programIn(workspaceRoot: string, label: string): ProgramRunner {
+  private programIn(workspaceRoot: string, label: string, dp: DotDiscopop = this.o.dp): ProgramRunner {
     const signal = this.controller.signal;
     return {
       run: async (threads, timeoutMs) => {
-        const outcome = await this.withLaunchRetries(`a run of ${label === 'reference' ? 'the reference build' : `suggestion ${label}`}`, () =>
-          runExecuteScript({ dp: this.o.dp, launcher: this.launcher, label: `${label}-run`, workspaceRoot, threads, timeoutMs, signal }),
+        const outcome = await this.withLaunchRetries(`a run of ${label === 'reference' || label === 'sequential' ? `the ${label} build` : `suggestion ${label}`}`, () =>
+          runExecuteScript({ dp, launcher: this.launcher, label: `${label}-run`, workspaceRoot, threads, timeoutMs, signal }),
         );
         if (outcome.kind === 'canceled') signal.throwIfAborted();
         return programRun(threads, outcome);

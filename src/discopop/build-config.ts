@@ -62,17 +62,26 @@ async function readSharedLayout(o: { name: string; dir: string; sharedScript: st
 async function readSettings(
   dir: string,
   problems: Problems,
-): Promise<Pick<BuildConfig, 'settings' | 'settingsSource'> | undefined> {
+): Promise<Pick<BuildConfig, 'settings' | 'settingsSource' | 'seqSettings'> | undefined> {
   const par = await readJsonFile(join(dir, 'par_settings.json'), SettingsFileSchema, problems);
-  if (par.kind === 'ok') return { settings: par.value, settingsSource: 'par_settings.json' };
   if (par.kind === 'invalid') return undefined;
   const seqFile = join(dir, 'seq_settings.json');
   const seq = await readJsonFile(seqFile, SeqSettingsSchema, problems);
+  if (seq.kind === 'invalid') return undefined;
+  if (par.kind === 'ok') {
+    const derived = seq.kind === 'ok' && sameSettings(par.value, deriveParallelSettings(seq.value));
+    return { settings: par.value, settingsSource: 'par_settings.json', ...(seq.kind === 'ok' && !derived && { seqSettings: seq.value }) };
+  }
   if (seq.kind === 'ok') return { settings: deriveParallelSettings(seq.value), settingsSource: 'seq_settings.json (derived)' };
   if (seq.kind === 'missing') {
     problems.add(join(dir, 'par_settings.json'), 'whole file', 'expected par_settings.json or seq_settings.json; neither exists');
   }
   return undefined;
+}
+
+function sameSettings(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /** DiscoPoP's `derive_settings_files`: `-fopenmp` appended, with a separating space only when needed. */

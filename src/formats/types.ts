@@ -72,6 +72,12 @@ export interface BuildConfig {
   settings: Record<string, string>;
   settingsSource: 'par_settings.json' | 'seq_settings.json (derived)';
   /**
+   * seq_settings.json when the suggestions build with a par_settings.json that is not derived from
+   * it: --check-run's reference is then a build of its own. Undefined when the parallel settings
+   * are seq_settings.json plus -fopenmp, whose build at one thread is the sequential program.
+   */
+  seqSettings?: Record<string, string>;
+  /**
    * formats.md §1.8. `per-configuration`: compile.sh and the settings in project/configs/<name>/,
    * run with that folder as working directory. `shared` (DiscoPoP's new_explorer): compile.sh and
    * seq_settings.json once in project/configs/ (a configuration's own compile.sh overrides), run

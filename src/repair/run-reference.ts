@@ -1,5 +1,6 @@
-// --check-run's reference: the project without any suggestion, run twice with execute.sh at one
-// thread. The first run is what candidates must reproduce; where the second differs from it is
+// --check-run's reference: the sequential program, run twice with execute.sh at one thread. It is
+// the suggestions' reference build at one thread when their settings are seq_settings.json plus
+// -fopenmp, and a clean build with seq_settings.json when a par_settings.json differs from that. The first run is what candidates must reproduce; where the second differs from it is
 // the noise floor. A reference that fails, or whose runs share nothing, leaves nothing to check
 // against: the run is refused before any repair (exit 3), with one line saying why.
 import { access } from 'node:fs/promises';
@@ -7,13 +8,14 @@ import { executeScriptOf } from '../build/execute.js';
 import type { ProgramRun, ProgramRunner, VerifyBuilder } from '../formats/outcome.js';
 import type { RunCheck } from '../formats/results.js';
 import { RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type RunOptions } from '../formats/run-options.js';
-import type { BuildConfig, PatchSet } from '../formats/types.js';
+import type { BuildConfig, BuildResult, PatchSet } from '../formats/types.js';
 import { differsEverywhere, noiseFloor, outputLines } from './output-compare.js';
 import { judgeRuns, type RunCheckSettings } from './checks/runs.js';
 
 /** What the reference runs need from the build stage (BuildPool). */
 export interface ReferenceProgram {
   withReferenceProgram<T>(then: (program: ProgramRunner) => Promise<T>): Promise<T>;
+  withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
 export type RunReferenceResult =
@@ -22,7 +24,7 @@ export type RunReferenceResult =
 
 type RunSettings = Pick<RunOptions, 'runThreads' | 'runRepeats' | 'runTolerance' | 'runTimeoutS' | 'buildTimeoutS'>;
 
-export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir'>; options: RunSettings }): Promise<RunReferenceResult> {
+export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir' | 'seqSettings'>; options: RunSettings }): Promise<RunReferenceResult> {
   const script = executeScriptOf(o.config);
   const refuse = (why: string): RunReferenceResult => ({ ok: false, refusal: `--check-run: ${script}: ${why}` });
   if (!(await access(script).then(
@@ -33,7 +35,16 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
   }
   // The reference's own time is not known yet: its runs get the limit a build gets.
   const limitMs = (o.options.runTimeoutS ?? o.options.buildTimeoutS) * 1000;
-  const [first, second] = await o.pool.withReferenceProgram(async (program) => [await program.run(1, limitMs), await program.run(1, limitMs)] as const);
+  const twice = async (program: ProgramRunner) => [await program.run(1, limitMs), await program.run(1, limitMs)] as const;
+  let runs: Awaited<ReturnType<typeof twice>>;
+  if (o.config.seqSettings) {
+    const sequential = await o.pool.withSequentialProgram(o.config.seqSettings, twice);
+    if (!sequential.ran) return refuse(`the sequential build (seq_settings.json, no suggestion) fails: ${sequential.build.firstError ?? 'no error message'}`);
+    runs = sequential.ran;
+  } else {
+    runs = await o.pool.withReferenceProgram(twice);
+  }
+  const [first, second] = runs;
   const failed = [first, second].find((run) => run.ending !== 'exited' || run.exitCode !== 0);
   if (failed) return refuse(`the project without any suggestion ${failure(failed)}; fix execute.sh (DiscoPoP's placeholder exits 1) so that it runs the program and exits 0`);
   const floor = noiseFloor(first.output, second.output);

@@ -8,6 +8,10 @@ export interface RunProjectFiles {
   execute?: string;
   layout?: Layout;
   compiler?: 'gcc' | 'clang';
+  /** CFLAGS of seq_settings.json; -O1 unless given. */
+  seqCflags?: string;
+  /** A par_settings.json of the configuration (per-configuration layout); none unless given. */
+  parSettings?: Record<string, string>;
 }
 
 export declare const RACE_C: string;

@@ -72,7 +72,7 @@ export async function writeRunProject(o) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'pr-runs-'));
   const configs = '.discopop/project/configs';
   const compile = '#!/bin/sh\n$CC $CFLAGS -o "$DP_PROJECT_ROOT_DIR/demo" "$DP_PROJECT_ROOT_DIR/src/main.c"\n';
-  const settings = JSON.stringify({ CC: o.compiler ?? 'gcc', CXX: 'g++', CFLAGS: '-O1', CXXFLAGS: '' });
+  const settings = JSON.stringify({ CC: o.compiler ?? 'gcc', CXX: 'g++', CFLAGS: o.seqCflags ?? '-O1', CXXFLAGS: '' });
   const shared = o.layout === 'shared';
   const files = {
     'src/main.c': o.mainC,
@@ -81,6 +81,7 @@ export async function writeRunProject(o) {
     [`${configs}/${shared ? '' : 'tiny/'}compile.sh`]: compile,
     [`${configs}/${shared ? '' : 'tiny/'}seq_settings.json`]: settings,
     [`${configs}/tiny/execute.sh`]: o.execute ?? EXECUTE_PRINTS,
+    ...(o.parSettings && { [`${configs}/tiny/par_settings.json`]: JSON.stringify(o.parSettings) }),
   };
   for (const [rel, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(root, rel)), { recursive: true });

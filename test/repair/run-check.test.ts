@@ -103,6 +103,23 @@ it('stops a run that hangs at the time limit, with every process it started', as
   }
 });
 
+it('runs the sequential build (seq_settings.json) as the reference when par_settings.json is not derived from it', async () => {
+  const mainC = RACE_C.replace('    printf("iterations %d\\n", N);', '#ifdef SEQUENTIAL_BUILD\n    puts("built with seq_settings.json");\n#else\n    puts("built with par_settings.json");\n#endif\n    printf("iterations %d\\n", N);');
+  const project = await createRunProject({
+    mainC, loopLine: RACE_LOOP_LINE, generated: BROKEN, seqCflags: '-O1 -DSEQUENTIAL_BUILD',
+    parSettings: { CC: 'gcc', CXX: 'g++', CFLAGS: '-O1 -fopenmp', CXXFLAGS: '-fopenmp' },
+  });
+  try {
+    const settings = settingsOf(await reference(project));
+    expect(settings.reference.floor.lines[0]).toBe('built with seq_settings.json');
+    const verdict = await check(project, settings, answerWith(project, RACE_LOOP_LINE, RIGHT));
+    expect(verdict).toMatchObject({ accepted: false, rejectedBy: 'runs' });
+    if (!verdict.accepted) expect(verdict.reason).toContain('at 1 thread: line 1: `built with seq_settings.json` expected, `built with par_settings.json` got');
+  } finally {
+    await project.dispose();
+  }
+});
+
 describe('a reference that cannot be compared with', () => {
   it.each([
     ['fails', '#!/bin/sh\necho "Please fill in this script"\nexit 1\n', /exits with code 1 from execute\.sh; its last line: Please fill in this script; fix execute\.sh/],

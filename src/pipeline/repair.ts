@@ -54,7 +54,7 @@ export async function repairStage(
     repair: async ({ suggestion, build }, index) => {
       emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
       faultPoint('pipeline.before-repair');
-      return repairSuggestion(await repairTask(suggestion, o.dp, build), deps, o.tries.get(suggestion.id));
+      return repairSuggestion(await repairTask(suggestion, o.dp, o.pool, build), deps, o.tries.get(suggestion.id));
     },
     settle: async ({ suggestion, build }, outcome) => {
       faultPoint('pipeline.after-repair');
@@ -129,7 +129,7 @@ async function writeRepair(
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */
-async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildResult): Promise<RepairTask> {
+async function repairTask(suggestion: Suggestion, dp: DotDiscopop, pool: BuildPool, build: BuildResult): Promise<RepairTask> {
   const sources = new Map<string, string>();
   const patched = new Map<string, string>();
   for (const file of suggestion.files) {
@@ -144,8 +144,9 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, build: BuildR
   const translationUnits = new Map<string, string>();
   const translationUnitsMissing = new Map<string, string>();
   if (!build.ok) {
+    const recorded = await pool.recordedCompiles();
     for (const file of suggestion.files) {
-      const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)! });
+      const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)!, recorded });
       if (preprocessed.ok) translationUnits.set(file.fileId, preprocessed.text);
       else translationUnitsMissing.set(file.fileId, preprocessed.reason);
     }

@@ -7,10 +7,10 @@ import { encodeText } from '../bytes.js';
 import { describeOutcome, runProcess } from '../process.js';
 import { compareIds, type DotDiscopop, type PatchSet } from '../formats/types.js';
 import { align, isOmpPragma } from '../patch/index.js';
-import type { AddedLines } from './diagnostics.js';
+import type { AddedDirectives, AddedLines } from './diagnostics.js';
 
 export type ApplyOutcome =
-  | { ok: true; changed: string[]; added: AddedLines; directives: AddedLines; output: string }
+  | { ok: true; changed: string[]; added: AddedLines; directives: AddedDirectives; output: string }
   | { ok: false; output: string; failures: ApplyFailure[] };
 
 export interface ApplyFailure {
@@ -41,7 +41,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
   await mkdir(request.patchDir, { recursive: true });
   const changed: string[] = [];
   const added = new Map<string, Set<number>>();
-  const directives = new Map<string, Set<number>>();
+  const directives = new Map<string, Map<number, string>>();
   const failures: ApplyFailure[] = [];
   const output: string[] = [];
   const deadline = Date.now() + request.timeoutMs;
@@ -74,7 +74,7 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
       const after = await readFile(join(workspaceRoot, target.relPath), 'utf8');
       const lines = addedLineNumbers(before, after);
       added.set(fileId, lines);
-      directives.set(fileId, directiveLineNumbers(after, lines));
+      directives.set(fileId, addedDirectiveLines(after, lines));
       continue;
     }
     const reason =
@@ -98,10 +98,10 @@ export function addedLineNumbers(before: string, after: string): Set<number> {
   return lines;
 }
 
-/** Those of the `added` lines (1-based) of `after` that are `#pragma omp` lines. */
-export function directiveLineNumbers(after: string, added: ReadonlySet<number>): Set<number> {
+/** Those of the `added` lines (1-based) of `after` that are `#pragma omp` lines, with their text. */
+export function addedDirectiveLines(after: string, added: ReadonlySet<number>): Map<number, string> {
   const lines = after.split('\n');
-  return new Set([...added].filter((line) => isOmpPragma(lines[line - 1] ?? '')));
+  return new Map([...added].flatMap((line) => (isOmpPragma(lines[line - 1] ?? '') ? [[line, lines[line - 1]!] as const] : [])));
 }
 
 type Target = { ok: true; relPath: string } | { ok: false; reason: string };

@@ -17,6 +17,8 @@ export interface CompileRequest {
   threads: number;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Set over the layout's environment (the reference build's compiler recorder). */
+  extraEnv?: Record<string, string>;
 }
 
 export interface CompileLayout {
@@ -87,7 +89,7 @@ export async function runConfigurationScript(request: CompileRequest, script: st
     label: request.label,
     command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
     cwd,
-    env,
+    env: { ...env, ...request.extraEnv },
     timeoutMs: request.timeoutMs,
     signal: request.signal,
   });

@@ -74,6 +74,8 @@ export function firstError(diagnostics: readonly Diagnostic[]): Diagnostic | und
 
 /** Lines a built patch set added (1-based, numbered as in the patched file), by FileMapping id. */
 export type AddedLines = ReadonlyMap<string, ReadonlySet<number>>;
+/** The added `#pragma omp` lines (1-based, patched numbering) with their text, by FileMapping id. */
+export type AddedDirectives = ReadonlyMap<string, ReadonlyMap<number, string>>;
 
 // Warnings by which gcc 12 or clang 14 say they dropped an OpenMP directive or part of one, as
 // recorded under fixtures/diagnostics/. gcc drops a directive it does not know only with
@@ -118,14 +120,35 @@ const PARSED_AS_LOOP = /^expected (?:expression|statement)$/;
  * Classes from where a diagnostic points, where the text alone says too little (design.md, Error
  * classes): an error that clang's parser raises on the line right below a `#pragma omp` line the
  * patch set added is the misplaced directive gcc names `directive-not-before-loop`, so the same
- * mistake gets the same class under both compilers. `directiveLines`: the added `#pragma omp`
- * lines (1-based, patched numbering) by file id.
+ * mistake gets the same class under both compilers; an error whose words name no class (gcc's
+ * "'parts' does not have pointer or array type", clang's "subscripted value is not an array or
+ * pointer") with its column on an entry of an added directive's `reduction` clause is
+ * `invalid-reduction`. `directives`: the added `#pragma omp` lines with their text, by file id.
  */
-export function classifyByPosition(diagnostics: readonly Diagnostic[], directiveLines: AddedLines): Diagnostic[] {
+export function classifyByPosition(diagnostics: readonly Diagnostic[], directives: AddedDirectives): Diagnostic[] {
   return diagnostics.map((d) => {
-    if (d.errorClass !== 'other' || d.fileId === undefined || d.line === undefined || !PARSED_AS_LOOP.test(d.message)) return d;
-    return directiveLines.get(d.fileId)?.has(d.line - 1) ? { ...d, errorClass: 'directive-not-before-loop' } : d;
+    if (d.errorClass !== 'other' || d.fileId === undefined || d.line === undefined) return d;
+    const lines = directives.get(d.fileId);
+    if (PARSED_AS_LOOP.test(d.message) && lines?.has(d.line - 1)) return { ...d, errorClass: 'directive-not-before-loop' };
+    const text = lines?.get(d.line);
+    if (text !== undefined && d.column !== undefined && clauseAt(text, d.column - 1) === 'reduction') return { ...d, errorClass: 'invalid-reduction' };
+    return d;
   });
+}
+
+/** The clause (its name or parentheses) at `index` of a directive line, if any: gcc may point at its '('. */
+function clauseAt(line: string, index: number): string | null {
+  for (const clause of line.matchAll(/\b([a-z_]+)\s*\(/g)) {
+    let depth = 0;
+    for (let at = clause.index + clause[0].length - 1; at < line.length; at++) {
+      if (line[at] === '(') depth++;
+      else if (line[at] === ')' && --depth === 0) {
+        if (index >= clause.index && index <= at) return clause[1]!;
+        break;
+      }
+    }
+  }
+  return null;
 }
 
 function parseLine(line: string): Parsed | undefined {
@@ -214,7 +237,7 @@ const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
   // bare member name, IR name): gcc and clang word them all alike.
   // A member access (`a.sum`, `this->total`, IR names like `in.addr`) is not a list item: gcc
   // stops at the `.`/`->`, clang asks for a variable name.
-  [/undeclared \(first use in this function\)|expected '\)' before '(?:\.|->)' token|expected variable name(?:, array element or array section)?$|member reference base type '[^']+' is not a structure or union|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/, 'undeclared-in-clause'],
+  [/undeclared \(first use in this function\)|expected '\)' before '(?:\.|->)' token|expected variable name(?:, (?:data member of current class, )?array element or array section)?$|member reference base type '[^']+' is not a structure or union|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/, 'undeclared-in-clause'],
 ];
 
 function asciiQuotes(text: string): string {

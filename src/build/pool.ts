@@ -17,6 +17,7 @@ import type { ProgramRun, ProgramRunner } from '../formats/outcome.js';
 import { runExecuteScript } from './execute.js';
 import { patchWorkspace } from './apply.js';
 import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
+import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
 import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest } from './tree.js';
@@ -97,6 +98,7 @@ export class BuildPool {
   private readonly controller = new AbortController();
   private cloning = 0;
   private reference?: Promise<BuildResult>;
+  private recorded: RecordedCompiles = { ok: false, reason: 'the reference build has not run' };
   /** Workspace 0's reference outputs; set once the reference build has finished. */
   private sources?: ReferenceSources;
   /** The user's tree as copied into workspace 0, before any build. */
@@ -161,6 +163,12 @@ export class BuildPool {
    */
   get foldersConfiguredInProject(): readonly ConfiguredFolder[] {
     return this.configured;
+  }
+
+  /** The compiler calls of the reference build, for preprocessing a source as the build compiled it. */
+  async recordedCompiles(): Promise<RecordedCompiles> {
+    await this.referenceBuild();
+    return this.recorded;
   }
 
   /** The project without any suggestion. Runs once; later calls return the same result. */
@@ -295,7 +303,11 @@ export class BuildPool {
   private async runReference(): Promise<BuildResult> {
     const worker = this.workers[0] as Worker;
     worker.busy = true;
-    const result = await this.referenceBuildIn(worker.workspace);
+    const recorder = this.launcher.name === 'local' ? await this.compilerRecorder() : undefined;
+    const result = await this.referenceBuildIn(worker.workspace, recorder?.env);
+    this.recorded = recorder
+      ? await readRecordedCompiles(recorder, { workspaceRoots: await rootSpellings(worker.workspace.root), projectRoot: this.o.dp.projectRoot })
+      : { ok: false, reason: 'the reference build ran through Slurm, where its compiler calls are not recorded' };
     worker.sources = await this.keepReferenceOutputs(worker.workspace, 0);
     if (result.ok) {
       const written = [...worker.sources.outputs];
@@ -319,13 +331,18 @@ export class BuildPool {
     return result;
   }
 
+  private compilerRecorder(): Promise<CompilerRecorder> {
+    const settings = this.o.dp.config.settings;
+    return makeCompilerRecorder(join(this.root, 'compiler-record'), { searchPath: settings['PATH'] ?? process.env['PATH'] ?? '', settings });
+  }
+
   /** compile.sh with no suggestion applied, reported as a reference build. */
-  private async referenceBuildIn(workspace: Workspace): Promise<BuildResult> {
+  private async referenceBuildIn(workspace: Workspace, extraEnv?: Record<string, string>): Promise<BuildResult> {
     this.o.emit({ type: 'build-started', id: null, purpose: 'reference' });
     const started = Date.now();
     const signal = this.controller.signal;
     const outcome = await this.withLaunchRetries('the reference build', async () => {
-      const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal });
+      const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal, ...(extraEnv && { extraEnv }) });
       // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
       if (step.kind === 'launch-failed') await workspace.rollback(projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }));
       return step;

@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
-import { classifyByPosition, classifyError, firstError, judgeDiagnostics, parseDiagnostics, type AddedLines } from './diagnostics.js';
+import { classifyByPosition, classifyError, firstError, judgeDiagnostics, parseDiagnostics, type AddedDirectives, type AddedLines } from './diagnostics.js';
 
 export function patchFailure(o: { dp: DotDiscopop; output: string; failures: ApplyFailure[]; workspaceRoot: string; durationMs: number }): BuildResult {
   const diagnostics: Diagnostic[] = o.failures.map((failure) => ({
@@ -43,8 +43,8 @@ export function compileResult(o: {
   durationMs: number;
   patchNotes?: string;
   added?: AddedLines;
-  /** The added `#pragma omp` lines: what clang's "expected expression" below one means (classifyByPosition). */
-  directives?: AddedLines;
+  /** The added `#pragma omp` lines and their text: what clang's "expected expression" below one means, which clause an error points into (classifyByPosition). */
+  directives?: AddedDirectives;
 }): BuildResult {
   const { outcome, dp, workspaceRoot } = o;
   const compiled = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;

@@ -17,6 +17,7 @@ import { iterationVariable } from './rules/iteration-variable.js';
 import { arrayElementReduction, memberReduction, structReduction } from './rules/local-copy.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
+import { scalarSection } from './rules/scalar-section.js';
 import { NO_EDITS, type DirectiveState, type Rule, type RuleInput, type SourceEdits } from './rules/rule.js';
 import { sharedOnWorksharing } from './rules/shared-on-worksharing.js';
 import { thisInClause } from './rules/this-in-clause.js';
@@ -30,7 +31,7 @@ import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './tr
  * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
  */
 export const RULES: readonly Rule[] = [
-  dependSpelling, memberReduction, structReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
+  dependSpelling, scalarSection, memberReduction, structReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
   iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
   classReduction, canonicalLoopTest,
 ];
@@ -89,6 +90,9 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   let edits: SourceEdits = NO_EDITS;
   for (const entry of located) {
     const outcome = repairDirective(entry, context);
+    const needsLoopEdit = outcome.kind === 'declined' || outcome.rules.some((rule) => RULES_EDITING_THE_LOOP.has(rule));
+    const inMacro = unit && needsLoopEdit ? fixInsideMacroExpansion(entry, unit, context.lines) : null;
+    if (inMacro !== null) return { kind: 'declined', reason: inMacro };
     if (outcome.kind === 'declined') return outcome;
     for (const rule of outcome.rules) if (!usedRules.includes(rule)) usedRules.push(rule);
     if (outcome.rules.length > 0) replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
@@ -96,6 +100,39 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
   return { kind: 'repaired', source: rewrite(context.lines, replacements, edits, carriageReturns), rules: usedRules };
+}
+
+/** Rules that rewrite the loop's header or the reduced variable's uses in it. */
+const RULES_EDITING_THE_LOOP = new Set(['reduce-member-copy', 'reduce-struct-members', 'reduce-array-element', 'canonical-loop-test']);
+
+/**
+ * Edits go to the file's lines only; when the loop itself, or a use of a reduced variable in it,
+ * is written by a macro (`#define FOR_PAIRS(i, n) for (…)`, `#define ADD_ROW(i) (sums[i] += …)`),
+ * the place to fix exists only in the expansion, and editing the macro would change every use
+ * of it. Seen by comparing each line of the loop with the same line in the translation unit.
+ */
+function fixInsideMacroExpansion(entry: Located, unit: TranslationUnit, lines: readonly string[]): string | null {
+  const firstRow = entry.added.row + entry.added.lineCount;
+  const macroOn = (row: number) => {
+    const expanded = unit.textOf(row + 1);
+    const name = [...(lines[row] ?? '').matchAll(/[A-Za-z_]\w*/g)].map((match) => match[0]).find((word) => !new RegExp(`\\b${word}\\b`).test(expanded));
+    return name ?? 'a macro';
+  };
+  const isFor = /\bfor\s*\(/;
+  if (!isFor.test(lines[firstRow] ?? '') && isFor.test(unit.textOf(firstRow + 1))) {
+    return `line ${firstRow + 1}: the loop is written by the macro '${macroOn(firstRow)}', so a fix would have to edit the macro's expansion, which only the preprocessed code holds`;
+  }
+  const reduced = new Set((parseDirective(entry.added.text)?.clauses ?? []).filter((clause) => clause.name === 'reduction')
+    .flatMap((clause) => (clause.vars ?? []).map((entryText) => /^[A-Za-z_]\w*/.exec(entryText.trim())?.[0] ?? '')).filter((name) => name !== ''));
+  for (let row = firstRow; row <= entry.lastRow; row++) {
+    for (const name of reduced) {
+      const uses = (text: string) => text.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0;
+      if (uses(unit.textOf(row + 1)) > uses(lines[row] ?? '')) {
+        return `line ${row + 1}: '${name}' is used in the loop through the macro '${macroOn(row)}', so a fix would have to edit the macro's expansion, which only the preprocessed code holds`;
+      }
+    }
+  }
+  return null;
 }
 
 /**

@@ -10,6 +10,8 @@ export interface TranslationUnit {
   lines: readonly string[];
   /** The first row of the unit that holds the main file's `line` (1-based) or the next line it holds; null past its end. */
   rowOf(line: number): number | null;
+  /** The unit's text of the main file's `line` (1-based): the line with its macros expanded; '' when the unit lacks it. */
+  textOf(line: number): string;
 }
 
 /** `# 12 "src/x.c" 2`: gcc's and clang's line markers (`#line 12 "x.c"` under some flags). */
@@ -38,6 +40,7 @@ export async function parseTranslationUnit(text: string): Promise<TranslationUni
     tree,
     lines,
     rowOf: (wanted) => mainRows.find((entry) => entry.line >= wanted)?.row ?? null,
+    textOf: (wanted) => mainRows.filter((entry) => entry.line === wanted).map((entry) => lines[entry.row]).join('\n'),
   };
 }
 

@@ -4,7 +4,7 @@
 // and checks an answer with real GNU patch and the same compiler again.
 import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { addedLineNumbers, directiveLineNumbers } from '../../src/build/apply.js';
+import { addedDirectiveLines, addedLineNumbers } from '../../src/build/apply.js';
 import { preprocessPatched, type Preprocessed } from '../../src/build/preprocess.js';
 import { classifyByPosition, firstError, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
 import { runProcess } from '../../src/process.js';
@@ -233,7 +233,7 @@ export async function compile(
   const projectFiles = [relPath, ...(project?.build.sources.filter((source) => source !== relPath) ?? [])];
   const diagnostics = classifyByPosition(
     judgeDiagnostics(parseDiagnostics(printed, projectWith(root, projectFiles), root), new Map([['1', lines]])),
-    new Map([['1', directiveLineNumbers(patched, lines)]]),
+    new Map([['1', addedDirectiveLines(patched, lines)]]),
   );
   const ok = outcome.kind === 'exited' && outcome.exitCode === 0 && firstError(diagnostics) === undefined;
   return { ok, output: printed, diagnostics, durationMs: outcome.durationMs };

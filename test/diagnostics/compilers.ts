@@ -69,10 +69,10 @@ export function projectWith(projectRoot: string, relPaths: string[]): DotDiscopo
  * Each source's `#pragma omp` lines, by the file id projectWith gives it: every directive in a
  * fixture stands for one the patch added, so classifyByPosition reads the output as the build stage does.
  */
-export function directiveLinesOf(project: DotDiscopop): Map<string, Set<number>> {
+export function directiveLinesOf(project: DotDiscopop): Map<string, Map<number, string>> {
   return new Map([...project.files.values()].map((source) => {
     const lines = readFileSync(source.path, 'utf8').split('\n');
-    return [source.id, new Set(lines.flatMap((line, index) => (/^\s*#\s*pragma\s+omp\b/.test(line) ? [index + 1] : [])))];
+    return [source.id, new Map(lines.flatMap((line, index) => (/^\s*#\s*pragma\s+omp\b/.test(line) ? [[index + 1, line] as const] : [])))];
   }));
 }
 

@@ -14,7 +14,7 @@ const NOT_DECLARED = [
   /^'([^']+)' is not a variable in clause/,
 ];
 /** gcc's follow-up when an IR name such as `in.addr` breaks the clause, and clang's word for it. */
-const BROKEN_ENTRY = /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, array element or array section)?$/;
+const BROKEN_ENTRY = /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, (?:data member of current class, )?array element or array section)?$/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
 const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
 

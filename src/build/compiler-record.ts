@@ -1,0 +1,139 @@
+// The compiler commands the reference build really ran. compile.sh may add flags the settings do
+// not hold (`-DN=…`, `-I…`, `-std=…` written in the script itself or in its Makefile); the
+// built-in repairer must preprocess a source with exactly those. The reference build therefore
+// runs with a folder of small wrappers first on PATH, one per compiler name this machine has
+// (gcc, cc, clang++, the settings' CC and CXX, …): each appends its argv and working folder to a
+// log and execs the real compiler with the folder taken off PATH again, so nothing else changes.
+import { access, chmod, constants, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+const COMMON_COMPILERS = ['cc', 'c++', 'gcc', 'g++', 'clang', 'clang++'];
+
+/** Options whose value is the next argument (`-I dir`, `-o out`). */
+const SEPARATE_VALUE = new Set(['-o', '-I', '-D', '-U', '-include', '-imacros', '-isystem', '-iquote', '-idirafter', '-iprefix', '-isysroot', '-x', '-MF', '-MT', '-MQ', '-Xlinker', '-Xpreprocessor', '-Xclang', '-Xassembler', '-L', '-l', '-target', '--sysroot']);
+/** What a `-E` of stdin must not get: outputs, the language, dependency files, link-only flags. */
+const NOT_FOR_PREPROCESSING = new Set(['-o', '-x', '-MF', '-MT', '-MQ', '-Xlinker', '-Xassembler', '-L', '-l']);
+const STANDALONE_DROPPED = /^(?:-c|-S|-E|-M|-MM|-MD|-MMD|-MP|-MG|-shared|-static|-pie|-rdynamic|-Wl,.*|-l.+|-L.+)$/;
+
+/** One compiler call of the build, with paths as they are in the user's project. */
+export interface RecordedCompile {
+  /** The compiler name the build called (found on PATH). */
+  compiler: string;
+  cwd: string;
+  args: string[];
+  /** Its operands (sources, objects), relative to the project root. */
+  operands: string[];
+}
+
+export type RecordedCompiles = { ok: true; compiles: RecordedCompile[] } | { ok: false; reason: string };
+
+export interface CompilerRecorder {
+  /** PATH for the recorded build. */
+  env: Record<string, string>;
+  names: string[];
+  log: string;
+}
+
+/** Writes the wrappers into `dir` for every compiler name found on `searchPath`. */
+export async function makeCompilerRecorder(dir: string, o: { searchPath: string; settings: Record<string, string | undefined> }): Promise<CompilerRecorder> {
+  await mkdir(dir, { recursive: true });
+  const log = join(dir, 'compiles.log');
+  await writeFile(log, '');
+  const wanted = new Set(COMMON_COMPILERS);
+  for (const key of ['CC', 'CXX']) {
+    const first = o.settings[key]?.trim().split(/\s+/)[0];
+    if (first && !first.includes('/')) wanted.add(first);
+  }
+  const folders = o.searchPath.split(delimiter).filter((folder) => folder !== '');
+  const names: string[] = [];
+  for (const name of wanted) {
+    // A wrapper for a compiler this machine lacks would change what `command -v clang` says.
+    if (!(await onPath(name, folders))) continue;
+    const script = [
+      '#!/bin/sh',
+      `printf '%s\\0' ${quote(name)} "$PWD" "$#" "$@" >> ${quote(log)}`,
+      `recorder=${quote(dir)}`,
+      'PATH=${PATH#"$recorder:"}',
+      'export PATH',
+      `exec ${quote(name)} "$@"`,
+      '',
+    ].join('\n');
+    await writeFile(join(dir, name), script);
+    await chmod(join(dir, name), 0o755);
+    names.push(name);
+  }
+  return { env: { PATH: [dir, ...folders].join(delimiter) }, names, log };
+}
+
+/**
+ * The log's calls, their paths moved from the workspace they ran in (any of its spellings) to the
+ * user's project.
+ */
+export async function readRecordedCompiles(recorder: CompilerRecorder, o: { workspaceRoots: string[]; projectRoot: string }): Promise<RecordedCompiles> {
+  const fields = (await readFile(recorder.log, 'utf8')).split('\0');
+  const compiles: RecordedCompile[] = [];
+  const toProject = (text: string) => o.workspaceRoots.reduce((moved, root) => moved.replaceAll(root, o.projectRoot), text);
+  for (let at = 0; at + 2 < fields.length; ) {
+    const compiler = fields[at] as string;
+    const ranIn = fields[at + 1] as string;
+    const count = Number(fields[at + 2]);
+    const args = fields.slice(at + 3, at + 3 + count).map(toProject);
+    at += 3 + count;
+    const cwd = toProject(ranIn);
+    compiles.push({ compiler, cwd, args, operands: operandsOf(args).map((operand) => relative(o.projectRoot, resolve(cwd, operand))).filter((rel) => !leaves(rel)) });
+  }
+  if (compiles.length === 0) {
+    return { ok: false, reason: `the reference build called none of the compilers recorded (${recorder.names.join(', ') || 'none found on PATH'})` };
+  }
+  return { ok: true, compiles };
+}
+
+/** The build's call that compiled `relPath` (relative to the project root), if it was recorded. */
+export function compileOf(compiles: readonly RecordedCompile[], relPath: string): RecordedCompile | undefined {
+  return compiles.find((compile) => compile.operands.includes(relPath));
+}
+
+/** The call's flags that shape what the preprocessor makes: defines, include folders, standard, … */
+export function preprocessingFlags(args: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (SEPARATE_VALUE.has(arg)) {
+      if (!NOT_FOR_PREPROCESSING.has(arg)) kept.push(arg, args[i + 1] as string);
+      i++;
+    } else if (arg.startsWith('-') && !STANDALONE_DROPPED.test(arg) && !/^-x./.test(arg) && !/^-o./.test(arg) && !/^-M[FTQ]./.test(arg)) {
+      kept.push(arg);
+    }
+  }
+  return kept;
+}
+
+function operandsOf(args: readonly string[]): string[] {
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (SEPARATE_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) operands.push(arg);
+  }
+  return operands;
+}
+
+async function onPath(name: string, folders: readonly string[]): Promise<boolean> {
+  for (const folder of folders) {
+    if (!isAbsolute(folder)) continue;
+    const found = await access(join(folder, basename(name)), constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+function leaves(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+}
+
+function quote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}

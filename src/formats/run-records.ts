@@ -1,6 +1,7 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
 import { EXIT_CODES } from '../errors.js';
+import type { RunEvent } from './events.js';
 import type { RepairOutcome } from './outcome.js';
 import { RECORDED_DIAGNOSTICS, SUGGESTION_STATUSES, type RecordedDiagnostic, type ResultsFile, type RunRecord, type SuggestionRecord, type SuggestionStatus } from './results.js';
 import { isBuildFailure, type BuildResult, type Diagnostic, type Suggestion } from './types.js';
@@ -141,6 +142,55 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
       (record.status === 'skipped' && record.reason !== 'no patch' && !record.reason?.startsWith(MAX_REPAIRS_REASON)),
   );
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
+}
+
+/** What a run's events say of it: the live run's results.json and `show`'s replay both start here. */
+export interface RunFromEvents {
+  started: RunRecord | null;
+  /** The run-finished record; null while the run goes on, or when it was killed. */
+  finished: RunRecord | null;
+  /** Every considered suggestion in order, once discovery started. */
+  considered: string[] | null;
+  /** The last record of each suggestion that finished. */
+  records: Map<string, SuggestionRecord>;
+  probe: RunRecord['openmp_probe'];
+  runReference: RunRecord['run_reference'];
+}
+
+export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
+  const run: RunFromEvents = { started: null, finished: null, considered: null, records: new Map(), probe: null, runReference: null };
+  for (const event of events) {
+    if (event.type === 'run-started') run.started ??= event.run;
+    else if (event.type === 'discovery-started') run.considered ??= event.suggestions;
+    else if (event.type === 'suggestion-finished') run.records.set(event.record.id, event.record);
+    else if (event.type === 'openmp-probe') run.probe = event.probe;
+    else if (event.type === 'run-reference') run.runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
+    else if (event.type === 'run-finished') run.finished = event.run;
+  }
+  return run;
+}
+
+/** The run record over its suggestions' records: counts and usage totals from them, the rest from the events. */
+export function runTotals(
+  base: RunRecord,
+  suggestions: readonly SuggestionRecord[],
+  o: Pick<RunFromEvents, 'probe' | 'runReference'> & { funnel: RunRecord['funnel'] },
+): RunRecord {
+  return { ...base, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel: o.funnel, openmp_probe: o.probe, run_reference: o.runReference };
+}
+
+/**
+ * results.json of a run that ends: its totals, when it finished, whether the agent endpoint looked
+ * down, and its exit code (an interrupted run's is the interrupt's).
+ */
+export function finishedResults(
+  base: RunRecord,
+  suggestions: SuggestionRecord[],
+  o: Parameters<typeof runTotals>[2] & { finished: string; endpointDown: boolean; fatalAgentError: boolean; interruptExit: number | null },
+): { results: ResultsFile; exitCode: number } {
+  const exitCode = o.interruptExit ?? exitCodeFor({ run: base, suggestions }, { fatalAgentError: o.fatalAgentError });
+  const run = { ...runTotals(base, suggestions, o), finished: o.finished, endpoint_down: o.endpointDown, exit_code: exitCode };
+  return { results: { version: 1, run, suggestions }, exitCode };
 }
 
 export const MAX_REPAIRS_REASON = '--max-repairs reached';

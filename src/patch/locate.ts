@@ -236,7 +236,30 @@ function spanOf(shape: Shape, length: number): number {
  * computed (a line can only be near when its identifiers agree); with `onlyValid`, so are places
  * where a removed or anchored line does not match.
  */
-function scoreAt(file: FileView, expected: readonly LineForms[], anchored: Set<number>, start: number, shape: Shape, onlyValid: boolean): Scored | null {
+/**
+ * compareLines of old-side line `index` with a file line, computed once per pair: the shapes of the
+ * gap rung compare the same pairs again at shifted starts, and on a file with many look-alike
+ * places the edit distances behind `near` were most of the time a hunk took.
+ */
+class Comparisons {
+  private readonly memo = new Map<number, LineMatch>();
+  constructor(
+    private readonly file: FileView,
+    private readonly expected: readonly LineForms[],
+  ) {}
+
+  level(index: number, line: number): LineMatch {
+    const key = index * (this.file.lines.length + 1) + line;
+    let level = this.memo.get(key);
+    if (level === undefined) {
+      level = compareLines(this.expected[index]!, this.file.forms(line));
+      this.memo.set(key, level);
+    }
+    return level;
+  }
+}
+
+function scoreAt(file: FileView, expected: readonly LineForms[], comparisons: Comparisons, anchored: Set<number>, start: number, shape: Shape, onlyValid: boolean): Scored | null {
   // A skipped line counts as one that does not match, so a shaped match never scores 1.0.
   const lines = expected.length + (shape.kind === 'skipFileLineBefore' ? 1 : 0);
   const squeezed = file.squeezed;
@@ -264,7 +287,7 @@ function scoreAt(file: FileView, expected: readonly LineForms[], anchored: Set<n
   for (let index = 0; index < expected.length; index++) {
     const line = fileLineFor(shape, start, index);
     alignment.push(line);
-    const level = line === null ? 'mismatch' : compareLines(expected[index]!, file.forms(line));
+    const level = line === null ? 'mismatch' : comparisons.level(index, line);
     levels.push(level);
     parts[level]++;
     weighted += MATCH_WEIGHT[level];
@@ -275,7 +298,7 @@ function scoreAt(file: FileView, expected: readonly LineForms[], anchored: Set<n
 }
 
 /** Scores every place that shares at least two whitespace-equal lines with the hunk; others cannot pass the gate. */
-function scoreEverywhere(request: LocateRequest, expected: readonly LineForms[], anchored: Set<number>, shapes: readonly Shape[], onlyValid: boolean): Scored[] {
+function scoreEverywhere(request: LocateRequest, expected: readonly LineForms[], comparisons: Comparisons, anchored: Set<number>, shapes: readonly Shape[], onlyValid: boolean): Scored[] {
   const { file, minStart } = request;
   const scored: Scored[] = [];
   for (const shape of shapes) {
@@ -292,7 +315,7 @@ function scoreEverywhere(request: LocateRequest, expected: readonly LineForms[],
       .map(([start]) => start)
       .sort((a, b) => a - b);
     for (const start of starts) {
-      const result = scoreAt(file, expected, anchored, start, shape, onlyValid);
+      const result = scoreAt(file, expected, comparisons, anchored, start, shape, onlyValid);
       if (result !== null) scored.push(result);
     }
   }
@@ -312,7 +335,8 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
   const forms = expected.map(lineForms);
   const anchored = anchoredLines(hunk);
   // Invalid straight places are kept: the best of them is what a failure report shows.
-  const scored = scoreEverywhere(request, forms, anchored, [{ kind: 'straight' }], false);
+  const comparisons = new Comparisons(file, forms);
+  const scored = scoreEverywhere(request, forms, comparisons, anchored, [{ kind: 'straight' }], false);
   const squeezedReplacement = replacement.map(squeeze);
   const tolerant = scored.filter((entry) => entry.parts.near === 0 && entry.parts.mismatch === 0);
   // Old and new side matching at one start is a hunk that changes only whitespace: it applies there.
@@ -334,7 +358,7 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
   if (!request.thorough) return failedFuzzy(scored, ' (not searched further: an earlier hunk failed, and a file applies whole or not at all)');
   // Only when no straight placement works: a context line left out or made up inside the hunk.
   // The shapes grow with the square of the hunk; a long hunk is placed by its removed lines instead.
-  const shaped = expected.length > MAX_GAP_SHAPE_LINES ? [] : scoreEverywhere(request, forms, anchored, gapShapes(expected, anchored), true);
+  const shaped = expected.length > MAX_GAP_SHAPE_LINES ? [] : scoreEverywhere(request, forms, comparisons, anchored, gapShapes(expected, anchored), true);
   const validShaped = shaped.filter((entry) => entry.valid);
   if (validShaped.length > 0) return noteDifferingContext(pick(validShaped, declared, 'matches approximately with one context line missing or extra'), hunk);
   // Where the context does match somewhere (its removed lines differ there), that is the hunk's

@@ -43,15 +43,15 @@ export async function discoveryStage(
   const discovering = discover({
     dp,
     considered,
-    settled: new Set(tally.records.keys()),
+    settled: new Set(tally.finishedRecords().keys()),
     pool,
     emit,
     reused: o.reused,
     onBuilt: (id, build) => tally.noteBuild(id, build),
   });
   discovering.catch(() => undefined);
-  tally.probe = await probing;
-  if (tally.probe?.status === 'compiled') throw new RefusedError(probeRefusal(dp, tally.probe));
+  const probe = await probing;
+  if (probe?.status === 'compiled') throw new RefusedError(probeRefusal(dp, probe));
   const discovery = await discovering;
   interrupt.check();
   faultPoint('pipeline.after-discovery');

@@ -2,11 +2,12 @@
 import type { WorkspacePlacement } from '../build/index.js';
 import { faultPoint } from '../fault.js';
 import { renderSummary } from '../report/summary.js';
-import { countStatuses, exitCodeFor, isFinal, unrepairedRecord, usageTotals, type AgentIdentity } from '../formats/run-records.js';
-import type { NotConsidered, ResultsFile, RunRecord, SuggestionRecord } from '../formats/results.js';
+import { finishedResults, isFinal, runFromEvents, unrepairedRecord, type AgentIdentity } from '../formats/run-records.js';
+import type { NotConsidered, RunRecord, SuggestionRecord } from '../formats/results.js';
 import type { RunOptions } from '../formats/run-options.js';
 import { writeResults } from '../store/index.js';
 import type { RunContext } from './session.js';
+import type { AgentEnd } from './repair.js';
 import type { RunTally } from './tally.js';
 
 /**
@@ -18,12 +19,13 @@ export async function finish(
   tally: RunTally,
   interruptExit: number | null,
   unfinishedReason: string | null,
-  o: { refused: boolean } = { refused: false },
+  o: { agent: AgentEnd; refused?: boolean },
 ): Promise<number> {
   const { options, emit, reporter } = context;
   const suggestions: SuggestionRecord[] = [];
+  const { records, probe, runReference } = runFromEvents(context.events);
   for (const suggestion of tally.considered) {
-    const known = tally.records.get(suggestion.id);
+    const known = records.get(suggestion.id);
     if (known) {
       suggestions.push(known);
       continue;
@@ -39,25 +41,16 @@ export async function finish(
     if (o.refused || record.status !== 'skipped') await tally.finish(record);
     suggestions.push(record);
   }
-  const results: ResultsFile = {
-    version: 1,
-    run: {
-      ...runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom, notConsidered: tally.notConsidered }),
-      openmp_probe: tally.probe,
-      run_reference: tally.runReference,
-    },
-    suggestions,
-  };
-  const exitCode = interruptExit ?? exitCodeFor(results, { fatalAgentError: tally.budget.fatal !== null });
-  results.run = {
-    ...results.run,
-    finished: new Date().toISOString(),
-    counts: countStatuses(suggestions),
-    endpoint_down: tally.budget.endpointDown,
-    ...usageTotals(suggestions),
+  const base = runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom, notConsidered: tally.notConsidered });
+  const { results, exitCode } = finishedResults(base, suggestions, {
     funnel: context.funnel.result(),
-    exit_code: exitCode,
-  };
+    probe,
+    runReference,
+    finished: new Date().toISOString(),
+    endpointDown: o.agent.endpointDown,
+    fatalAgentError: o.agent.fatal,
+    interruptExit,
+  });
   if (tally.state) {
     tally.state.state.complete = interruptExit === null && suggestions.every(isFinal);
     await tally.state.save();

@@ -8,7 +8,7 @@ import type { RunOptions } from '../formats/run-options.js';
 import { discoveryStage } from './discovery.js';
 import { finish, runRecord } from './finish.js';
 import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
-import { chooseAgent, repairStage } from './repair.js';
+import { chooseAgent, NO_AGENT_END, repairStage } from './repair.js';
 import { runCheckStage } from './run-check.js';
 import { restore } from './restore.js';
 import { Session } from './session.js';
@@ -40,11 +40,12 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     for (const notice of pre.dp.notices) emit({ type: 'notice', level: 'warning', message: notice });
 
     const tally = new RunTally(context, pre.considered, pre.notConsidered);
+    let agent = NO_AGENT_END;
     try {
       // With no suggestion considered there is nothing to build; the summary says why.
-      if (pre.considered.length === 0) return await finish(context, tally, null, null);
+      if (pre.considered.length === 0) return await finish(context, tally, null, null, { agent });
       // Before any build: a run must not spend its builds before learning its agent cannot start.
-      const agent = options.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
+      const chosen = options.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
       const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
       tally.repairedEarlier = repairedEarlier;
       const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier, keep: (record) => tally.finish(record) });
@@ -57,24 +58,27 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else {
         const runCheck = await runCheckStage(context, tally, { dp: pre.dp, pool, repairs: failing.length });
-        if (failing.length > 0) await repairStage(context, tally, failing, { dp: pre.dp, pool, agent, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
+        if (failing.length > 0) {
+          agent = await repairStage(context, tally, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
+          interrupt.check();
+        }
       }
     } catch (error) {
       // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run
       // was interrupted, and results.json must still say how far it got.
       if (interrupt.received) {
         const interrupted = new InterruptedError(interrupt.received);
-        await finish(context, tally, interrupted.exitCode, 'interrupted');
+        await finish(context, tally, interrupted.exitCode, 'interrupted', { agent });
         throw interrupted;
       }
       // The cluster failed, not the builds: what finished is kept, the rest is not judged.
-      if (error instanceof ClusterError) await finish(context, tally, error.exitCode, 'the cluster could not run its builds');
+      if (error instanceof ClusterError) await finish(context, tally, error.exitCode, 'the cluster could not run its builds', { agent });
       // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
       // results.json that says why, for show and for tools; the refusal itself is the one line printed.
-      else if (error instanceof RefusedError) await finish(context, tally, error.exitCode, 'not built: the run was refused', { refused: true });
+      else if (error instanceof RefusedError) await finish(context, tally, error.exitCode, 'not built: the run was refused', { agent, refused: true });
       throw error;
     }
-    return await finish(context, tally, null, null);
+    return await finish(context, tally, null, null, { agent });
   } finally {
     await session.close();
   }

@@ -8,7 +8,7 @@ import { generatedPatchSet, preprocessPatched, type BuildPool } from '../build/i
 import { decodeBytes } from '../bytes.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
-import { repairConcurrently, repairSuggestion, type PromptLadder, type RepairDeps } from '../repair/index.js';
+import { repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from '../repair/index.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
@@ -19,13 +19,24 @@ import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
 import type { RunContext } from './session.js';
 import type { Failing, RunTally } from './tally.js';
 
+/** How the agent left the run: a fatal error (the run exits 4), an endpoint that looked down. */
+export interface AgentEnd {
+  fatal: boolean;
+  endpointDown: boolean;
+}
+
+/** A run whose repair stage did not run. */
+export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
+
+/** Ends without throwing when interrupted, so that how the agent stood is recorded; the caller checks the interrupt. */
 export async function repairStage(
   context: RunContext,
   tally: RunTally,
   failing: Failing[],
   o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined },
-): Promise<void> {
+): Promise<AgentEnd> {
   const { options, emit, interrupt } = context;
+  const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
   const { agent } = o;
   // With no agent the built-in repairer is the whole repair stage, and the run record says so.
   tally.identity = { backend: agent?.backend ?? (options.builtin ? 'builtin' : null), model: agent?.model ?? null };
@@ -37,7 +48,7 @@ export async function repairStage(
     emit,
     tries: new AttemptStore(options.dotDir),
     signal: interrupt.signal,
-    budget: tally.budget,
+    budget,
     scratchDir: context.scratchDir,
     ladder: o.ladder,
     ...(o.runCheck && { runCheck: o.runCheck }),
@@ -45,42 +56,47 @@ export async function repairStage(
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
   let writesStopped: string | null = null;
   let settled = 0;
-  await repairConcurrently({
-    items: failing,
-    jobs: options.agentJobs,
-    maxRepairs: options.maxRepairs,
-    signal: interrupt.signal,
-    halted: () => writesStopped !== null,
-    repair: async ({ suggestion, build }, index) => {
-      emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
-      faultPoint('pipeline.before-repair');
-      return repairSuggestion(await repairTask(suggestion, o.dp, o.pool, build), deps, o.tries.get(suggestion.id));
-    },
-    settle: async ({ suggestion, build }, outcome) => {
-      faultPoint('pipeline.after-repair');
-      settled += 1;
-      const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
-      if (outcome.status === 'repaired' && options.mode === 'repair') {
-        if (writesStopped === null) {
-          await tally.writing({ ...record, ...writtenPaths(suggestion.id, record.changed_files) });
-          writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+  try {
+    await repairConcurrently({
+      items: failing,
+      jobs: options.agentJobs,
+      maxRepairs: options.maxRepairs,
+      signal: interrupt.signal,
+      halted: () => writesStopped !== null,
+      repair: async ({ suggestion, build }, index) => {
+        emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+        faultPoint('pipeline.before-repair');
+        return repairSuggestion(await repairTask(suggestion, o.dp, o.pool, build), deps, o.tries.get(suggestion.id));
+      },
+      settle: async ({ suggestion, build }, outcome) => {
+        faultPoint('pipeline.after-repair');
+        settled += 1;
+        const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
+        if (outcome.status === 'repaired' && options.mode === 'repair') {
+          if (writesStopped === null) {
+            await tally.writing({ ...record, ...writtenPaths(suggestion.id, record.changed_files) });
+            writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+          }
+          else {
+            record.status = 'not_applied';
+            record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
+          }
         }
-        else {
-          record.status = 'not_applied';
-          record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
-        }
-      }
-      await tally.finish(record);
-    },
-    skip: ({ suggestion, build }) =>
-      tally.finish(
-        unrepairedRecord(suggestion, build, {
-          status: 'skipped',
-          reason: writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`,
-        }),
-      ),
-  });
-  interrupt.check();
+        await tally.finish(record);
+      },
+      skip: ({ suggestion, build }) =>
+        tally.finish(
+          unrepairedRecord(suggestion, build, {
+            status: 'skipped',
+            reason: writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`,
+          }),
+        ),
+    });
+  } catch (error) {
+    // A cancelled build or call rejects with the abort reason: the interrupt, not a fault.
+    if (!interrupt.received) throw error;
+  }
+  return { fatal: budget.fatal !== null, endpointDown: budget.endpointDown };
 }
 
 /**

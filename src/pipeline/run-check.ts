@@ -20,7 +20,6 @@ export async function runCheckStage(context: RunContext, tally: RunTally, o: { d
   const reference = await measureRunReference({ pool: o.pool, config: o.dp.config, options });
   interrupt.check();
   if (!reference.ok) throw new RefusedError(reference.refusal);
-  tally.runReference = reference.record;
   emit({ type: 'run-reference', ...reference.record });
   await Promise.all(
     held.map(async ({ suggestion, record }) => {

@@ -26,6 +26,8 @@ export interface RunContext {
   carry(events: readonly RunEvent[]): void;
   /** Counts the run's answers check by check from the events it emits. */
   funnel: FunnelCounter;
+  /** Every event of the run so far, carried ones included: what its records are derived from. */
+  events: readonly RunEvent[];
   launcher: Launcher;
   /** Where the previous run's files went (history/<its id>/); null when there was none. */
   previousDir: string | null;
@@ -65,7 +67,9 @@ export class Session {
     this.defer(() => log.close());
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
     const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair', checkRun: options.checkRun !== 'off' });
+    const events: RunEvent[] = [];
     const record = (event: RunEvent) => {
+      events.push(event);
       log.emit(event);
       funnel.apply(event);
       logFile?.(event);
@@ -80,7 +84,7 @@ export class Session {
     const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
     // Whatever ends the run, no job it submitted stays queued or running.
     this.defer(() => launcher.cancelAll());
-    return { options, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, emit, carry, funnel, launcher, previousDir: rotated.dir };
+    return { options, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, emit, carry, funnel, events, launcher, previousDir: rotated.dir };
   }
 
   /** Registers a release; releases run in reverse order of registration. */

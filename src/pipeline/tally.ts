@@ -1,8 +1,8 @@
-// The records of one run as they come in, and what run-state.json keeps of them for --resume.
+// What the run keeps beside its events until results.json: the discovery builds and the
+// run-state.json writer; the records themselves are derived from the events.
 import type { WorkspacePlacement } from '../build/index.js';
-import { RunBudget } from '../repair/index.js';
-import { buildsRecord, isFinal, noPatchRecord, unrepairedRecord, type AgentIdentity } from '../formats/run-records.js';
-import type { NotConsidered, OpenmpProbe, RunRecord, SuggestionRecord } from '../formats/results.js';
+import { buildsRecord, isFinal, noPatchRecord, runFromEvents, unrepairedRecord, type AgentIdentity } from '../formats/run-records.js';
+import type { NotConsidered, SuggestionRecord } from '../formats/results.js';
 import { notRun } from '../repair/run-reference.js';
 import type { BuildResult, Suggestion } from '../formats/types.js';
 import type { RunStateWriter } from '../store/index.js';
@@ -14,18 +14,13 @@ export interface Failing {
 }
 
 export class RunTally {
-  readonly records = new Map<string, SuggestionRecord>();
   readonly builds = new Map<string, BuildResult>();
-  readonly budget: RunBudget;
   identity: AgentIdentity = { backend: null, model: null };
   placement: () => WorkspacePlacement | undefined = () => undefined;
-  probe: OpenmpProbe | null = null;
   /** The run this one continues (--resume), once known. */
   resumedFrom: string | null = null;
   /** --check-run all: suggestions that build as generated, their records finished once they ran. */
   readonly heldForRuns: { suggestion: Suggestion; record: SuggestionRecord }[] = [];
-  /** --check-run: the reference's runs, once measured. */
-  runReference: RunRecord['run_reference'] = null;
   /** The run's run-state.json; null for --discover-only, which cannot be resumed. */
   state: RunStateWriter | null = null;
   /** Suggestions whose patches are what an earlier repair wrote. */
@@ -36,13 +31,15 @@ export class RunTally {
     private readonly context: RunContext,
     readonly considered: Suggestion[],
     readonly notConsidered: NotConsidered[],
-  ) {
-    this.budget = new RunBudget({ maxCostUsd: context.options.agent.maxCostUsd });
+  ) {}
+
+  /** The records of the suggestions finished so far, from the run's events. */
+  finishedRecords(): ReadonlyMap<string, SuggestionRecord> {
+    return runFromEvents(this.context.events).records;
   }
 
   async finish(finished: SuggestionRecord): Promise<void> {
     const record = this.withRunCheck(finished);
-    this.records.set(record.id, record);
     this.context.emit({ type: 'suggestion-finished', record });
     // What discovery settles is settled again by the next discovery; only repair outcomes are kept.
     if (this.state && isFinal(record) && record.status !== 'ok' && record.reason !== 'no patch') {
@@ -71,7 +68,7 @@ export class RunTally {
   async startState(writer: RunStateWriter, builds: ReadonlyMap<string, BuildResult>, digests: Map<string, string>): Promise<void> {
     this.digests = digests;
     this.state = writer;
-    for (const record of this.records.values()) if (isFinal(record) && record.status !== 'ok') writer.state.finished[record.id] = record;
+    for (const record of this.finishedRecords().values()) if (isFinal(record) && record.status !== 'ok') writer.state.finished[record.id] = record;
     for (const [id, build] of builds) await this.noteBuild(id, build);
     await writer.save();
   }
@@ -103,8 +100,9 @@ export class RunTally {
   /** Records what discovery settles (no patch, builds) and returns the failing suggestions. */
   async recordDiscovery(builds: Map<string, BuildResult>, repairedEarlier: Set<string>): Promise<Failing[]> {
     const failing: Failing[] = [];
+    const finished = this.finishedRecords();
     for (const suggestion of this.considered) {
-      if (this.records.has(suggestion.id)) continue;
+      if (finished.has(suggestion.id)) continue;
       const build = builds.get(suggestion.id);
       if (build) this.builds.set(suggestion.id, build);
       if (!build) await this.finish(noPatchRecord(suggestion));

@@ -1,12 +1,12 @@
 // A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
 // its summary, so `show` and the review page print the numbers the run printed. A killed run (no
 // run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
-import { countStatuses, usageTotals } from '../formats/run-records.js';
+import { runFromEvents, runTotals } from '../formats/run-records.js';
 import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
 import { join } from 'node:path';
 import { readEventLogFile } from '../store/index.js';
-import type { ResultsFile, RunRecord, SuggestionRecord } from '../formats/results.js';
+import type { ResultsFile, RunRecord } from '../formats/results.js';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 
@@ -32,20 +32,7 @@ export async function replayRun(dotDir: string, runDir?: string): Promise<Replay
 
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
   const { events } = o;
-  let started: RunRecord | null = null;
-  let finishedRun: RunRecord | null = null;
-  let considered: string[] | null = null;
-  let probe: RunRecord['openmp_probe'] = null;
-  let runReference: RunRecord['run_reference'] = null;
-  const records = new Map<string, SuggestionRecord>();
-  for (const event of events) {
-    if (event.type === 'run-started') started ??= event.run;
-    else if (event.type === 'discovery-started') considered ??= event.suggestions;
-    else if (event.type === 'suggestion-finished') records.set(event.record.id, event.record);
-    else if (event.type === 'openmp-probe') probe = event.probe;
-    else if (event.type === 'run-reference') runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
-    else if (event.type === 'run-finished') finishedRun = event.run;
-  }
+  const { started, finished: finishedRun, considered, records, probe, runReference } = runFromEvents(events);
   if (events.length === 0) throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
   if (!started) throw new UsageError(`${o.source}: line 1: no run-started event; this is not the log of a patch-repair run`);
   // Suggestions whose discovery never started are not known; those that finished are listed anyway.
@@ -54,7 +41,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
   // A killed run wrote no run-finished record: its totals are counted from the log as the run would have.
   const writes = started.mode === 'repair';
   const funnel = funnelOf(events, { strict: started.options.strict === true, writes, checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all' });
-  const run: RunRecord = finishedRun ?? { ...started, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel, openmp_probe: probe, run_reference: runReference };
+  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, { funnel, probe, runReference });
   return {
     results: { version: 1, run, suggestions },
     finished: finishedRun !== null,

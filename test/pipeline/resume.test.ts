@@ -113,3 +113,38 @@ it('with nothing to resume says so and runs as usual', async () => {
   expect(run.kind === 'exited' && run.stderr).toContain('note: --resume: no earlier run to resume; starting afresh');
   expect(results(dotDir).suggestions[0]).toMatchObject({ id: '2', status: 'repaired' });
 });
+
+it('killed after the first answered call and resumed, records the tokens and cost of the uninterrupted run', async () => {
+  // Without sessions every follow-up replays the conversation, in both runs alike: the same
+  // prompts, so the same tokens as the agent reports them (prompt and reply lengths, $0.001 a call).
+  const scripted = async (root: string) => {
+    const replies = ['I would remove acc from the private clause.', answers['3']!.replaceAll('<root>', root)];
+    return writeScriptedDescriptor({ dir: path.join(path.dirname(root), 'agent'), replies, sessions: false });
+  };
+  const args = (descriptorFile: string) => ['--backend', descriptorFile, '--no-builtin', '-s', '3'];
+  const whole = useFixture('demo');
+  const wholeAgent = await scripted(whole.root);
+  expect(await cli(whole.dotDir, args(wholeAgent.descriptorFile))).toMatchObject({ kind: 'exited', exitCode: 0 });
+
+  const cut = useFixture('demo');
+  const cutAgent = await scripted(cut.root);
+  const killed = await cli(cut.dotDir, args(cutAgent.descriptorFile), { PATCH_REPAIR_FAULT: 'verify.after-extraction@1' });
+  expect(killed).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+  expect(await scriptedCalls(cutAgent.stateFile)).toHaveLength(1);
+  expect(await cli(cut.dotDir, [...args(cutAgent.descriptorFile), '--resume'])).toMatchObject({ kind: 'exited', exitCode: 0 });
+  expect(await scriptedCalls(cutAgent.stateFile)).toHaveLength(2);
+
+  const usage = (dotDir: string) => {
+    const { run, suggestions } = results(dotDir);
+    return {
+      run: { input_tokens: run.input_tokens, output_tokens: run.output_tokens, cost_usd: run.cost_usd, counts: run.counts, funnel: run.funnel },
+      suggestions: suggestions.map(({ id, status, attempts, unanswered, accepted_attempt, input_tokens, output_tokens, cost_usd, backend, changed_files }) => ({
+        id, status, attempts, unanswered, accepted_attempt, input_tokens, output_tokens, cost_usd, backend, changed_files,
+      })),
+    };
+  };
+  const expected = usage(whole.dotDir);
+  expect(expected.suggestions).toEqual([expect.objectContaining({ status: 'repaired', attempts: 2, accepted_attempt: 2, cost_usd: 0.002 })]);
+  expect(expected.run.input_tokens).toBeGreaterThan(0);
+  expect(usage(cut.dotDir)).toEqual(expected);
+});

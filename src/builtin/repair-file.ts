@@ -163,7 +163,7 @@ function withTranslationUnit(site: DirectiveSite, unit: TranslationUnit | null, 
 function tieErrors(located: Located[], errors: readonly FileDiagnostic[]): string | null {
   for (const error of errors) {
     const row = error.line - 1;
-    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ?? labelOwner(located, error) ?? declarationOwner(located, error) ?? swallowedDeclarationOwner(located, error);
+    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ?? labelOwner(located, error) ?? declarationOwner(located, error) ?? swallowedDeclarationOwner(located, error) ?? typoFollowOnOwner(located, error, errors);
     if (!owner) return `line ${error.line}: ${error.message} (not at a directive the generated patch added)`;
     owner.errors.push(error);
   }
@@ -205,6 +205,17 @@ function swallowedDeclarationOwner(located: Located[], error: FileDiagnostic): L
   const row = error.line - 1;
   return located.find((entry) => entry.site.declaredBetween.has(name) && entry.added.row < row
     && entry.site.functionRows !== null && row <= entry.site.functionRows.last);
+}
+
+/**
+ * clang goes on with its guess for a name the misplaced directive swallowed ("use of undeclared
+ * identifier 'ans'; did you mean 'abs'?"), so the other errors on that line come from the guess's
+ * type (`returning 'int (int)' from a function with incompatible result type 'float'`): they
+ * belong to the same directive.
+ */
+function typoFollowOnOwner(located: Located[], error: FileDiagnostic, errors: readonly FileDiagnostic[]): Located | undefined {
+  const corrected = errors.find((other) => other !== error && other.line === error.line && / did you mean '[^']+'\?$/.test(other.message));
+  return corrected && swallowedDeclarationOwner(located, corrected);
 }
 
 type DirectiveRepair = { kind: 'done'; state: DirectiveState; rules: string[] } | { kind: 'declined'; reason: string };

@@ -29,13 +29,16 @@ const LABEL_PREFIX = /^\s*[A-Za-z_]\w*\s*:\s*$/;
 function placementErrors(input: RuleInput, loopRow: number | null): FileDiagnostic[] {
   // clang corrects a name it cannot find ("did you mean 'cur_inds'?") and goes on with the
   // correction, so the clause then names that variable twice: a follow-on of the same name.
-  const corrected = new Set(input.errors.flatMap((message) => {
+  // Any other error on such a line comes from the guess's type (`returning 'int (int)' …`).
+  const correctedAt = input.errors.flatMap((message) => {
     const name = undeclaredName(message.message);
     const guess = / did you mean '([^']+)'\?$/.exec(message.message)?.[1];
-    return name !== null && guess !== undefined && input.site.declaredBetween.has(name) ? [guess] : [];
-  }));
+    return name !== null && guess !== undefined && input.site.declaredBetween.has(name) ? [{ guess, line: message.line }] : [];
+  });
+  const corrected = new Set(correctedAt.map(({ guess }) => guess));
+  const correctedLines = new Set(correctedAt.map(({ line }) => line));
   return input.errors.filter((message) => {
-    if (PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message)) return true;
+    if (PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message) || correctedLines.has(message.line)) return true;
     const row = message.line - 1;
     if (CLANG_PARSE_ERROR.test(message.message)) return row >= input.row + input.lineCount && (loopRow === null || row < loopRow);
     if (CORRECTED_TWICE.test(message.message)) return corrected.has(nameAt(input.lines, message) ?? '');

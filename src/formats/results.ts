@@ -170,7 +170,7 @@ export const RunRecordSchema = z.object({
     .describe('suggestions of patch_generator/ this run left out, each with the reason; they have no entry in suggestions'),
   run_reference: z
     .object({
-      seconds: z.number().nonnegative().describe("wall time of the reference build's first run at 1 thread"),
+      seconds: z.number().nonnegative().describe("wall time of the sequential program's first run at 1 thread (the reference build, or a build with seq_settings.json when par_settings.json is not derived from it)"),
       noise_lines: z.number().int().nonnegative().describe('output lines that differ between two runs of the reference (or hold a time or date): never compared'),
     })
     .nullable()

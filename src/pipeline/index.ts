@@ -61,6 +61,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         if (failing.length > 0) {
           agent = await repairStage(context, tally, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
           interrupt.check();
+          if (agent.clusterFailed) throw agent.clusterFailed;
         }
       }
     } catch (error) {

@@ -6,6 +6,7 @@ import { createAgent } from '../agent/create.js';
 import type { Agent } from '../agent/types.js';
 import { generatedPatchSet, preprocessPatched, type BuildPool } from '../build/index.js';
 import { decodeBytes } from '../bytes.js';
+import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
 import { repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from '../repair/index.js';
@@ -19,16 +20,23 @@ import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
 import type { RunContext } from './session.js';
 import type { Failing, RunTally } from './tally.js';
 
-/** How the agent left the run: a fatal error (the run exits 4), an endpoint that looked down. */
+/**
+ * How the agent left the run: a fatal error (the run exits 4), an endpoint that looked down; and a
+ * cluster that stopped running builds, which ends the run but not what the agent's end says of it.
+ */
 export interface AgentEnd {
   fatal: boolean;
   endpointDown: boolean;
+  clusterFailed?: ClusterError;
 }
 
 /** A run whose repair stage did not run. */
 export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
 
-/** Ends without throwing when interrupted, so that how the agent stood is recorded; the caller checks the interrupt. */
+/**
+ * Ends without throwing when interrupted or when the cluster fails, so that how the agent stood is
+ * recorded; the caller checks the interrupt and `clusterFailed`.
+ */
 export async function repairStage(
   context: RunContext,
   tally: RunTally,
@@ -94,8 +102,14 @@ export async function repairStage(
     });
   } catch (error) {
     // A cancelled build or call rejects with the abort reason: the interrupt, not a fault.
-    if (!interrupt.received) throw error;
+    if (interrupt.received) return agentEnd(budget);
+    if (error instanceof ClusterError) return { ...agentEnd(budget), clusterFailed: error };
+    throw error;
   }
+  return agentEnd(budget);
+}
+
+function agentEnd(budget: RunBudget): AgentEnd {
   return { fatal: budget.fatal !== null, endpointDown: budget.endpointDown };
 }
 

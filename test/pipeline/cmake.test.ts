@@ -71,6 +71,7 @@ describe.each(['Unix Makefiles', 'Ninja'])('a CMake project built with the %s ge
 });
 
 describe('repairing a CMake project', () => {
+  // Three whole repair runs, each configuring CMake in every workspace: more than the usual limit on a slow machine.
   it('writes the same repaired patch sets at -j 1 and -j 2, and with either generator', async () => {
     const written: Record<string, string>[] = [];
     for (const [generator, jobs] of [['Unix Makefiles', 1], ['Unix Makefiles', 2], ['Ninja', 2]] as const) {
@@ -86,7 +87,7 @@ describe('repairing a CMake project', () => {
     }
     expect(written[1]).toEqual(written[0]);
     expect(written[2]).toEqual(written[0]);
-  });
+  }, 300_000);
 });
 
 describe('a CMake project holding the user\'s own build folder', () => {

@@ -2,7 +2,7 @@
 // memory from the same sources as the build tests use.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptLadder, type PromptLadder } from '../../src/repair/ladder.js';
-import { cutText, followUpPrompt, rungPrompt } from '../../src/repair/prompt.js';
+import { builtinRunFinding, cutText, followUpPrompt, rungPrompt } from '../../src/repair/prompt.js';
 import type { RepairTask } from '../../src/formats/task.js';
 import type { Diagnostic, PatternInfo } from '../../src/formats/types.js';
 import { GENERATED_PATCH, MAIN_C } from './project.js';
@@ -30,6 +30,17 @@ beforeAll(async () => {
 });
 
 describe('the rungs', () => {
+  it('end with the directive of a built-in candidate check 7 rejected, and what its runs showed, on every rung', () => {
+    const answer = `--- ${ROOT}/src/main.c\n+++ ${ROOT}/src/main.c\n@@ -9,3 +9,4 @@\n int i;\n+    #pragma omp parallel for shared(a) reduction(+:t)\n for (i = 0; i < N; i++) {\n`;
+    const finding = builtinRunFinding(answer, 'keep-strongest-data-sharing', 'at 2 threads, run 1 of 3: line 3: `last 598` expected, `last 896` got');
+    expect(finding.directives).toEqual(['#pragma omp parallel for shared(a) reduction(+:t)']);
+    for (const conversation of [1, 3]) {
+      const { text } = rungPrompt({ ladder, conversation, task: task(), limits, builtinFinding: finding });
+      expect(text).toMatch(/## What the built-in repairer tried\n\nThe built-in repairer \(keep-strongest-data-sharing\) .*\n\n```\n#pragma omp parallel for shared\(a\) reduction\(\+:t\)\n```\n\nat 2 threads, run 1 of 3: line 3: `last 598` expected, `last 896` got\n$/);
+    }
+    expect(rungPrompt({ ladder, conversation: 1, task: task(), limits, builtinFinding: null }).text).not.toContain('What the built-in repairer tried');
+  });
+
   it('rung 1 shows the generated patch whole and the diagnostics with project paths', () => {
     const { text, template } = rungPrompt({ ladder, conversation: 1, task: task(), limits });
     expect(template).toBe('rung-1.md');

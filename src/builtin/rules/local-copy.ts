@@ -167,8 +167,9 @@ export const arrayElementReduction: Rule = {
       if (typeof uses === 'string') return { kind: 'declined', reason: uses };
       const elements = new Set(uses.map((use) => use.text));
       const varying = uses.flatMap((use) => use.indices).flatMap(identifiersOf).find((id) => loopVariablesOf(loop).has(id) || writtenIn(input, loop, [id]) !== null);
-      if (elements.size === 1 && varying === undefined) {
-        const element = uses[0]!;
+      const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses);
+      if (single !== null) {
+        const { element } = single;
         if (element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!)) {
           state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}[${element.indices[0]}:1]`) };
         } else {
@@ -177,6 +178,7 @@ export const arrayElementReduction: Rule = {
             original: element.text, type: declaration.typeText, base: entry,
             local: freshName(input, `${entry}_${element.indices.flatMap(identifiersOf).join('_')}`),
             pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${entry}${element.indices.map((index) => `\\s*\\[\\s*${spaced(index)}\\s*\\]`).join('')}`, 'g'),
+            ...(single.reads !== undefined && { basePattern: single.reads }),
           };
           const edits = copyEdits({ ...input, state }, loop, copy);
           if (typeof edits === 'string') return { kind: 'declined', reason: edits };
@@ -198,6 +200,44 @@ export const arrayElementReduction: Rule = {
     return { kind: 'result', state, resolved };
   },
 };
+
+/**
+ * `x[i] -= L[i][j] * x[j]` in a `j < i` loop (a triangular solve): every update is to one element
+ * that stays the same through the loop, and every other use reads an element that the loop's own
+ * condition keeps apart from it. A local copy of the updated element then leaves those reads
+ * reading what they read before; `reads` is the pattern of `entry` that may stay in the loop.
+ */
+function besideReadsKeptApart(input: RuleInput, loop: SyntaxNode, entry: string, uses: ElementUse[]): { element: ElementUse; reads: string } | null {
+  const updates = uses.filter((use) => use.update);
+  const reads = uses.filter((use) => !use.update);
+  const element = updates[0];
+  if (element === undefined || reads.length === 0 || new Set(updates.map((use) => use.text)).size !== 1 || uses.some((use) => use.indices.length !== 1)) return null;
+  const fixed = element.indices[0]!;
+  if (!/^[A-Za-z_]\w*$/.test(fixed) || loopVariablesOf(loop).has(fixed) || writtenIn(input, loop, [fixed]) !== null) return null;
+  const apart = variableKeptApart(loop, fixed);
+  if (apart === null || reads.some((use) => use.indices[0] !== apart)) return null;
+  return { element, reads: `${entry}(?!\\s*\\[\\s*${apart}\\s*\\])` };
+}
+
+/**
+ * The loop variable that never equals `index` in the body: kept strictly below or above it by the
+ * condition (`j < i`), or started past it and only counted up (`j = i + 1; …; j++`), and never
+ * assigned in the body.
+ */
+function variableKeptApart(loop: SyntaxNode, index: string): string | null {
+  const variables = loopVariablesOf(loop);
+  const condition = /^\s*([A-Za-z_]\w*)\s*[<>]\s*([A-Za-z_]\w*)\s*$/.exec(loop.childForFieldName('condition')?.text ?? '');
+  const start = /([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\+\s*[1-9]\d*\s*;?\s*$/.exec(loop.childForFieldName('initializer')?.text ?? '');
+  const update = loop.childForFieldName('update')?.text ?? '';
+  const variable =
+    condition?.[1] === index ? condition[2]! :
+    condition?.[2] === index ? condition[1]! :
+    start?.[2] === index && new RegExp(`^\\s*(?:\\+\\+\\s*${start[1]}|${start[1]}\\s*\\+\\+|${start[1]}\\s*\\+=\\s*[1-9]\\d*)\\s*$`).test(update) ? start[1]! : null;
+  if (variable === null || !variables.has(variable)) return null;
+  const body = loop.childForFieldName('body')?.text ?? '';
+  const assigned = new RegExp(`\\b${variable}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${variable}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${variable}\\b`);
+  return assigned.test(body) ? null : variable;
+}
 
 interface ElementUse {
   /** The element as written, spaces removed (`x[i][j]`). */

@@ -74,7 +74,7 @@ export async function repairStage(
       repair: async ({ suggestion, build }, index) => {
         emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
         faultPoint('pipeline.before-repair');
-        return repairSuggestion(await repairTask(suggestion, o.dp, o.pool, build), deps, o.tries.get(suggestion.id));
+        return repairSuggestion(await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }), deps, o.tries.get(suggestion.id));
       },
       settle: async ({ suggestion, build }, outcome) => {
         faultPoint('pipeline.after-repair');
@@ -159,7 +159,8 @@ async function writeRepair(
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */
-async function repairTask(suggestion: Suggestion, dp: DotDiscopop, pool: BuildPool, build: BuildResult): Promise<RepairTask> {
+async function repairTask(suggestion: Suggestion, build: BuildResult, o: { dp: DotDiscopop; pool: BuildPool; builtin: boolean }): Promise<RepairTask> {
+  const { dp, pool } = o;
   const sources = new Map<string, string>();
   const patched = new Map<string, string>();
   for (const file of suggestion.files) {
@@ -171,9 +172,10 @@ async function repairTask(suggestion: Suggestion, dp: DotDiscopop, pool: BuildPo
     patched.set(file.fileId, applied?.ok && applied.result !== null ? applied.result : source);
   }
   // The built-in repairer reads what the compiler compiles: macros, headers, typedefs expanded.
+  // Nothing else reads it, so with --no-builtin no file is preprocessed.
   const translationUnits = new Map<string, string>();
   const translationUnitsMissing = new Map<string, string>();
-  if (!build.ok) {
+  if (!build.ok && o.builtin) {
     const recorded = await pool.recordedCompiles();
     for (const file of suggestion.files) {
       const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)!, recorded });

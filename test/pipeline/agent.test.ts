@@ -1,7 +1,8 @@
 // The agent tier end to end through the built CLI: the scripted agent (a descriptor over a small
 // script, run by the same runner and parser as claude) answers the demo's broken suggestions, with
 // real gcc verifying; the budget rules are checked on what results.json and the agent saw.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ResultsFile, type SuggestionRecord } from '../../src/formats/results.js';
@@ -103,6 +104,30 @@ it('--max-repairs stops after that many repairs and skips the rest without faili
   const file = readResults(dotDir);
   expect(file.run.counts).toMatchObject({ repaired: 2, skipped: 5 });
   expect(file.suggestions.filter((s) => s.reason?.startsWith('--max-repairs'))).toHaveLength(4);
+});
+
+// Only the built-in repairer reads a failing file's preprocessed translation unit: with
+// --no-builtin no compiler is run with -E, so an agent-only run pays for no extra compile.
+it('preprocesses failing sources for the built-in repairer only, not with --no-builtin', async () => {
+  const bin = mkdtempSync(path.join(tmpdir(), 'pr-gcc-log-'));
+  const log = path.join(bin, 'preprocessed.log');
+  writeFileSync(path.join(bin, 'gcc'), `#!/bin/sh\ncase " $* " in *" -E "*) echo "$*" >> '${log}';; esac\nexec /usr/bin/gcc "$@"\n`);
+  chmodSync(path.join(bin, 'gcc'), 0o755);
+  const env = { PATH: [bin, process.env['PATH']].join(path.delimiter) };
+  const preprocessed = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((line) => line !== '') : []);
+
+  const builtin = useFixture('demo');
+  expect((await runCli(builtin.dotDir, ['--dot-dp-path', builtin.dotDir, '--backend', 'builtin', '-s', '3'], { env })).exitCode).toBe(0);
+  expect(preprocessed().length).toBeGreaterThan(0);
+  writeFileSync(log, '');
+
+  const { root, dotDir } = useFixture('demo');
+  const fix = await correctAnswers(root, ['3']);
+  const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies: [fix['3']!] });
+  const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '-s', '3'], { env });
+  expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+  expect(record(readResults(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'scripted' });
+  expect(preprocessed()).toEqual([]);
 });
 
 describe('the run names its agent', () => {

@@ -66,7 +66,9 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   const text = renderApplyFailure(direct.reports);
   const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
   const verdict = direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
-  return { ok: false, verdict, reports: direct.reports, text: text + note, hunkContext: verdict === 'already-applied' ? hunkContextReading('unpatched', direct.reports) : null };
+  // Every file applied or changed nothing: a file whose hunks only rewrite context still has its second reading.
+  const placed = direct.reports.length > 0 && direct.reports.every((report) => report.ok || report.alreadyApplied);
+  return { ok: false, verdict, reports: direct.reports, text: text + note, hunkContext: placed ? hunkContextReading('unpatched', direct.reports) : null };
 }
 
 function succeeded(basis: 'unpatched' | 'on-top', applied: AppliedAll): PatchSetResult {

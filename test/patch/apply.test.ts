@@ -159,6 +159,20 @@ describe('applyPatchSet', () => {
     if (outcome.ok) expect(outcome.contents.get('1')).toBe(MAIN_C_PATCHED);
   });
 
+  it('offers the second reading of an answer whose other file only rewrites a context line', () => {
+    const header = 'double a[N], b[N];\nint main(void) {\n    return 0;\n}\n';
+    const resized = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -1,3 +1,3 @@', ' #include <stdio.h>', '-#define N 1000', '+#define N 2000', ' ', ''].join('\n');
+    const contextOnly = ['--- a/src/arrays.h', '+++ b/src/arrays.h', '@@ -1,3 +1,3 @@', ' double a[N], b[N], c[N];', ' int main(void) {', '     return 0;', ''].join('\n');
+    const outcome = applyPatchSet({
+      sources: new Map([...sources, ['2', header]]),
+      generated,
+      candidate: new Map([['1', patchOf(resized)], ['2', patchOf(contextOnly)]]),
+    });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.hunkContext?.contents.get('1')).toBe(MAIN_C.replace('#define N 1000', '#define N 2000'));
+    expect(outcome.hunkContext?.contents.get('2')).toBe(header.replace('b[N];', 'b[N], c[N];'));
+  });
+
   it('takes an answer written against the patched file as a change on top of the generated patch', () => {
     const onTop = hunkText(8, REDUCTION_HUNK.map((line) => (line.startsWith('+') ? `-${REDUCTION_PRAGMA}\n+    #pragma omp parallel for shared(a,b) reduction(+:sum) ` : line)));
     const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(onTop)]]) });

@@ -62,7 +62,8 @@ export function dotDiscopopOutside(dp: Pick<DotDiscopop, 'projectRoot' | 'dotDir
   return leavesRoot(relative(dp.projectRoot, dp.dotDir));
 }
 
-function leavesRoot(rel: string): boolean {
+/** A relative path that leaves the folder it is relative to. */
+export function leavesRoot(rel: string): boolean {
   return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }
 

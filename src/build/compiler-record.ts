@@ -2,10 +2,12 @@
 // not hold (`-DN=…`, `-I…`, `-std=…` written in the script itself or in its Makefile); the
 // built-in repairer must preprocess a source with exactly those. The reference build therefore
 // runs with a folder of small wrappers first on PATH, one per compiler name this machine has
-// (gcc, cc, clang++, the settings' CC and CXX, …): each appends its argv and working folder to a
-// log and execs the real compiler with the folder taken off PATH again, so nothing else changes.
-import { access, chmod, constants, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+// (gcc, cc, clang++, the settings' CC and CXX, …): each writes its argv and working folder to a
+// log of its own process (parallel make calls never interleave) and execs the real compiler with
+// the folder taken off PATH wherever compile.sh has moved it (else the wrapper would find itself).
+import { access, chmod, constants, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { leavesRoot } from './compile.js';
 
 const COMMON_COMPILERS = ['cc', 'c++', 'gcc', 'g++', 'clang', 'clang++'];
 
@@ -31,14 +33,13 @@ export interface CompilerRecorder {
   /** PATH for the recorded build. */
   env: Record<string, string>;
   names: string[];
-  log: string;
+  /** The wrappers' folder, which holds a `compiles.<pid>.log` per wrapper process. */
+  dir: string;
 }
 
 /** Writes the wrappers into `dir` for every compiler name found on `searchPath`. */
 export async function makeCompilerRecorder(dir: string, o: { searchPath: string; settings: Record<string, string | undefined> }): Promise<CompilerRecorder> {
   await mkdir(dir, { recursive: true });
-  const log = join(dir, 'compiles.log');
-  await writeFile(log, '');
   const wanted = new Set(COMMON_COMPILERS);
   for (const key of ['CC', 'CXX']) {
     const first = o.settings[key]?.trim().split(/\s+/)[0];
@@ -51,9 +52,14 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
     if (!(await onPath(name, folders))) continue;
     const script = [
       '#!/bin/sh',
-      `printf '%s\\0' ${quote(name)} "$PWD" "$#" "$@" >> ${quote(log)}`,
       `recorder=${quote(dir)}`,
-      'PATH=${PATH#"$recorder:"}',
+      `printf '%s\\0' ${quote(name)} "$PWD" "$#" "$@" >> "$recorder/compiles.$$.log"`,
+      'kept=',
+      'set -f',
+      'IFS=:',
+      'for folder in $PATH; do [ "$folder" = "$recorder" ] || kept=${kept:+$kept:}$folder; done',
+      'unset IFS',
+      'PATH=$kept',
       'export PATH',
       `exec ${quote(name)} "$@"`,
       '',
@@ -62,7 +68,7 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
     await chmod(join(dir, name), 0o755);
     names.push(name);
   }
-  return { env: { PATH: [dir, ...folders].join(delimiter) }, names, log };
+  return { env: { PATH: [dir, ...folders].join(delimiter) }, names, dir };
 }
 
 /**
@@ -70,22 +76,31 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
  * user's project.
  */
 export async function readRecordedCompiles(recorder: CompilerRecorder, o: { workspaceRoots: string[]; projectRoot: string }): Promise<RecordedCompiles> {
-  const fields = (await readFile(recorder.log, 'utf8')).split('\0');
   const compiles: RecordedCompile[] = [];
-  const toProject = (text: string) => o.workspaceRoots.reduce((moved, root) => moved.replaceAll(root, o.projectRoot), text);
-  for (let at = 0; at + 2 < fields.length; ) {
-    const compiler = fields[at] as string;
-    const ranIn = fields[at + 1] as string;
-    const count = Number(fields[at + 2]);
-    const args = fields.slice(at + 3, at + 3 + count).map(toProject);
-    at += 3 + count;
-    const cwd = toProject(ranIn);
-    compiles.push({ compiler, cwd, args, operands: operandsOf(args).map((operand) => relative(o.projectRoot, resolve(cwd, operand))).filter((rel) => !leaves(rel)) });
-  }
+  // The longest spelling first: a root that contains another (/private/var/… and /var/…) moves whole.
+  const roots = [...o.workspaceRoots].sort((a, b) => b.length - a.length);
+  const toProject = (text: string) => roots.reduce((moved, root) => moved.replaceAll(root, o.projectRoot), text);
+  const logs = (await readdir(recorder.dir)).filter((name) => /^compiles\.\d+\.log$/.test(name)).sort();
+  for (const log of logs) compiles.push(...parseLog(await readFile(join(recorder.dir, log), 'utf8'), { toProject, projectRoot: o.projectRoot }));
   if (compiles.length === 0) {
     return { ok: false, reason: `the reference build called none of the compilers recorded (${recorder.names.join(', ') || 'none found on PATH'})` };
   }
   return { ok: true, compiles };
+}
+
+function parseLog(text: string, o: { toProject: (text: string) => string; projectRoot: string }): RecordedCompile[] {
+  const fields = text.split('\0');
+  const compiles: RecordedCompile[] = [];
+  for (let at = 0; at + 2 < fields.length; ) {
+    const compiler = fields[at] as string;
+    const ranIn = fields[at + 1] as string;
+    const count = Number(fields[at + 2]);
+    const args = fields.slice(at + 3, at + 3 + count).map(o.toProject);
+    at += 3 + count;
+    const cwd = o.toProject(ranIn);
+    compiles.push({ compiler, cwd, args, operands: operandsOf(args).map((operand) => relative(o.projectRoot, resolve(cwd, operand))).filter((rel) => !leavesRoot(rel)) });
+  }
+  return compiles;
 }
 
 /** The build's call that compiled `relPath` (relative to the project root), if it was recorded. */
@@ -121,17 +136,13 @@ function operandsOf(args: readonly string[]): string[] {
 async function onPath(name: string, folders: readonly string[]): Promise<boolean> {
   for (const folder of folders) {
     if (!isAbsolute(folder)) continue;
-    const found = await access(join(folder, basename(name)), constants.X_OK).then(
+    const found = await access(join(folder, name), constants.X_OK).then(
       () => true,
       () => false,
     );
     if (found) return true;
   }
   return false;
-}
-
-function leaves(rel: string): boolean {
-  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }
 
 function quote(text: string): string {

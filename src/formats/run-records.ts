@@ -133,7 +133,7 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
 export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> }, o: { fatalAgentError: boolean }): number {
   if (o.fatalAgentError) return EXIT_CODES.fatalAgent.code;
   // Suggestions exist but the selection left out every one: nothing was checked, which is no success.
-  if (results.suggestions.length === 0 && results.run.not_considered.length > 0) return 1;
+  if (results.suggestions.length === 0 && results.run.not_considered.length > 0) return EXIT_CODES.unfinished.code;
   const unfinished = results.suggestions.some(
     (record) =>
       record.status === 'failed' ||

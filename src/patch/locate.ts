@@ -232,11 +232,6 @@ function spanOf(shape: Shape, length: number): number {
 }
 
 /**
- * Scores one placement. Places that cannot reach the gate are dropped before any edit distance is
- * computed (a line can only be near when its identifiers agree); with `onlyValid`, so are places
- * where a removed or anchored line does not match.
- */
-/**
  * compareLines of old-side line `index` with a file line, computed once per pair: the shapes of the
  * gap rung compare the same pairs again at shifted starts, and on a file with many look-alike
  * places the edit distances behind `near` were most of the time a hunk took.
@@ -259,6 +254,11 @@ class Comparisons {
   }
 }
 
+/**
+ * Scores one placement. Places that cannot reach the gate are dropped before any edit distance is
+ * computed (a line can only be near when its identifiers agree); with `onlyValid`, so are places
+ * where a removed or anchored line does not match.
+ */
 function scoreAt(file: FileView, expected: readonly LineForms[], comparisons: Comparisons, anchored: Set<number>, start: number, shape: Shape, onlyValid: boolean): Scored | null {
   // A skipped line counts as one that does not match, so a shaped match never scores 1.0.
   const lines = expected.length + (shape.kind === 'skipFileLineBefore' ? 1 : 0);

@@ -6,6 +6,7 @@ import type { RunOptions } from '../formats/run-options.js';
 import type { Diagnostic, PatternInfo } from '../formats/types.js';
 import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './ladder.js';
 import type { RepairTask } from '../formats/task.js';
+import { isOmpPragma } from '../patch/index.js';
 
 type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
 
@@ -30,8 +31,8 @@ export interface BuiltinRunFinding {
 }
 
 export function builtinRunFinding(answer: string, rules: string, reason: string): BuiltinRunFinding {
-  const directives = answer.split('\n').filter((line) => line.startsWith('+') && !line.startsWith('+++') && /#\s*pragma\s+omp/.test(line));
-  return { rules, directives: directives.map((line) => line.slice(1).trim()), reason };
+  const added = answer.split('\n').filter((line) => line.startsWith('+') && !line.startsWith('+++')).map((line) => line.slice(1));
+  return { rules, directives: added.filter(isOmpPragma).map((line) => line.trim()), reason };
 }
 
 export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task: RepairTask; limits: Limits; builtinFinding?: BuiltinRunFinding | null }): BuiltPrompt {

@@ -1,6 +1,7 @@
 // --check-run's reference: the sequential program, run twice with execute.sh at one thread. It is
 // the suggestions' reference build at one thread when their settings are seq_settings.json plus
-// -fopenmp, and a clean build with seq_settings.json when a par_settings.json differs from that. The first run is what candidates must reproduce; where the second differs from it is
+// -fopenmp, and a clean build with seq_settings.json when a par_settings.json differs from that.
+// The first run is what candidates must reproduce; where the second differs from it is
 // the noise floor. A reference that fails, or whose runs share nothing, leaves nothing to check
 // against: the run is refused before any repair (exit 3), with one line saying why.
 import { access } from 'node:fs/promises';

@@ -12,7 +12,7 @@ import { SeqSettingsSchema, SettingsFileSchema } from '../formats/discopop.js';
 import type { BuildConfig } from '../formats/types.js';
 import { readJsonFile } from './json-file.js';
 import { isNotFound, pathKind } from './path-kind.js';
-import type { Problems } from './problems.js';
+import { Problems } from './problems.js';
 
 export async function readBuildConfig(o: {
   dotDir: string;
@@ -62,16 +62,20 @@ async function readSharedLayout(o: { name: string; dir: string; sharedScript: st
 async function readSettings(
   dir: string,
   problems: Problems,
-): Promise<Pick<BuildConfig, 'settings' | 'settingsSource' | 'seqSettings'> | undefined> {
+): Promise<Pick<BuildConfig, 'settings' | 'settingsSource' | 'seqSettings' | 'seqSettingsProblem'> | undefined> {
   const par = await readJsonFile(join(dir, 'par_settings.json'), SettingsFileSchema, problems);
   if (par.kind === 'invalid') return undefined;
   const seqFile = join(dir, 'seq_settings.json');
-  const seq = await readJsonFile(seqFile, SeqSettingsSchema, problems);
-  if (seq.kind === 'invalid') return undefined;
+  // Beside a valid par_settings.json only --check-run builds with seq_settings.json: its problem
+  // is kept for that, not a reason to refuse every run.
+  const seqProblems = par.kind === 'ok' ? new Problems() : problems;
+  const seq = await readJsonFile(seqFile, SeqSettingsSchema, seqProblems);
   if (par.kind === 'ok') {
+    if (seq.kind === 'invalid') return { settings: par.value, settingsSource: 'par_settings.json', seqSettingsProblem: seqProblems.lines[0]! };
     const derived = seq.kind === 'ok' && sameSettings(par.value, deriveParallelSettings(seq.value));
     return { settings: par.value, settingsSource: 'par_settings.json', ...(seq.kind === 'ok' && !derived && { seqSettings: seq.value }) };
   }
+  if (seq.kind === 'invalid') return undefined;
   if (seq.kind === 'ok') return { settings: deriveParallelSettings(seq.value), settingsSource: 'seq_settings.json (derived)' };
   if (seq.kind === 'missing') {
     problems.add(join(dir, 'par_settings.json'), 'whole file', 'expected par_settings.json or seq_settings.json; neither exists');

@@ -77,6 +77,8 @@ export interface BuildConfig {
    * are seq_settings.json plus -fopenmp, whose build at one thread is the sequential program.
    */
   seqSettings?: Record<string, string>;
+  /** Why seq_settings.json beside a valid par_settings.json could not be read; --check-run refuses with it. */
+  seqSettingsProblem?: string;
   /**
    * formats.md §1.8. `per-configuration`: compile.sh and the settings in project/configs/<name>/,
    * run with that folder as working directory. `shared` (DiscoPoP's new_explorer): compile.sh and

@@ -25,7 +25,8 @@ export type RunReferenceResult =
 
 type RunSettings = Pick<RunOptions, 'runThreads' | 'runRepeats' | 'runTolerance' | 'runTimeoutS' | 'buildTimeoutS'>;
 
-export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir' | 'seqSettings'>; options: RunSettings }): Promise<RunReferenceResult> {
+export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir' | 'seqSettings' | 'seqSettingsProblem'>; options: RunSettings }): Promise<RunReferenceResult> {
+  if (o.config.seqSettingsProblem) return { ok: false, refusal: `--check-run: the sequential program cannot be built: ${o.config.seqSettingsProblem}` };
   const script = executeScriptOf(o.config);
   const refuse = (why: string): RunReferenceResult => ({ ok: false, refusal: `--check-run: ${script}: ${why}` });
   if (!(await access(script).then(

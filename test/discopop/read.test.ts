@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDotDiscopop, refuseIfApplied } from '../../src/discopop/index.js';
 import { RefusedError, UsageError } from '../../src/errors.js';
+import { measureRunReference } from '../../src/repair/run-reference.js';
 import { addFiles, minimalProject, writeTree, doAllEntry, PATCH_1 } from './dot-tree.js';
 
 async function usageLines(promise: Promise<unknown>): Promise<string[]> {
@@ -50,6 +51,23 @@ describe('readDotDiscopop', () => {
     const dp = await readDotDiscopop(dot, 'tiny');
     expect(dp.config.settingsSource).toBe('par_settings.json');
     expect(dp.config.settings).toEqual({ CC: 'clang', CFLAGS: '-fopenmp=libomp', EXTRA: '1' });
+  });
+
+  it('reads a project whose seq_settings.json is broken beside a valid par_settings.json, and keeps the problem for --check-run', async () => {
+    const { dot } = minimalProject({
+      '.discopop/project/configs/tiny/par_settings.json': '{"CC":"gcc","CFLAGS":"-O2 -fopenmp"}',
+      '.discopop/project/configs/tiny/seq_settings.json': '{"CC": gcc}',
+    });
+    const dp = await readDotDiscopop(dot, 'tiny');
+    expect(dp.config.settings).toEqual({ CC: 'gcc', CFLAGS: '-O2 -fopenmp' });
+    expect(dp.config.seqSettings).toBeUndefined();
+    expect(dp.config.seqSettingsProblem).toMatch(/seq_settings\.json: whole file: expected JSON/);
+    const refused = await measureRunReference({
+      pool: { withSequentialProgram: () => Promise.reject(new Error('not built')), withReferenceProgram: () => Promise.reject(new Error('not built')) },
+      config: dp.config,
+      options: { runThreads: 2, runRepeats: 3, runTolerance: 1e-6, buildTimeoutS: 60 },
+    });
+    expect(refused).toEqual({ ok: false, refusal: `--check-run: the sequential program cannot be built: ${dp.config.seqSettingsProblem}` });
   });
 
   it('sorts suggestions and files numerically; empty folders and zero-byte patches have nothing to build', async () => {

@@ -119,7 +119,7 @@ function agentEnd(budget: RunBudget): AgentEnd {
  */
 export async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
-  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, required: !options.builtin });
+  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, llmConfigPath: options.llmConfigPath, required: !options.builtin });
   // options.md: the run names the agent it picked before its first call, at the default log level.
   if (notice) emit({ type: 'agent-picked', message: notice });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired' });

@@ -91,6 +91,7 @@ export function outcomeRecord(
     input_tokens: outcome.usage.inputTokens,
     output_tokens: outcome.usage.outputTokens,
     cost_usd: outcome.usage.costUsd,
+    run_check: outcome.runCheck,
   };
   if (outcome.status === 'repaired') {
     return {
@@ -104,7 +105,6 @@ export function outcomeRecord(
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
       may_race: outcome.mayRace,
-      run_check: outcome.runCheck,
     };
   }
   return { ...common, status: outcome.status, reason: outcome.reason };

@@ -2,6 +2,7 @@
 // runs a process (GNU diff).
 export type { FileApplyReport, FilePatch, Hunk, HunkLine, HunkReport, HunkStatus, ScoreParts } from './model.js';
 export { parsePatches, type ParsedPatches } from './parse.js';
+export { trimmedLines, undoubledPrefixes } from './slips.js';
 export { mapBlocks, mapToPatchSet, mergeBlocks, type MapOptions, type MapResult } from './map.js';
 export { applyFilePatch } from './apply.js';
 export { applyPatchSet, type HunkContextReading, type PatchSetRequest, type PatchSetResult } from './patch-set.js';

@@ -60,6 +60,7 @@ export const FULL_TIER: readonly string[] = [
   'test/builtin/loop-test.test.ts',
   'test/builtin/real-code.test.ts',
   'test/builtin/recorded-flags.test.ts',
+  'test/builtin/task-region.test.ts',
   'test/diagnostics/classes.test.ts',
   'test/fixtures/demo-builds.test.ts',
   'test/repair/candidates.test.ts',

@@ -27,6 +27,17 @@ int main(void)
 }
 `;
 
+/** `spread(x, n)`: the largest element minus the smallest, its two loops written by `loops`. */
+const spread = (loops: string) => `#include <stdio.h>
+${DATA}
+double spread(const double *x, int n)
+{
+    double hi = -1e300;
+    double lo = 1e300;
+    int i;
+${loops}}
+${MAIN('printf("%f\\n", spread(x, 1000));')}`;
+
 interface Case {
   rule: string;
   source: string;
@@ -85,14 +96,7 @@ ${MAIN('struct range r = { 1e300, -1e300 };\n    extent(x, 1000, &r);\n    print
   },
   {
     rule: 'move-directive-onto-loop',
-    source: `#include <stdio.h>
-${DATA}
-double spread(const double *x, int n)
-{
-    double hi = -1e300;
-    double lo = 1e300;
-    int i;
-    double width;
+    source: spread(`    double width;
     for (i = 0; i < n; i++) {
         if (x[i] > hi) hi = x[i];
     }
@@ -102,42 +106,26 @@ double spread(const double *x, int n)
     }
     width = hi - lo;
     return width;
-}
-${MAIN('printf("%f\\n", spread(x, 1000));')}`,
+`),
     directives: [{ start_line: 13, shared: ['x'], reduction: ['max:hi'] }, { start_line: 17, shared: ['x'], reduction: ['min:lo'] }],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },
   {
     rule: 'keep-strongest-data-sharing',
-    source: `#include <stdio.h>
-${DATA}
-double spread(const double *x, int n)
-{
-    double hi = -1e300;
-    double lo = 1e300;
-    int i;
-    for (i = 0; i < n; i++) {
+    source: spread(`    for (i = 0; i < n; i++) {
         if (x[i] > hi) hi = x[i];
     }
     for (i = 0; i < n; i++) {
         if (x[i] < lo) lo = x[i];
     }
     return hi - lo;
-}
-${MAIN('printf("%f\\n", spread(x, 1000));')}`,
+`),
     directives: [{ start_line: 13, shared: ['x', 'hi'], reduction: ['max:hi'] }, { start_line: 16, shared: ['x', 'lo'], reduction: ['min:lo'] }],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },
   {
     rule: 'drop-out-of-scope-names',
-    source: `#include <stdio.h>
-${DATA}
-double spread(const double *x, int n)
-{
-    double hi = -1e300;
-    double lo = 1e300;
-    int i;
-    for (i = 0; i < n; i++) {
+    source: spread(`    for (i = 0; i < n; i++) {
         double v = x[i] * 2.0;
         if (v > hi) hi = v;
     }
@@ -146,8 +134,7 @@ double spread(const double *x, int n)
         if (w < lo) lo = w;
     }
     return hi - lo;
-}
-${MAIN('printf("%f\\n", spread(x, 1000));')}`,
+`),
     directives: [{ start_line: 13, private: ['v'], shared: ['x'], reduction: ['max:hi'] }, { start_line: 17, private: ['w'], shared: ['x'], reduction: ['min:lo'] }],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },

@@ -73,6 +73,7 @@ export const FULL_TIER: readonly string[] = [
   'test/store/event-log.test.ts',
   'test/store/lock.test.ts',
   'test/store/scratch.test.ts',
+  'test/store/discopop-backups.test.ts',
   'test/store/write-back-faults.test.ts',
   'test/store/write-back.test.ts',
 ];

@@ -14,7 +14,9 @@ import type { NotConsidered } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
 import { carryOverTries, copyAttempts, digestDir, readAttemptsIn, readEventLogFile, readRunState, unwritableSuggestionFolders } from '../store/index.js';
-import { readWrittenDigest } from '../store/backup.js';
+import { readWrittenDigest, writtenNames } from '../store/backup.js';
+import { digestSet, readSet } from '../store/patch-set-files.js';
+import { suggestionDir } from '../store/paths.js';
 import { emitFinished } from './records.js';
 import { carriedEvents, planResume, type ResumePlan } from './resume.js';
 import { keepRunState } from './run-state.js';
@@ -56,8 +58,7 @@ async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[
 export async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const { id, dir } of considered) {
-    const written = await readWrittenDigest(dotDir, id);
-    if (written !== null && written === (await digestDir(dir))) ids.add(id);
+    if (writtenNames(await readWrittenDigest(dotDir, id), await readSet(dir))) ids.add(id);
   }
   return ids;
 }
@@ -102,8 +103,9 @@ export async function prepareResume(context: RunContext, pre: Preflight, o: { re
     const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
     const written = new Map<string, string>();
     for (const [id, record] of plan.kept) {
-      const digest = record.status === 'repaired' ? await readWrittenDigest(options.dotDir, id) : null;
-      if (digest !== null) written.set(id, digest);
+      // The carried `written` event names the set in patch-repair's own digest form, as every `written` event does.
+      const inPlace = await readSet(suggestionDir(options.dotDir, id));
+      if (record.status === 'repaired' && writtenNames(await readWrittenDigest(options.dotDir, id), inPlace)) written.set(id, digestSet(inPlace));
     }
     context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
     emit({ type: 'resumed', from: plan.from });

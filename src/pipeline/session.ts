@@ -11,7 +11,7 @@ import { FunnelCounter } from '../report/funnel.js';
 import type { Reporter } from '../report/reporter.js';
 import type { Emit, RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
-import { acquireLock, cleanupStaleScratch, createRunScratch, openEventLog, recoverWriteBack, startRun } from '../store/index.js';
+import { acquireLock, cleanupStaleScratch, createRunScratch, openEventLog, recoverWriteBack, startRun, upgradeWrittenDigests } from '../store/index.js';
 
 /** What every stage of a started run shares: who it is, where it works, and where its events go. */
 export interface RunContext {
@@ -60,6 +60,7 @@ export class Session {
     if (lock.notice) reporter.notice(lock.notice);
     faultPoint('pipeline.after-lock');
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
+    for (const line of await upgradeWrittenDigests(options.dotDir)) reporter.notice(line);
     for (const line of await cleanupStaleScratch(options.dotDir, cancelLeftJobs)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
   }

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Entry point: the commander declarations of options.md, then one call, and exceptions → exit
-// codes. Values are validated in options.ts; the stages are imported lazily so that `--help` or a
+// codes. Values are validated in options/; the stages are imported lazily so that `--help` or a
 // usage error costs no more than parsing.
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { asFileError, EXIT_CODES, PatchRepairError, UsageError } from './errors.js';
-import { FLAGS, flagHelp, subcommandDotDir, toRunOptions, type Flag, type OptionsContext, type RunFlags } from './options.js';
+import { FLAGS, flagHelp, subcommandDotDir, toRunOptions, type Flag, type OptionsContext, type RunFlags } from './options/index.js';
 import type { FlagKey, RunOptions } from './formats/run-options.js';
 
 export type Invocation =
@@ -149,7 +149,7 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
 /**
  * Commander options from the flag table. None carries a commander default: an option left out
  * must stay undefined so that the LLM configuration can supply it (flag > connection > backend >
- * built-in), and options.ts applies the defaults.
+ * built-in), and options/ applies the defaults.
  */
 function flagOptions(): Option[] {
   return (Object.entries(FLAGS) as [FlagKey, Flag | readonly Flag[]][]).flatMap(([key, entry]) =>

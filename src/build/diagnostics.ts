@@ -4,6 +4,7 @@
 // about the user's files. gcc and clang differ in wording, quoting (UTF-8 curly quotes under a UTF-8
 // locale) and colour, so everything is normalised before it is matched.
 import path from 'node:path';
+import { isPseudoDirective } from '../patch/openmp.js';
 import { isBuildFailure, type Diagnostic, type DotDiscopop, type ErrorClass, type SourceFile } from '../formats/types.js';
 type Severity = Diagnostic['severity'];
 type Parsed = Omit<Diagnostic, 'notes'>;
@@ -123,14 +124,20 @@ const PARSED_AS_LOOP = /^expected (?:expression|statement)$/;
  * mistake gets the same class under both compilers; an error whose words name no class (gcc's
  * "'parts' does not have pointer or array type", clang's "subscripted value is not an array or
  * pointer") with its column on an entry of an added directive's `reduction` clause is
- * `invalid-reduction`. `directives`: the added `#pragma omp` lines with their text, by file id.
+ * `invalid-reduction`; every error on an added line that is DiscoPoP's device-update
+ * pseudo-directive is `pseudo-directive`. `directives`: the added `#pragma omp` lines with their
+ * text, by file id.
  */
 export function classifyByPosition(diagnostics: readonly Diagnostic[], directives: AddedDirectives): Diagnostic[] {
   return diagnostics.map((d) => {
-    if (d.errorClass !== 'other' || d.fileId === undefined || d.line === undefined) return d;
+    if (d.fileId === undefined || d.line === undefined) return d;
     const lines = directives.get(d.fileId);
-    if (PARSED_AS_LOOP.test(d.message) && lines?.has(d.line - 1)) return { ...d, errorClass: 'directive-not-before-loop' };
+    // gcc reads its `Device` as a misspelt clause, clang as extra tokens: by the words alone it
+    // would be `unknown-clause`, which a clause edit repairs, and no clause edit repairs this line.
     const text = lines?.get(d.line);
+    if (text !== undefined && isPseudoDirective(text)) return { ...d, errorClass: 'pseudo-directive' };
+    if (d.errorClass !== 'other') return d;
+    if (PARSED_AS_LOOP.test(d.message) && lines?.has(d.line - 1)) return { ...d, errorClass: 'directive-not-before-loop' };
     if (text !== undefined && d.column !== undefined && clauseAt(text, d.column - 1) === 'reduction') return { ...d, errorClass: 'invalid-reduction' };
     return d;
   });

@@ -18,6 +18,7 @@ export const ERROR_CLASSES = [
   'collapse-not-nested',
   'patch-does-not-apply',
   'link',
+  'pseudo-directive',
   'other',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];

@@ -1,7 +1,9 @@
 // Applies one file block to one source, hunk by hunk in order, all or nothing.
 import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
-import { differingContext, FileView, locateHunk, newSide, oldSide, type Located } from './locate.js';
+import { FileView } from './file-view.js';
+import { differingContext, locateHunk, newSide, oldSide, type Located } from './locate.js';
 import type { LineMatch } from './similarity.js';
+import { belowAnchors } from './v4a.js';
 
 interface SourceText {
   /** The text with LF line ends. */
@@ -52,7 +54,8 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
     const thorough = !reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
-    const request = { file: view, hunk, declared, minStart, expected, replacement, thorough };
+    const floor = hunk.anchors === undefined ? minStart : belowAnchors(text.lines, hunk.anchors, minStart);
+    const request = { file: view, hunk, declared, minStart: floor, expected, replacement, thorough };
     const located = locateHunk(request);
     const span = located.status === 'already-applied' ? replacement.length : coveredLines(located, expected.length);
     const noOp = located.status === 'already-applied' && located.start === null;

@@ -38,6 +38,7 @@ export function mapBlocks(patches: FilePatch[], files: readonly PatchFile[], pro
 }
 
 function mapOne(patch: FilePatch, number: number, files: readonly PatchFile[], root: string, options: MapOptions): { ok: true; file: PatchFile } | { ok: false; reason: string } {
+  if (patch.markedFileId !== undefined) return byMarkedId(patch.markedFileId, number, files);
   const raw = patch.oldPath ?? patch.newPath;
   const label = `block ${number}${raw === null ? '' : ` (${raw})`}`;
   const refuse = (why: string) => ({ ok: false as const, reason: `${label}: ${why}` });
@@ -71,6 +72,14 @@ function mapOne(patch: FilePatch, number: number, files: readonly PatchFile[], r
   const known = files.map((file) => file.source.relPath).join(', ');
   if (byBase.length > 1) return refuse(`file name ${base} matches ${byBase.length} files of the patch set (${known}); give the project-relative path`);
   return refuse(`not a file of this suggestion's patch set (${known})`);
+}
+
+/** DiscoPoP's contract names the file by its id; the block's own paths are not read at all. */
+function byMarkedId(id: string, number: number, files: readonly PatchFile[]): { ok: true; file: PatchFile } | { ok: false; reason: string } {
+  const file = files.find((candidate) => candidate.fileId === id || String(Number(candidate.fileId)) === id);
+  if (file !== undefined) return { ok: true, file };
+  const known = files.map((candidate) => `${candidate.fileId} (${candidate.source.relPath})`).join(', ');
+  return { ok: false, reason: `block ${number} (===BEGIN PATCH ${id}===): file id ${id} is not part of this suggestion; its file ids are ${known}` };
 }
 
 function toSlashes(path: string): string {

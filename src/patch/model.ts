@@ -19,6 +19,11 @@ export interface Hunk {
   /** `\ No newline at end of file` after the last old-side / new-side line. */
   oldNoNewlineAtEnd: boolean;
   newNoNewlineAtEnd: boolean;
+  /**
+   * Lines the hunk comes after, in order (V4A's `@@ <line>` anchors, which stand in for line
+   * numbers): the hunk is looked for below the last of them that the file has.
+   */
+  anchors?: string[];
 }
 
 /** One file block of a unified diff. Paths are cleaned (no `a/`, timestamps or generator suffix). */
@@ -26,6 +31,8 @@ export interface FilePatch {
   oldPath: string | null;
   newPath: string | null;
   hunks: Hunk[];
+  /** The file id of the DiscoPoP `===BEGIN PATCH <id>===` block it stood in: it names the file, not the paths. */
+  markedFileId?: string;
 }
 
 export type HunkStatus = 'exact' | 'offset' | 'fuzzy' | 'already-applied' | 'ambiguous' | 'failed';

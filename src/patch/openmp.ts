@@ -42,6 +42,17 @@ export function isOmpPragma(line: string): boolean {
   return PRAGMA_OMP.test(line);
 }
 
+/**
+ * DiscoPoP's device-to-device update, `#pragma omp target update Device(1) --> Device(0 -> 1)
+ * Var(x[0:n])`: its generator writes this where OpenMP has no directive (a transfer between two
+ * devices), so no clause edit makes it compile and only deleting the line would.
+ */
+const DEVICE_UPDATE_PSEUDO_DIRECTIVE = /^\s*#\s*pragma\s+omp\s+target\s+update\s+Device\s*\([^)]*\)\s*-->/;
+
+export function isPseudoDirective(line: string): boolean {
+  return DEVICE_UPDATE_PSEUDO_DIRECTIVE.test(line);
+}
+
 /** Joins backslash-continued physical lines into one logical directive line. */
 export function joinContinuations(lines: readonly string[]): string {
   return lines.map((line, index) => (index < lines.length - 1 ? line.replace(/\\\s*$/, ' ') : line)).join('');

@@ -2,11 +2,14 @@
 // header's counts disagree with its body and cannot read `@@ @@`, which is exactly what models
 // produce, so the body is the authority here: hunks are recounted and the header only hints.
 import type { FilePatch, Hunk, HunkLine } from './model.js';
+import { readV4aUpdate, refuseFileOperation, v4aOperation } from './v4a.js';
 
 export interface ParsedPatches {
   patches: FilePatch[];
   /** Things that were tolerated or could not be read, one sentence each. */
   problems: string[];
+  /** What the answer asks for that no repair may do (add, delete or rename a file), one sentence each. */
+  refusals: string[];
 }
 
 const GENERATOR_SUFFIX = '.discopop_patch_generator.temp';
@@ -18,32 +21,64 @@ const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?\s+\+\s*(\d+)(?:,(\d+))?\s*)?@@+
  */
 const RANGE_HEADER = /^@@\s*\((\d+),\s*\d+\)\s*-\s*\(/;
 const FENCE = /^\s*(```|~~~)/;
+/** DiscoPoP's answer contract: `===BEGIN PATCH <file_id>===` … `===END PATCH <file_id>===` around each file's diff. */
+const MARKER = /^\s*={3,}\s*(BEGIN|END)\s+PATCH\s+(\d+)\s*={3,}\s*$/i;
 const TIMESTAMP = /\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4}|\s*Z)?\s*$/;
 
 export function parsePatches(text: string): ParsedPatches {
   const lines = text.includes('\r') ? text.split(/\r?\n/) : text.split('\n');
   const patches: FilePatch[] = [];
   const problems: string[] = [];
+  const refusals: string[] = [];
   let current: FilePatch | null = null;
+  /** The file id of the DiscoPoP block being read, null outside one. */
+  let marked: string | null = null;
+  let markedBlocks = 0;
+  const open = (oldPath: string | null, newPath: string | null): FilePatch => {
+    const patch: FilePatch = { oldPath, newPath, hunks: [], ...(marked === null ? {} : { markedFileId: marked }) };
+    patches.push(patch);
+    return patch;
+  };
   let index = 0;
   while (index < lines.length) {
     const line = lines[index]!;
+    const marker = line.startsWith('=') || line.startsWith(' ') ? MARKER.exec(line) : null;
+    if (marker !== null) {
+      const id = String(Number(marker[2]));
+      if (marker[1]!.toUpperCase() === 'BEGIN') {
+        marked = id;
+        markedBlocks++;
+      } else {
+        if (marked !== null && marked !== id) refusals.push(`===END PATCH ${id}=== closes the block opened by ===BEGIN PATCH ${marked}===; open and close each file's block with its own file id`);
+        marked = null;
+      }
+      current = null;
+      index++;
+      continue;
+    }
+    const operation = line.startsWith('***') ? v4aOperation(line) : null;
+    if (operation !== null) {
+      current = null;
+      if (operation.kind !== 'update') {
+        refusals.push(refuseFileOperation(operation));
+        index++;
+        continue;
+      }
+      const path = cleanPath(operation.path, 'a/');
+      const read = readV4aUpdate(lines, index + 1, operation.path);
+      open(path, path).hunks.push(...read.hunks);
+      refusals.push(...read.refusals);
+      index = read.next;
+      continue;
+    }
     if (isFileHeader(lines, index)) {
-      current = {
-        oldPath: cleanPath(line.slice(4), 'a/'),
-        newPath: cleanPath(lines[index + 1]!.slice(4), 'b/'),
-        hunks: [],
-      };
-      patches.push(current);
+      current = open(cleanPath(line.slice(4), 'a/'), cleanPath(lines[index + 1]!.slice(4), 'b/'));
       index += 2;
       continue;
     }
     const header = line.startsWith('@@') ? readHeader(line) : null;
     if (header) {
-      if (current === null) {
-        current = { oldPath: null, newPath: null, hunks: [] };
-        patches.push(current);
-      }
+      if (current === null) current = open(null, null);
       const read = readHunk(lines, index, header);
       current.hunks.push(read.hunk);
       if (read.hunk.recounted) {
@@ -55,12 +90,18 @@ export function parsePatches(text: string): ParsedPatches {
     if (isFence(line)) current = null;
     index++;
   }
-  const withHunks = patches.filter((patch) => {
+  // An answer in DiscoPoP's contract is read as DiscoPoP reads it: only its blocks count, so a
+  // diff quoted in the prose around them (the generated patch, say) is no candidate.
+  const inBlocks = markedBlocks === 0 ? patches : patches.filter((patch) => {
+    if (patch.markedFileId === undefined) problems.push(`${describe(patch)}: outside the ===BEGIN PATCH <file_id>=== blocks; ignored`);
+    return patch.markedFileId !== undefined;
+  });
+  const withHunks = inBlocks.filter((patch) => {
     if (patch.hunks.length === 0) problems.push(`${describe(patch)}: file header without any hunk; ignored`);
     return patch.hunks.length > 0;
   });
   if (withHunks.length === 0) problems.push('no unified diff hunk (`@@ ... @@`) found');
-  return { patches: withHunks, problems };
+  return { patches: withHunks, problems, refusals };
 }
 
 function readHeader(line: string): HunkHeader | null {
@@ -84,7 +125,9 @@ function isFence(line: string): boolean {
 }
 
 function describe(patch: FilePatch): string {
-  return patch.oldPath ?? patch.newPath ?? 'the block without file header';
+  const path = patch.oldPath ?? patch.newPath;
+  if (patch.markedFileId !== undefined) return `the block for file id ${patch.markedFileId}${path === null ? '' : ` (${path})`}`;
+  return path ?? 'the block without file header';
 }
 
 function isFileHeader(lines: readonly string[], index: number): boolean {

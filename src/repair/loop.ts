@@ -8,6 +8,7 @@ import type { CallUsage } from '../formats/events.js';
 import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { builtinRunFinding, followUpPrompt, rungPrompt, type BuiltinRunFinding, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
+import { isBuildFailure } from '../formats/types.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
 import type { RepairDeps } from './deps.js';
@@ -52,6 +53,8 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
   const unrepaired = (status: UnrepairedOutcome['status'], reason: string): RepairOutcome => ({ ...common(), status, reason });
 
   if (deps.budget.fatal) return unrepaired('skipped', deps.budget.stop()!.reason);
+  const notOpenMp = pseudoDirectiveReason(task);
+  if (notOpenMp !== null) return unrepaired('failed', notOpenMp);
 
   const tries = [...prior].sort((a, b) => a.attempt - b.attempt);
   restoreTally(tally, tries);
@@ -77,6 +80,18 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
   const outcome = await agentTries(task, deps, tally, common, resumePosition(tries.filter((t) => t.tier === 'agent'), deps.options.agent.retries));
   if (tally.calls > 0) deps.budget.noteSuggestion(tally.answered > 0);
   return outcome;
+}
+
+/**
+ * DiscoPoP's device-update pseudo-directive builds only once its line is deleted or replaced, and
+ * check 5 refuses both: no try, built-in or agent, could be accepted, so none is made.
+ */
+function pseudoDirectiveReason(task: RepairTask): string | null {
+  const error = task.build.diagnostics.find((d) => isBuildFailure(d) && d.errorClass === 'pseudo-directive');
+  if (error === undefined) return null;
+  const text = error.fileId === undefined || error.line === undefined ? undefined : task.patched.get(error.fileId)?.split('\n')[error.line - 1]?.trim();
+  const place = [error.file, error.line].filter((part) => part !== undefined).join(':');
+  return `${place}: '${text ?? 'the added line'}' is not an OpenMP directive (DiscoPoP's update between two devices, which OpenMP cannot express); no repair can keep it, so the suggestion must be regenerated`;
 }
 
 /** Where the agent tries continue: the conversation and turn of the next call, and what it says. */

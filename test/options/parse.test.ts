@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandHotspotShortFlag, parseCommandLine, type CommandLineContext } from '../../src/cli.js';
-import { llmConfigLocation } from '../../src/options.js';
+import { llmConfigLocation } from '../../src/options/index.js';
 import type { RunOptions } from '../../src/formats/run-options.js';
 import { minimalProject, writeTree } from '../discopop/dot-tree.js';
 

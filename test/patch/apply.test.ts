@@ -77,6 +77,24 @@ describe('applyFilePatch', () => {
     expect(report.hunks[0]!.candidates).toEqual([8, second - 3]);
   });
 
+  it('takes the identical loop below a V4A anchor, which stands in for the line number', () => {
+    const { source, second } = twinLoops();
+    const lines = source.split('\n');
+    lines.splice(second - 4, 0, 'static void second_half(void) {');
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ static void second_half(void) {', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const report = applyFilePatch(lines.join('\n'), patchOf(answer));
+    expect(report.ok).toBe(true);
+    expect(report.hunks[0]).toMatchObject({ status: 'offset', bestLine: second - 1 });
+    expect(report.result!.split('\n')[second]).toBe(REDUCTION_PRAGMA);
+  });
+
+  it('passes over a V4A anchor the file does not have: the hunk still locates by its lines', () => {
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ static double dot(void)', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const report = applyFilePatch(MAIN_C, patchOf(answer));
+    expect(report.ok).toBe(true);
+    expect(report.result).toBe(MAIN_C_PATCHED);
+  });
+
   it('takes the identical loop the declared line points at exactly', () => {
     const { source, second } = twinLoops();
     const report = applyFilePatch(source, patchOf(hunkText(second - 3, REDUCTION_HUNK)));

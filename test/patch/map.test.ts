@@ -41,6 +41,16 @@ describe('mapToPatchSet', () => {
     expect(result.ok && [...result.byFileId.keys()]).toEqual(['2']);
   });
 
+  it("maps a DiscoPoP block by the file id in its marker, not by its header's path", () => {
+    const result = mapped(`===BEGIN PATCH 2===\n${block('src/main.c')}\n===END PATCH 2===\n`);
+    expect(result.ok && [...result.byFileId.keys()]).toEqual(['2']);
+  });
+
+  it('refuses a DiscoPoP block for a file id outside the suggestion, naming the ids it has', () => {
+    const result = mapped(`===BEGIN PATCH 9===\n${block('src/main.c')}\n===END PATCH 9===\n`);
+    expect(result).toEqual({ ok: false, reason: 'block 1 (===BEGIN PATCH 9===): file id 9 is not part of this suggestion; its file ids are 1 (src/main.c), 2 (src/util/vec.c)' });
+  });
+
   it('maps the original absolute path of a generated patch after the project moved', () => {
     const moved = SET.map((file) => ({ ...file, source: { ...file.source, path: `/scratch/demo/${file.source.relPath}` } }));
     const result = mapToPatchSet(parsePatches(block(`${ROOT}/src/main.c`)).patches, moved, '/scratch/demo');

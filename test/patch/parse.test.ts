@@ -83,3 +83,112 @@ describe('parsePatches', () => {
     expect(hunk.lines).toEqual([{ kind: 'context', text: 'a' }, { kind: 'remove', text: '-- x;' }, { kind: 'add', text: '++ y;' }]);
   });
 });
+
+describe("DiscoPoP's answer contract: ===BEGIN PATCH <file_id>=== blocks", () => {
+  it('names each block by the id in its marker, whatever its header says, and reads only the blocks', () => {
+    const answer = [
+      'The generated patch was:',
+      '',
+      '```diff',
+      '--- src/main.c',
+      '+++ src/main.c',
+      ...HUNK,
+      '```',
+      '',
+      'The corrected patch:',
+      '',
+      '```',
+      '===BEGIN PATCH 7===',
+      '--- a/main.c',
+      '+++ b/main.c',
+      ...HUNK,
+      '===END PATCH 7===',
+      '=== begin patch 12 ===',
+      '@@ -3 +3 @@',
+      '-old',
+      '+new',
+      '=== END PATCH 12 ===',
+      '```',
+    ].join('\n');
+    const { patches, problems, refusals } = parsePatches(answer);
+    expect(refusals).toEqual([]);
+    expect(patches.map((patch) => [patch.markedFileId, patch.oldPath])).toEqual([['7', 'main.c'], ['12', null]]);
+    expect(patches[0]!.hunks[0]!.lines).toHaveLength(7);
+    expect(problems).toEqual(['src/main.c: outside the ===BEGIN PATCH <file_id>=== blocks; ignored']);
+  });
+
+  it('refuses a block closed under another id', () => {
+    const answer = ['===BEGIN PATCH 1===', '--- a/main.c', '+++ b/main.c', ...HUNK, '===END PATCH 2==='].join('\n');
+    expect(parsePatches(answer).refusals).toEqual(["===END PATCH 2=== closes the block opened by ===BEGIN PATCH 1===; open and close each file's block with its own file id"]);
+  });
+});
+
+describe("OpenAI's apply_patch format (V4A)", () => {
+  const update = [
+    'I updated the reduction clause:',
+    '',
+    '*** Begin Patch',
+    '*** Update File: src/main.c',
+    '@@ int main(void) {',
+    '     }',
+    '-    #pragma omp parallel for private(i) shared(a,b,tmp_var37) reduction(+:sum) ',
+    '+    #pragma omp parallel for private(i) shared(a,b) reduction(+:sum) ',
+    '     for (i = 0; i < N; i++) {',
+    '',
+    '         sum += a[i] * b[i];',
+    '@@',
+    '-    printf("%f\\n", sum);',
+    '+    printf("%g\\n", sum);',
+    '*** End of File',
+    '*** End Patch',
+    '',
+    '- tmp_var37 is an LLVM temporary, not a variable of the program.',
+  ].join('\n');
+
+  it('reads an update as hunks without line numbers, its @@ line as an anchor, an empty line inside a hunk as empty context', () => {
+    const { patches, problems, refusals } = parsePatches(update);
+    expect(refusals).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(patches).toHaveLength(1);
+    expect(patches[0]).toMatchObject({ oldPath: 'src/main.c', newPath: 'src/main.c' });
+    const [first, second] = patches[0]!.hunks;
+    expect(first).toMatchObject({ oldStart: null, anchors: ['int main(void) {'], recounted: false });
+    expect(first!.lines.map((line) => line.kind)).toEqual(['context', 'remove', 'add', 'context', 'context', 'context']);
+    expect(first!.lines[4]).toEqual({ kind: 'context', text: '' });
+    expect(second!.anchors).toBeUndefined();
+    expect(second!.lines).toEqual([{ kind: 'remove', text: '    printf("%f\\n", sum);' }, { kind: 'add', text: '    printf("%g\\n", sum);' }]);
+  });
+
+  it('reads an update a model wrote with unified headers inside, taking the hunk start as a hint', () => {
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '--- a/src/main.c', '+++ b/src/main.c', ...HUNK, '*** End Patch'].join('\n');
+    const hunk = parsePatches(answer).patches[0]!.hunks[0]!;
+    expect(hunk.oldStart).toBe(8);
+    expect(hunk.lines).toHaveLength(7);
+  });
+
+  it.each([
+    ['*** Add File: src/omp_helpers.h', ['+#include <omp.h>'], /^`\*\*\* Add File: src\/omp_helpers\.h`: a repair never adds a file/],
+    ['*** Delete File: src/old.c', [], /^`\*\*\* Delete File: src\/old\.c`: a repair never deletes a file/],
+  ])('refuses %s with a reason', (operation, body, reason) => {
+    const answer = ['*** Begin Patch', operation, ...body, '*** End Patch'].join('\n');
+    const { refusals } = parsePatches(answer);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatch(reason);
+  });
+
+  it('refuses an update that renames the file', () => {
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '*** Move to: src/main_omp.c', '@@', '-a', '+b', '*** End Patch'].join('\n');
+    expect(parsePatches(answer).refusals).toEqual(['`*** Move to: src/main_omp.c` (in the update of src/main.c): a repair never renames a file; change it where it is']);
+  });
+});
+
+describe('slips of real models around a unified diff', () => {
+  it('ends the hunk at a stray "*** End Patch" after it, with or without the opening line', () => {
+    for (const wrap of [[], ['*** Begin Patch']]) {
+      const answer = [...wrap, '--- a/src/main.c', '+++ b/src/main.c', ...HUNK, '*** End Patch'].join('\n');
+      const { patches, problems, refusals } = parsePatches(answer);
+      expect([problems, refusals]).toEqual([[], []]);
+      expect(patches[0]!.hunks[0]!.lines).toHaveLength(7);
+    }
+  });
+});

@@ -1,8 +1,11 @@
 // Check 1: the answer holds a patch block for each file it changes, and every block names a file
-// of this suggestion's patch set; an answer offering alternatives yields one candidate for each. Paths are resolved by the patch engine against the set, never
-// used as given, so `..`, absolute paths elsewhere and other suggestions' files are rejected here.
+// of this suggestion's patch set; an answer offering alternatives yields one candidate for each.
+// Blocks are unified diffs, DiscoPoP's `===BEGIN PATCH <file_id>===` blocks (named by their id) or
+// V4A updates (docs/patch-engine.md lists the forms). Paths are resolved by the patch engine against
+// the set, never used as given, so `..`, absolute paths elsewhere and other suggestions' files are
+// rejected here, as is an answer that adds, deletes or renames a file.
 import { realpathSync } from 'node:fs';
-import { mapBlocks, mergeBlocks, parsePatches } from '../../patch/index.js';
+import { mapBlocks, mergeBlocks, parsePatches, trimmedLines, undoubledPrefixes } from '../../patch/index.js';
 import type { FilePatch } from '../../patch/model.js';
 import type { DotDiscopop } from '../../formats/types.js';
 import type { RepairTask } from '../../formats/task.js';
@@ -34,14 +37,18 @@ export function extractCandidates(answer: string, task: RepairTask, dp: Pick<Dot
   if (answer.includes('\u0000')) return reject('The answer contains binary data (NUL bytes); send the patches as plain-text unified diffs.');
 
   // The parser skips prose and code fences around the diffs, as models write them.
-  const { patches, problems } = parsePatches(answer);
+  const { patches, problems, refusals } = parsePatches(answer);
+  if (refusals.length > 0) return reject(`The answer cannot be a repair: ${refusals.join('; ')}.`);
   const notes = problems.length > 0 ? ` Problems found: ${problems.join('; ')}` : '';
   if (patches.length === 0) {
     return reject(`The answer holds no unified diff (no "--- path", "+++ path" and "@@" hunk lines were found).${notes}`);
   }
   const mapped = mapBlocks(patches, task.suggestion.files, dp.projectRoot, { realpath: realpathSync });
   if (!mapped.ok) return reject(mapped.reason);
-  const blocks = patches.map((patch, index) => ({ number: index + 1, fileId: mapped.fileIds[index]!, patch }));
+  const blocks = patches.map((patch, index) => {
+    const fileId = mapped.fileIds[index]!;
+    return { number: index + 1, fileId, patch: undoubledPrefixes(patch, trimmedLines(task.sources.get(fileId), task.patched.get(fileId))) };
+  });
   const perFile = new Map<string, typeof blocks>();
   for (const block of blocks) perFile.set(block.fileId, [...(perFile.get(block.fileId) ?? []), block]);
   if ([...perFile.values()].every((list) => list.length === 1)) return pass([merged(blocks)]);

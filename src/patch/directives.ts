@@ -83,7 +83,10 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
     const inComment = endsInComment(texts[end]!, false);
     const next = statementAfter(texts, end + 1, inComment);
     const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1, inComment) : null;
-    const targetIndex = loop ?? next;
+    // DiscoPoP closes a task region with a `}` it inserts before the last task's statement: a
+    // directive standing on a closing brace the patch inserted means the statement after it.
+    const pastBrace = loop === null && next !== null && texts[next]!.trim() === '}' && lines[next]!.original === null ? statementAfter(texts, next + 1) : null;
+    const targetIndex = loop ?? pastBrace ?? next;
     found.push({
       directive,
       text: text.trim(),

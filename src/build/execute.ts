@@ -4,7 +4,9 @@
 // per-configuration layout and as `/bin/bash <script>` from the copy's root in the shared one.
 // execute.sh lives in the configuration's own folder in both layouts.
 import { join } from 'node:path';
+import type { ProgramRun } from '../formats/outcome.js';
 import type { BuildConfig } from '../formats/types.js';
+import { describeOutcome, type RunOutcome } from '../process.js';
 import { runConfigurationScript, workspacePath, type CompileRequest } from './compile.js';
 import type { StepOutcome } from './launcher.js';
 
@@ -21,4 +23,21 @@ export type ExecuteRequest = CompileRequest;
  */
 export function runExecuteScript(request: ExecuteRequest): Promise<StepOutcome> {
   return runConfigurationScript(request, join(request.workspaceRoot, workspacePath(request.dp, executeScriptOf(request.dp.config))));
+}
+
+/** A run of execute.sh as the run check reads it. */
+export function programRun(threads: number, outcome: RunOutcome): ProgramRun {
+  const durationMs = outcome.durationMs;
+  switch (outcome.kind) {
+    case 'exited':
+      return { threads, ending: 'exited', exitCode: outcome.exitCode, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
+    case 'signaled':
+      return { threads, ending: 'signaled', exitCode: null, signal: outcome.signal, output: outcome.stdout + outcome.stderr, durationMs };
+    case 'timeout':
+      return { threads, ending: 'timeout', exitCode: null, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
+    case 'canceled':
+    case 'spawn-failed':
+      // An abort is thrown before this; sh itself always starts.
+      throw new Error(`execute.sh ${describeOutcome(outcome)}`);
+  }
 }

@@ -1,5 +1,6 @@
 // The build stage: private workspaces, GNU patch, compile.sh, diagnostics, discovery.
-export { BuildPool, type BuildPoolOptions, type BuildPurpose, type WorkspacePlacement } from './pool.js';
+export { BuildPool, type BuildPoolOptions, type BuildPurpose } from './pool.js';
+export type { WorkspacePlacement } from './placement.js';
 export { discover, generatedPatchSet, type DiscoveryResult } from './discover.js';
 export { parseDiagnostics, classifyError } from './diagnostics.js';
 export { compileLayout } from './compile.js';

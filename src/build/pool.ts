@@ -1,29 +1,25 @@
 // Parallel, incremental builds in private workspaces. The reference build (no suggestion) runs
-// first in workspace 0; what it produced is kept aside, and further workspaces (up to `jobs`) are
-// made when there is work waiting for them. When the reference outputs do not name the folder they
-// were built in, a further workspace is the user's tree plus those outputs, so it starts with
-// objects; when they do (CMake, autotools, Meson), copies of them would be wrong elsewhere, so each
-// further workspace runs its own reference build. Each build applies one patch set in an idle
-// workspace, runs compile.sh and rolls the workspace back to its reference state (see workspace.ts).
+// first in workspace 0; further workspaces (up to `jobs`) are made when there is work waiting for
+// them, placed as placement.ts decides. Each build applies one patch set in an idle workspace, runs
+// compile.sh and rolls the workspace back to its reference state (see workspace.ts).
 import { setMaxListeners } from 'node:events';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import { describeOutcome, type RunOutcome } from '../process.js';
-import type { ProgramRun, ProgramRunner } from '../formats/outcome.js';
-import { runExecuteScript } from './execute.js';
+import type { RunOutcome } from '../process.js';
+import type { ProgramRunner } from '../formats/outcome.js';
+import { programRun, runExecuteScript } from './execute.js';
 import { patchWorkspace } from './apply.js';
-import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP, runCompileScript } from './compile.js';
+import { runCompileScript } from './compile.js';
 import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
 import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
-import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest } from './tree.js';
-import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
-import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
-import { repairDir } from '../store/paths.js';
+import type { ConfiguredFolder } from './location.js';
+import { rootSpellings, Workspaces, type PlacedWorkspace, type WorkspacePlacement } from './placement.js';
+import { referenceSourceOf, type Workspace, type ReferenceSources } from './workspace.js';
 
 export interface BuildPoolOptions {
   dp: DotDiscopop;
@@ -45,18 +41,6 @@ export interface BuildPoolOptions {
 /** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
 export const LAUNCH_RETRIES = 2;
 
-/** How the workspaces got their reference state; results.json records it. */
-export interface WorkspacePlacement {
-  /** The reference build wrote its workspace's absolute path into these outputs (relative paths, sorted). */
-  pathFiles: string[];
-  /** 'copied': further workspaces start from copies of workspace 0's outputs; 'rebuilt': each runs its own reference build. */
-  outputs: 'copied' | 'rebuilt';
-  /** Reference builds run so far, the first one included. */
-  referenceBuilds: number;
-  /** Workspaces made so far. */
-  workspaces: number;
-}
-
 /** A probe build goes ahead of the queue: the run may refuse on its result. */
 export type BuildPurpose = 'probe' | 'discovery' | 'verify';
 
@@ -66,12 +50,9 @@ function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value i
   return 'kind' in value && value.kind === 'launch-failed';
 }
 
-interface Worker {
-  workspace: Workspace;
+interface Worker extends PlacedWorkspace {
   patchDir: string;
   busy: boolean;
-  /** Where its rollbacks read the reference bytes. */
-  sources: ReferenceSources;
 }
 
 interface Job {
@@ -101,13 +82,8 @@ export class BuildPool {
   private recorded: RecordedCompiles = { ok: false, reason: 'the reference build has not run' };
   /** Workspace 0's reference outputs; set once the reference build has finished. */
   private sources?: ReferenceSources;
-  /** The user's tree as copied into workspace 0, before any build. */
-  private initial: Manifest = new Map();
-  private placement?: WorkspacePlacement;
-  private configured: ConfiguredFolder[] = [];
   /** A workspace could not be made: do not try again for every job that finishes. */
   private cloneFailed = false;
-  private outsideDotDir?: string;
   private disposed?: Promise<void>;
   private readonly launcher: Launcher;
 
@@ -115,8 +91,7 @@ export class BuildPool {
     private readonly o: BuildPoolOptions,
     /** The pool's own folder under the scratch folder; dispose() removes it. */
     readonly root: string,
-    private readonly projectRoot: string,
-    private readonly granularityNs: bigint,
+    private readonly workspaces: Workspaces,
   ) {
     this.launcher = o.launcher ?? createLauncher({ name: 'local', args: [], runId: '' });
     // One listener per build in flight, removed when it ends; -j may well exceed Node's default of 10.
@@ -135,9 +110,10 @@ export class BuildPool {
     await mkdir(o.scratchDir, { recursive: true });
     const root = await mkdtemp(join(o.scratchDir, 'builds-'));
     try {
-      const projectRoot = await realpath(o.dp.projectRoot);
-      const pool = new BuildPool(o, root, projectRoot, await timestampGranularityNs(root));
-      await pool.addFirstWorkspace();
+      const workspaces = await Workspaces.scan({ dp: o.dp, scratchDir: o.scratchDir, root, exclude: o.exclude ?? [], emit: o.emit });
+      const pool = new BuildPool(o, root, workspaces);
+      const workspace = await workspaces.userTree('w0');
+      pool.workers.push({ workspace, patchDir: join(root, 'w0', 'patches'), busy: false, sources: workspaces.userTreeSources() });
       return pool;
     } catch (error) {
       await rm(root, { recursive: true, force: true });
@@ -153,7 +129,7 @@ export class BuildPool {
 
   /** How the workspaces got their reference state; undefined until the reference build passed. */
   get workspacePlacement(): WorkspacePlacement | undefined {
-    return this.placement && { ...this.placement, pathFiles: [...this.placement.pathFiles], workspaces: this.workers.length };
+    return this.workspaces.placementWith(this.workers.length);
   }
 
   /**
@@ -162,7 +138,7 @@ export class BuildPool {
    * say), which cannot work in a copy.
    */
   get foldersConfiguredInProject(): readonly ConfiguredFolder[] {
-    return this.configured;
+    return this.workspaces.foldersConfiguredInProject;
   }
 
   /** The compiler calls of the reference build, for preprocessing a source as the build compiled it. */
@@ -214,7 +190,7 @@ export class BuildPool {
     const dp = { ...this.o.dp, config: { ...this.o.dp.config, settings } };
     const signal = this.controller.signal;
     try {
-      const workspace = await this.materializeUserTree(folder);
+      const workspace = await this.workspaces.userTree(folder);
       const started = Date.now();
       const outcome = await this.withLaunchRetries('the sequential build', () =>
         runCompileScript({ dp, launcher: this.launcher, label: 'sequential', workspaceRoot: workspace.root, threads: 1, timeoutMs: this.o.timeoutMs, signal }),
@@ -252,54 +228,6 @@ export class BuildPool {
     await rm(this.root, { recursive: true, force: true });
   }
 
-  private async addFirstWorkspace(): Promise<void> {
-    const { dp } = this.o;
-    const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
-    const excluded = await expandExcludes({
-      globs: this.o.exclude ?? [],
-      projectRoot: this.projectRoot,
-      dp,
-      compileScript: join(this.projectRoot, relative(dp.projectRoot, scriptInProject)),
-    });
-    for (const glob of excluded.unmatched) {
-      this.o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${this.projectRoot}` });
-    }
-    const dotDir = await realpath(dp.dotDir);
-    const skipped = new Set([repairDir(dotDir), await realpath(this.o.scratchDir).catch(() => this.o.scratchDir), this.root, ...excluded.paths]);
-    const outside = dotDiscopopOutside({ projectRoot: this.projectRoot, dotDir });
-    // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
-    if (outside) skipped.add(join(this.projectRoot, OUTSIDE_DOT_DISCOPOP));
-    const manifest = await scanTree(this.projectRoot, (abs) => skipped.has(abs));
-    absolutizeEscapingLinks(manifest, this.projectRoot);
-    if (outside) {
-      this.outsideDotDir = dotDir;
-      const dot = await scanTree(dotDir, (abs) => skipped.has(abs));
-      absolutizeEscapingLinks(dot, dotDir);
-      manifest.set(OUTSIDE_DOT_DISCOPOP, (await statEntry(dotDir))!);
-      for (const [rel, entry] of dot) manifest.set(`${OUTSIDE_DOT_DISCOPOP}/${rel}`, entry);
-    }
-    this.initial = manifest;
-    const workspace = await this.materializeUserTree('w0');
-    this.workers.push({ workspace, patchDir: join(this.root, 'w0', 'patches'), busy: false, sources: this.userTreeSources() });
-  }
-
-  /** A workspace holding the user's tree as it is, without the reference build's outputs. */
-  private async materializeUserTree(folder: string): Promise<Workspace> {
-    const tree = join(this.root, folder, 'tree');
-    await mkdir(tree, { recursive: true });
-    await materialize({
-      entries: [...this.initial].map(([rel, e]) => [rel, { ...e }] as [string, Entry]),
-      sourceOf: projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }),
-      toRoot: tree,
-      linkRoots: [this.projectRoot, this.o.dp.projectRoot],
-    });
-    return new Workspace(tree, await scanTree(tree), this.granularityNs);
-  }
-
-  private userTreeSources(): ReferenceSources {
-    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot: this.projectRoot, outputs: new Set() };
-  }
-
   private async runReference(): Promise<BuildResult> {
     const worker = this.workers[0] as Worker;
     worker.busy = true;
@@ -308,23 +236,7 @@ export class BuildPool {
     this.recorded = recorder
       ? await readRecordedCompiles(recorder, { workspaceRoots: await rootSpellings(worker.workspace.root), projectRoot: this.o.dp.projectRoot })
       : { ok: false, reason: 'the reference build ran through Slurm, where its compiler calls are not recorded' };
-    worker.sources = await this.keepReferenceOutputs(worker.workspace, 0);
-    if (result.ok) {
-      const written = [...worker.sources.outputs];
-      const pathFiles = await filesHoldingPath(worker.workspace.root, written, await rootSpellings(worker.workspace.root));
-      this.placement = { pathFiles, outputs: pathFiles.length > 0 ? 'rebuilt' : 'copied', referenceBuilds: 1, workspaces: 1 };
-      if (pathFiles.length > 0) {
-        const more = pathFiles.length > 1 ? ` and ${pathFiles.length - 1} more` : '';
-        this.o.emit({
-          type: 'notice',
-          level: 'info',
-          message: `the reference build wrote the absolute path of the folder it ran in into ${pathFiles[0]}${more}: copies of its outputs would be wrong in another folder, so every further workspace runs its own reference build`,
-        });
-      }
-    }
-    if (!result.ok || saysConfiguredElsewhere(result.output)) {
-      this.configured = await foldersConfiguredAt(worker.workspace.root, this.initial, [this.projectRoot, this.o.dp.projectRoot]);
-    }
+    worker.sources = await this.workspaces.settleFirst(worker.workspace, result);
     this.sources = worker.sources;
     worker.busy = false;
     this.pump();
@@ -344,24 +256,13 @@ export class BuildPool {
     const outcome = await this.withLaunchRetries('the reference build', async () => {
       const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal, ...(extraEnv && { extraEnv }) });
       // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
-      if (step.kind === 'launch-failed') await workspace.rollback(projectSourceOf({ projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir }));
+      if (step.kind === 'launch-failed') await workspace.rollback(this.workspaces.projectSource());
       return step;
     });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
     const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
     this.emitFinished(null, 'reference', result);
     return result;
-  }
-
-  /** Copies aside what the reference build created or rewrote: rollbacks (and clones) read it. */
-  private async keepReferenceOutputs(workspace: Workspace, index: number): Promise<ReferenceSources> {
-    const before = workspace.manifest;
-    const after = await workspace.captureBaseline();
-    const written = [...after].filter(([rel, e]) => e.kind === 'file' && before.get(rel)?.ctimeNs !== e.ctimeNs);
-    const outputsRoot = join(this.root, index === 0 ? 'reference-outputs' : `reference-outputs-w${index}`);
-    await mkdir(outputsRoot, { recursive: true });
-    await materialize({ entries: written, sourceOf: (rel) => join(workspace.root, rel), toRoot: outputsRoot, linkRoots: [] });
-    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
   }
 
   private pump(): void {
@@ -390,36 +291,13 @@ export class BuildPool {
     const index = this.workers.length + this.cloning;
     this.cloning++;
     try {
-      const patchDir = join(this.root, `w${index}`, 'patches');
-      if (this.placement?.outputs === 'rebuilt') this.workers.push({ ...(await this.rebuiltWorkspace(index)), patchDir, busy: false });
-      else this.workers.push({ workspace: await this.copiedWorkspace(index), patchDir, busy: false, sources: this.sources as ReferenceSources });
+      const first = { workspace: (this.workers[0] as Worker).workspace, sources: this.sources as ReferenceSources };
+      const placed = await this.workspaces.further(index, first, (workspace) => this.referenceBuildIn(workspace));
+      this.workers.push({ ...placed, patchDir: join(this.root, `w${index}`, 'patches'), busy: false });
     } finally {
       this.cloning--;
     }
     this.pump();
-  }
-
-  /** The user's tree plus workspace 0's reference outputs, with the baseline's times. */
-  private async copiedWorkspace(index: number): Promise<Workspace> {
-    const tree = join(this.root, `w${index}`, 'tree');
-    await mkdir(tree, { recursive: true });
-    const first = (this.workers[0] as Worker).workspace;
-    const entries: [string, Entry][] = [...first.manifest].map(([rel, e]) => [rel, { ...e }]);
-    await materialize({ entries, sourceOf: referenceSourceOf(this.sources as ReferenceSources), toRoot: tree, linkRoots: [first.root] });
-    return new Workspace(tree, await scanTree(tree), this.granularityNs);
-  }
-
-  /** The user's tree and a reference build of its own, for outputs that name their folder. */
-  private async rebuiltWorkspace(index: number): Promise<{ workspace: Workspace; sources: ReferenceSources }> {
-    const workspace = await this.materializeUserTree(`w${index}`);
-    (this.placement as WorkspacePlacement).referenceBuilds++;
-    const result = await this.referenceBuildIn(workspace);
-    const sources = await this.keepReferenceOutputs(workspace, index);
-    if (!result.ok) {
-      await rm(join(this.root, `w${index}`), { recursive: true, force: true });
-      throw new Error(`the reference build passed in the first workspace but fails in workspace ${index}, which is left unused: ${result.firstError ?? 'no error message'}`);
-    }
-    return { workspace, sources };
   }
 
   private async runJob(worker: Worker, job: Job | ReferenceRunJob): Promise<void> {
@@ -538,25 +416,4 @@ export class BuildPool {
     promise.then(forget, forget);
     return promise;
   }
-}
-
-function programRun(threads: number, outcome: RunOutcome): ProgramRun {
-  const durationMs = outcome.durationMs;
-  switch (outcome.kind) {
-    case 'exited':
-      return { threads, ending: 'exited', exitCode: outcome.exitCode, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
-    case 'signaled':
-      return { threads, ending: 'signaled', exitCode: null, signal: outcome.signal, output: outcome.stdout + outcome.stderr, durationMs };
-    case 'timeout':
-      return { threads, ending: 'timeout', exitCode: null, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
-    case 'canceled':
-    case 'spawn-failed':
-      // An abort is thrown before this; sh itself always starts.
-      throw new Error(`execute.sh ${describeOutcome(outcome)}`);
-  }
-}
-
-/** The workspace path as a build may print it: as made, and resolved (getcwd() returns the latter). */
-async function rootSpellings(root: string): Promise<string[]> {
-  return [...new Set([root, await realpath(root)])];
 }

@@ -1,6 +1,7 @@
 // Applies one file block to one source, hunk by hunk in order, all or nothing.
 import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
-import { differingContext, FileView, locateHunk, newSide, oldSide, type Located } from './locate.js';
+import { FileView } from './file-view.js';
+import { differingContext, locateHunk, newSide, oldSide, type Located } from './locate.js';
 import type { LineMatch } from './similarity.js';
 import { belowAnchors } from './v4a.js';
 

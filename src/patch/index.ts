@@ -10,5 +10,6 @@ export { renderApplyFailure } from './failure.js';
 export { canonicalPatch, type CanonicalRequest } from './canonical.js';
 export { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, loopTargetsOfPatch, switchedOffByClause, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
 export { align } from './alignment.js';
-export { FUZZY_GATE, FUZZY_LADDER, FUZZY_MARGIN } from './locate.js';
+export { FUZZY_LADDER, FUZZY_MARGIN } from './locate.js';
+export { FUZZY_GATE } from './score.js';
 export * from './openmp.js';

@@ -2,19 +2,12 @@
 // removed lines, which must all be in the file (whitespace aside), and only then judged by its
 // context. Context lines that match keep their file line; the others stand for nothing, and the
 // file's lines stay. An added line must sit next to a removed or matching line, or it has no place.
+import type { FileView } from './file-view.js';
 import type { Hunk, ScoreParts } from './model.js';
 import { compareLines, MATCH_WEIGHT, type LineForms, type LineMatch } from './similarity.js';
 
 /** Removed text shorter than this (`}`, `);`) is found everywhere and says nothing about the place. */
 const MIN_REMOVED_CHARACTERS = 4;
-
-/** What this needs of locate.ts's FileView (declared here so the import points one way). */
-export interface FileView {
-  readonly lines: readonly string[];
-  readonly squeezed: readonly string[];
-  readonly positions: Map<string, number[]>;
-  forms(index: number): LineForms;
-}
 
 export interface RemovedPlacement {
   start: number;

@@ -12,9 +12,14 @@ export function levelOf(event: RunEvent): LogLevel {
     case 'notice':
       return event.level === 'info' ? 'INFO' : event.level === 'warning' ? 'WARNING' : 'ERROR';
     case 'agent-picked':
-      return 'WARNING';
+      return event.message === null ? 'DEBUG' : 'WARNING';
     case 'build-started':
     case 'call-started':
+    // Facts the run's records fold; the lines a person reads say them already.
+    case 'resumed':
+    case 'workspaces':
+    case 'discovered':
+    case 'writing':
       return 'DEBUG';
     case 'check':
       return event.passed ? 'DEBUG' : 'INFO';

@@ -152,3 +152,79 @@ describe('the import graph of src/', () => {
 });
 
 const COMPOSER_MAX_LINES = 200;
+
+/**
+ * Assignments to a field of an object a function was handed (a parameter, or a value taken from
+ * one): `context.x = …`, `record.status = …`, `Object.assign(record, …)`, `tally.n++`. A stage
+ * shares nothing mutable with another; what it learns is an event or its return value.
+ */
+function foreignFieldWrites(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const rootOf = (node: ts.Expression): ts.Expression => {
+    let e = node;
+    while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    return e;
+  };
+  const bound = (name: ts.BindingName, into: Set<string>): void => {
+    if (ts.isIdentifier(name)) into.add(name.text);
+    else for (const element of name.elements) if (!ts.isOmittedExpression(element)) bound(element.name, into);
+  };
+  const visit = (node: ts.Node, handed: Set<string>): void => {
+    let names = handed;
+    if (ts.isFunctionLike(node)) {
+      const own = new Set(handed);
+      for (const parameter of node.parameters) bound(parameter.name, own);
+      names = own;
+    }
+    if (ts.isVariableDeclaration(node) && node.initializer) {
+      const root = rootOf(node.initializer);
+      if (ts.isIdentifier(root) && names.has(root.text)) bound(node.name, names);
+    }
+    const report = (at: ts.Node) => {
+      const { line } = source.getLineAndCharacterOfPosition(at.getStart());
+      found.push(`${rel(file)}:${line + 1}: ${at.getText()}`);
+    };
+    const handedRoot = (target: ts.Expression) => {
+      const root = rootOf(target);
+      return ts.isIdentifier(root) && names.has(root.text);
+    };
+    const written = (target: ts.Expression) => {
+      if ((ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) && handedRoot(target)) report(target);
+    };
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) written(node.left);
+    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) written(node.operand);
+    if (ts.isCallExpression(node) && node.expression.getText() === 'Object.assign' && node.arguments[0] && handedRoot(node.arguments[0])) report(node);
+    ts.forEachChild(node, (child) => visit(child, names));
+  };
+  visit(source, new Set());
+  return found;
+}
+
+describe('the stages of src/pipeline/', () => {
+  it('finds a field written on an object a function was handed', () => {
+    const sample = [
+      'export function stage(context: C, { pool }: P) {',
+      '  const { options } = context;',
+      '  const local = { n: 0 };',
+      '  local.n = 1;',
+      '  context.funnel = null;',
+      '  options.mode = "repair";',
+      '  pool.count++;',
+      '  Object.assign(options, {});',
+      '}',
+    ].join('\n');
+    expect(foreignFieldWrites(path.join(SRC, 'pipeline', 'sample.ts'), sample)).toEqual([
+      'src/pipeline/sample.ts:5: context.funnel',
+      'src/pipeline/sample.ts:6: options.mode',
+      'src/pipeline/sample.ts:7: pool.count',
+      'src/pipeline/sample.ts:8: Object.assign(options, {})',
+    ]);
+  });
+
+  it('never assign a field of an object another stage handed them', () => {
+    const stages = sourceFiles(path.join(SRC, 'pipeline'));
+    expect(stages.length).toBeGreaterThan(5);
+    expect(stages.flatMap((file) => foreignFieldWrites(file, readFileSync(file, 'utf8')))).toEqual([]);
+  });
+});

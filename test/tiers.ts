@@ -58,8 +58,10 @@ export const FULL_TIER: readonly string[] = [
   'test/build/pool.test.ts',
   'test/builtin/classes.test.ts',
   'test/builtin/loop-test.test.ts',
+  'test/builtin/min-max.test.ts',
   'test/builtin/real-code.test.ts',
   'test/builtin/recorded-flags.test.ts',
+  'test/builtin/task-region.test.ts',
   'test/diagnostics/classes.test.ts',
   'test/fixtures/demo-builds.test.ts',
   'test/repair/candidates.test.ts',
@@ -71,6 +73,7 @@ export const FULL_TIER: readonly string[] = [
   'test/store/event-log.test.ts',
   'test/store/lock.test.ts',
   'test/store/scratch.test.ts',
+  'test/store/discopop-backups.test.ts',
   'test/store/write-back-faults.test.ts',
   'test/store/write-back.test.ts',
 ];

@@ -4,7 +4,7 @@
 // about the user's files. gcc and clang differ in wording, quoting (UTF-8 curly quotes under a UTF-8
 // locale) and colour, so everything is normalised before it is matched.
 import path from 'node:path';
-import { isPseudoDirective } from '../patch/openmp.js';
+import { isPseudoDirective, parseDirective } from '../patch/openmp.js';
 import { isBuildFailure, type Diagnostic, type DotDiscopop, type ErrorClass, type SourceFile } from '../formats/types.js';
 type Severity = Diagnostic['severity'];
 type Parsed = Omit<Diagnostic, 'notes'>;
@@ -118,10 +118,18 @@ export function judgeDiagnostics(diagnostics: readonly Diagnostic[], added: Adde
 const PARSED_AS_LOOP = /^expected (?:expression|statement)$/;
 
 /**
+ * A `#pragma omp task` directly above a closing brace, its statement below the brace: DiscoPoP's
+ * task region closes its `{` before the last task's statement. gcc: "expected expression before '}'
+ * token" (g++: "primary-expression"), clang: "expected statement", both on the brace.
+ */
+const TASK_WITHOUT_STATEMENT = /^expected (?:statement|(?:primary-)?expression before '\}' token)$/;
+
+/**
  * Classes from where a diagnostic points, where the text alone says too little (design.md, Error
  * classes): an error that clang's parser raises on the line right below a `#pragma omp` line the
  * patch set added is the misplaced directive gcc names `directive-not-before-loop`, so the same
- * mistake gets the same class under both compilers; an error whose words name no class (gcc's
+ * mistake gets the same class under both compilers (below a `task` directive it is the task
+ * region's misplaced closing brace, `task-region-brace`); an error whose words name no class (gcc's
  * "'parts' does not have pointer or array type", clang's "subscripted value is not an array or
  * pointer") with its column on an entry of an added directive's `reduction` clause is
  * `invalid-reduction`; every error on an added line that is DiscoPoP's device-update
@@ -137,7 +145,9 @@ export function classifyByPosition(diagnostics: readonly Diagnostic[], directive
     const text = lines?.get(d.line);
     if (text !== undefined && isPseudoDirective(text)) return { ...d, errorClass: 'pseudo-directive' };
     if (d.errorClass !== 'other') return d;
-    if (PARSED_AS_LOOP.test(d.message) && lines?.has(d.line - 1)) return { ...d, errorClass: 'directive-not-before-loop' };
+    const above = lines?.get(d.line - 1);
+    if (above !== undefined && TASK_WITHOUT_STATEMENT.test(d.message) && parseDirective(above)?.construct === 'task') return { ...d, errorClass: 'task-region-brace' };
+    if (PARSED_AS_LOOP.test(d.message) && above !== undefined) return { ...d, errorClass: 'directive-not-before-loop' };
     if (text !== undefined && d.column !== undefined && clauseAt(text, d.column - 1) === 'reduction') return { ...d, errorClass: 'invalid-reduction' };
     return d;
   });

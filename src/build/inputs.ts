@@ -1,8 +1,8 @@
-// What a build's result depends on, as digests: a resumed run reuses a discovery build only when
-// none of it changed. The project tree is what a workspace copies (every entry's path, kind, size,
+// What a build's result depends on: a resumed run reuses a discovery build only when none of it
+// changed. The project tree is what a workspace copies (every entry's path, kind, size,
 // modification time and link text; patch_repair/, the patch sets and --exclude left out), so any
-// edit, added or removed file counts; compile.sh and the settings by content; the compiler by what
-// `$CC --version` and `$CXX --version` say under the settings' environment.
+// edit, added or removed file counts, and can be named; compile.sh and the settings by content;
+// the compiler by what `$CC --version` and `$CXX --version` say under the settings' environment.
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
@@ -13,30 +13,45 @@ import { scanTree } from './tree.js';
 
 const COMPILER_ID_TIMEOUT_MS = 30_000;
 
-/** The digest of everything every build of this configuration depends on, patch sets aside. */
-export async function buildInputsDigest(dp: DotDiscopop, o: { threads: number; exclude: readonly string[]; signal?: AbortSignal }): Promise<string> {
-  const hash = createHash('sha256');
+/**
+ * What every build of this configuration depends on, patch sets aside: each entry of the project
+ * tree by its path (kind, size, modification time, link text), and the rest by name (compile.sh,
+ * settings, configuration and threads, compilers, the --exclude list), each a digest.
+ */
+export interface BuildInputs {
+  tree: Record<string, string>;
+  environment: Record<string, string>;
+}
+
+export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude: readonly string[]; signal?: AbortSignal }): Promise<BuildInputs> {
   const projectRoot = await realpath(dp.projectRoot);
   const dotDir = await realpath(dp.dotDir);
   // What --exclude leaves out of the workspaces cannot change a build; the list itself can.
   const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
   const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, scriptInProject)) });
   const skipped = new Set([join(dotDir, 'patch_repair'), join(dotDir, 'patch_generator'), ...excluded.paths]);
-  hash.update(`exclude\0${JSON.stringify([...o.exclude].sort())}\n`);
   const manifest = await scanTree(projectRoot, (abs) => skipped.has(abs));
+  const tree: Record<string, string> = {};
   for (const [rel, e] of [...manifest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    hash.update(`${rel}\0${e.kind}\0${e.size}\0${e.kind === 'dir' ? '' : e.mtimeNs}\0${e.link ?? ''}\n`);
+    // A folder's own size and time only follow its entries, which are listed themselves.
+    tree[rel] = e.kind === 'dir' ? 'dir' : `${e.kind} ${e.size} ${e.mtimeNs}${e.link === undefined ? '' : ` -> ${e.link}`}`;
   }
-  hash.update(`compile.sh\0${await readFile(dp.config.compileScript, 'utf8')}\n`);
-  hash.update(`settings\0${JSON.stringify(Object.entries(dp.config.settings).sort())}\n`);
-  hash.update(`config\0${dp.config.name}\0threads\0${o.threads}\n`);
-  hash.update(`compilers\0${await compilerIdentity(dp, o.signal)}\n`);
-  return hash.digest('hex');
+  const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+  return {
+    tree,
+    environment: {
+      'compile.sh': digest(await readFile(dp.config.compileScript, 'utf8')),
+      settings: digest(JSON.stringify(Object.entries(dp.config.settings).sort())),
+      configuration: digest(`${dp.config.name}\0threads\0${o.threads}`),
+      compilers: digest(await compilerIdentity(dp, o.signal)),
+      '--exclude': digest(JSON.stringify([...o.exclude].sort())),
+    },
+  };
 }
 
-/** One patch set's build: the shared inputs plus the digest of the set itself. */
-export function suggestionBuildDigest(inputs: string, patchSetDigest: string): string {
-  return createHash('sha256').update(`${inputs}\0${patchSetDigest}`).digest('hex');
+/** One patch set's build: what every build depends on but the tree (compared entry by entry), plus the set itself. */
+export function suggestionBuildDigest(environment: Record<string, string>, patchSetDigest: string): string {
+  return createHash('sha256').update(`${JSON.stringify(Object.entries(environment).sort())}\0${patchSetDigest}`).digest('hex');
 }
 
 async function compilerIdentity(dp: DotDiscopop, signal?: AbortSignal): Promise<string> {

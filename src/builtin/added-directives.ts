@@ -29,6 +29,30 @@ export function findAddedDirectives(generatedPatch: string, patchedSource: strin
   return { ok: true, directives };
 }
 
+/** Rows (0-based, patched source) of the lines the generated patch added whose text `wanted` accepts. */
+export function findAddedLines(generatedPatch: string, patchedSource: string, wanted: (text: string) => boolean): number[] {
+  const patchedLines = patchedSource.split('\n');
+  const taken = new Set<number>();
+  const rows: number[] = [];
+  for (const filePatch of parsePatch(generatedPatch)) {
+    for (const hunk of filePatch.hunks) {
+      let newRow = hunk.newStart - 1;
+      for (const line of hunk.lines) {
+        if (line[0] === '\\' || line[0] === '-') continue;
+        if (line[0] === '+' && wanted(line.slice(1))) {
+          const row = locate([line.slice(1)], newRow, patchedLines, taken);
+          if (row !== null) {
+            taken.add(row);
+            rows.push(row);
+          }
+        }
+        newRow++;
+      }
+    }
+  }
+  return rows.sort((a, b) => a - b);
+}
+
 interface PragmaGroup {
   expectedRow: number;
   lines: string[];

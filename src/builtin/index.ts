@@ -20,6 +20,10 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   if (link) return declined(`the build failed at the link step (${link.message}); no directive rule can help`);
   const foreign = errors.find((error) => error.fileId === undefined || !fileIds.has(error.fileId) || error.line === undefined);
   if (foreign) return declined(`an error outside the suggestion's files: ${[foreign.file, foreign.line, foreign.column].filter((part) => part !== undefined).join(':')}: ${foreign.message}`);
+  // The repair stage never asks (repair/loop.ts fails such a suggestion first); said here too, so
+  // the repairer called on its own gives the same answer.
+  const pseudo = errors.find((error) => error.errorClass === 'pseudo-directive');
+  if (pseudo) return declined(`line ${pseudo.line}: not an OpenMP directive (DiscoPoP's device-update pseudo-directive); only deleting the line compiles, so the suggestion must be regenerated`);
   if (errors.length === 0) return declined(`no compiler error in the suggestion's files (${build.firstError ?? firstLine(build.output)})`);
   const inFiles = errors as FileDiagnostic[];
 

@@ -4,6 +4,7 @@
 import { parseDirective, renderDirective } from '../patch/openmp.js';
 import { findAddedDirectives, type AddedDirective } from './added-directives.js';
 import type { FileDiagnostic } from './rules/rule.js';
+import { arrayElementReduction } from './rules/array-element-reduction.js';
 import { canonicalLoopTest } from './rules/canonical-loop-test.js';
 import { classReduction } from './rules/class-reduction.js';
 import { collapseDepth } from './rules/collapse-depth.js';
@@ -14,12 +15,14 @@ import { directivePlacement } from './rules/directive-placement.js';
 import { duplicateDataSharing } from './rules/duplicate-data-sharing.js';
 import { incompleteTypes } from './rules/incomplete-types.js';
 import { iterationVariable } from './rules/iteration-variable.js';
-import { arrayElementReduction, memberReduction, structReduction } from './rules/local-copy.js';
+import { memberReduction } from './rules/member-reduction.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
+import { moveTaskRegionBraces, TASK_REGION_BRACE } from './rules/task-region-brace.js';
 import { scalarSection } from './rules/scalar-section.js';
 import { NO_EDITS, type DirectiveState, type Rule, type RuleInput, type SourceEdits } from './rules/rule.js';
 import { sharedOnWorksharing } from './rules/shared-on-worksharing.js';
+import { structReduction } from './rules/struct-reduction.js';
 import { thisInClause } from './rules/this-in-clause.js';
 import { analyzeSite, type DirectiveSite } from './scope.js';
 import { parseSource } from './syntax.js';
@@ -71,6 +74,14 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
       : { kind: 'unchanged' };
   }
   const tree = await parseSource(o.patched);
+  const braces = moveTaskRegionBraces({ generatedPatch: o.generatedPatch, lines: o.patched.split('\n'), carriageReturns, tree, added: found.directives, errors: o.errors });
+  if (braces.kind === 'declined') return braces;
+  if (braces.kind === 'moved') {
+    const moved = braces.lines.map((line, row) => line + (braces.carriageReturns[row] ? '\r' : '')).join('\n');
+    const rest = await repairFile({ ...input, patched: moved, errors: braces.errors });
+    if (rest.kind === 'declined') return rest;
+    return rest.kind === 'unchanged' ? { kind: 'repaired', source: moved, rules: [TASK_REGION_BRACE] } : { ...rest, rules: [TASK_REGION_BRACE, ...rest.rules] };
+  }
   const unit = input.translationUnit === undefined ? null : await parseTranslationUnit(input.translationUnit);
   const located: Located[] = found.directives.map((added) => {
     const site = withTranslationUnit(analyzeSite(tree, added.row + added.lineCount), unit, added.row + added.lineCount);

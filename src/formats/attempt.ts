@@ -45,7 +45,13 @@ type Accepted = VerificationProgress & {
   /** Check 7's runs of the build; null without --check-run. */
   runCheck: RunCheck | null;
 };
-type Rejected = VerificationProgress & { accepted: false; rejectedBy: CheckName; reason: string };
+type Rejected = VerificationProgress & {
+  accepted: false;
+  rejectedBy: CheckName;
+  reason: string;
+  /** Check 7's runs when they rejected it (`differs`, `crashed`, `timeout`); null when it never ran. */
+  runCheck: RunCheck | null;
+};
 /** A candidate left unbuilt because one before it passed every check. */
 type Unsettled = VerificationProgress & { accepted: false; rejectedBy: null; reason: string };
 

@@ -16,6 +16,7 @@ export const ERROR_CLASSES = [
   'non-canonical-loop',
   'early-exit',
   'collapse-not-nested',
+  'task-region-brace',
   'patch-does-not-apply',
   'link',
   'pseudo-directive',

@@ -2,7 +2,8 @@
 // the log file and `patch-repair show` all read the same values.
 import { z } from 'zod';
 import { ERROR_CLASSES } from './types.js';
-import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema } from './results.js';
+import { BuildResultSchema } from './build-result.js';
+import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema, WorkspacesSchema } from './results.js';
 
 const base = { t: z.string().describe('ISO time') };
 
@@ -67,7 +68,23 @@ export const EventSchema = z.discriminatedUnion('type', [
     seconds: z.number().nonnegative().describe("wall time of the reference build's first run with execute.sh at 1 thread"),
     noise_lines: z.number().int().nonnegative().describe('output lines never compared: they differ between two runs of the reference, or hold a time or date'),
   }),
-  z.object({ ...base, type: z.literal('agent-picked'), message: z.string().describe('which agent CLI the run detected and uses, or that the built-in repairer runs alone') }),
+  z.object({
+    ...base,
+    type: z.literal('agent-picked'),
+    message: z.string().nullable().describe('which agent CLI the run detected and uses, or that the built-in repairer runs alone; null when the user named it'),
+    backend: z.string().nullable().default(null).describe('the agent backend the run calls, builtin when the built-in repairer works alone, null when nothing repairs'),
+    model: z.string().nullable().default(null),
+  }),
+  z.object({ ...base, type: z.literal('resumed'), from: z.string().describe('the run this one continues (--resume)') }),
+  z.object({ ...base, type: z.literal('workspaces'), workspaces: WorkspacesSchema }),
+  z.object({
+    ...base,
+    type: z.literal('discovered'),
+    id: z.string(),
+    digest: z.string().nullable().describe('what the build depended on (the patch set); null when the run cannot be resumed'),
+    reused: z.boolean().describe('taken over from the resumed run instead of built again'),
+    build: BuildResultSchema,
+  }),
   z.object({ ...base, type: z.literal('repair-started'), id: z.string(), index: z.number().int(), total: z.number().int() }),
   z.object({
     ...base,
@@ -105,6 +122,7 @@ export const EventSchema = z.discriminatedUnion('type', [
     passed: z.boolean(),
     reason: z.string().nullable(),
   }),
+  z.object({ ...base, type: z.literal('writing'), record: SuggestionRecordSchema.describe('the record of a verified repair, as it stands once written') }),
   z.object({ ...base, type: z.literal('written'), id: z.string(), files: z.array(z.string()), digest: z.string() }),
   z.object({ ...base, type: z.literal('suggestion-finished'), record: SuggestionRecordSchema }),
   z.object({ ...base, type: z.literal('run-finished'), run: RunRecordSchema }),

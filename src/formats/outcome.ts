@@ -42,6 +42,8 @@ export interface PriorTry extends TryPlace {
   rejectedBy: CheckName | null;
   /** Why it was rejected, or why the built-in repairer declined. */
   reason: string | null;
+  /** Check 7's runs of its candidate, when they ran. */
+  runCheck: RunCheck | null;
   /** What the agent CLI reported for the call, so a resumed run's totals equal an uninterrupted run's. */
   usage: UsageTotals;
 }
@@ -63,6 +65,11 @@ export interface OutcomeCommon {
   firstError: string | null;
   /** What the agent CLI reported for this suggestion's calls. */
   usage: UsageTotals;
+  /**
+   * Check 7's runs (--check-run): of the accepted build, else of the last candidate they rejected;
+   * null when none ran.
+   */
+  runCheck: RunCheck | null;
 }
 
 /** Sums of what agent calls reported; null while no call reported that figure (unknown, not 0). */
@@ -89,8 +96,6 @@ export interface RepairedOutcome extends OutcomeCommon {
   mayRace: ClauseChange[];
   /** The isolated verify build of the accepted set. */
   build: BuildResult;
-  /** Check 7's runs of that build; null without --check-run. */
-  runCheck: RunCheck | null;
 }
 
 export interface UnrepairedOutcome extends OutcomeCommon {

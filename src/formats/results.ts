@@ -145,6 +145,19 @@ export const NotConsideredSchema = z.object({
 });
 export type NotConsidered = z.infer<typeof NotConsideredSchema>;
 
+/** How the build workspaces got their reference state. */
+export const WorkspacesSchema = z
+  .object({
+    count: z.number().int().positive().describe('build workspaces made'),
+    reference_outputs: z
+      .enum(['copied', 'rebuilt'])
+      .describe("'copied': further workspaces started from copies of the first reference build's outputs; 'rebuilt': those outputs hold the absolute path of the folder they were built in, so every workspace ran its own reference build"),
+    reference_builds: z.number().int().positive().describe('reference builds run, the first one included'),
+    path_files: z.array(z.string()).describe('the first (sorted) of the reference outputs that hold their workspace path, relative to the project root'),
+    path_file_count: z.number().int().nonnegative().describe('how many reference outputs hold their workspace path'),
+  });
+export type Workspaces = z.infer<typeof WorkspacesSchema>;
+
 export const RunRecordSchema = z.object({
   id: z.string(),
   started: z.string(),
@@ -176,18 +189,7 @@ export const RunRecordSchema = z.object({
     .nullable()
     .default(null)
     .describe('--check-run: the reference program run twice with execute.sh; null without --check-run or until it ran'),
-  workspaces: z
-    .object({
-      count: z.number().int().positive().describe('build workspaces made'),
-      reference_outputs: z
-        .enum(['copied', 'rebuilt'])
-        .describe("'copied': further workspaces started from copies of the first reference build's outputs; 'rebuilt': those outputs hold the absolute path of the folder they were built in, so every workspace ran its own reference build"),
-      reference_builds: z.number().int().positive().describe('reference builds run, the first one included'),
-      path_files: z.array(z.string()).describe('the first (sorted) of the reference outputs that hold their workspace path, relative to the project root'),
-      path_file_count: z.number().int().nonnegative().describe('how many reference outputs hold their workspace path'),
-    })
-    .optional()
-    .describe('how the build workspaces got their reference state; absent until the reference build passed'),
+  workspaces: WorkspacesSchema.optional().describe('how the build workspaces got their reference state; absent until the reference build passed'),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

@@ -2,8 +2,20 @@
 // exit code that options.md promises.
 import { EXIT_CODES } from '../errors.js';
 import type { RunEvent } from './events.js';
+import type { RunState } from './resume-state.js';
 import type { RepairOutcome } from './outcome.js';
-import { RECORDED_DIAGNOSTICS, SUGGESTION_STATUSES, type RecordedDiagnostic, type ResultsFile, type RunRecord, type SuggestionRecord, type SuggestionStatus } from './results.js';
+import type { RunOptions } from './run-options.js';
+import {
+  RECORDED_DIAGNOSTICS,
+  SUGGESTION_STATUSES,
+  type RecordedDiagnostic,
+  type ResultsFile,
+  type RunCheck,
+  type RunRecord,
+  type SuggestionRecord,
+  type SuggestionStatus,
+  type Workspaces,
+} from './results.js';
 import { isBuildFailure, type BuildResult, type Diagnostic, type Suggestion } from './types.js';
 
 export interface AgentIdentity {
@@ -79,6 +91,7 @@ export function outcomeRecord(
     input_tokens: outcome.usage.inputTokens,
     output_tokens: outcome.usage.outputTokens,
     cost_usd: outcome.usage.costUsd,
+    run_check: outcome.runCheck,
   };
   if (outcome.status === 'repaired') {
     return {
@@ -92,7 +105,6 @@ export function outcomeRecord(
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
       may_race: outcome.mayRace,
-      run_check: outcome.runCheck,
     };
   }
   return { ...common, status: outcome.status, reason: outcome.reason };
@@ -144,7 +156,39 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
 }
 
-/** What a run's events say of it: the live run's results.json and `show`'s replay both start here. */
+/** A suggestion whose generated patch set does not build: the repair stage's work. */
+export interface Failing {
+  suggestion: Suggestion;
+  build: BuildResult;
+}
+
+/**
+ * What discovery settles of the suggestions not finished yet: no patch, or builds (a record now;
+ * with --check-run all, `held` until it ran); the rest fail and go to the repair stage.
+ */
+export function settledByDiscovery(
+  considered: readonly Suggestion[],
+  builds: ReadonlyMap<string, BuildResult>,
+  o: { finished: ReadonlySet<string>; repairedEarlier: ReadonlySet<string>; runsGenerated: boolean },
+): { records: SuggestionRecord[]; held: SuggestionRecord[]; failing: Failing[] } {
+  const settled = { records: [] as SuggestionRecord[], held: [] as SuggestionRecord[], failing: [] as Failing[] };
+  for (const suggestion of considered) {
+    if (o.finished.has(suggestion.id)) continue;
+    const build = builds.get(suggestion.id);
+    if (!build) settled.records.push(noPatchRecord(suggestion));
+    else if (!build.ok) settled.failing.push({ suggestion, build });
+    else (o.runsGenerated ? settled.held : settled.records).push(buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id)));
+  }
+  return settled;
+}
+
+/** A discovery build as the run recorded it, with the digest of what it depended on (null: not resumable). */
+export interface DiscoveryBuild {
+  digest: string | null;
+  build: BuildResult;
+}
+
+/** What a run's events say of it: the live run's results.json, its run-state.json and `show`'s replay all start here. */
 export interface RunFromEvents {
   started: RunRecord | null;
   /** The run-finished record; null while the run goes on, or when it was killed. */
@@ -153,21 +197,82 @@ export interface RunFromEvents {
   considered: string[] | null;
   /** The last record of each suggestion that finished. */
   records: Map<string, SuggestionRecord>;
+  /** Verified repairs about to be written back, by suggestion: each one's record once written. */
+  writing: Map<string, SuggestionRecord>;
+  /** The discovery build of each suggestion that got one, taken over ones included. */
+  builds: Map<string, DiscoveryBuild>;
+  identity: AgentIdentity;
+  workspaces: Workspaces | null;
+  resumedFrom: string | null;
   probe: RunRecord['openmp_probe'];
   runReference: RunRecord['run_reference'];
 }
 
 export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
-  const run: RunFromEvents = { started: null, finished: null, considered: null, records: new Map(), probe: null, runReference: null };
+  const run: RunFromEvents = {
+    started: null,
+    finished: null,
+    considered: null,
+    records: new Map(),
+    writing: new Map(),
+    builds: new Map(),
+    identity: { backend: null, model: null },
+    workspaces: null,
+    resumedFrom: null,
+    probe: null,
+    runReference: null,
+  };
   for (const event of events) {
     if (event.type === 'run-started') run.started ??= event.run;
+    else if (event.type === 'agent-picked') run.identity = { backend: event.backend, model: event.model };
+    else if (event.type === 'resumed') run.resumedFrom = event.from;
+    else if (event.type === 'workspaces') run.workspaces = event.workspaces;
     else if (event.type === 'discovery-started') run.considered ??= event.suggestions;
+    else if (event.type === 'discovered') run.builds.set(event.id, { digest: event.digest, build: event.build });
+    else if (event.type === 'writing') run.writing.set(event.record.id, event.record);
     else if (event.type === 'suggestion-finished') run.records.set(event.record.id, event.record);
     else if (event.type === 'openmp-probe') run.probe = event.probe;
     else if (event.type === 'run-reference') run.runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
     else if (event.type === 'run-finished') run.finished = event.run;
   }
   return run;
+}
+
+/** The run record a replay shows: the started one with what the events learnt since (agent, workspaces, resumed run). */
+export function startedRun(run: RunFromEvents): RunRecord | null {
+  if (!run.started) return null;
+  const { workspaces } = run;
+  return {
+    ...run.started,
+    backend: run.started.backend ?? run.identity.backend,
+    model: run.started.model ?? run.identity.model,
+    resumed_from: run.started.resumed_from ?? run.resumedFrom,
+    ...(workspaces && { workspaces }),
+  };
+}
+
+export function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
+  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
+}
+
+/** With --check-run every record says whether it ran; when it did not, its status says why. */
+export function withRunCheck(record: SuggestionRecord, options: Pick<RunOptions, 'checkRun' | 'runThreads' | 'runRepeats'>): SuggestionRecord {
+  return options.checkRun !== 'off' && record.run_check === null ? { ...record, run_check: notRun(options, null) } : record;
+}
+
+/**
+ * The record of a suggestion the run did not finish, for `reason` (interrupted, …): one whose
+ * discovery build finished keeps what that build settled (it builds; under --discover-only, it
+ * fails), every other one is skipped.
+ */
+export function unfinishedRecord(
+  suggestion: Suggestion,
+  build: BuildResult | null,
+  o: { reason: string | null; repairedEarlier: boolean; discoverOnly: boolean },
+): SuggestionRecord {
+  if (build?.ok) return buildsRecord(suggestion, o.repairedEarlier);
+  if (build && o.discoverOnly) return unrepairedRecord(suggestion, build, { status: 'failed', reason: null });
+  return unrepairedRecord(suggestion, build, { status: 'skipped', reason: o.reason });
 }
 
 /** The run record over its suggestions' records: counts and usage totals from them, the rest from the events. */
@@ -208,4 +313,30 @@ export function isFinal(record: SuggestionRecord): boolean {
   if (record.status === 'skipped') return record.reason === 'no patch';
   if (record.status === 'agent_unreachable') return record.reason !== ENDPOINT_DOWN_REASON;
   return true;
+}
+
+/** What a run's run-state.json holds besides its events: who it is and what its builds depend on. */
+export type RunStateBase = Pick<RunState, 'version' | 'run_id' | 'mode' | 'tree' | 'environment' | 'outputs'>;
+
+/**
+ * run-state.json as a run's events say it: its discovery builds with their digests; the records a
+ * resumed run keeps (what discovery settles is settled again by the next discovery, so only repair
+ * outcomes), a verified repair from the moment it is about to be written; and whether every
+ * considered suggestion finished.
+ */
+export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
+  const builds: RunState['builds'] = {};
+  for (const [id, { digest, build }] of run.builds) if (digest !== null) builds[id] = { digest, build };
+  const finished: RunState['finished'] = {};
+  for (const [id, record] of run.writing) finished[id] = record;
+  for (const [id, record] of run.records) if (isKept(record)) finished[id] = record;
+  const complete = run.considered !== null && run.considered.every((id) => {
+    const record = run.records.get(id);
+    return record !== undefined && isFinal(record);
+  });
+  return { ...base, builds, finished, complete };
+}
+
+function isKept(record: SuggestionRecord): boolean {
+  return isFinal(record) && record.status !== 'ok' && record.reason !== 'no patch';
 }

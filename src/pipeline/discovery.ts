@@ -1,26 +1,26 @@
 // Discovery: the build pool, the OpenMP probe beside the first builds, every considered suggestion
-// built on its own (or its build taken over by --resume) → the suggestions that fail.
-import { BuildPool, discover, placeProbe, probeRefusal, runOpenmpProbe } from '../build/index.js';
+// built on its own (or its build taken over by --resume) → the suggestions that fail. Each build is
+// an event (`discovered`, with the digest of what it depended on) as soon as it finished, so an
+// interrupted discovery still knows it.
+import { BuildPool, discover, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import type { BuildResult } from '../formats/types.js';
+import { runFromEvents, settledByDiscovery, type Failing } from '../formats/run-records.js';
+import type { SuggestionRecord, Workspaces } from '../formats/results.js';
+import type { BuildResult, DotDiscopop } from '../formats/types.js';
 import type { Preflight } from './preflight.js';
+import { emitFinished } from './records.js';
 import type { RunContext } from './session.js';
-import type { Failing, RunTally } from './tally.js';
 
 export interface Discovery {
-  pool: BuildPool;
   failing: Failing[];
+  /** --check-run all: suggestions that build as generated, their records finished once they ran. */
+  held: SuggestionRecord[];
 }
 
-export async function discoveryStage(
-  context: RunContext,
-  pre: Preflight,
-  tally: RunTally,
-  o: { reused: ReadonlyMap<string, BuildResult> | undefined; repairedEarlier: Set<string>; defer: (cleanup: () => Promise<void>) => void },
-): Promise<Discovery> {
+/** The launcher's preflight (Slurm's token job), then the build pool with its first workspace. */
+export async function openPool(context: RunContext, dp: DotDiscopop, defer: (cleanup: () => Promise<void>) => void): Promise<BuildPool> {
   const { options, emit, interrupt, launcher } = context;
-  const { dp, considered } = pre;
   await launcher.preflight({ scratchDir: context.scratchDir, workDir: options.workDir, signal: interrupt.signal });
   const pool = await BuildPool.create({
     dp,
@@ -33,21 +33,39 @@ export async function discoveryStage(
     exclude: options.exclude,
     launcher,
   });
-  o.defer(() => pool.dispose());
-  tally.placement = () => pool.workspacePlacement;
+  defer(() => pool.dispose());
+  return pool;
+}
+
+export async function discoveryStage(
+  context: RunContext,
+  pre: Preflight,
+  pool: BuildPool,
+  o: {
+    reused: ReadonlyMap<string, BuildResult> | undefined;
+    /** Build digest of every considered suggestion with a patch; empty when the run cannot be resumed. */
+    digests: ReadonlyMap<string, string>;
+    repairedEarlier: ReadonlySet<string>;
+  },
+): Promise<Discovery> {
+  const { options, emit, interrupt } = context;
+  const { dp, considered } = pre;
+  const digest = (id: string) => o.digests.get(id) ?? null;
+  for (const [id, build] of o.reused ?? []) emit({ type: 'discovered', id, digest: digest(id), reused: true, build });
   // The probe is queued first and runs beside the first discovery builds; when it refuses,
   // disposing the pool cancels those, and their rejection is expected. With nothing to build
   // there is nothing the probe could protect. A resumed run probes again: the probe is one build.
   const toBuild = considered.some((s) => s.files.length > 0);
   const probing = toBuild ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit }) : Promise.resolve(null);
+  const finished = new Set(runFromEvents(context.events).records.keys());
   const discovering = discover({
     dp,
     considered,
-    settled: new Set(tally.finishedRecords().keys()),
+    settled: finished,
     pool,
     emit,
     reused: o.reused,
-    onBuilt: (id, build) => tally.noteBuild(id, build),
+    onBuilt: async (id, build) => emit({ type: 'discovered', id, digest: digest(id), reused: false, build }),
   });
   discovering.catch(() => undefined);
   const probe = await probing;
@@ -55,5 +73,32 @@ export async function discoveryStage(
   const discovery = await discovering;
   interrupt.check();
   faultPoint('pipeline.after-discovery');
-  return { pool, failing: await tally.recordDiscovery(discovery.builds, o.repairedEarlier) };
+  notePlacement(context, pool);
+  const runsGenerated = options.checkRun === 'all' && options.mode !== 'discover-only';
+  const settled = settledByDiscovery(considered, discovery.builds, { finished, repairedEarlier: o.repairedEarlier, runsGenerated });
+  for (const record of settled.records) emitFinished(context, record);
+  await context.saved();
+  return { failing: settled.failing, held: settled.held };
+}
+
+/** At most this many path-holding outputs are named in results.json; the count says how many there are. */
+const RECORDED_PATH_FILES = 10;
+
+/** The workspace placement as the run record states it. */
+export function workspacesOf(placement: WorkspacePlacement): Workspaces {
+  return {
+    count: placement.workspaces,
+    reference_outputs: placement.outputs,
+    reference_builds: placement.referenceBuilds,
+    path_files: placement.pathFiles.slice(0, RECORDED_PATH_FILES),
+    path_file_count: placement.pathFiles.length,
+  };
+}
+
+/** Emits the pool's workspace placement when it is known and differs from what the run last said of it. */
+export function notePlacement(context: RunContext, pool: BuildPool | undefined): void {
+  const placement = pool?.workspacePlacement;
+  if (!placement) return;
+  const workspaces = workspacesOf(placement);
+  if (JSON.stringify(runFromEvents(context.events).workspaces) !== JSON.stringify(workspaces)) context.emit({ type: 'workspaces', workspaces });
 }

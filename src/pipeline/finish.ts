@@ -1,14 +1,22 @@
 // Finish: the records become results.json, the summary is printed, and the exit code is chosen.
-import type { WorkspacePlacement } from '../build/index.js';
 import { faultPoint } from '../fault.js';
 import { renderSummary } from '../report/summary.js';
-import { finishedResults, isFinal, runFromEvents, unrepairedRecord, type AgentIdentity } from '../formats/run-records.js';
-import type { NotConsidered, RunRecord, SuggestionRecord } from '../formats/results.js';
+import { finishedResults, runFromEvents, unfinishedRecord, unrepairedRecord, withRunCheck, type AgentIdentity } from '../formats/run-records.js';
+import type { NotConsidered, RunRecord, SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { RunOptions } from '../formats/run-options.js';
+import type { Suggestion } from '../formats/types.js';
 import { writeResults } from '../store/index.js';
+import { emitFinished } from './records.js';
 import type { RunContext } from './session.js';
 import type { AgentEnd } from './repair.js';
-import type { RunTally } from './tally.js';
+
+/** What the run set out to do, as preflight found it. */
+export interface RunScope {
+  considered: readonly Suggestion[];
+  notConsidered: NotConsidered[];
+  /** Suggestions whose patches are what an earlier repair wrote. */
+  repairedEarlier: ReadonlySet<string>;
+}
 
 /**
  * Writes results.json and prints the summary. An interrupted run records every suggestion it
@@ -16,45 +24,44 @@ import type { RunTally } from './tally.js';
  */
 export async function finish(
   context: RunContext,
-  tally: RunTally,
+  scope: RunScope,
   interruptExit: number | null,
   unfinishedReason: string | null,
   o: { agent: AgentEnd; refused?: boolean },
 ): Promise<number> {
   const { options, emit, reporter } = context;
   const suggestions: SuggestionRecord[] = [];
-  const { records, probe, runReference } = runFromEvents(context.events);
-  for (const suggestion of tally.considered) {
-    const known = records.get(suggestion.id);
+  const run = runFromEvents(context.events);
+  for (const suggestion of scope.considered) {
+    const known = run.records.get(suggestion.id);
     if (known) {
       suggestions.push(known);
       continue;
     }
+    const build = run.builds.get(suggestion.id)?.build ?? null;
     // A refused run's builds prove nothing (the probe compiled, the cluster failed them): none is kept.
-    const record = tally.withRunCheck(
+    const record = withRunCheck(
       o.refused
-        ? unrepairedRecord(suggestion, tally.builds.get(suggestion.id) ?? null, { status: 'skipped', reason: unfinishedReason })
-        : tally.unfinishedRecord(suggestion, unfinishedReason),
+        ? unrepairedRecord(suggestion, build, { status: 'skipped', reason: unfinishedReason })
+        : unfinishedRecord(suggestion, build, { reason: unfinishedReason, repairedEarlier: scope.repairedEarlier.has(suggestion.id), discoverOnly: options.mode === 'discover-only' }),
+      options,
     );
     // Nothing of a refused run's suggestions is under way, and a build that finished settled its
     // suggestion: each is finished, and show lists it so.
-    if (o.refused || record.status !== 'skipped') await tally.finish(record);
+    if (o.refused || record.status !== 'skipped') emitFinished(context, record);
     suggestions.push(record);
   }
-  const base = runRecord(context, { identity: tally.identity, placement: tally.placement(), resumedFrom: tally.resumedFrom, notConsidered: tally.notConsidered });
+  const base = runRecord(context, { identity: run.identity, workspaces: run.workspaces, resumedFrom: run.resumedFrom, notConsidered: scope.notConsidered });
   const { results, exitCode } = finishedResults(base, suggestions, {
     funnel: context.funnel.result(),
-    probe,
-    runReference,
+    probe: run.probe,
+    runReference: run.runReference,
     finished: new Date().toISOString(),
     endpointDown: o.agent.endpointDown,
     fatalAgentError: o.agent.fatal,
     interruptExit,
   });
-  if (tally.state) {
-    tally.state.state.complete = interruptExit === null && suggestions.every(isFinal);
-    await tally.state.save();
-  }
+  await context.saved();
   faultPoint('pipeline.before-results');
   await writeResults(options.dotDir, results);
   faultPoint('pipeline.after-results');
@@ -63,22 +70,12 @@ export async function finish(
   return exitCode;
 }
 
-/** At most this many path-holding outputs are named in results.json; the count says how many there are. */
-const RECORDED_PATH_FILES = 10;
-
 export function runRecord(
   context: Pick<RunContext, 'options' | 'runId' | 'started'>,
-  o: { identity: AgentIdentity; placement?: WorkspacePlacement | undefined; resumedFrom: string | null; notConsidered: NotConsidered[] },
+  o: { identity: AgentIdentity; workspaces?: Workspaces | null; resumedFrom: string | null; notConsidered: NotConsidered[] },
 ): RunRecord {
   const { options } = context;
-  const { placement } = o;
-  const workspaces = placement && {
-    count: placement.workspaces,
-    reference_outputs: placement.outputs,
-    reference_builds: placement.referenceBuilds,
-    path_files: placement.pathFiles.slice(0, RECORDED_PATH_FILES),
-    path_file_count: placement.pathFiles.length,
-  };
+  const { workspaces } = o;
   return {
     id: context.runId,
     started: context.started,

@@ -5,14 +5,15 @@ import { trapSignals, type Interrupt } from '../interrupt.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
 import { unrepairedRecord } from '../formats/run-records.js';
 import type { RunOptions } from '../formats/run-options.js';
-import { discoveryStage } from './discovery.js';
-import { finish, runRecord } from './finish.js';
+import type { BuildPool } from '../build/index.js';
+import { discoveryStage, notePlacement, openPool } from './discovery.js';
+import { finish, runRecord, type RunScope } from './finish.js';
 import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
 import { chooseAgent, NO_AGENT_END, repairStage } from './repair.js';
 import { runCheckStage } from './run-check.js';
 import { restore } from './restore.js';
+import { emitFinished } from './records.js';
 import { Session } from './session.js';
-import { RunTally } from './tally.js';
 
 /** Runs one invocation and returns its exit code. */
 export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
@@ -39,27 +40,28 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null, notConsidered: pre.notConsidered }) });
     for (const notice of [...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });
 
-    const tally = new RunTally(context, pre.considered, pre.notConsidered);
+    const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
+    const scope: RunScope = { considered: pre.considered, notConsidered: pre.notConsidered, repairedEarlier };
     let agent = NO_AGENT_END;
+    let pool: BuildPool | undefined;
+    const end = (interruptExit: number | null, reason: string | null, refused?: boolean) => {
+      notePlacement(context, pool);
+      return finish(context, scope, interruptExit, reason, { agent, ...(refused && { refused }) });
+    };
     try {
       // With no suggestion considered there is nothing to build; the summary says why.
-      if (pre.considered.length === 0) return await finish(context, tally, null, null, { agent });
+      if (pre.considered.length === 0) return await end(null, null);
       // Before any build: a run must not spend its builds before learning its agent cannot start.
       const chosen = options.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
-      const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
-      tally.repairedEarlier = repairedEarlier;
-      const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier, keep: (record) => tally.finish(record) });
-      if (resume) {
-        tally.resumedFrom = resume.plan.from;
-        await tally.startState(resume.writer, resume.plan.builds, resume.digests);
-      }
-      const { pool, failing } = await discoveryStage(context, pre, tally, { reused: resume?.plan.builds, repairedEarlier, defer: (cleanup) => session.defer(cleanup) });
+      const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier });
+      pool = await openPool(context, pre.dp, (cleanup) => session.defer(cleanup));
+      const { failing, held } = await discoveryStage(context, pre, pool, { reused: resume?.plan.builds, digests: resume?.digests ?? new Map(), repairedEarlier });
       if (options.mode === 'discover-only') {
-        for (const { suggestion, build } of failing) await tally.finish(unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
+        for (const { suggestion, build } of failing) emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else {
-        const runCheck = await runCheckStage(context, tally, { dp: pre.dp, pool, repairs: failing.length });
+        const runCheck = await runCheckStage(context, { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered });
         if (failing.length > 0) {
-          agent = await repairStage(context, tally, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
+          agent = await repairStage(context, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
           interrupt.check();
           if (agent.clusterFailed) throw agent.clusterFailed;
         }
@@ -69,17 +71,17 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       // was interrupted, and results.json must still say how far it got.
       if (interrupt.received) {
         const interrupted = new InterruptedError(interrupt.received);
-        await finish(context, tally, interrupted.exitCode, 'interrupted', { agent });
+        await end(interrupted.exitCode, 'interrupted');
         throw interrupted;
       }
       // The cluster failed, not the builds: what finished is kept, the rest is not judged.
-      if (error instanceof ClusterError) await finish(context, tally, error.exitCode, 'the cluster could not run its builds', { agent });
+      if (error instanceof ClusterError) await end(error.exitCode, 'the cluster could not run its builds');
       // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
       // results.json that says why, for show and for tools; the refusal itself is the one line printed.
-      else if (error instanceof RefusedError) await finish(context, tally, error.exitCode, 'not built: the run was refused', { agent, refused: true });
+      else if (error instanceof RefusedError) await end(error.exitCode, 'not built: the run was refused', true);
       throw error;
     }
-    return await finish(context, tally, null, null, { agent });
+    return await end(null, null);
   } finally {
     await session.close();
   }

@@ -1,7 +1,8 @@
 // Preflight: read the .discopop folder, select the considered suggestions, refuse what must not
 // run, and (after the session began) work out what --resume takes over from the run before.
+import { readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { buildInputsDigest, suggestionBuildDigest } from '../build/index.js';
+import { buildInputs, suggestionBuildDigest } from '../build/index.js';
 import { notConsidered, readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { atLeast } from '../log.js';
@@ -9,12 +10,16 @@ import { loadPromptLadder, type PromptLadder } from '../repair/index.js';
 import type { RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { RunState } from '../formats/resume-state.js';
-import type { NotConsidered, SuggestionRecord } from '../formats/results.js';
+import type { NotConsidered } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
-import { carryOverTries, copyAttempts, digestDir, readAttemptsIn, readEventLogFile, readRunState, RunStateWriter, unwritableSuggestionFolders } from '../store/index.js';
-import { readWrittenDigest } from '../store/backup.js';
+import { carryOverTries, copyAttempts, digestDir, readAttemptsIn, readEventLogFile, readRunState, unwritableSuggestionFolders } from '../store/index.js';
+import { readWrittenDigest, writtenNames } from '../store/backup.js';
+import { digestSet, readSet } from '../store/patch-set-files.js';
+import { suggestionDir } from '../store/paths.js';
+import { emitFinished } from './records.js';
 import { carriedEvents, planResume, type ResumePlan } from './resume.js';
+import { keepRunState } from './run-state.js';
 import type { RunContext } from './session.js';
 
 export interface Preflight {
@@ -53,8 +58,7 @@ async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[
 export async function repairedEarlierIds(dotDir: string, considered: Suggestion[]): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const { id, dir } of considered) {
-    const written = await readWrittenDigest(dotDir, id);
-    if (written !== null && written === (await digestDir(dir))) ids.add(id);
+    if (writtenNames(await readWrittenDigest(dotDir, id), await readSet(dir))) ids.add(id);
   }
   return ids;
 }
@@ -63,28 +67,24 @@ export interface Resume {
   plan: ResumePlan;
   /** The tries each continued suggestion already made, carried into this run's attempts/. */
   tries: Map<string, PriorTry[]>;
-  writer: RunStateWriter;
   /** Build digest of every considered suggestion with a patch. */
   digests: Map<string, string>;
 }
 
 /**
  * Works out what this run takes over from the one it resumes (records, tries, discovery builds),
- * carries their attempts/ folders and events into this run, and opens the run's own
- * run-state.json. Kept records are handed to `keep`, which finishes them.
+ * carries their attempts/ folders and events into this run, finishes the records it keeps, and
+ * starts the subscriber that keeps the run's own run-state.json.
  */
-export async function prepareResume(
-  context: RunContext,
-  pre: Preflight,
-  o: { repairedEarlier: Set<string>; keep: (record: SuggestionRecord) => Promise<void> },
-): Promise<Resume> {
+export async function prepareResume(context: RunContext, pre: Preflight, o: { repairedEarlier: ReadonlySet<string> }): Promise<Resume> {
   const { options, emit, reporter } = context;
   const { dp, considered, previousState } = pre;
   const previousDir = context.previousDir;
   const mode = options.mode === 'dry-run' ? 'dry-run' : 'repair';
-  const inputs = await buildInputsDigest(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
+  const { tree, environment } = await buildInputs(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
+  const inputs = { tree, environment, outputs: await ownOutputFiles(dp.projectRoot) };
   const digests = new Map<string, string>();
-  for (const s of considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(inputs, await digestDir(s.dir)));
+  for (const s of considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(environment, await digestDir(s.dir)));
   const plan: ResumePlan = options.resume
     ? planResume({ previous: previousState, previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier })
     : { from: null, notice: '', builds: new Map(), kept: new Map() };
@@ -103,14 +103,17 @@ export async function prepareResume(
     const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
     const written = new Map<string, string>();
     for (const [id, record] of plan.kept) {
-      const digest = record.status === 'repaired' ? await readWrittenDigest(options.dotDir, id) : null;
-      if (digest !== null) written.set(id, digest);
+      // The carried `written` event names the set in patch-repair's own digest form, as every `written` event does.
+      const inPlace = await readSet(suggestionDir(options.dotDir, id));
+      if (record.status === 'repaired' && writtenNames(await readWrittenDigest(options.dotDir, id), inPlace)) written.set(id, digestSet(inPlace));
     }
     context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
+    emit({ type: 'resumed', from: plan.from });
   }
-  for (const record of plan.kept.values()) await o.keep(record);
-  const writer = new RunStateWriter(options.dotDir, { version: 1, run_id: context.runId, mode, inputs, builds: {}, finished: {}, complete: false });
-  return { plan, tries, writer, digests };
+  for (const record of plan.kept.values()) emitFinished(context, record);
+  keepRunState(context, { version: 2, run_id: context.runId, mode, ...inputs });
+  await context.saved();
+  return { plan, tries, digests };
 }
 
 /** The resumed run's events; none when its log is gone or unreadable, which costs only its counts in the funnel. */
@@ -121,4 +124,21 @@ async function previousEvents(file: string): Promise<RunEvent[]> {
     if (error instanceof UsageError) return [];
     throw error;
   }
+}
+
+/**
+ * The files in the project that this process's stdout and stderr go to (`patch-repair … > run.log
+ * 2>&1` from the project root), project-relative: their growth is the run's own doing. Only Linux
+ * names them (/proc/self/fd); elsewhere there are none.
+ */
+async function ownOutputFiles(projectRoot: string): Promise<string[]> {
+  const root = await realpath(projectRoot);
+  const files = new Set<string>();
+  for (const fd of [1, 2]) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => null);
+    if (target === null || !path.isAbsolute(target) || !(await stat(target).catch(() => null))?.isFile()) continue;
+    const rel = path.relative(root, target);
+    if (rel !== '' && rel.split(path.sep)[0] !== '..' && !path.isAbsolute(rel)) files.add(rel.split(path.sep).join('/'));
+  }
+  return [...files];
 }

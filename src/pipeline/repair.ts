@@ -13,12 +13,12 @@ import { repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, typ
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
-import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord } from '../formats/run-records.js';
+import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord, type AgentIdentity, type Failing } from '../formats/run-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
+import { emitFinished } from './records.js';
 import type { RunContext } from './session.js';
-import type { Failing, RunTally } from './tally.js';
 
 /**
  * How the agent left the run: a fatal error (the run exits 4), an endpoint that looked down; and a
@@ -39,15 +39,13 @@ export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
  */
 export async function repairStage(
   context: RunContext,
-  tally: RunTally,
   failing: Failing[],
   o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined },
 ): Promise<AgentEnd> {
   const { options, emit, interrupt } = context;
   const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
   const { agent } = o;
-  // With no agent the built-in repairer is the whole repair stage, and the run record says so.
-  tally.identity = { backend: agent?.backend ?? (options.builtin ? 'builtin' : null), model: agent?.model ?? null };
+  const identity = identityOf(agent, options.builtin);
   const deps: RepairDeps = {
     dp: o.dp,
     options,
@@ -79,26 +77,28 @@ export async function repairStage(
       settle: async ({ suggestion, build }, outcome) => {
         faultPoint('pipeline.after-repair');
         settled += 1;
-        const record = outcomeRecord(suggestion, build, outcome, { ...tally.identity, dryRun: options.mode === 'dry-run' });
+        let record = outcomeRecord(suggestion, build, outcome, { ...identity, dryRun: options.mode === 'dry-run' });
         if (outcome.status === 'repaired' && options.mode === 'repair') {
           if (writesStopped === null) {
-            await tally.writing({ ...record, ...writtenPaths(suggestion.id, record.changed_files) });
-            writesStopped = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
-          }
-          else {
-            record.status = 'not_applied';
-            record.reason = `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
+            const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+            record = written.record;
+            writesStopped = written.stopsWrites;
+          } else {
+            record = {
+              ...record,
+              status: 'not_applied',
+              reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`,
+            };
           }
         }
-        await tally.finish(record);
+        emitFinished(context, record);
+        await context.saved();
       },
-      skip: ({ suggestion, build }) =>
-        tally.finish(
-          unrepairedRecord(suggestion, build, {
-            status: 'skipped',
-            reason: writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`,
-          }),
-        ),
+      skip: async ({ suggestion, build }) => {
+        const reason = writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`;
+        emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
+        await context.saved();
+      },
     });
   } catch (error) {
     // A cancelled build or call rejects with the abort reason: the interrupt, not a fault.
@@ -113,6 +113,11 @@ function agentEnd(budget: RunBudget): AgentEnd {
   return { fatal: budget.fatal !== null, endpointDown: budget.endpointDown };
 }
 
+/** Who repairs: the agent, or with none the built-in repairer alone, as the run record names it. */
+function identityOf(agent: Agent | null, builtin: boolean): AgentIdentity {
+  return { backend: agent?.backend ?? (builtin ? 'builtin' : null), model: agent?.model ?? null };
+}
+
 /**
  * The agent the repair stage will call, made before any build: one that cannot be started refuses
  * the run (AgentUnavailableError), and so does --no-builtin when no agent CLI is found.
@@ -121,41 +126,44 @@ export async function chooseAgent(context: RunContext, ladder: PromptLadder): Pr
   const { options, emit } = context;
   const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, required: !options.builtin });
   // options.md: the run names the agent it picked before its first call, at the default log level.
-  if (notice) emit({ type: 'agent-picked', message: notice });
+  emit({ type: 'agent-picked', message: notice, ...identityOf(agent, options.builtin) });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired' });
   return agent;
 }
 
 /**
- * Writes a verified repair back. One that cannot be written has been undone by writeBack; the
- * record becomes not_applied with the reason, and the run goes on unless the cause (a read-only
- * or full file system) would stop every later write-back too: then it returns the reason the
- * remaining suggestions are skipped for, so no agent time is spent on repairs that cannot land.
+ * Writes a verified repair back and returns its settled record. The record it will have once
+ * written is an event, on disk in run-state.json before the write starts: a run killed once the
+ * write is done resumes it as repaired; one killed before finds it unwritten and continues it.
+ * One that cannot be written has been undone by writeBack; the record becomes not_applied with the
+ * reason, and the run goes on unless the cause (a read-only or full file system) would stop every
+ * later write-back too: then `stopsWrites` is the reason the remaining suggestions are skipped
+ * for, so no agent time is spent on repairs that cannot land.
  */
 async function writeRepair(
   context: RunContext,
   suggestion: Suggestion,
   outcome: Extract<RepairOutcome, { status: 'repaired' }>,
-  record: SuggestionRecord,
+  verified: SuggestionRecord,
   remaining: number,
-): Promise<string | null> {
+): Promise<{ record: SuggestionRecord; stopsWrites: string | null }> {
+  context.emit({ type: 'writing', record: { ...verified, ...writtenPaths(suggestion.id, verified.changed_files) } });
+  await context.saved();
   faultPoint('pipeline.before-write-back');
   const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
   if (!written.written) {
-    record.status = 'not_applied';
-    record.reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
+    const reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
     const stop = written.affectsEveryWrite && remaining > 0;
     const next = stop
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
       : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
-    context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${record.reason}; ${next}` });
-    return stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null;
+    context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${reason}; ${next}` });
+    return { record: { ...verified, status: 'not_applied', reason }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
   }
-  record.changed_files = written.changedFiles.length > 0 ? written.changedFiles : record.changed_files;
-  Object.assign(record, writtenPaths(suggestion.id, record.changed_files));
+  const changedFiles = written.changedFiles.length > 0 ? written.changedFiles : verified.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');
-  return null;
+  return { record: { ...verified, changed_files: changedFiles, ...writtenPaths(suggestion.id, changedFiles) }, stopsWrites: null };
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */

@@ -1,8 +1,9 @@
 // --resume: what the most recent unfinished run already settled, and may be taken over. Nothing is
-// trusted whose inputs changed: a discovery build is reused only when the digest of what it
-// depended on (project tree, compile.sh, settings, compiler, the patch set) is the same now, and a
-// suggestion's records and tries carry over only under the same condition (or, for a repair the
-// old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
+// trusted whose inputs changed: the project tree entry by entry (but for the files a run and its
+// user leave beside it: both runs' own stdout and stderr, editors' backup and swap files),
+// compile.sh, settings and compiler; a discovery build is reused only when its patch set is the
+// same too, and a suggestion's records and tries carry over only under the same condition (or,
+// for a repair the old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
 // the events of what it takes over are carried into its own progress.jsonl, so its funnel, `show`
 // and review page count them as the uninterrupted run would have.
 import type { RunState } from '../formats/resume-state.js';
@@ -10,6 +11,13 @@ import type { RunEvent } from '../formats/events.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
 import type { BuildResult } from '../formats/types.js';
+
+/** What the run depends on now (build/inputs.ts), and the project files its own stdout and stderr go to. */
+export interface CurrentInputs {
+  tree: Readonly<Record<string, string>>;
+  environment: Readonly<Record<string, string>>;
+  outputs: readonly string[];
+}
 
 export interface ResumePlan {
   /** The run taken over; null when the run starts afresh. */
@@ -27,7 +35,7 @@ export function planResume(o: {
   /** Where the previous run's files went (history/<its id>/). */
   previousDir: string | null;
   mode: 'repair' | 'dry-run';
-  inputs: string;
+  inputs: CurrentInputs;
   /** Current build digest of every considered suggestion with a patch. */
   digests: ReadonlyMap<string, string>;
   /** Suggestions whose patch set is exactly what an earlier repair wrote (backups/<id>.written). */
@@ -38,9 +46,8 @@ export function planResume(o: {
   if (!previous || o.previousDir === null) return fresh('no earlier run to resume');
   if (previous.complete) return fresh(`run ${previous.run_id} finished`);
   if (previous.mode !== o.mode) return fresh(`run ${previous.run_id} was a ${previous.mode} run, this is a ${o.mode} run`);
-  if (previous.inputs !== o.inputs) {
-    return fresh(`the project changed since run ${previous.run_id} (sources, compile.sh, settings or compiler), so nothing of it is trusted`);
-  }
+  const change = projectChange(previous, o.inputs);
+  if (change !== null) return fresh(`the project changed since run ${previous.run_id} (${change}), so nothing of it is trusted`);
   const plan: ResumePlan = { from: previous.run_id, notice: '', builds: new Map(), kept: new Map() };
   let changed = 0;
   for (const [id, digest] of o.digests) {
@@ -63,6 +70,29 @@ export function planResume(o: {
   if (changed > 0) parts.push(`${changed} changed patch set(s) start afresh`);
   plan.notice = `resuming run ${previous.run_id}: ${parts.join(', ')}`;
   return plan;
+}
+
+/**
+ * What changed between the resumed run's inputs and today's, in words naming it; null when nothing
+ * did. A build script may read any file, so any entry of the tree counts, but for the files the
+ * runs wrote their own output into and editors' leftovers.
+ */
+export function projectChange(previous: Pick<RunState, 'tree' | 'environment' | 'outputs'>, now: CurrentInputs): string | null {
+  const environment = Object.keys({ ...previous.environment, ...now.environment }).filter((name) => previous.environment[name] !== now.environment[name]);
+  if (environment.length > 0) return `${environment.join(', ')} changed`;
+  const outputs = new Set([...previous.outputs, ...now.outputs]);
+  const paths = [...new Set([...Object.keys(previous.tree), ...Object.keys(now.tree)])].sort();
+  const changed = paths.filter((rel) => !outputs.has(rel) && !isEditorLeftover(rel) && previous.tree[rel] !== now.tree[rel]);
+  if (changed.length === 0) return null;
+  const first = changed[0]!;
+  const how = !(first in now.tree) ? 'was removed' : !(first in previous.tree) ? 'was added' : 'changed';
+  return `${first} ${how}${changed.length > 1 ? `, and ${changed.length - 1} more entr${changed.length === 2 ? 'y' : 'ies'}` : ''}`;
+}
+
+/** Editors' backup, swap and lock files: `name~`, `.name.swp` (.swo, .swx), `#name#`, `.#name`. */
+export function isEditorLeftover(rel: string): boolean {
+  const name = rel.slice(rel.lastIndexOf('/') + 1);
+  return name.endsWith('~') || /^\..+\.sw[pox]$/.test(name) || /^#.+#$/.test(name) || name.startsWith('.#');
 }
 
 /**

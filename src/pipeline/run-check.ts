@@ -6,27 +6,33 @@ import { generatedPatchSet, type BuildPool } from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import { measureRunReference, runGenerated } from '../repair/run-reference.js';
-import type { DotDiscopop } from '../formats/types.js';
+import type { SuggestionRecord } from '../formats/results.js';
+import type { DotDiscopop, Suggestion } from '../formats/types.js';
+import { emitFinished } from './records.js';
 import type { RunContext } from './session.js';
-import type { RunTally } from './tally.js';
 
-export async function runCheckStage(context: RunContext, tally: RunTally, o: { dp: DotDiscopop; pool: BuildPool; repairs: number }): Promise<RunCheckSettings | undefined> {
+export async function runCheckStage(
+  context: RunContext,
+  o: { dp: DotDiscopop; pool: BuildPool; repairs: number; held: readonly SuggestionRecord[]; considered: readonly Suggestion[] },
+): Promise<RunCheckSettings | undefined> {
   const { options, emit, interrupt } = context;
-  const held = tally.heldForRuns.splice(0);
+  const { held } = o;
   if (options.checkRun === 'off' || (o.repairs === 0 && held.length === 0)) {
-    for (const record of held) await tally.finish(record.record);
+    for (const record of held) emitFinished(context, record);
     return undefined;
   }
   const reference = await measureRunReference({ pool: o.pool, config: o.dp.config, options });
   interrupt.check();
   if (!reference.ok) throw new RefusedError(reference.refusal);
   emit({ type: 'run-reference', ...reference.record });
+  const byId = new Map(o.considered.map((s) => [s.id, s]));
   await Promise.all(
-    held.map(async ({ suggestion, record }) => {
-      const ran = await runGenerated(o.pool, suggestion.id, generatedPatchSet(suggestion), reference.settings);
-      await tally.finish({ ...record, run_check: ran });
+    held.map(async (record) => {
+      const ran = await runGenerated(o.pool, record.id, generatedPatchSet(byId.get(record.id)!), reference.settings);
+      emitFinished(context, { ...record, run_check: ran });
     }),
   );
+  await context.saved();
   interrupt.check();
   return reference.settings;
 }

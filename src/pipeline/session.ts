@@ -11,7 +11,7 @@ import { FunnelCounter } from '../report/funnel.js';
 import type { Reporter } from '../report/reporter.js';
 import type { Emit, RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
-import { acquireLock, cleanupStaleScratch, createRunScratch, openEventLog, recoverWriteBack, startRun } from '../store/index.js';
+import { acquireLock, cleanupStaleScratch, createRunScratch, openEventLog, recoverWriteBack, startRun, upgradeWrittenDigests } from '../store/index.js';
 
 /** What every stage of a started run shares: who it is, where it works, and where its events go. */
 export interface RunContext {
@@ -28,9 +28,19 @@ export interface RunContext {
   funnel: FunnelCounter;
   /** Every event of the run so far, carried ones included: what its records are derived from. */
   events: readonly RunEvent[];
+  /** Adds a consumer of every event from now on (run-state.json's writer). */
+  subscribe(subscriber: Subscriber): void;
+  /** Resolves once every subscriber has put what the events so far say on disk. */
+  saved(): Promise<void>;
   launcher: Launcher;
   /** Where the previous run's files went (history/<its id>/); null when there was none. */
   previousDir: string | null;
+}
+
+/** A consumer of the run's events that keeps a file; `saved` resolves once it holds every event applied. */
+export interface Subscriber {
+  apply(event: RunEvent): void;
+  saved(): Promise<void>;
 }
 
 export class Session {
@@ -50,6 +60,7 @@ export class Session {
     if (lock.notice) reporter.notice(lock.notice);
     faultPoint('pipeline.after-lock');
     for (const line of await recoverWriteBack(options.dotDir)) reporter.notice(line);
+    for (const line of await upgradeWrittenDigests(options.dotDir)) reporter.notice(line);
     for (const line of await cleanupStaleScratch(options.dotDir, cancelLeftJobs)) reporter.notice(line);
     faultPoint('pipeline.after-recovery');
   }
@@ -68,11 +79,13 @@ export class Session {
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
     const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair', checkRun: options.checkRun !== 'off' });
     const events: RunEvent[] = [];
+    const subscribers: Subscriber[] = [];
     const record = (event: RunEvent) => {
       events.push(event);
       log.emit(event);
       funnel.apply(event);
       logFile?.(event);
+      for (const subscriber of subscribers) subscriber.apply(event);
     };
     const emit: Emit = (input) => {
       const event = { t: new Date().toISOString(), ...input } as RunEvent;
@@ -84,7 +97,12 @@ export class Session {
     const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
     // Whatever ends the run, no job it submitted stays queued or running.
     this.defer(() => launcher.cancelAll());
-    return { options, reporter, interrupt, runId, started: new Date().toISOString(), scratchDir: scratch.dir, emit, carry, funnel, events, launcher, previousDir: rotated.dir };
+    const subscribe = (subscriber: Subscriber) => subscribers.push(subscriber);
+    const saved = async () => {
+      for (const subscriber of subscribers) await subscriber.saved();
+    };
+    const started = new Date().toISOString();
+    return { options, reporter, interrupt, runId, started, scratchDir: scratch.dir, emit, carry, funnel, events, subscribe, saved, launcher, previousDir: rotated.dir };
   }
 
   /** Registers a release; releases run in reverse order of registration. */

@@ -11,6 +11,7 @@ import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { isBuildFailure } from '../formats/types.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
+import type { RunCheck } from '../formats/results.js';
 import type { RepairDeps } from './deps.js';
 import { mayRace } from './checks/strict.js';
 import { verify } from './verify.js';
@@ -27,6 +28,8 @@ class SuggestionTally {
   usage: UsageTotals = NO_USAGE;
   builtin: BuiltinInfo = { tries: 0, accepted: false, declined: null };
   lastRejection: string | null = null;
+  /** Check 7's runs of the last candidate they rejected. */
+  runCheck: RunCheck | null = null;
   /** The built-in candidate check 7 rejected, told to every fresh agent conversation. */
   builtinRunFinding: BuiltinRunFinding | null = null;
 
@@ -49,6 +52,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     builtin: tally.builtin,
     firstError: task.build.firstError ?? null,
     usage: { ...tally.usage },
+    runCheck: tally.runCheck,
   });
   const unrepaired = (status: UnrepairedOutcome['status'], reason: string): RepairOutcome => ({ ...common(), status, reason });
 
@@ -60,7 +64,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
   restoreTally(tally, tries);
   const last = tries.at(-1);
   if (last && last.answer !== null && (last.outcome === 'pending' || last.outcome === 'accepted')) {
-    const verification = await checkAnswer(last.answer, task, deps, last.attempt);
+    const verification = await checkAnswer(last.answer, task, deps, last.attempt, tally);
     const record = { id: task.suggestion.id, attempt: last.attempt, tier: last.tier, conversation: last.conversation, turn: last.turn, source: last.source, prompt: last.prompt, usage: null } satisfies Partial<AttemptRecord>;
     await deps.tries.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
     if (verification.accepted) return accepted(verification, last, common(), task);
@@ -124,6 +128,7 @@ function resumePosition(agentTries: readonly PriorTry[], retries: number): Posit
 function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void {
   for (const t of tries) {
     tally.tries = Math.max(tally.tries, t.attempt);
+    if (t.outcome === 'rejected' && t.runCheck) tally.runCheck = t.runCheck;
     if (t.tier === 'builtin') {
       tally.builtin.tries += 1;
       tally.builtin.accepted = t.outcome === 'accepted';
@@ -167,7 +172,7 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionT
     await deps.tries.write({ ...record, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, verification: null });
     return null;
   }
-  const verification = await checkAnswer(result.text, task, deps, attempt);
+  const verification = await checkAnswer(result.text, task, deps, attempt, tally);
   const source = `${BUILTIN_SOURCE_PREFIX}${result.rules.join(', ')}`;
   await deps.tries.write({ ...record, source, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
   tally.builtin.accepted = verification.accepted;
@@ -229,7 +234,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           if (result.kind === 'answered') {
             tally.answered += 1;
             conversation = result.conversation;
-            const verification = await checkAnswer(result.text, task, deps, attempt);
+            const verification = await checkAnswer(result.text, task, deps, attempt, tally);
             await deps.tries.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
             if (verification.accepted) return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
             tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
@@ -286,8 +291,9 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
   return result;
 }
 
-async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number): Promise<Verification> {
+async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number, tally: SuggestionTally): Promise<Verification> {
   const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }) });
+  if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   for (const candidate of verification.candidates) {
     for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });
   }

@@ -77,10 +77,6 @@ export async function runGenerated(pool: VerifyBuilder, id: string, generated: P
   return ran?.record ?? { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}` };
 }
 
-export function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
-  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
-}
-
 function failure(run: ProgramRun): string {
   const last = outputLines(run.output).at(-1);
   const said = last === undefined ? ' and prints nothing' : `; its last line: ${last.trim()}`;

@@ -23,7 +23,7 @@ import type { RepairTask } from '../formats/task.js';
 import type { VerifyBuilder } from '../formats/outcome.js';
 
 /** A verification in progress: every field of a rejected one. */
-type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason'>;
+type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason' | 'runCheck'>;
 type Accepted = Extract<CandidateVerification, { accepted: true }>;
 type Rejected = CandidateVerification & { accepted: false; rejectedBy: CheckName };
 
@@ -96,7 +96,7 @@ class CandidateRun {
       };
     }
     if (this.alive || !last) return { ...this.state, accepted: false, rejectedBy: null, reason: unsettled };
-    return { ...this.state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '' };
+    return { ...this.state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '', runCheck: this.runCheck };
   }
 }
 

@@ -1,7 +1,7 @@
 // A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
 // its summary, so `show` and the review page print the numbers the run printed. A killed run (no
 // run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
-import { runFromEvents, runTotals } from '../formats/run-records.js';
+import { runFromEvents, runTotals, startedRun } from '../formats/run-records.js';
 import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
 import { join } from 'node:path';
@@ -32,7 +32,9 @@ export async function replayRun(dotDir: string, runDir?: string): Promise<Replay
 
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
   const { events } = o;
-  const { started, finished: finishedRun, considered, records, probe, runReference } = runFromEvents(events);
+  const folded = runFromEvents(events);
+  const { finished: finishedRun, considered, records, probe, runReference } = folded;
+  const started = startedRun(folded);
   if (events.length === 0) throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
   if (!started) throw new UsageError(`${o.source}: line 1: no run-started event; this is not the log of a patch-repair run`);
   // Suggestions whose discovery never started are not known; those that finished are listed anyway.

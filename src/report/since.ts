@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import type { RunEvent } from '../formats/events.js';
 import { join } from 'node:path';
 import { exists, isNotFound } from '../store/fs-atomic.js';
-import { digestDir, readWrittenDigest, restoreLogPath } from '../store/index.js';
+import { digestSet, readSet } from '../store/patch-set-files.js';
+import { readWrittenDigest, restoreLogPath, writtenNames } from '../store/index.js';
 import { suggestionDir } from '../store/paths.js';
 
 export type SinceKind = 'restored since' | 'repaired again since' | 'patch regenerated since';
@@ -19,11 +20,10 @@ export async function changedSince(dotDir: string, events: readonly RunEvent[], 
   if (written.size === 0 || !(await exists(join(dotDir, 'patch_generator')))) return since;
   const restoredAfterStart = await restoredIds(dotDir, started);
   for (const [id, digest] of written) {
-    const now = await digestDir(suggestionDir(dotDir, id));
-    if (now === digest) continue;
-    const current = await readWrittenDigest(dotDir, id);
+    const now = await readSet(suggestionDir(dotDir, id));
+    if (digestSet(now) === digest) continue;
     // A later repair of the same suggestion leaves its own digest beside its backup.
-    if (current !== null && current === now) since.set(id, 'repaired again since');
+    if (writtenNames(await readWrittenDigest(dotDir, id), now)) since.set(id, 'repaired again since');
     else if (restoredAfterStart.has(id)) since.set(id, 'restored since');
     else since.set(id, 'patch regenerated since');
   }

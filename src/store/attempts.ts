@@ -67,6 +67,7 @@ function verdictFile(record: AttemptRecord): VerdictFile {
     outcome: outcomeOf(record.callOutcome, verification?.accepted ?? false),
     rejected_by: rejected?.rejectedBy ?? null,
     reason: rejected?.reason ?? null,
+    run_check: verification?.runCheck ?? null,
     checks: (verification?.checks ?? []).map((c) => ({ check: c.check, passed: c.passed, reason: c.reason })),
     apply_report: verification?.applyReport ?? null,
     clause_changes: verification?.directives?.clauseChanges ?? [],
@@ -146,6 +147,7 @@ function priorTry(stored: StoredAttempt): PriorTry | null {
       outcome,
       rejectedBy: verdict.rejected_by,
       reason: outcome === 'declined' ? verdict.call_detail : verdict.reason,
+      runCheck: verdict.run_check,
       usage: { inputTokens: verdict.usage?.input_tokens ?? null, outputTokens: verdict.usage?.output_tokens ?? null, costUsd: verdict.usage?.cost_usd ?? null },
     };
   }
@@ -162,6 +164,7 @@ function priorTry(stored: StoredAttempt): PriorTry | null {
       outcome: 'pending',
       rejectedBy: null,
       reason: null,
+      runCheck: null,
       usage: { inputTokens: call.input_tokens, outputTokens: call.output_tokens, costUsd: call.cost_usd },
     };
   }

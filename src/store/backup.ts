@@ -1,25 +1,50 @@
 // backups/<id>/ holds the generated patch set of a suggestion; backups/<id>.written the digest of
-// the set a repair left in place. A backup is current when that digest still matches the folder:
-// otherwise the generator has rewritten the suggestion since, and the backup is of no use.
+// the set a repair left in place. DiscoPoP's own patch repair tool keeps the same two files, and
+// where the tools meet its contract wins: its digest form, and its rule for a stale backup (the
+// folder holds neither the backed-up set nor the written repair, so the generator has rewritten it).
 import { copyFile, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
 import { exists, isNotFound, listIfPresent, removeTree, syncDir, writeFileAtomic } from './fs-atomic.js';
 import { backupDir, backupsDir, suggestionDir, writtenDigestPath } from './paths.js';
-import { listSetFiles } from './patch-set-files.js';
+import { digestDir, digestSet, discopopDigest, listSetFiles, readSet } from './patch-set-files.js';
+import { appendRestoreLog } from './restore-log.js';
+import { fileProblem } from '../errors.js';
 import { compareIds } from '../formats/types.js';
 
-export async function readWrittenDigest(dotDir: string, id: string): Promise<string | null> {
+/**
+ * What backups/<id>.written says. DiscoPoP's form (bare hex) is what both tools write; the
+ * `sha256:` form earlier patch-repair versions wrote is still read. Anything else, or a file that
+ * cannot be read, is `unreadable`: nothing can be told from it, so the backup is left alone.
+ */
+export type WrittenDigest =
+  | { kind: 'absent' }
+  | { kind: 'unreadable'; problem: string }
+  | { kind: 'digest'; form: 'discopop' | 'labelled'; text: string };
+
+export async function readWrittenDigest(dotDir: string, id: string): Promise<WrittenDigest> {
+  const path = writtenDigestPath(dotDir, id);
+  let text: string;
   try {
-    return (await readFile(writtenDigestPath(dotDir, id), 'utf8')).trim();
+    text = (await readFile(path, 'utf8')).trim();
   } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
+    if (isNotFound(error)) return { kind: 'absent' };
+    return { kind: 'unreadable', problem: fileProblem(path, 'read', error) };
   }
+  if (/^[0-9a-f]{64}$/.test(text)) return { kind: 'digest', form: 'discopop', text };
+  if (/^sha256:[0-9a-f]{64}$/.test(text)) return { kind: 'digest', form: 'labelled', text };
+  return { kind: 'unreadable', problem: `${path}: not a patch set digest` };
 }
 
-export async function writeWrittenDigest(dotDir: string, id: string, digest: string): Promise<void> {
-  await writeFileAtomic(writtenDigestPath(dotDir, id), `${digest}\n`);
+/** Whether the digest names exactly this set of files. */
+export function writtenNames(written: WrittenDigest, set: ReadonlyMap<string, Uint8Array>): boolean {
+  if (written.kind !== 'digest') return false;
+  return written.text === (written.form === 'discopop' ? discopopDigest(set) : digestSet(set));
+}
+
+/** Records `set` as what a repair left in patch_generator/<id>/, in DiscoPoP's form. */
+export async function writeWrittenDigest(dotDir: string, id: string, set: ReadonlyMap<string, Uint8Array>): Promise<void> {
+  await writeFileAtomic(writtenDigestPath(dotDir, id), `${discopopDigest(set)}\n`);
 }
 
 export async function removeWrittenDigest(dotDir: string, id: string): Promise<void> {
@@ -30,9 +55,39 @@ export async function removeWrittenDigest(dotDir: string, id: string): Promise<v
   }
 }
 
-/** True when backups/<id>/ holds the generated set of what is in patch_generator/<id>/ now. */
-export async function hasCurrentBackup(dotDir: string, id: string, folderDigest: string): Promise<boolean> {
-  return (await exists(backupDir(dotDir, id))) && (await readWrittenDigest(dotDir, id)) === folderDigest;
+/**
+ * DiscoPoP's rule for a backup that still belongs to the patches on disk (`_is_current`): the
+ * folder holds the backed-up set itself or the repair written on top of it. `unknown` when the
+ * .written digest cannot be read: then neither tool may drop or replace the backup.
+ */
+export async function backupStanding(dotDir: string, id: string): Promise<'current' | 'stale' | 'unknown'> {
+  if (!(await exists(backupDir(dotDir, id)))) return 'stale';
+  const written = await readWrittenDigest(dotDir, id);
+  if (written.kind === 'unreadable') return 'unknown';
+  if (!(await exists(suggestionDir(dotDir, id)))) return 'stale';
+  const inPlace = await readSet(suggestionDir(dotDir, id));
+  if (writtenNames(written, inPlace)) return 'current';
+  return digestSet(inPlace) === (await digestDir(backupDir(dotDir, id))) ? 'current' : 'stale';
+}
+
+/**
+ * Rewrites every `.written` digest of the older `sha256:` form that still names the folder in
+ * DiscoPoP's form, which DiscoPoP's tool would otherwise read as stale and drop with its backup.
+ * One line each in restore.log; returns the same lines.
+ */
+export async function upgradeWrittenDigests(dotDir: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const id of await listBackups(dotDir)) {
+    const written = await readWrittenDigest(dotDir, id);
+    if (written.kind !== 'digest' || written.form !== 'labelled') continue;
+    const inPlace = await readSet(suggestionDir(dotDir, id));
+    if (!writtenNames(written, inPlace)) continue;
+    await writeWrittenDigest(dotDir, id, inPlace);
+    const line = `rewrote backups/${id}.written in DiscoPoP's digest form; it names the repair in patch_generator/${id}/`;
+    await appendRestoreLog(dotDir, line);
+    lines.push(line);
+  }
+  return lines;
 }
 
 /**

@@ -5,11 +5,12 @@ export { createRunScratch, cleanupStaleScratch, scratchRecordPath, type RunScrat
 export { startRun, historyDir } from './history.js';
 export { readRunState, RunStateWriter, runStatePath } from './run-state.js';
 export { writeBack, recoverWriteBack, unwritableSuggestionFolders, type WriteBackDone, type WriteBackResult } from './write-back.js';
-export { restoreAll, restoreLogPath, type RestoreSummary } from './restore.js';
+export { restoreAll, type RestoreSummary } from './restore.js';
+export { restoreLogPath } from './restore-log.js';
 export { AttemptStore, carryOverTries, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
-export { digestDir } from './patch-set-files.js';
-export { listBackups, readWrittenDigest } from './backup.js';
+export { digestDir, readSet } from './patch-set-files.js';
+export { listBackups, readWrittenDigest, upgradeWrittenDigests, writtenNames } from './backup.js';
 export { repairDir, writtenPaths } from './paths.js';
 export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

@@ -66,3 +66,18 @@ export function digestSet(set: ReadonlyMap<string, Uint8Array>): string {
 export async function digestDir(dir: string): Promise<string> {
   return digestSet(await readSet(dir));
 }
+
+/**
+ * The digest DiscoPoP's own patch repair tool keeps in backups/<id>.written (`patch_set_digest` in
+ * its backups.py): hex SHA-256 over each file's name, a NUL, its bytes and a NUL, in sorted name
+ * order. Written in this form, either tool can tell the other's repair from a newer generation.
+ */
+export function discopopDigest(set: ReadonlyMap<string, Uint8Array>): string {
+  const hash = createHash('sha256');
+  for (const name of [...set.keys()].sort()) {
+    hash.update(`${name}\0`);
+    hash.update(set.get(name)!);
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}

@@ -1,14 +1,16 @@
 // --restore: every backed-up suggestion gets its generated patch set back, unless the generator has
-// rewritten the suggestion since the repair; then the newer patches stay and the stale backup goes.
-// Each action is one line in patch_repair/restore.log.
-import { appendFile, mkdir, unlink } from 'node:fs/promises';
+// rewritten the suggestion since the backup (DiscoPoP's rule: the folder holds neither the backup
+// nor the written repair); then the newer patches stay and the stale backup goes. Each action is one
+// line in patch_repair/restore.log.
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import { dropBackupDir, listBackups, readWrittenDigest, removeWrittenDigest } from './backup.js';
+import { dropBackupDir, listBackups, readWrittenDigest, removeWrittenDigest, upgradeWrittenDigests, writtenNames } from './backup.js';
 import { exists, listIfPresent } from './fs-atomic.js';
 import { writeJournal } from './journal.js';
-import { backupDir, backupsDir, repairDir, suggestionDir } from './paths.js';
-import { digestDir } from './patch-set-files.js';
+import { backupDir, backupsDir, suggestionDir } from './paths.js';
+import { digestDir, digestSet, readSet } from './patch-set-files.js';
+import { appendRestoreLog } from './restore-log.js';
 import { finishRestore } from './restore-one.js';
 import { recoverWriteBack } from './write-back.js';
 
@@ -17,7 +19,7 @@ export interface RestoreSummary {
   restored: string[];
   /** Backups dropped because the suggestion was regenerated (or removed) since the repair. */
   dropped: { id: string; reason: string }[];
-  /** Backups left in place because it cannot be told which generation they belong to. */
+  /** Backups left in place because their .written digest cannot be read. */
   leftAlone: { id: string; reason: string }[];
   /** Interrupted write-backs or restores that were finished first. */
   recovered: string[];
@@ -25,42 +27,41 @@ export interface RestoreSummary {
   line: string;
 }
 
-export function restoreLogPath(dotDir: string): string {
-  return join(repairDir(dotDir), 'restore.log');
-}
-
 export async function restoreAll(dotDir: string): Promise<RestoreSummary> {
   const summary: RestoreSummary = { restored: [], dropped: [], leftAlone: [], recovered: [], line: '' };
   summary.recovered = await recoverWriteBack(dotDir);
-  for (const line of summary.recovered) await log(dotDir, `recovered ${line}`);
+  for (const line of summary.recovered) await appendRestoreLog(dotDir, `recovered ${line}`);
+  await upgradeWrittenDigests(dotDir);
 
   for (const id of await listBackups(dotDir)) {
     const written = await readWrittenDigest(dotDir, id);
+    if (written.kind === 'unreadable') {
+      const reason = `${written.problem}, so it cannot be told whether patch_generator/${id}/ is the repair or a newer generation; both are left as they are`;
+      summary.leftAlone.push({ id, reason });
+      await appendRestoreLog(dotDir, `left the backup of ${id}: ${reason}`);
+      continue;
+    }
     const folder = suggestionDir(dotDir, id);
-    const inPlace = await digestDir(folder);
-    if (written === inPlace) {
+    const folderExists = await exists(folder);
+    const inPlace = await readSet(folder);
+    if (folderExists && writtenNames(written, inPlace)) {
       await writeJournal(dotDir, { version: 1, kind: 'restore', id, reason: '--restore' });
       faultPoint('restore.after-journal');
       await finishRestore(dotDir, id);
       summary.restored.push(id);
-      await log(dotDir, `restored ${id}: patch_generator/${id}/ holds the generated patch set again`);
-    } else if (written !== null || inPlace === (await digestDir(backupDir(dotDir, id)))) {
-      const reason =
-        written === null
-          ? `the backup is identical to patch_generator/${id}/`
-          : (await exists(folder))
-            ? `patch_generator/${id}/ was regenerated since the repair; the newer patches are left alone`
-            : `patch_generator/${id}/ no longer exists`;
-      // Folder first: a .written digest without its folder is swept below, a folder without its digest is not.
-      await dropBackupDir(dotDir, id);
-      await removeWrittenDigest(dotDir, id);
-      summary.dropped.push({ id, reason });
-      await log(dotDir, `dropped the backup of ${id}: ${reason}`);
-    } else {
-      const reason = `backups/${id}.written is missing, so it cannot be told whether patch_generator/${id}/ is the repair or a newer generation; both are left as they are`;
-      summary.leftAlone.push({ id, reason });
-      await log(dotDir, `left the backup of ${id}: ${reason}`);
+      await appendRestoreLog(dotDir, `restored ${id}: patch_generator/${id}/ holds the generated patch set again`);
+      continue;
     }
+    const reason = !folderExists
+      ? `patch_generator/${id}/ no longer exists`
+      : digestSet(inPlace) === (await digestDir(backupDir(dotDir, id)))
+        ? `the backup is identical to patch_generator/${id}/`
+        : `patch_generator/${id}/ was regenerated since the repair; the newer patches are left alone`;
+    // Folder first: a .written digest without its folder is swept below, a folder without its digest is not.
+    await dropBackupDir(dotDir, id);
+    await removeWrittenDigest(dotDir, id);
+    summary.dropped.push({ id, reason });
+    await appendRestoreLog(dotDir, `dropped the backup of ${id}: ${reason}`);
   }
   await removeOrphanDigests(dotDir);
   summary.line = summaryLine(summary);
@@ -71,7 +72,7 @@ function summaryLine(s: RestoreSummary): string {
   const parts: string[] = [];
   if (s.restored.length) parts.push(`restored ${count(s.restored.length, 'patch set')} (${s.restored.join(', ')})`);
   if (s.dropped.length) parts.push(`dropped ${count(s.dropped.length, 'stale backup')} (${s.dropped.map((d) => d.id).join(', ')}), leaving the newer patches alone`);
-  if (s.leftAlone.length) parts.push(`left ${count(s.leftAlone.length, 'backup')} without a .written digest alone (${s.leftAlone.map((d) => d.id).join(', ')})`);
+  if (s.leftAlone.length) parts.push(`left ${count(s.leftAlone.length, 'backup')} with an unreadable .written digest alone (${s.leftAlone.map((d) => d.id).join(', ')})`);
   if (parts.length === 0) return 'Nothing to restore: no backups in patch_repair/backups/.';
   const text = parts.join('; ');
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
@@ -79,11 +80,6 @@ function summaryLine(s: RestoreSummary): string {
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-async function log(dotDir: string, text: string): Promise<void> {
-  await mkdir(repairDir(dotDir), { recursive: true });
-  await appendFile(restoreLogPath(dotDir), `${new Date().toISOString()} ${text}\n`);
 }
 
 /** A .written digest without its backup folder (a kill between the two removals) means nothing. */

@@ -31,7 +31,7 @@ export async function readRunState(dotDir: string): Promise<RunState | null> {
 
 /**
  * Writes the state. Saves are applied in order; one asked for while another waits to start is
- * folded into it (the file is serialized when its write starts), so a discovery of hundreds of
+ * folded into it (the state is taken when its write starts), so a discovery of hundreds of
  * builds does not rewrite the file hundreds of times over.
  */
 export class RunStateWriter {
@@ -40,14 +40,14 @@ export class RunStateWriter {
 
   constructor(
     private readonly dotDir: string,
-    readonly state: RunState,
+    private readonly state: () => RunState,
   ) {}
 
   save(): Promise<void> {
     if (this.waiting) return this.waiting;
     const write = this.chain.then(() => {
       this.waiting = null;
-      return writeFileAtomic(runStatePath(this.dotDir), `${JSON.stringify(RunStateSchema.parse(this.state))}\n`);
+      return writeFileAtomic(runStatePath(this.dotDir), `${JSON.stringify(RunStateSchema.parse(this.state()))}\n`);
     });
     this.waiting = write;
     this.chain = write.catch(() => undefined);

@@ -12,12 +12,12 @@ import { encodeText } from '../bytes.js';
 import { fileProblem, systemErrorCode, systemErrorWords } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { PatchSet, Suggestion } from '../formats/types.js';
-import { createBackup, dropBackupDir, hasCurrentBackup, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
+import { backupStanding, createBackup, dropBackupDir, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
 import { exists, isNotFound, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
 import type { Journal } from '../formats/run-state.js';
 import { readJournals, removeJournal, writeJournal } from './journal.js';
 import { journalPath, safeName, suggestionDir } from './paths.js';
-import { digestBytes, digestDir, digestSet, patchFileName, readSet, tempNameFor } from './patch-set-files.js';
+import { digestBytes, digestSet, patchFileName, readSet, tempNameFor } from './patch-set-files.js';
 import { removeTempFiles } from './install-set.js';
 import { finishRestore } from './restore-one.js';
 
@@ -25,7 +25,7 @@ export type WriteBackResult = WriteBackDone | WriteBackUndone;
 
 export interface WriteBackDone {
   written: true;
-  /** Digest of the set now in patch_generator/<id>/ (what backups/<id>.written records). */
+  /** patch-repair's labelled digest of the set now in patch_generator/<id>/ (.written holds DiscoPoP's form of it). */
   digest: string;
   /** File ids whose patch file was replaced or added; empty when the set was already in place. */
   changedFiles: string[];
@@ -71,7 +71,8 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     kind: 'write-back',
     id,
     state: 'prepared',
-    backup: (await hasCurrentBackup(dotDir, id, digestSet(current))) ? 'kept' : 'created',
+    // A backup whose standing cannot be told is kept: replacing it could lose the only generated set.
+    backup: (await backupStanding(dotDir, id)) === 'stale' ? 'created' : 'kept',
     files: [...changes].map(([name, bytes]) => ({ name, digest: digestBytes(bytes) })),
     target_digest: digestSet(target),
   };
@@ -117,7 +118,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     return { written: false, problem: `${dir}: ${problem} after the write-back`, affectsEveryWrite: false };
   }
   faultPoint('write-back.before-written');
-  await writeWrittenDigest(dotDir, id, journal.target_digest);
+  await writeWrittenDigest(dotDir, id, target);
   faultPoint('write-back.after-written');
   await removeJournal(dotDir, id);
   return { written: true, digest: journal.target_digest, changedFiles };
@@ -175,11 +176,13 @@ async function rollForward(dotDir: string, journal: WriteBackJournal): Promise<s
   }
   await removeTempFiles(dir);
   await syncDir(dir);
-  if ((await digestDir(dir)) !== journal.target_digest) {
+  const inPlace = await readSet(dir);
+  if (digestSet(inPlace) !== journal.target_digest) {
     await undoFromBackup(dotDir, id, 'an interrupted write-back could not be completed');
     return `suggestion ${id}: an interrupted write-back could not be completed; its generated patch set was put back`;
   }
-  await writeWrittenDigest(dotDir, id, journal.target_digest);
+  // The journal keeps patch-repair's labelled digest; .written gets DiscoPoP's form of the same set.
+  await writeWrittenDigest(dotDir, id, inPlace);
   await removeJournal(dotDir, id);
   return `suggestion ${id}: completed an interrupted write-back of its verified repair`;
 }

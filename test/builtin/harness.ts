@@ -126,8 +126,11 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   await copyProject(fixture, join(root, 'project'));
   const original = await readFile(sourcePath, 'utf8');
   const lines = original.split('\n');
-  // Every directive is inserted before its start line (original numbering), indented like it.
-  const sorted = [...fixture.spec.directives].sort((a, b) => b.start_line - a.start_line);
+  // Every directive is inserted before its start line (original numbering), indented like it;
+  // lines inserted before the same line keep the spec's order, as the generator's do (a task
+  // region's `parallel`, `single`, `{` and first `task` all stand before the first task's line).
+  const sorted = fixture.spec.directives.map((directive, index) => ({ directive, index }))
+    .sort((a, b) => b.directive.start_line - a.directive.start_line || b.index - a.index).map(({ directive }) => directive);
   for (const directive of sorted) {
     const target = lines[directive.start_line - 1] ?? '';
     lines.splice(directive.start_line - 1, 0, /^\s*/.exec(target)![0] + renderGeneratorPragma(directive));

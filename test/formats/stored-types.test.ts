@@ -51,10 +51,12 @@ const results: ResultsFile = {
 };
 
 const runState: RunState = {
-  version: 1,
+  version: 2,
   run_id: '20261130T140000-abcdef',
   mode: 'repair',
-  inputs: 'sha256:inputs',
+  tree: { src: 'dir', 'src/stencil.c': 'file 812 1764590400000000000' },
+  environment: { 'compile.sh': 'sha256:compile', settings: 'sha256:settings' },
+  outputs: ['run.log'],
   builds: { '6': { digest: 'sha256:six', build } },
   finished: { '6': results.suggestions[0]! },
   complete: false,
@@ -64,6 +66,7 @@ const answeredCall: AnsweredCall = { version: 1, id: '6', attempt: 2, tier: 'age
 
 const verdict: VerdictFile = {
   version: 1,
+  run_check: null,
   id: '6',
   attempt: 2,
   tier: 'agent',

@@ -76,6 +76,19 @@ describe('--check-run', () => {
     expect(show.stdout).toContain('Runs (--check-run, execute.sh at 1 and 2 threads, 3 run(s) at 2): same');
   });
 
+  it('keeps the verdict and first difference of the candidate it rejected in the record of a suggestion left unrepaired', async () => {
+    const { root, dot } = await project({ mainC: LAST_C, generated: LAST_TWICE });
+    const { descriptorFile } = await agent(root, [answerText(root, LAST_C, RACE_LOOP_LINE, RACY)]);
+    folders.push(path.dirname(descriptorFile));
+    const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '0', '--check-run', '--run-threads', '2']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    const [record] = readResults(dot).suggestions;
+    expect(record).toMatchObject({ status: 'failed', run_check: { threads: 2, repeats: 3, verdict: 'differs' } });
+    expect(record!.run_check!.first_difference).toMatch(/^at 2 threads, run 1 of 3: line 2: `sum 90000\.000000` expected/);
+    const verdict = JSON.parse(readFileSync(path.join(dot, 'patch_repair', 'attempts', '1', '1', 'verdict.json'), 'utf8'));
+    expect(verdict).toMatchObject({ rejected_by: 'runs', run_check: record!.run_check });
+  });
+
   it('all: reports a suggestion that builds as generated but races, and leaves it ok', async () => {
     const { dot } = await project({ generated: RACY, layout: 'shared' });
     const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', 'builtin', '--check-run', 'all', '--run-threads', '2', '--run-repeats', '2']);

@@ -1,5 +1,6 @@
 // The safety invariants of design.md, tested by killing real runs at every named stage boundary
-// (PATCH_REPAIR_FAULT=<point>[:<signal>], src/fault.ts) and starting again. After each kill:
+// (PATCH_REPAIR_FAULT=<point>[:<signal>], src/fault.ts) and starting again. Every run logs its
+// output into the project root, as users do. After each kill:
 //   - once the next run has started, every suggestion's patch set is byte-for-byte the generated
 //     one or a complete verified repair, with a backup whenever it differs from the generated one;
 //   - the next run completes normally, and leaves no workspace, scratch folder or temp file;
@@ -61,8 +62,25 @@ const KILL_POINTS: KillPoint[] = [
   { point: 'write-back.after-rename', signal: 'SIGINT' },
 ];
 
-function cli(dotDir: string, args: string[], env: Record<string, string> = {}): Promise<RunOutcome> {
-  return runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, env, timeoutMs: 180_000 });
+let logs = 0;
+
+/**
+ * One run as users start long jobs: from the project root, its stdout and stderr logged into a
+ * file there (`patch-repair … > patch-repair-<n>.log 2>&1`, a new file each run), which --resume
+ * must not take for a change of the project. The log's text stands for both streams.
+ */
+async function cli(dotDir: string, args: string[], env: Record<string, string> = {}): Promise<RunOutcome> {
+  const root = path.dirname(dotDir);
+  const log = path.join(root, `patch-repair-${++logs}.log`);
+  const outcome = await runProcess({
+    command: 'sh',
+    args: ['-c', 'log=$1; shift; exec "$@" > "$log" 2>&1', 'sh', log, process.execPath, CLI, '--dot-dp-path', dotDir, ...args],
+    cwd: root,
+    env,
+    timeoutMs: 180_000,
+  });
+  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+  return outcome.kind === 'exited' ? { ...outcome, stdout: text, stderr: text } : outcome;
 }
 
 /** A patch set with the project root and diff's timestamps taken out, so copies compare. */

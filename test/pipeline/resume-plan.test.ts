@@ -2,7 +2,7 @@
 // preflight stage): pure functions, tested on values. test/pipeline/resume.test.ts and the
 // fault-injection suite run them end to end.
 import { describe, expect, it } from 'vitest';
-import { carriedEvents, planResume } from '../../src/pipeline/resume.js';
+import { carriedEvents, planResume, projectChange, type CurrentInputs } from '../../src/pipeline/resume.js';
 import type { RunState } from '../../src/formats/resume-state.js';
 import type { PriorTry } from '../../src/formats/outcome.js';
 import type { EventInput, RunEvent } from '../../src/formats/events.js';
@@ -11,12 +11,18 @@ import { suggestionRecord } from '../store/fixtures.js';
 
 const failing: BuildResult = { ok: false, failedAt: 'compile', output: 'error', diagnostics: [], errorClass: 'other', firstError: 'error', durationMs: 1 };
 
+const tree = { src: 'dir', 'src/dot.c': 'file 120 1', 'compile.sh': 'file 40 1' };
+const environment = { 'compile.sh': 'c', settings: 's', compilers: 'gcc' };
+const inputs: CurrentInputs = { tree, environment, outputs: [] };
+
 function state(finished: RunState['finished']): RunState {
   return {
-    version: 1,
+    version: 2,
     run_id: 'old',
     mode: 'repair',
-    inputs: 'in',
+    tree,
+    environment,
+    outputs: [],
     builds: { '2': { digest: 'd2', build: failing }, '3': { digest: 'd3', build: failing } },
     finished,
     complete: false,
@@ -24,7 +30,7 @@ function state(finished: RunState['finished']): RunState {
 }
 
 const plan = (previous: RunState, o: { digests: Record<string, string>; written: string[] }) =>
-  planResume({ previous, previousDir: '/history/old', mode: 'repair', inputs: 'in', digests: new Map(Object.entries(o.digests)), writtenByRepair: new Set(o.written) });
+  planResume({ previous, previousDir: '/history/old', mode: 'repair', inputs, digests: new Map(Object.entries(o.digests)), writtenByRepair: new Set(o.written) });
 
 describe('planResume', () => {
   it('keeps a repaired suggestion while the patch set it wrote is in place', () => {
@@ -48,6 +54,38 @@ describe('planResume', () => {
   });
 });
 
+describe('projectChange', () => {
+  const previous = { tree: { ...tree, 'run.log': 'file 10 1' }, environment, outputs: ['run.log'] };
+
+  it('does not count the files both runs wrote their own output into, nor editors\' leftovers', () => {
+    const now = {
+      tree: { ...tree, 'run.log': 'file 5000 9', 'resume.log': 'file 20 9', 'src/dot.c~': 'file 120 2', 'src/.dot.c.swp': 'file 4096 9', 'src/#dot.c#': 'file 1 1', 'src/.#dot.c': 'symlink 20 1 -> me@host' },
+      environment,
+      outputs: ['resume.log'],
+    };
+    expect(projectChange(previous, now)).toBeNull();
+  });
+
+  it('names the first entry that changed, was added or removed, and how many more did', () => {
+    expect(projectChange(previous, { ...inputs, tree: { ...previous.tree, 'src/dot.c': 'file 121 2' } })).toBe('src/dot.c changed');
+    expect(projectChange(previous, { ...inputs, tree: { ...previous.tree, 'notes.txt': 'file 3 3', 'zeta.txt': 'file 3 3' } })).toBe('notes.txt was added, and 1 more entry');
+    const { 'compile.sh': _gone, ...without } = previous.tree;
+    expect(projectChange(previous, { ...inputs, tree: without })).toBe('compile.sh was removed');
+    // Another run's log is a file like any other: the resuming run did not write it.
+    expect(projectChange(previous, { ...inputs, tree: { ...previous.tree, 'other.log': 'file 3 3' } })).toBe('other.log was added');
+  });
+
+  it('names what changed besides the tree', () => {
+    expect(projectChange(previous, { ...inputs, tree: previous.tree, environment: { ...environment, compilers: 'clang' } })).toBe('compilers changed');
+  });
+
+  it('makes planResume start afresh and say which file changed', () => {
+    const resumed = planResume({ previous: state({}), previousDir: '/history/old', mode: 'repair', inputs: { ...inputs, tree: { ...tree, 'src/dot.c': 'file 99 5' } }, digests: new Map(), writtenByRepair: new Set() });
+    expect(resumed.from).toBeNull();
+    expect(resumed.notice).toBe('--resume: the project changed since run old (src/dot.c changed), so nothing of it is trusted; starting afresh');
+  });
+});
+
 describe('carriedEvents', () => {
   const events: RunEvent[] = stamp([
     { type: 'run-started', run: null as never },
@@ -66,7 +104,7 @@ describe('carriedEvents', () => {
     { type: 'call-started', id: '3', attempt: 3, tier: 'agent', prompt: 1, turn: 2 },
   ]);
   const tries = (outcomes: PriorTry['outcome'][]): PriorTry[] =>
-    outcomes.map((outcome, i) => ({ attempt: i + 1, tier: 'builtin', conversation: 0, turn: 0, source: 'builtin', prompt: null, answer: 'a', outcome, rejectedBy: null, reason: null, usage: { inputTokens: null, outputTokens: null, costUsd: null } }));
+    outcomes.map((outcome, i) => ({ attempt: i + 1, tier: 'builtin', conversation: 0, turn: 0, source: 'builtin', prompt: null, answer: 'a', outcome, rejectedBy: null, reason: null, runCheck: null, usage: { inputTokens: null, outputTokens: null, costUsd: null } }));
   const summary = (carried: RunEvent[]) => carried.map((e) => `${e.type}:${'id' in e ? e.id : ''}${'attempt' in e ? `@${e.attempt}` : ''}`);
 
   it('carries everything a kept suggestion did but its record, and of a continued one its build and carried tries', () => {

@@ -2,7 +2,7 @@
 // discovery builds are reused while nothing they depend on changed, a suggestion cut short goes on
 // where it stood on the prompt ladder, and a changed project is never trusted.
 // (Kills at every repair-stage point followed by --resume: fault-injection.test.ts.)
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
@@ -91,7 +91,7 @@ it('goes on where a suggestion stood: the answer that arrived is checked, not as
   expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'extraction', turn: 1 });
 });
 
-it('says in one line that the project changed, trusts nothing of the old run and runs afresh', async () => {
+it('says in one line which file of the project changed, trusts nothing of the old run and runs afresh', async () => {
   const { root, dotDir } = useFixture('demo');
   const first = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '1']);
   expect(first.kind === 'exited' && first.exitCode).toBe(0);
@@ -100,10 +100,34 @@ it('says in one line that the project changed, trusts nothing of the old run and
   const resumed = await cli(dotDir, ['--backend', 'builtin', '--resume']);
   expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
   const notes = (resumed.kind === 'exited' ? resumed.stderr : '').split('\n').filter((line) => line.includes('--resume'));
-  expect(notes).toEqual([expect.stringMatching(/^note: --resume: the project changed since run \S+ \(sources, compile.sh, settings or compiler\), so nothing of it is trusted; starting afresh$/)]);
+  expect(notes).toEqual([expect.stringMatching(/^note: --resume: the project changed since run \S+ \(src\/dot\.c changed\), so nothing of it is trusted; starting afresh$/)]);
   expect(results(dotDir).run.resumed_from).toBeNull();
   // Everything was built again.
   expect(events(dotDir).filter((e) => e.type === 'build-started' && e.purpose === 'discovery')).toHaveLength(8);
+});
+
+it('killed after its third repair with its output logged into the project root, resumes into the uninterrupted record', async () => {
+  // As users run long jobs: `patch-repair … > run.log 2>&1` from the project root, then --resume
+  // into another log there, with an editor's swap file left beside a source.
+  const logged = (root: string, dotDir: string, log: string, args: string[], env: Record<string, string> = {}) =>
+    runProcess({ command: 'sh', args: ['-c', `"$0" "$@" > ${log} 2>&1`, process.execPath, CLI, '--dot-dp-path', dotDir, '--backend', 'builtin', ...args], cwd: root, env, timeoutMs: 240_000 });
+  const whole = useFixture('demo');
+  expect(await logged(whole.root, whole.dotDir, 'run.log', [])).toMatchObject({ kind: 'exited', exitCode: 0 });
+
+  const cut = useFixture('demo');
+  const killed = await logged(cut.root, cut.dotDir, 'run.log', [], { PATCH_REPAIR_FAULT: 'pipeline.after-write-back@3' });
+  expect(killed.kind === 'exited' ? killed.exitCode : killed.kind === 'signaled' && killed.signal).toBeOneOf([137, 'SIGKILL']);
+  writeFileSync(path.join(cut.root, 'src', '.dot.c.swp'), 'vim swap');
+  expect(await logged(cut.root, cut.dotDir, 'resume.log', ['--resume'])).toMatchObject({ kind: 'exited', exitCode: 0 });
+  expect(readFileSync(path.join(cut.root, 'resume.log'), 'utf8')).toMatch(/resuming run \S+: 3 suggestion\(s\) kept as finished/);
+
+  const record = (dotDir: string, root: string) => {
+    const { run, suggestions } = results(dotDir);
+    const { id: _id, started: _started, finished: _finished, resumed_from: _from, options: _options, openmp_probe: _probe, ...rest } = run;
+    return JSON.parse(JSON.stringify({ run: rest, suggestions }).replaceAll(root, '<root>'));
+  };
+  expect(record(cut.dotDir, cut.root)).toEqual(record(whole.dotDir, whole.root));
+  expect(results(cut.dotDir).run.counts).toMatchObject({ repaired: 6 });
 });
 
 it('with nothing to resume says so and runs as usual', async () => {

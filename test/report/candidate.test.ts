@@ -14,6 +14,7 @@ function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: V
     canonical: new Map(o.canonical ? [['1', o.canonical]] : []),
     verdict: {
       version: 1,
+      run_check: null,
       id: 's',
       attempt: n,
       tier: 'agent',

@@ -29,6 +29,7 @@ const rejected: AttemptRecord = {
   verification: {
     accepted: false,
     rejectedBy: 'dry-run-apply',
+    runCheck: null,
     reason: 'hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`',
     checks: [
       { check: 'extraction', passed: true, reason: null },

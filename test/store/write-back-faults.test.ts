@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
+import { discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 import { digestDir, recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
 import type { PatchSet, Suggestion } from '../../src/formats/types.js';
 import {
@@ -87,7 +88,7 @@ async function expectConsistent(dotDir: string, allowed: FileSet[]): Promise<voi
   if (JSON.stringify(inPlace) !== JSON.stringify(generated)) {
     expect(await readFolder(backup(dotDir))).toEqual(generated);
     const written = await readFile(join(dotDir, 'patch_repair', 'backups', `${ID}.written`), 'utf8');
-    expect(written.trim()).toBe(await digestDir(folder(dotDir)));
+    expect(written.trim()).toBe(discopopDigest(await readSet(folder(dotDir))));
   }
   expect(await readdir(join(dotDir, 'patch_repair', 'journal')).catch(() => [])).toEqual([]);
   const backups = await readdir(join(dotDir, 'patch_repair', 'backups')).catch(() => []);

@@ -4,6 +4,7 @@
 import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { digestSet, discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 import { digestDir, restoreAll, restoreLogPath, writeBack, type WriteBackDone, type WriteBackResult } from '../../src/store/index.js';
 import type { PatchSet, Suggestion } from '../../src/formats/types.js';
 import { assertDistIsFresh, describeRun, makeDotDir, patchText, readFolder, removeDotDir, runChild, writeSuggestion } from './helpers.js';
@@ -40,7 +41,9 @@ it('replaces only the files the repair changed, backs up the generated set and r
   expect(await readFolder(folder('4'))).toEqual({ '1.patch': fixed1, '2.patch': generated['2.patch'] });
   expect((await stat(join(folder('4'), '2.patch'))).ino).toBe(untouched.ino);
   expect(await readFolder(join(backups(), '4'))).toEqual(generated);
-  expect((await readFile(join(backups(), '4.written'), 'utf8')).trim()).toBe(result.digest);
+  // .written in DiscoPoP's digest form, so its own patch repair tool recognises the repair.
+  expect((await readFile(join(backups(), '4.written'), 'utf8')).trim()).toBe(discopopDigest(await readSet(folder('4'))));
+  expect(result.digest).toBe(digestSet(await readSet(folder('4'))));
   expect(result.digest).toBe(await digestDir(folder('4')));
   expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
 });
@@ -122,11 +125,12 @@ it('--restore with no backups says so and changes nothing', async () => {
   expect(await readFolder(folder('4'))).toEqual(generated);
 });
 
-it('leaves a backup without its .written digest alone unless it equals the folder', async () => {
+it('leaves a backup whose .written digest cannot be read alone', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', { '1.patch': fixed1, '2.patch': generated['2.patch'] });
   await mkdir(join(backups(), '4'), { recursive: true });
   for (const [name, text] of Object.entries(generated)) await writeFile(join(backups(), '4', name), text);
+  await mkdir(join(backups(), '4.written'));
 
   const summary = await restoreAll(dotDir);
 

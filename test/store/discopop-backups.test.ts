@@ -1,0 +1,162 @@
+// One .discopop, two tools: DiscoPoP's own patch repair tool keeps backups/<id>/ and
+// backups/<id>.written beside ours. Each tool must restore what the other backed up, byte for byte,
+// and neither may drop the other's backup as stale. DiscoPoP's side is played by discopop-tool.ts,
+// whose digest is pinned to golden values computed with DiscoPoP's own backups.py.
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { restoreAll, restoreLogPath, upgradeWrittenDigests, writeBack } from '../../src/store/index.js';
+import { digestSet, discopopDigest, readSet } from '../../src/store/patch-set-files.js';
+import type { Suggestion } from '../../src/formats/types.js';
+import { discopopFolderDigest, discopopRepair, discopopRestore } from './discopop-tool.js';
+import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
+import { useFixture } from '../helpers/fixture.js';
+import { runCli } from '../helpers/cli.js';
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+interface Golden {
+  sets: { name: string; files: Record<string, string>; digest: string }[];
+  folders: { folder: string; digest: string }[];
+}
+const golden = JSON.parse(readFileSync(join(repoRoot, 'fixtures', 'discopop-digests', 'golden.json'), 'utf8')) as Golden;
+const fromBase64 = (files: Record<string, string>) => new Map(Object.entries(files).map(([name, b64]) => [name, Buffer.from(b64, 'base64')]));
+const repairedByDiscopop = golden.sets.find((s) => s.name.startsWith('demo suggestion 1 as DiscoPoP'))!;
+
+describe('the digest in backups/<id>.written is the one DiscoPoP computes', () => {
+  it.each(golden.sets)('$name', ({ files, digest }) => {
+    expect(discopopDigest(fromBase64(files))).toBe(digest);
+  });
+
+  it.each(golden.folders)('$folder', async ({ folder, digest }) => {
+    expect(discopopDigest(await readSet(join(repoRoot, folder)))).toBe(digest);
+    expect(discopopFolderDigest(join(repoRoot, folder))).toBe(digest);
+  });
+});
+
+let dotDir = '';
+afterEach(async () => {
+  if (dotDir) await removeDotDir(dotDir);
+  dotDir = '';
+});
+
+/** A .discopop whose suggestion 1 holds the demo's generated patch. */
+async function demoSuggestion1(): Promise<{ generated: Buffer; repaired: Buffer }> {
+  dotDir = await makeDotDir();
+  cpSync(join(repoRoot, 'fixtures', 'demo', '.discopop', 'patch_generator', '1'), join(dotDir, 'patch_generator', '1'), { recursive: true });
+  return { generated: readFileSync(join(dotDir, 'patch_generator', '1', '3.patch')), repaired: fromBase64(repairedByDiscopop.files).get('3.patch')! };
+}
+
+const suggestion1 = (): Suggestion => ({ id: '1', dir: join(dotDir, 'patch_generator', '1'), files: [], pattern: null, hotspot: null });
+const written1 = () => join(dotDir, 'patch_repair', 'backups', '1.written');
+const patch1 = () => join(dotDir, 'patch_generator', '1', '3.patch');
+
+describe('backups either tool can restore', () => {
+  it("a patch-repair write-back leaves DiscoPoP's digest, and DiscoPoP's restore puts the generated set back", async () => {
+    const { generated, repaired } = await demoSuggestion1();
+    const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
+    expect(result.written).toBe(true);
+    expect(readFileSync(written1(), 'utf8').trim()).toBe(repairedByDiscopop.digest);
+
+    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+    expect(existsSync(written1())).toBe(false);
+  });
+
+  it("patch-repair's restore puts back the generated set DiscoPoP's tool backed up", async () => {
+    const { generated, repaired } = await demoSuggestion1();
+    discopopRepair(dotDir, 1, { '3.patch': repaired });
+    expect(readFileSync(written1(), 'utf8')).toBe(repairedByDiscopop.digest);
+
+    const summary = await restoreAll(dotDir);
+    expect(summary.restored).toEqual(['1']);
+    expect(summary.dropped).toEqual([]);
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+  });
+
+  it('a write-back over a repair DiscoPoP made keeps its backup of the generated set', async () => {
+    const { generated, repaired } = await demoSuggestion1();
+    discopopRepair(dotDir, 1, { '3.patch': repaired });
+    const ours = repaired.toString('utf8').replace('reduction(+:sum) ', 'reduction(+:sum) schedule(static) ');
+    expect((await writeBack(dotDir, suggestion1(), new Map([['3', ours]]))).written).toBe(true);
+
+    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+  });
+
+  it('an older sha256: digest that names the folder is rewritten at the next start, logged, and then DiscoPoP restores it', async () => {
+    const { generated, repaired } = await demoSuggestion1();
+    await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
+    writeFileSync(written1(), `${digestSet(await readSet(suggestion1().dir))}\n`);
+
+    const lines = await upgradeWrittenDigests(dotDir);
+    expect(lines).toEqual(["rewrote backups/1.written in DiscoPoP's digest form; it names the repair in patch_generator/1/"]);
+    expect(readFileSync(written1(), 'utf8').trim()).toBe(repairedByDiscopop.digest);
+    expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toMatch(/^\S+ rewrote backups\/1\.written in DiscoPoP's digest form/);
+    expect(await upgradeWrittenDigests(dotDir)).toEqual([]);
+
+    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+  });
+
+  it('an older sha256: digest is still read by --restore', async () => {
+    const { generated, repaired } = await demoSuggestion1();
+    await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
+    writeFileSync(written1(), `${digestSet(await readSet(suggestion1().dir))}\n`);
+    expect((await restoreAll(dotDir)).restored).toEqual(['1']);
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+  });
+
+  it('an unreadable .written leaves the backup and the folder alone', async () => {
+    const { repaired } = await demoSuggestion1();
+    discopopRepair(dotDir, 1, { '3.patch': repaired });
+    await writeFile(written1(), 'half a dig');
+    const summary = await restoreAll(dotDir);
+    expect(summary.leftAlone).toEqual([{ id: '1', reason: expect.stringContaining('1.written: not a patch set digest') }]);
+    expect(summary.line).toBe('Left 1 backup with an unreadable .written digest alone (1).');
+    expect(readFileSync(patch1()).equals(repaired)).toBe(true);
+    expect(readdirSync(join(dotDir, 'patch_repair', 'backups')).sort()).toEqual(['1', '1.written']);
+  });
+
+  it("a backup is stale by DiscoPoP's rule only: neither the backed-up set nor the written repair is in the folder", async () => {
+    const { repaired } = await demoSuggestion1();
+    // DiscoPoP backs up before its repair and records .written only after one: a backup with no
+    // .written whose folder was regenerated since is stale to both tools.
+    discopopRepair(dotDir, 1, {});
+    await rm(written1());
+    writeFileSync(patch1(), repaired);
+    const summary = await restoreAll(dotDir);
+    expect(summary.dropped.map((d) => d.id)).toEqual(['1']);
+    expect(readFileSync(patch1()).equals(repaired)).toBe(true);
+    expect(await readFolder(join(dotDir, 'patch_repair', 'backups'))).toEqual({});
+  });
+});
+
+describe('cross-tool restore after real runs of the CLI', () => {
+  it("after a patch-repair run of the demo, DiscoPoP's restore brings back every generated patch set byte for byte", async () => {
+    const { dotDir: dot } = useFixture('demo');
+    const generated = new Map(readdirSync(join(dot, 'patch_generator')).map((id) => [id, readFolderBytes(join(dot, 'patch_generator', id))]));
+    const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', 'builtin']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const backedUp = readdirSync(join(dot, 'patch_repair', 'backups')).filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+    expect(backedUp.length).toBeGreaterThan(0);
+
+    expect(discopopRestore(dot)).toEqual(backedUp);
+    for (const [id, files] of generated) expect(readFolderBytes(join(dot, 'patch_generator', id)), `suggestion ${id}`).toEqual(files);
+  });
+
+  it("after DiscoPoP's tool repaired, patch-repair --restore puts the generated set back", async () => {
+    const { dotDir: dot } = useFixture('demo');
+    const generated = readFolderBytes(join(dot, 'patch_generator', '1'));
+    discopopRepair(dot, 1, { '3.patch': Buffer.from(generated['3.patch']!.toString('utf8').replace('firstprivate(n) private(i) shared(x,y) ', '')) });
+    const run = await runCli(dot, ['--dot-dp-path', dot, '--restore']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('Restored 1 patch set (1)');
+    expect(readFolderBytes(join(dot, 'patch_generator', '1'))).toEqual(generated);
+  });
+});
+
+function readFolderBytes(dir: string): Record<string, Buffer> {
+  return Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name))]));
+}
+

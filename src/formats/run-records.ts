@@ -55,6 +55,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     diagnostic_count: 0,
     diagnostics: [],
     run_check: null,
+    ignored_files: suggestion.ignoredFiles ?? [],
   };
 }
 

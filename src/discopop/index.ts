@@ -44,11 +44,11 @@ export async function readDotDiscopop(dotDir: string, configName: string, projec
   // Resolved once here, so the builds, the OpenMP probe and the built-in repairer's -E agree.
   const resolved = await resolveBareClangInConfig(config, process.env['PATH'] ?? '');
 
-  const suggestions: Suggestion[] = folders.map((folder) => {
+  const suggestions: Suggestion[] = folders.map(({ ignoredLines: _lines, ...folder }) => {
     const pattern: PatternInfo | null = patterns.get(folder.id) ?? null;
     return { ...folder, pattern, hotspot: classifyHotspot(pattern, loops) };
   });
-  const notices: string[] = resolved.notice === null ? [] : [resolved.notice];
+  const notices: string[] = [...(resolved.notice === null ? [] : [resolved.notice]), ...folders.flatMap((folder) => folder.ignoredLines)];
   // Without patterns.json no suggestion has a line range, so the hotspot data places none of them.
   if (loops.length > 0 && (await pathKind(join(dot, 'explorer', 'patterns.json'))) === 'missing') {
     notices.push(

@@ -43,6 +43,7 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     first_error: null,
     error_class: null,
     reason: null,
+    reason_code: null,
     repaired_earlier: false,
     clause_changes: [],
     non_directive_lines_changed: false,
@@ -56,6 +57,7 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     diagnostic_count: 0,
     diagnostics: [],
     run_check: null,
+    ignored_files: [],
     ...extra,
   };
 }
@@ -74,7 +76,7 @@ export const SAMPLE_RUN: EventInput[] = [
   { type: 'build-finished', id: 'b', ...build, ok: false, error_class: 'undeclared-in-clause', first_error: "x.c:3:1: error: 'acc' undeclared" },
   { type: 'build-finished', id: 'c', ...build, ok: false, error_class: 'early-exit', first_error: 'x.c:9:2: error: break statement used with OpenMP for loop' },
   { type: 'suggestion-finished', record: record('a', 'ok') },
-  { type: 'suggestion-finished', record: record('d', 'skipped', { files: [], reason: 'no patch' }) },
+  { type: 'suggestion-finished', record: record('d', 'skipped', { files: [], reason: 'no patch', reason_code: 'no-patch' }) },
   { type: 'repair-started', id: 'b', index: 1, total: 2 },
   { type: 'call-started', id: 'b', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
   { type: 'call-finished', id: 'b', attempt: 1, tier: 'builtin', outcome: 'declined', detail: 'no rule applies', ...call },

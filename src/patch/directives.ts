@@ -1,5 +1,6 @@
 // Which OpenMP directives a patch adds, and whether a candidate keeps those of the generated
-// patch: same construct, directly above the same statement (its target). Clauses may change.
+// patch: same construct, directly above the same statement (its target), inside the blocks the patch
+// inserted around it. Clauses may change.
 import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
 import { align, splitLines, type AlignedLine } from './alignment.js';

@@ -18,6 +18,10 @@ export interface CliAgentOptions {
   timeoutMs: number;
   scratchDir: string;
   systemPrompt: string;
+  /** Added after the descriptor's arguments: backend options, then llm_config.json's extra_args. */
+  extraArgs?: readonly string[];
+  /** llm_config.json's `env`: the CLI's environment, nowhere else. */
+  configuredEnv?: Readonly<Record<string, string>>;
   /** Added to the CLI's environment last (tests point the CLIs at the loopback stub with it). */
   env?: Readonly<Record<string, string>>;
   /** SIGTERM → SIGKILL grace for a CLI that outlives its timeout. */
@@ -72,7 +76,7 @@ export class CliAgent implements Agent {
 
     const promptFile = this.d.prompt === 'file' ? await this.writePromptFile(conversation, text) : undefined;
     const values = this.values({ prompt: text, promptFile, sessionId: conversation.sessionId });
-    const args = fillArgs([...this.d.command.slice(1), ...(resume ? this.d.followUp! : this.d.firstCall)], values);
+    const args = [...fillArgs([...this.d.command.slice(1), ...(resume ? this.d.followUp! : this.d.firstCall)], values), ...(this.o.extraArgs ?? [])];
     if (this.d.prompt === 'argument' && !this.mentions('prompt')) args.push(text);
     if (this.d.prompt === 'file' && !this.mentions('prompt_file')) args.push(promptFile!);
 
@@ -80,7 +84,7 @@ export class CliAgent implements Agent {
       command: this.executable,
       args,
       cwd: conversation.dir,
-      env: agentEnvironment({ descriptor: this.d, cwd: conversation.dir, values, extra: this.o.env }),
+      env: agentEnvironment({ descriptor: this.d, cwd: conversation.dir, values, configured: this.o.configuredEnv, extra: this.o.env }),
       extendEnv: false,
       input: this.d.prompt === 'stdin' ? text : undefined,
       timeoutMs: this.o.timeoutMs,
@@ -137,7 +141,7 @@ export class CliAgent implements Agent {
       command: this.executable,
       args,
       cwd: this.o.scratchDir,
-      env: agentEnvironment({ descriptor: this.d, cwd: this.o.scratchDir, values: {}, extra: this.o.env }),
+      env: agentEnvironment({ descriptor: this.d, cwd: this.o.scratchDir, values: {}, configured: this.o.configuredEnv, extra: this.o.env }),
       extendEnv: false,
       timeoutMs: VERSION_TIMEOUT_MS,
     }).then((outcome) =>

@@ -7,6 +7,8 @@ import type { AgentSettings } from '../formats/run-options.js';
 import { CliAgent, type CliAgentOptions } from './cli-agent.js';
 import type { Descriptor } from '../formats/descriptor.js';
 import { builtinBackendNames, loadDescriptor } from './descriptor.js';
+import { checkIsolation } from './config.js';
+import { optionArgs } from './isolation.js';
 import { MissingValue } from './template.js';
 import type { Agent } from './types.js';
 
@@ -15,6 +17,8 @@ export interface CreateAgentOptions {
   /** The run's scratch folder; every conversation gets a fresh empty directory in it. */
   scratchDir: string;
   systemPrompt: string;
+  /** Named in a refusal of llm_config.json's additions to a detected backend. */
+  llmConfigPath?: string;
   /** Added to every CLI call's environment (tests: isolated HOME, the stub's address). */
   env?: Readonly<Record<string, string>>;
   /** Where detection looks; defaults to the PATH of `env`, else $PATH. */
@@ -46,6 +50,7 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
     }
     descriptor = found[0]!.descriptor;
     notice = `using ${descriptor.name} (${found[0]!.path}), the only agent CLI found on PATH`;
+    checkIsolation(descriptor, settings, o.llmConfigPath ?? 'llm_config.json');
   }
 
   const agent = new CliAgent({
@@ -56,6 +61,8 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
     scratchDir: resolve(o.scratchDir),
     systemPrompt: o.systemPrompt,
     env: o.env,
+    extraArgs: [...optionArgs(descriptor, settings.backendOptions ?? {}), ...(settings.extraArgs ?? [])],
+    configuredEnv: settings.env,
     onRun: o.onRun,
   });
   try {

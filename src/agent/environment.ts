@@ -12,12 +12,15 @@ export function agentEnvironment(o: {
   cwd: string;
   values: Values;
   base?: NodeJS.ProcessEnv;
+  /** llm_config.json's `env`; isolation.ts has refused any variable the descriptor sets. */
+  configured?: Readonly<Record<string, string>>;
   extra?: Readonly<Record<string, string>>;
 }): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(o.base ?? process.env)) {
     if (value !== undefined && !PROJECT_VARIABLES.test(key)) env[key] = value;
   }
+  Object.assign(env, o.configured);
   env.PWD = o.cwd;
   for (const [key, value] of Object.entries(o.descriptor.env)) {
     env[key] = typeof value === 'string' ? fill(value, o.values) : JSON.stringify(fillJson(value.json, o.values));

@@ -86,6 +86,24 @@ export const DescriptorSchema = z
     exitCodes: z.record(z.string().regex(/^\d+$/), z.enum([...FATAL_REASONS, ...NO_ANSWER_REASONS])).default({}),
     /** Set for every call (no auto-update, telemetry or non-essential traffic). */
     env: z.record(z.string(), EnvValue).default({}),
+    /**
+     * Arguments each llm_config.json backend option adds, {value} being its value, e.g.
+     * {"effort": ["--effort", "{value}"]}. An option not listed here is ignored, as DiscoPoP does.
+     */
+    options: z.record(z.string(), z.array(z.string()).min(1)).default({}),
+    /**
+     * What would undo the isolation `command` and `env` set up (tools, permissions, the project,
+     * another conversation): backend options refused when set, flags refused in extra_args (also as
+     * `--flag=value`), variables refused in env. The descriptor's own `env` keys are refused too.
+     */
+    isolation: z
+      .object({
+        options: z.array(z.string()).default([]),
+        args: z.array(z.string()).default([]),
+        env: z.array(z.string()).default([]),
+      })
+      .strict()
+      .default({ options: [], args: [], env: [] }),
     defaults: z
       .object({ model: z.string().optional(), agent_timeout: z.number().positive().optional() })
       .strict()

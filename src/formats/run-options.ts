@@ -26,6 +26,12 @@ export interface AgentSettings {
   maxAttempts: number;
   agentErrorRetries: number;
   maxCostUsd?: number;
+  /** llm_config.json's options only one agent understands (claude's effort, opencode's model_variant…), set ones only. */
+  backendOptions?: Record<string, string | boolean>;
+  /** Arguments added to every call: the backend section's, then the connection's. */
+  extraArgs?: string[];
+  /** The agent CLI's environment only: results.json records the names, never the values. */
+  env?: Record<string, string>;
 }
 
 export interface RunOptions {
@@ -75,7 +81,7 @@ export interface RunOptions {
 }
 
 /** The settings a command-line flag sets; every other field of RunOptions is derived. */
-export type FlagKey = Exclude<keyof RunOptions, 'agent'> | Exclude<keyof AgentSettings, 'executable'>;
+export type FlagKey = Exclude<keyof RunOptions, 'agent'> | Exclude<keyof AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>;
 
 /**
  * Agent settings when neither a flag nor the LLM configuration nor the backend descriptor sets

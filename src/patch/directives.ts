@@ -4,7 +4,9 @@
 import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
 import { align, splitLines, type AlignedLine } from './alignment.js';
-import { isOmpPragma, joinContinuations, parseDirective, renderClause, type Clause, type Directive } from './openmp.js';
+import { clauseChanges, switchedOffByClause } from './clause-changes.js';
+import { isOmpPragma, joinContinuations, parseDirective, type Directive } from './openmp.js';
+import { continuationEnd, endsInComment, loopAfter, statementAfter, switchedOff } from './source-lines.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
 export function directivesAddedByPatch(patch: FilePatch): Directive[] {
@@ -45,12 +47,6 @@ export function loopTargetsOfPatch(patch: FilePatch, original: string): number[]
     }
   }
   return targets;
-}
-
-function continuationEnd(lines: readonly string[], start: number): number {
-  let end = start;
-  while (end < lines.length - 1 && /\\\s*$/.test(lines[end]!)) end++;
-  return end;
 }
 
 /** The directives `content` adds to `original`, wherever they stand. */
@@ -175,148 +171,6 @@ function isLoopConstruct(construct: string): boolean {
   return words[0] !== 'declare' && words.some((word) => LOOP_WORDS.has(word));
 }
 
-/** First statement line at or after `from`: blank lines, comments and stacked directives are skipped. */
-function statementAfter(lines: readonly string[], from: number, inComment = false): number | null {
-  for (const index of codeLines(lines, from, inComment)) return index;
-  return null;
-}
-
-const FOR_LOOP = /^for\s*\(/;
-
-/**
- * The loop a loop construct governs: the first `for` loop at or after `from` in the same block
- * (design.md, Directive identity). A declaration DiscoPoP's line numbers put the directive above,
- * a wrapping `if`, a label or a brace is skipped. When the block ends first (the line number fell
- * on its closing brace), the search goes on after that brace in the enclosing block; that
- * block's end finishes it.
- */
-function loopAfter(lines: readonly string[], from: number, inComment = false): number | null {
-  let depth = 0;
-  let leftBlock = false;
-  for (const index of codeLines(lines, from, inComment)) {
-    const line = lines[index]!.trim();
-    if (FOR_LOOP.test(line)) return index;
-    for (const char of withoutLiterals(line)) {
-      if (char === '{') depth++;
-      else if (char === '}' && --depth < 0) {
-        if (leftBlock) return null;
-        leftBlock = true;
-        depth = 0;
-      }
-    }
-  }
-  return null;
-}
-
-/** Why a line is not compiled: `comment`, or the skipped group, e.g. `` `#elif 0` ``; null if it may be. */
-type SwitchedOff = string | null;
-
-/**
- * One `#if` level: why its current group is never compiled (null: it is or may be), and the
- * condition of an earlier group that surely was compiled (`false`: none was, `null`: unknown).
- */
-interface Conditional {
-  off: string | null;
-  taken: string | false | null;
-  outerOff: boolean;
-}
-
-/**
- * Why each line is not compiled: it begins inside a block comment, or lies in a group the
- * preprocessor surely skips (`#if 0`, `#elif 0`, any group after one `#if 1` took, nested groups
- * inside them); null when it is or may be compiled. Only literal 0 and 1 count: a macro's value is
- * not known here, so its groups count as compiled. A `#pragma omp` in a skipped line is text, not a
- * directive in effect.
- */
-function switchedOff(lines: readonly string[]): SwitchedOff[] {
-  const off: SwitchedOff[] = [];
-  const stack: Conditional[] = [];
-  let inComment = false;
-  for (const line of lines) {
-    const top = stack.at(-1);
-    off.push(inComment ? 'comment' : top?.off ?? null);
-    const conditional = inComment ? null : /^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$/.exec(line);
-    if (conditional !== null) {
-      const [, keyword, rest] = conditional;
-      const text = `#${keyword}${keyword === 'if' || keyword === 'elif' ? ` ${conditionText(rest!)}` : ''}`;
-      if (keyword!.startsWith('if')) {
-        const outerOff = top !== undefined && top.off !== null;
-        const value = keyword === 'if' ? constantCondition(rest!) : null;
-        stack.push({ off: outerOff ? top.off : value === false ? `\`${text}\`` : null, taken: value === true ? text : value === false ? false : null, outerOff });
-      } else if (keyword === 'endif') {
-        stack.pop();
-      } else if (top !== undefined && !top.outerOff) {
-        const value = keyword === 'elif' ? constantCondition(rest!) : true;
-        if (typeof top.taken === 'string') {
-          top.off = `\`${text}\` after \`${top.taken}\``;
-        } else {
-          top.off = value === false ? `\`${text}\`` : null;
-          // Once a group surely compiles, every later one is skipped, whatever came before it.
-          if (value === true) top.taken = text;
-          else if (value === null) top.taken = null;
-        }
-      }
-    }
-    inComment = endsInComment(line, inComment);
-  }
-  return off;
-}
-
-/** An `#if`/`#elif` condition without its comments. */
-function conditionText(rest: string): string {
-  return withoutLiterals(rest).replace(/\/\*.*$/, '').trim();
-}
-
-/** The value of an `#if`/`#elif` condition that is a literal 0 or 1; null otherwise. */
-function constantCondition(rest: string): boolean | null {
-  const condition = conditionText(rest);
-  if (/^\(*\s*0+\s*\)*$/.test(condition)) return false;
-  if (/^\(*\s*1\s*\)*$/.test(condition)) return true;
-  return null;
-}
-
-function endsInComment(line: string, inComment: boolean): boolean {
-  const code = inComment ? line : line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
-  let open = inComment;
-  for (let index = 0; index < code.length - 1; index++) {
-    const pair = code.slice(index, index + 2);
-    if (open && pair === '*/') {
-      open = false;
-      index++;
-    } else if (!open && pair === '//') {
-      return false;
-    } else if (!open && pair === '/*') {
-      open = true;
-      index++;
-    }
-  }
-  return open;
-}
-
-/** String and character literals and line comments removed, so their braces do not count. */
-function withoutLiterals(line: string): string {
-  return line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""').replace(/\/\/.*$|\/\*.*?\*\//g, '');
-}
-
-/** Indexes of the lines at or after `from` that hold code: blank lines, comments and `#pragma omp` lines are passed over. */
-function* codeLines(lines: readonly string[], from: number, inComment = false): Generator<number> {
-  let inBlockComment = inComment;
-  for (let index = from; index < lines.length; index++) {
-    const line = lines[index]!.trim();
-    if (inBlockComment) {
-      if (line.includes('*/')) inBlockComment = false;
-      continue;
-    }
-    if (line === '' || line.startsWith('//') || isOmpPragma(line)) continue;
-    if (line.startsWith('/*')) {
-      if (!line.includes('*/')) inBlockComment = true;
-      else if (!line.endsWith('*/')) yield index;
-      continue;
-    }
-    yield index;
-  }
-}
-
 export type DirectivesVerdict =
   | { ok: true; changes: ClauseChange[]; nonDirectiveLinesChanged: boolean }
   | { ok: false; reason: string };
@@ -391,30 +245,6 @@ function leftRegion(wanted: PlacedDirective, candidate: PlacedDirective): string
   return `${directiveName(wanted)} was moved out of ${opener}, which the patch opens before ${start}; it must stay inside that block, or it no longer runs in that region: move the block's closing brace below the statement instead of moving the directive`;
 }
 
-/** An `if` whose condition is a literal false (`0`, `0L`, `0.0`, `false`, `!1`, in parentheses or not), with or without a `name:` modifier. */
-const FALSE_CONDITION = /^(?:[A-Za-z_][\w ]*:)?\s*(?:\(\s*)*(?:0+[uUlL]*|0[xX]0+[uUlL]*|(?:0+\.0*|\.0+)[fFlL]?|false|!\s*(?:1|true))(?:\s*\))*\s*$/;
-/** A thread count of literal one, with or without an OpenMP 6 `strict:` modifier. */
-const ONE_THREAD = /^(?:[A-Za-z_]\w*\s*:)?\s*(?:\(\s*)*1[uUlL]*(?:\s*\))*\s*$/;
-
-function offClause(clause: Clause): boolean {
-  if (clause.args === null) return false;
-  return (clause.name === 'if' && FALSE_CONDITION.test(clause.args)) || (clause.name === 'num_threads' && ONE_THREAD.test(clause.args));
-}
-
-/**
- * Why the candidate's directive no longer runs in parallel: a clause that surely switches it off
- * (`if` with a literal false condition, `num_threads(1)`) which the generated directive did not
- * carry. A condition that depends on the program (`if(n > 1000)`) is tuning and stays allowed.
- * Null when none.
- */
-export function switchedOffByClause(candidate: Directive, generated: Directive): string | null {
-  const clause = candidate.clauses.find((entry) => offClause(entry) && !generated.clauses.some((other) => other.name === entry.name && offClause(other)));
-  if (clause === undefined) return null;
-  const region = /\bparallel\b/.test(candidate.construct) ? 'the parallel region' : `the \`${candidate.construct}\` construct`;
-  const effect = clause.name === 'num_threads' ? 'runs it on one thread' : 'makes it run as if the directive were not there';
-  return `switches ${region} off: \`${renderClause(clause)}\` ${effect}; remove that clause (other clauses may change, but the directive must stay in effect)`;
-}
-
 function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[], candidate: readonly AlignedLine[]): string {
   const where = targetName(wanted);
   const name = directiveName(wanted);
@@ -438,72 +268,4 @@ function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[]
   }
   if (offPragma >= 0) return `${name} is switched off by ${off[offPragma]}; it must stay in effect (only its clauses may change)`;
   return `${name} was dropped; it must stay (only its clauses may change)`;
-}
-
-interface ClauseKey {
-  key: string;
-  clause: Clause;
-}
-
-function keyed(directive: Directive): ClauseKey[] {
-  return directive.clauses.map((clause) => ({ key: clause.modifier === undefined ? clause.name : `${clause.name}(${clause.modifier}:)`, clause }));
-}
-
-/**
- * How the candidate's clauses differ from the generated ones, said once per fact: a clause spelled
- * differently with the same list is renamed; a removed or added clause is named with its list;
- * a variable is moved when it shows up in a clause that did not hold it before, and only
- * otherwise removed or added.
- */
-function clauseChanges(generated: PlacedDirective, candidate: PlacedDirective, file: string): ClauseChange[] {
-  const changes: ClauseChange[] = [];
-  const directive = generated.text;
-  const before = keyed(generated.directive);
-  const after = keyed(candidate.directive);
-  const sameClause = (a: ClauseKey, b: ClauseKey) => a.key === b.key && (a.clause.vars !== undefined || a.clause.args === b.clause.args);
-  let removed = before.filter((entry) => !after.some((other) => sameClause(entry, other)));
-  let added = after.filter((entry) => !before.some((other) => sameClause(entry, other)));
-  const renamedTo = new Map<string, string>();
-
-  for (const gone of [...removed]) {
-    const renamed = added.find((entry) => entry.clause.modifier === gone.clause.modifier && entry.clause.args === gone.clause.args);
-    if (!renamed) continue;
-    changes.push({ file, directive, kind: 'clause-renamed', from: renderArgs(gone.clause), to: renderArgs(renamed.clause) });
-    renamedTo.set(gone.key, renamed.key);
-    removed = removed.filter((entry) => entry !== gone);
-    added = added.filter((entry) => entry !== renamed);
-  }
-  for (const { key, clause } of removed) changes.push({ file, directive, kind: 'clause-removed', clause: key, from: renderArgs(clause) });
-  for (const { key, clause } of added) changes.push({ file, directive, kind: 'clause-added', clause: key, to: renderArgs(clause) });
-
-  const holders = (list: ClauseKey[], variable: string) => new Set(list.filter((entry) => entry.clause.vars?.includes(variable)).map((entry) => entry.key));
-  const variables = new Set([...before, ...after].flatMap((entry) => entry.clause.vars ?? []));
-  for (const variable of variables) {
-    const was = holders(before, variable);
-    const is = holders(after, variable);
-    const left = [...was].filter((key) => !is.has(key) && !is.has(renamedTo.get(key) ?? ''));
-    const joined = [...is].filter((key) => !was.has(key) && ![...renamedTo].some(([from, to]) => to === key && was.has(from)));
-    const wholeClauseGone = (key: string) => removed.some((entry) => entry.key === key);
-    const wholeClauseNew = (key: string) => added.some((entry) => entry.key === key);
-    for (const [index, from] of left.entries()) {
-      const to = joined[index];
-      if (to !== undefined) changes.push({ file, directive, kind: 'variable-moved', variable, from, to });
-      else if (!wholeClauseGone(from)) changes.push({ file, directive, kind: 'variable-removed', clause: from, variable });
-    }
-    for (const to of joined.slice(left.length)) {
-      if (!wholeClauseNew(to)) changes.push({ file, directive, kind: 'variable-added', clause: to, variable });
-    }
-  }
-  if (generated.below !== candidate.below) {
-    changes.push({ file, directive, kind: 'directive-moved', from: lineName(generated.below), to: lineName(candidate.below) });
-  }
-  return changes;
-}
-
-function renderArgs(clause: Clause): string {
-  return clause.args === null ? clause.name : `${clause.name}(${clause.args})`;
-}
-
-function lineName(original: number | null): string {
-  return original === null ? 'above a new line' : `above line ${original + 1}`;
 }

@@ -124,7 +124,7 @@ function identityOf(agent: Agent | null, builtin: boolean): AgentIdentity {
  */
 export async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
-  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, required: !options.builtin });
+  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, llmConfigPath: options.llmConfigPath, required: !options.builtin });
   // options.md: the run names the agent it picked before its first call, at the default log level.
   emit({ type: 'agent-picked', message: notice, ...identityOf(agent, options.builtin) });
   if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired' });

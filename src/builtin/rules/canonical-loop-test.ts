@@ -5,7 +5,7 @@
 // loops (a multiplying step, a test on data, a floating-point variable) are handed on.
 import { declarationsOf } from '../declarations.js';
 import type { SyntaxNode } from '../syntax.js';
-import { identifiersOf, writtenIn } from './local-copy.js';
+import { identifiersOf, writtenIn } from './source-facts.js';
 import { addEdits, lineAt, type Rule, type RuleInput, unchanged } from './rule.js';
 
 const PREDICATE_ERROR = /^invalid controlling predicate|^condition of OpenMP for loop must be a relational comparison/;

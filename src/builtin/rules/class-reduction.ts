@@ -4,7 +4,7 @@
 // copy value-initialized (`T()`), which is the identity of `+`, `-`, `|` and `^`; the generated
 // directive stays as it is. C structs have no operators, so they are handed on.
 import type { SyntaxNode } from '../syntax.js';
-import { findRecord } from './local-copy.js';
+import { findRecord } from './source-facts.js';
 import { addEdits, reductionEntryAt, type Rule, unchanged } from './rule.js';
 
 const NOT_FOUND = /^user defined reduction not found for '([^']+)'/;

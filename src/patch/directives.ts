@@ -6,7 +6,7 @@ import type { FilePatch } from './model.js';
 import { align, splitLines, type AlignedLine } from './alignment.js';
 import { clauseChanges, switchedOffByClause } from './clause-changes.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Directive } from './openmp.js';
-import { continuationEnd, endsInComment, loopAfter, statementAfter, switchedOff } from './source-lines.js';
+import { continuationEnd, endsInComment, loopAfter, statementAfter, switchedOff, withoutLiterals, type SwitchedOff } from './source-lines.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
 export function directivesAddedByPatch(patch: FilePatch): Directive[] {

@@ -41,11 +41,11 @@ export async function readDotDiscopop(dotDir: string, configName: string, projec
   if (mapping.files === null || config === undefined) throw new Error('unusable input without a problem reported');
   const files = mapping.files;
 
-  const suggestions: Suggestion[] = folders.map((folder) => {
+  const suggestions: Suggestion[] = folders.map(({ ignoredLines: _lines, ...folder }) => {
     const pattern: PatternInfo | null = patterns.get(folder.id) ?? null;
     return { ...folder, pattern, hotspot: classifyHotspot(pattern, loops) };
   });
-  const notices: string[] = [];
+  const notices: string[] = folders.flatMap((folder) => folder.ignoredLines);
   // Without patterns.json no suggestion has a line range, so the hotspot data places none of them.
   if (loops.length > 0 && (await pathKind(join(dot, 'explorer', 'patterns.json'))) === 'missing') {
     notices.push(

@@ -1,6 +1,7 @@
 // patch_generator/<suggestion id>/<file id>.patch (formats.md §1.5). Empty folders (types without
-// code generation) and zero-byte patches (a start line the generator could not find) are legal:
-// such a suggestion has nothing to build.
+// code generation) and empty or whitespace-only patches (a start line the generator could not find)
+// are legal: such a suggestion has nothing to build. A .patch file whose name is not a file id
+// FileMapping.txt lists is left out of the set, as DiscoPoP's tools do, instead of refusing the run.
 import { constants } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { decodeBytes } from '../bytes.js';
@@ -14,6 +15,10 @@ export interface PatchSetFolder {
   dir: string;
   /** Non-empty patches, ordered by numeric file id. */
   files: PatchFile[];
+  /** .patch files left out of the set, by name. */
+  ignoredFiles: string[];
+  /** One line per ignored file: the file and why. */
+  ignoredLines: string[];
 }
 
 /** With `files` null (an unusable FileMapping.txt) the patches are listed but not checked against it. */
@@ -55,21 +60,22 @@ async function readPatchSet(o: {
     entries = await readdir(o.dir, { withFileTypes: true });
   } catch (error) {
     o.problems.addFileError(o.dir, 'list', error);
-    return { id: o.id, dir: o.dir, files: [] };
+    return { id: o.id, dir: o.dir, files: [], ignoredFiles: [], ignoredLines: [] };
   }
   const names = entries.filter((e) => e.isFile() && e.name.endsWith('.patch')).map((e) => e.name);
   const files: PatchFile[] = [];
+  const ignored: { name: string; line: string }[] = [];
   for (const name of names) {
     const patchPath = join(o.dir, name);
     const fileId = /^(\d+)\.patch$/.exec(name)?.[1];
     if (fileId === undefined) {
-      o.problems.add(patchPath, 'file name', 'expected "<file id>.patch" with a numeric FileMapping id');
+      ignored.push({ name, line: `${patchPath}: file name: not "<file id>.patch"; left out of suggestion ${o.id}'s patch set` });
       continue;
     }
     if (o.files === null) continue;
     const source = o.files.get(fileId);
     if (source === undefined) {
-      o.problems.add(patchPath, `file id ${fileId}`, 'expected an id listed in FileMapping.txt');
+      ignored.push({ name, line: `${patchPath}: file id ${fileId}: not listed in FileMapping.txt; left out of suggestion ${o.id}'s patch set` });
       continue;
     }
     let bytes: Buffer;
@@ -79,7 +85,8 @@ async function readPatchSet(o: {
       o.problems.addFileError(patchPath, 'read', error);
       continue;
     }
-    if (bytes.length === 0) continue;
+    // DiscoPoP drops a patch that is only whitespace as it drops an empty one.
+    if (bytes.toString('latin1').trim() === '') continue;
     if ((await pathKind(source.path)) !== 'file') {
       o.problems.add(patchPath, `file id ${fileId}`, `expected the patched source ${source.path} to exist`);
       continue;
@@ -95,5 +102,6 @@ async function readPatchSet(o: {
     files.push({ fileId, patchPath, text, source });
   }
   files.sort((a, b) => compareIds(a.fileId, b.fileId));
-  return { id: o.id, dir: o.dir, files };
+  ignored.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { id: o.id, dir: o.dir, files, ignoredFiles: ignored.map((i) => i.name), ignoredLines: ignored.map((i) => i.line) };
 }

@@ -52,7 +52,10 @@ export const HotspotsFileSchema = z.record(z.string(), z.array(HotspotRegionSche
 
 // patch_applicator/applied_suggestions.json (§1.6).
 export const AppliedSuggestionsSchema = z.looseObject({
-  applied: z.array(z.string({ error: 'expected a suggestion id as a string, e.g. "3"' })),
+  // DiscoPoP's own tests write integer ids ({"applied": [3]}); both spellings name the same suggestion.
+  applied: z.array(
+    z.union([z.string(), z.number().int().nonnegative().transform(String)], { error: 'expected a suggestion id, e.g. "3" or 3' }),
+  ),
 });
 
 // project/configs/<name>/par_settings.json and seq_settings.json (§1.8).

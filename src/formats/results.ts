@@ -99,6 +99,10 @@ export const SuggestionRecordSchema = z.object({
     .default([])
     .describe(`the first ${RECORDED_DIAGNOSTICS} of those diagnostics, in the compiler's order; first_error is the first of them in one line`),
   run_check: RunCheckSchema.nullable().default(null).describe('null without --check-run'),
+  ignored_files: z
+    .array(z.string())
+    .default([])
+    .describe('.patch files of patch_generator/<id>/ left out of the patch set: a name that is not "<file id>.patch", or a file id FileMapping.txt does not list (as DiscoPoP skips them); they stay in the folder, the backup and the digest'),
 });
 export type SuggestionRecord = z.infer<typeof SuggestionRecordSchema>;
 

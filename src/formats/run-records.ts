@@ -53,6 +53,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     diagnostic_count: 0,
     diagnostics: [],
     run_check: null,
+    ignored_files: suggestion.ignoredFiles ?? [],
   };
 }
 

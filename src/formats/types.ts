@@ -59,6 +59,8 @@ export interface Suggestion {
   dir: string;
   /** Non-empty patch files, ordered by numeric file id. Empty list = nothing to build ("no patch"). */
   files: PatchFile[];
+  /** Names of the folder's .patch files that belong to no mapped file id, left out of the set; absent when none. */
+  ignoredFiles?: string[];
   pattern: PatternInfo | null;
   hotspot: Hotness | null;
 }

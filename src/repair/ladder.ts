@@ -1,6 +1,9 @@
 // The prompt ladder: one template per rung, a follow-up turn and the system prompt, read from
-// prompts/ or from --prompt-dir. Templates use plain {{placeholder}} substitution; every problem
-// with a template directory is found here, before the first build, as one UsageError line.
+// prompts/ or from --prompt-dir. patch-repair's own templates use {{placeholder}} substitution and
+// every problem with them is found here, before the first build, as one UsageError line.
+// --prompt-dir also takes DiscoPoP's template set as it is (minimal.md → context.md → guided.md,
+// retry.md; single-brace placeholders, filled as DiscoPoP's prompts.py fills them): a file of the
+// set that is missing is the built-in rung of the same place, and its ladder cycles as DiscoPoP's.
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,13 +21,19 @@ export const RUNG_PLACEHOLDERS = [
   'discopop_findings',
 ] as const;
 export const FOLLOW_UP_PLACEHOLDERS = ['check', 'reason', 'suggestion_id', 'files'] as const;
+/** DiscoPoP's placeholders (its prompts.py); `failure` and `output_contract` are all its retry turn gets. */
+export const DISCOPOP_RUNG_PLACEHOLDERS = ['identity', 'patch_blocks', 'original_source', 'patched_source', 'pattern_metadata', 'diagnostics', 'output_contract'] as const;
+export const DISCOPOP_FOLLOW_UP_PLACEHOLDERS = ['failure', 'output_contract'] as const;
+/** DiscoPoP's file names, in ladder order, and its follow-up. */
+const DISCOPOP_RUNGS = ['minimal.md', 'context.md', 'guided.md'] as const;
+const DISCOPOP_FOLLOW_UP = 'retry.md';
 
 /** Without these a prompt cannot be answered: the patches to correct and why they fail. */
 const RUNG_REQUIRED = ['generated_patches', 'diagnostics'] as const;
 const FOLLOW_UP_REQUIRED = ['reason'] as const;
 
-export type RungValues = Record<(typeof RUNG_PLACEHOLDERS)[number], string>;
-export type FollowUpValues = Record<(typeof FOLLOW_UP_PLACEHOLDERS)[number], string>;
+export type RungValues = Record<(typeof RUNG_PLACEHOLDERS)[number] | (typeof DISCOPOP_RUNG_PLACEHOLDERS)[number], string>;
+export type FollowUpValues = Record<(typeof FOLLOW_UP_PLACEHOLDERS)[number] | (typeof DISCOPOP_FOLLOW_UP_PLACEHOLDERS)[number], string>;
 
 export interface Template {
   /** File name, e.g. `rung-2.md`, used in transcripts and messages. */
@@ -32,6 +41,8 @@ export interface Template {
   file: string;
   text: string;
   placeholders: Set<string>;
+  /** `{{name}}` (patch-repair's own) or `{name}` (DiscoPoP's). */
+  braces: 'double' | 'single';
 }
 
 export interface PromptLadder {
@@ -40,11 +51,16 @@ export interface PromptLadder {
   /** rung-1.md, rung-2.md, … in order; a suggestion's conversations past the last reuse it. */
   rungs: Template[];
   followUp: Template;
+  /** Past the last rung, start again at the first (DiscoPoP's ladder) instead of repeating the last. */
+  cycle: boolean;
+  /** One line per template whose unknown `{word}`s are left as written, for the run's output. */
+  warnings: string[];
 }
 
 export const BUILTIN_PROMPT_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const SINGLE_PLACEHOLDER = /\{([A-Za-z_]\w*)\}/g;
 const RUNG_FILE = /^rung-(\d+)\.md$/;
 
 /** Loads and checks a template directory (the built-in prompts/ when `dir` is undefined). */
@@ -61,6 +77,8 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
+  const discopop = [...DISCOPOP_RUNGS, DISCOPOP_FOLLOW_UP].filter((name) => names.includes(name));
+  if (rungNumbers.length === 0 && discopop.length > 0) return loadDiscopopSet(root, names);
   if (rungNumbers.length === 0) throw new UsageError(`${path.join(root, 'rung-1.md')}: missing prompt template`);
   rungNumbers.forEach((n, index) => {
     if (n !== index + 1) throw new UsageError(`${path.join(root, `rung-${index + 1}.md`)}: missing prompt template (rungs must be numbered 1, 2, 3, … without gaps)`);
@@ -70,7 +88,52 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
   );
   const followUp = await readTemplate(root, 'follow-up.md', FOLLOW_UP_PLACEHOLDERS, FOLLOW_UP_REQUIRED);
   const system = await readTemplate(root, 'system.md', [], []);
-  return { dir: root, system: system.text.trim(), rungs, followUp };
+  return { dir: root, system: system.text.trim(), rungs, followUp, cycle: false, warnings: [] };
+}
+
+/**
+ * DiscoPoP's set, read as DiscoPoP reads it: no placeholder is required and an unknown `{word}`
+ * stays in the text (templates quote C code), named once per file. A missing file is the built-in
+ * template of the same place; the system prompt is always the built-in one.
+ */
+async function loadDiscopopSet(root: string, names: readonly string[]): Promise<PromptLadder> {
+  const builtin = await loadPromptLadder();
+  const warnings: string[] = [];
+  const read = async (name: string, known: readonly string[], fallback: Template): Promise<Template> => {
+    if (!names.includes(name)) return fallback;
+    const file = path.join(root, name);
+    const text = stripLeadingComment(await readText(file));
+    const placeholders = new Set<string>();
+    const unknown = new Set<string>();
+    for (const match of text.matchAll(SINGLE_PLACEHOLDER)) (known.includes(match[1]!) ? placeholders : unknown).add(match[1]!);
+    if (unknown.size > 0) warnings.push(`${file}: ${[...unknown].map((word) => `{${word}}`).join(', ')} left as written: not a placeholder of DiscoPoP's templates`);
+    return { name, file, text, placeholders, braces: 'single' };
+  };
+  const rungs = await Promise.all(
+    DISCOPOP_RUNGS.map((name, index) => read(name, DISCOPOP_RUNG_PLACEHOLDERS, builtin.rungs[Math.min(index, builtin.rungs.length - 1)]!)),
+  );
+  const followUp = await read(DISCOPOP_FOLLOW_UP, DISCOPOP_FOLLOW_UP_PLACEHOLDERS, builtin.followUp);
+  return { dir: root, system: builtin.system, rungs, followUp, cycle: true, warnings };
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${file}: ${code === 'ENOENT' ? 'missing prompt template' : `cannot read the template (${code ?? String(error)})`}`);
+  }
+}
+
+/**
+ * A template's leading HTML comment (DiscoPoP's templates carry their licence header in one) is
+ * for its readers, not for the model; a comment further down is part of what the author wrote.
+ */
+export function stripLeadingComment(text: string): string {
+  const start = text.search(/\S/);
+  if (start < 0 || !text.startsWith('<!--', start)) return text;
+  const end = text.indexOf('-->', start);
+  return end < 0 ? text : text.slice(end + 3).replace(/^\s*\n/, '');
 }
 
 async function readTemplate(
@@ -80,13 +143,7 @@ async function readTemplate(
   required: readonly string[],
 ): Promise<Template> {
   const file = path.join(root, name);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${file}: ${code === 'ENOENT' ? 'missing prompt template' : `cannot read the template (${code ?? String(error)})`}`);
-  }
+  const text = stripLeadingComment(await readText(file));
   const placeholders = new Set<string>();
   for (const match of text.matchAll(PLACEHOLDER)) {
     const placeholder = match[1] ?? '';
@@ -106,15 +163,20 @@ async function readTemplate(
   if (missing.length > 0) {
     throw new UsageError(`${file}: missing required placeholder ${missing.map((p) => `{{${p}}}`).join(', ')}`);
   }
-  return { name, file, text, placeholders };
+  return { name, file, text, placeholders, braces: 'double' };
 }
 
-/** Substitutes every placeholder in one pass, so a value that itself contains `{{x}}` stays as it is. */
+/**
+ * Substitutes every placeholder in one pass, so a value that itself contains a placeholder stays
+ * as it is; a name without a value stays as written.
+ */
 export function renderTemplate(template: Template, values: Readonly<Record<string, string>>): string {
-  return template.text.replace(PLACEHOLDER, (whole, name: string) => values[name] ?? whole);
+  const pattern = template.braces === 'double' ? PLACEHOLDER : SINGLE_PLACEHOLDER;
+  return template.text.replace(pattern, (whole, name: string) => (template.placeholders.has(name) ? values[name] ?? whole : whole));
 }
 
-/** The template of the n-th conversation (1-based); past the last rung the last one repeats. */
+/** The template of the n-th conversation (1-based); past the last rung the last one repeats, or a cycling ladder starts over. */
 export function rungFor(ladder: PromptLadder, conversation: number): Template {
-  return ladder.rungs[Math.min(conversation, ladder.rungs.length) - 1]!;
+  const count = ladder.rungs.length;
+  return ladder.rungs[ladder.cycle ? (conversation - 1) % count : Math.min(conversation, count) - 1]!;
 }

@@ -1,5 +1,5 @@
 // Builds the text of each call from a ladder template and the failing suggestion. Limits:
-// diagnostics are cut to --max-error-chars; a prompt longer than --max-prompt-chars loses source
+// diagnostics are cut to --max-error-chars, at a line end; a prompt longer than --max-prompt-chars loses source
 // context first (fewer lines, then none), then findings, then more diagnostics. The patches are
 // never cut: a model cannot correct a patch it has not seen whole.
 import type { RunOptions } from '../formats/run-options.js';
@@ -7,6 +7,7 @@ import type { Diagnostic, PatternInfo } from '../formats/types.js';
 import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './ladder.js';
 import type { RepairTask } from '../formats/task.js';
 import { isOmpPragma } from '../patch/index.js';
+import { identityText, outputContractText, patchBlocksText, patternMetadataText, sourceWindowsText } from './discopop-prompt.js';
 
 type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
 
@@ -40,6 +41,7 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
   const { task, limits } = o;
   const finding = o.builtinFinding ? builtinFindingText(o.builtinFinding, limits.maxErrorChars) : '';
   const diagnostics = cutText(diagnosticsText(task), limits.maxErrorChars);
+  const left = '(left out: the prompt size limit)';
   const base: RungValues = {
     suggestion_id: task.suggestion.id,
     pattern_type: task.suggestion.pattern?.type ?? 'no DiscoPoP pattern entry',
@@ -49,20 +51,33 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
     source_context: '',
     context_lines: String(limits.contextLines),
     discopop_findings: findingsText(task.suggestion.pattern),
+    identity: identityText(task),
+    patch_blocks: patchBlocksText(task),
+    original_source: '',
+    patched_source: '',
+    pattern_metadata: patternMetadataText(task.suggestion.pattern),
+    output_contract: outputContractText(task),
   };
   const render = (values: RungValues) => renderTemplate(template, values) + finding;
-  const uses = (name: string) => template.placeholders.has(name);
+  const showsSource = ['source_context', 'original_source', 'patched_source'].some((name) => template.placeholders.has(name));
+  const withSource = (lines: number): RungValues => ({
+    ...base,
+    context_lines: String(lines),
+    source_context: sourceContextText(task, lines),
+    original_source: sourceWindowsText(task, 'original', lines),
+    patched_source: sourceWindowsText(task, 'patched', lines),
+  });
 
   // Shrink the context window step by step until the prompt fits or no context is left.
   for (let lines = limits.contextLines; ; lines = Math.floor(lines / 2)) {
-    const text = render({ ...base, context_lines: String(lines), source_context: sourceContextText(task, lines) });
+    const text = render(withSource(lines));
     if (text.length <= limits.maxPromptChars) return { text, template: template.name };
-    if (lines === 0 || !uses('source_context')) break;
+    if (lines === 0 || !showsSource) break;
   }
-  const withoutContext: RungValues = { ...base, context_lines: '0', source_context: '(left out: the prompt size limit)' };
+  const withoutContext: RungValues = { ...base, context_lines: '0', source_context: left, original_source: left, patched_source: left };
   let text = render(withoutContext);
   if (text.length <= limits.maxPromptChars) return { text, template: template.name };
-  const withoutFindings: RungValues = { ...withoutContext, discopop_findings: '(left out: the prompt size limit)' };
+  const withoutFindings: RungValues = { ...withoutContext, discopop_findings: left, pattern_metadata: left };
   text = render(withoutFindings);
   const over = text.length - limits.maxPromptChars;
   if (over > 0) {
@@ -73,11 +88,14 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
 }
 
 export function followUpPrompt(o: { ladder: PromptLadder; task: RepairTask; check: string; reason: string; limits: Limits }): BuiltPrompt {
+  const reason = cutText(o.reason, o.limits.maxErrorChars);
   const text = renderTemplate(o.ladder.followUp, {
     check: o.check,
-    reason: cutText(o.reason, o.limits.maxErrorChars),
+    reason,
     suggestion_id: o.task.suggestion.id,
     files: o.task.suggestion.files.map((f) => f.source.relPath).join(', '),
+    failure: reason,
+    output_contract: outputContractText(o.task),
   });
   return { text, template: o.ladder.followUp.name };
 }
@@ -96,13 +114,18 @@ function builtinFindingText(finding: BuiltinRunFinding, maxChars: number): strin
   ].join('\n');
 }
 
-/** Keeps the head (the first errors are the ones that matter) and says how much was dropped. */
+/**
+ * Keeps the head (the first errors are the ones that matter) in whole lines, and says how much was
+ * dropped: half a diagnostic would read as another one.
+ */
 export function cutText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  const note = `\n[… ${text.length - maxChars} more characters cut]`;
-  // Without room for both, the note alone: a cut that says nothing reads as "no errors".
-  if (maxChars <= note.length) return `[… ${text.length} characters cut]`;
-  return text.slice(0, maxChars - note.length) + note;
+  const note = (cut: number, more: string) => `[… ${cut} ${more}characters cut]`;
+  const room = maxChars - note(text.length, 'more ').length - 1;
+  const end = room > 0 ? text.lastIndexOf('\n', room) : -1;
+  // Without room for a whole line and the note, the note alone: a cut that says nothing reads as "no errors".
+  if (end <= 0) return note(text.length, '');
+  return `${text.slice(0, end)}\n${note(text.length - end - 1, 'more ')}`;
 }
 
 function generatedPatchesText(task: RepairTask): string {

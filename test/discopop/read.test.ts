@@ -89,11 +89,22 @@ describe('readDotDiscopop', () => {
     ]);
   });
 
-  it('names a patch whose file id is not in FileMapping.txt', async () => {
-    const { dot } = minimalProject({ '.discopop/patch_generator/3/4.patch': '--- a\n+++ b\n' });
-    expect(await usageLines(readDotDiscopop(dot, 'tiny'))).toEqual([
-      `${dot}/patch_generator/3/4.patch: file id 4: expected an id listed in FileMapping.txt`,
+  it('leaves out a .patch file FileMapping.txt does not know or that is not named after a file id, one notice each, as DiscoPoP does', async () => {
+    const { dot } = minimalProject({ '.discopop/patch_generator/3/99.patch': '--- a\n+++ b\n', '.discopop/patch_generator/3/x.patch': 'stray\n' });
+    const dp = await readDotDiscopop(dot, 'tiny');
+    const [suggestion] = dp.suggestions;
+    expect(suggestion?.files.map((f) => f.fileId)).toEqual(['1']);
+    expect(suggestion?.ignoredFiles).toEqual(['99.patch', 'x.patch']);
+    expect(dp.notices).toEqual([
+      `${dot}/patch_generator/3/99.patch: file id 99: not listed in FileMapping.txt; left out of suggestion 3's patch set`,
+      `${dot}/patch_generator/3/x.patch: file name: not "<file id>.patch"; left out of suggestion 3's patch set`,
     ]);
+  });
+
+  it('reads a whitespace-only patch as no patch, as DiscoPoP drops it', async () => {
+    const { dot } = minimalProject({ '.discopop/patch_generator/3/1.patch': ' \n\t\r\n' });
+    const [suggestion] = (await readDotDiscopop(dot, 'tiny')).suggestions;
+    expect(suggestion?.files).toEqual([]);
   });
 
   it.each<[string, Record<string, string>, string]>([
@@ -106,11 +117,6 @@ describe('readDotDiscopop', () => {
       'a relative path',
       { '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n2\tsrc/util.c\n' },
       'FileMapping.txt: line 2: expected an absolute path, got "src/util.c"',
-    ],
-    [
-      'a patch not named after a file id',
-      { '.discopop/patch_generator/3/main.patch': '--- a\n+++ b\n' },
-      'patch_generator/3/main.patch: file name: expected "<file id>.patch" with a numeric FileMapping id',
     ],
     [
       'a patched source that no longer exists',
@@ -142,7 +148,7 @@ describe('readDotDiscopop', () => {
         patterns: { do_all: [{ ...doAllEntry(3, '1:4', '1:9'), start_line: 4 }] },
       }),
       '.discopop/hotspot_detection/Hotspots.json': '{"code_regions": [',
-      '.discopop/patch_applicator/applied_suggestions.json': '{"applied": [3]}',
+      '.discopop/patch_applicator/applied_suggestions.json': '{"applied": [true]}',
       '.discopop/project/configs/tiny/compile.sh': null,
     });
     const lines = await usageLines(readDotDiscopop(dot, 'fast'));
@@ -152,7 +158,7 @@ describe('readDotDiscopop', () => {
         `${dot}/FileMapping.txt: line 2: expected "<file id><TAB><absolute path>"`,
         `${dot}/explorer/patterns.json: patterns.do_all[0].start_line: Invalid input: expected string, received number`,
         expect.stringMatching(/^.*\/hotspot_detection\/Hotspots\.json: whole file: expected JSON \(/),
-        `${dot}/patch_applicator/applied_suggestions.json: applied[0]: expected a suggestion id as a string, e.g. "3"`,
+        `${dot}/patch_applicator/applied_suggestions.json: applied[0]: expected a suggestion id, e.g. "3" or 3`,
         `${dot}/project/configs/fast: -c fast: expected an execution configuration folder (available: tiny)`,
       ]),
     );
@@ -321,6 +327,13 @@ describe('refuseIfApplied', () => {
     const { dot } = minimalProject({ '.discopop/patch_applicator/applied_suggestions.json': '{"applied": []}' });
     const dp = await readDotDiscopop(dot, 'tiny');
     expect(() => refuseIfApplied(dp)).not.toThrow();
+  });
+
+  it('reads integer ids as DiscoPoP writes them in its tests, and refuses the same way', async () => {
+    const { dot } = minimalProject({ '.discopop/patch_applicator/applied_suggestions.json': '{"applied": [3, "7"]}' });
+    const dp = await readDotDiscopop(dot, 'tiny');
+    expect(dp.applied).toEqual(['3', '7']);
+    expect(() => refuseIfApplied(dp)).toThrow(RefusedError);
   });
 
   it('names the applied ids and how to roll them back', async () => {

@@ -1,7 +1,7 @@
 // --resume through the built CLI on copies of the demo: what a stopped run settled is kept, its
 // discovery builds are reused while nothing they depend on changed, a suggestion cut short goes on
 // where it stood on the prompt ladder, and a changed project is never trusted.
-// (Kills at every repair-stage point followed by --resume: fault-injection.test.ts.)
+// (Kills at every repair-stage point followed by --resume: fault-injection-records.test.ts.)
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';

@@ -5,24 +5,30 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { BUILTIN_PROMPT_DIR, loadPromptLadder, renderTemplate, rungFor } from '../../src/repair/ladder.js';
 
+const DISCOPOP_SET = path.resolve('fixtures/discopop-prompts');
+
+async function copyOf(dir: string): Promise<string> {
+  const copy = await mkdtemp(path.join(os.tmpdir(), 'ladder-'));
+  dirs.push(copy);
+  await cp(dir, copy, { recursive: true });
+  return copy;
+}
+
 const dirs: string[] = [];
-async function copyOfBuiltin(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'ladder-'));
-  dirs.push(dir);
-  await cp(BUILTIN_PROMPT_DIR, dir, { recursive: true });
-  return dir;
+function copyOfBuiltin(): Promise<string> {
+  return copyOf(BUILTIN_PROMPT_DIR);
 }
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 describe('the built-in prompt ladder', () => {
-  it('has three rungs, each richer than the last, and every rung states the answer format', async () => {
+  it('has three rungs, each showing the original source, the last what DiscoPoP found, and every rung states the answer format', async () => {
     const ladder = await loadPromptLadder();
     expect(ladder.rungs.map((r) => r.name)).toEqual(['rung-1.md', 'rung-2.md', 'rung-3.md']);
-    expect([...ladder.rungs[0]!.placeholders]).not.toContain('source_context');
-    expect([...ladder.rungs[1]!.placeholders]).toContain('source_context');
-    expect([...ladder.rungs[2]!.placeholders]).toEqual(expect.arrayContaining(['source_context', 'discopop_findings']));
+    for (const rung of ladder.rungs) expect([...rung.placeholders]).toContain('source_context');
+    expect([...ladder.rungs[1]!.placeholders]).not.toContain('discopop_findings');
+    expect([...ladder.rungs[2]!.placeholders]).toContain('discopop_findings');
     for (const rung of [...ladder.rungs, ladder.followUp]) {
       const prose = rung.text.replace(/\s+/g, ' ');
       expect(prose).toMatch(/one unified diff .*per file you change/);
@@ -108,4 +114,52 @@ describe('--prompt-dir', () => {
   it('says when the directory itself is missing', async () => {
     await expect(loadPromptLadder('/nonexistent/prompts')).rejects.toThrow('/nonexistent/prompts: cannot read the prompt directory (ENOENT)');
   });
+});
+
+describe("--prompt-dir with DiscoPoP's template set", () => {
+  it('walks minimal → context → guided and cycles past the last, with retry.md as the follow-up and the built-in system prompt', async () => {
+    const ladder = await loadPromptLadder(DISCOPOP_SET);
+    const builtin = await loadPromptLadder();
+    expect([1, 2, 3, 4, 5, 7].map((n) => rungFor(ladder, n).name)).toEqual(['minimal.md', 'context.md', 'guided.md', 'minimal.md', 'context.md', 'minimal.md']);
+    expect(ladder.followUp.name).toBe('retry.md');
+    expect(ladder.system).toBe(builtin.system);
+    expect(ladder.warnings).toEqual([]);
+    expect([...rungFor(ladder, 3).placeholders].sort()).toEqual(['diagnostics', 'identity', 'original_source', 'output_contract', 'patch_blocks', 'patched_source', 'pattern_metadata']);
+  });
+
+  it('does not send the licence header, a leading HTML comment', async () => {
+    const ladder = await loadPromptLadder(DISCOPOP_SET);
+    for (const template of [...ladder.rungs, ladder.followUp]) {
+      expect(template.text).not.toContain('<!--');
+      expect(template.text).not.toContain('BSD');
+    }
+    expect(ladder.rungs[0]!.text.startsWith('You are fixing a compiler error')).toBe(true);
+  });
+
+  it('falls back to the built-in template of the same place for a file the set lacks', async () => {
+    const dir = await copyOf(DISCOPOP_SET);
+    await unlink(path.join(dir, 'guided.md'));
+    await unlink(path.join(dir, 'retry.md'));
+    const ladder = await loadPromptLadder(dir);
+    expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'context.md', 'rung-3.md']);
+    expect(ladder.followUp.name).toBe('follow-up.md');
+    expect(rungFor(ladder, 4).name).toBe('minimal.md');
+  });
+
+  it('leaves any other {word} as written, with one warning naming the file', async () => {
+    const dir = await copyOf(DISCOPOP_SET);
+    await writeFile(path.join(dir, 'minimal.md'), 'Fix it.\n\n{patch_blocks}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} {diagnostics}\n');
+    const ladder = await loadPromptLadder(dir);
+    expect(ladder.warnings).toEqual([`${path.join(dir, 'minimal.md')}: {language} left as written: not a placeholder of DiscoPoP's templates`]);
+    const text = renderTemplate(ladder.rungs[0]!, { patch_blocks: 'PATCHES {diagnostics}', diagnostics: 'ERRORS' });
+    expect(text).toBe('Fix it.\n\nPATCHES {diagnostics}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} ERRORS\n');
+  });
+});
+
+it("strips a leading HTML comment from patch-repair's own templates too, and only a leading one", async () => {
+  const dir = await copyOfBuiltin();
+  const followUp = path.join(dir, 'follow-up.md');
+  await writeFile(followUp, '<!-- Copyright 2026 the lab; BSD-3-Clause -->\n\nRejected at {{check}}: {{reason}}\n<!-- keep this -->\n');
+  const ladder = await loadPromptLadder(dir);
+  expect(ladder.followUp.text).toBe('Rejected at {{check}}: {{reason}}\n<!-- keep this -->\n');
 });

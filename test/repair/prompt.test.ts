@@ -1,5 +1,6 @@
 // What the model is shown: the rungs' content and the size limits. Pure: the task is built in
 // memory from the same sources as the build tests use.
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptLadder, type PromptLadder } from '../../src/repair/ladder.js';
 import { builtinRunFinding, cutText, followUpPrompt, rungPrompt } from '../../src/repair/prompt.js';
@@ -50,6 +51,11 @@ describe('the rungs', () => {
     expect(text).not.toMatch(/\{\{/);
   });
 
+  it('rung 1 already shows the original source the answer applies to, numbered like the file', () => {
+    const { text } = rungPrompt({ ladder, conversation: 1, task: task(), limits: { ...limits, contextLines: 2 } });
+    expect(text).toContain('### src/main.c, lines 6-15\n\n```\n 6      double sum = 0.0;');
+  });
+
   it('rung 2 adds the original source around the patched region, numbered like the file', () => {
     const { text } = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, contextLines: 2 } });
     // The hunk covers lines 8-13 of the original; two lines on each side.
@@ -82,9 +88,14 @@ describe('limits', () => {
   it('cuts the diagnostics to --max-error-chars, keeping the first errors', () => {
     const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: many }), limits: { ...limits, maxErrorChars: 300 } });
     const diagnostics = text.split('## Compiler diagnostics\n\n```\n')[1]!.split('\n```')[0]!;
-    expect(diagnostics.length).toBe(300);
+    expect(diagnostics.length).toBeLessThanOrEqual(300);
     expect(diagnostics.startsWith('src/main.c:1:49: error:')).toBe(true);
-    expect(diagnostics).toMatch(/\[… \d+ more characters cut\]$/);
+    // Cut at a line end: every line kept is a whole diagnostic or its whole note.
+    const lines = diagnostics.split('\n');
+    expect(lines.at(-1)).toMatch(/^\[… \d+ more characters cut\]$/);
+    const whole = many.flatMap((d) => [`src/main.c:${d.line}:49: error: ${ERROR.message}`, `  src/main.c:11:49: note: ${ERROR.notes[0]!.message}`]);
+    expect(lines.slice(0, -1)).toEqual(whole.slice(0, lines.length - 1));
+    expect(lines.length).toBeGreaterThan(1);
   });
 
   it('drops source context before anything else, and never cuts the patches', () => {
@@ -110,24 +121,78 @@ describe('limits', () => {
     expect(text).toContain(GENERATED);
   });
 
-  it('cuts a long rejection in a follow-up too', () => {
-    const reason = 'x'.repeat(5000);
+  it('cuts a long rejection in a follow-up too, at a line end', () => {
+    const reason = ['The project does not build with the corrected patch set. New compiler errors:', ...Array.from({ length: 100 }, (_, i) => `src/main.c:${i + 1}:5: error: 'c' undeclared (first use in this function)`)].join('\n');
     const { text, template } = followUpPrompt({ ladder, task: task(), check: 'builds', reason, limits: { ...limits, maxErrorChars: 1000 } });
     expect(template).toBe('follow-up.md');
     expect(text).toContain('rejected at the "builds" check');
-    expect(text).not.toContain('x'.repeat(1001));
-    expect(text).toContain('more characters cut]');
+    const kept = text.split('\n').filter((line) => line.startsWith('src/main.c:'));
+    expect(kept.length).toBeGreaterThan(5);
+    for (const line of kept) expect(line).toMatch(/^src\/main\.c:\d+:5: error: 'c' undeclared \(first use in this function\)$/);
+    expect(text).toMatch(/\n\[… \d+ more characters cut\]\n/);
   });
 
-  it('cutText leaves short text alone, and says so whenever it cuts, even with no room left', () => {
+  it('cutText leaves short text alone, cuts at a line end, and says so whenever it cuts, even with no room left', () => {
     expect(cutText('abc', 3)).toBe('abc');
     expect(cutText('abcdef', 3)).toBe('[… 6 characters cut]');
     expect(cutText('abcdef', 0)).toBe('[… 6 characters cut]');
+    const text = `${'a'.repeat(10)}\n${'b'.repeat(30)}\n${'c'.repeat(30)}`;
+    expect(cutText(text, 70)).toBe(`${'a'.repeat(10)}\n${'b'.repeat(30)}\n[… 30 more characters cut]`);
+    // A first line longer than the room is not cut in half: only the note remains.
+    expect(cutText(`${'x'.repeat(100)}\nshort`, 60)).toBe('[… 106 characters cut]');
   });
 
   it('never leaves the diagnostics block empty without the cut note when --max-prompt-chars squeezes it', () => {
     const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: many }), limits: { ...limits, maxPromptChars: 100 } });
     const diagnostics = text.split('## Compiler diagnostics\n\n```\n')[1]!.split('\n```')[0]!;
     expect(diagnostics).toMatch(/^\[… \d+ characters cut\]$/);
+  });
+});
+
+describe("DiscoPoP's template set", () => {
+  let discopop: PromptLadder;
+  beforeAll(async () => {
+    discopop = await loadPromptLadder(path.resolve('fixtures/discopop-prompts'));
+  });
+  const patched = () => {
+    const lines = MAIN_C.split('\n');
+    lines.splice(10, 0, '    #pragma omp parallel for private(i) shared(a,b,tmp_var37) reduction(+:sum) ');
+    return { ...task(), patched: new Map([['1', lines.join('\n')]]) };
+  };
+
+  it('fills every placeholder as DiscoPoP does: identity, the patch blocks, the sources before and after, the findings, the contract', () => {
+    const { text, template } = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits: { ...limits, contextLines: 2 } });
+    expect(template).toBe('guided.md');
+    expect(text).not.toMatch(/\{(identity|patch_blocks|original_source|patched_source|pattern_metadata|diagnostics|output_contract)\}/);
+    expect(text).toContain(`## The suggestion\n\n* DiscoPoP suggestion id: 1\n* Pattern type: reduction\n* Files (DiscoPoP file id -> path):\n    * 1 -> ${ROOT}/src/main.c  <- the compiler errors are in this file`);
+    expect(text).toContain(`## The patch to fix\n\n### File id 1 (main.c)\n\n\`\`\`\n${GENERATED.trimEnd()}\n\`\`\``);
+    // The hunk starts at line 8 on both sides; two lines around it.
+    expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n```');
+    expect(text).toContain('### File id 1 (main.c), after the patch\n\n```');
+    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum');
+    expect(text).toContain('* `firstprivate`: (empty)');
+    expect(text).toContain("```\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
+    expect(text).toContain('===BEGIN PATCH 1===\n--- a/<path>');
+    expect(text).toContain('The file ids of this suggestion are: 1.');
+  });
+
+  it('shows the original source on the first rung, and the retry turn gets the failure and the contract', () => {
+    const first = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits });
+    expect(first.template).toBe('minimal.md');
+    expect(first.text).toContain('Your corrected patch must be a diff against exactly this text.\n\n### File id 1 (main.c), before the patch');
+    expect(first.text).not.toContain('after the patch');
+    const retry = followUpPrompt({ ladder: discopop, task: patched(), check: 'dry-run-apply', reason: 'src/main.c: hunk 1 does not apply', limits });
+    expect(retry.template).toBe('retry.md');
+    expect(retry.text).toMatch(/^That did not work\.\n\nsrc\/main\.c: hunk 1 does not apply\n\nTry again\./);
+    expect(retry.text).toContain('===END PATCH 1===');
+  });
+
+  it('drops the sources before the findings and never the patches under --max-prompt-chars', () => {
+    const full = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits }).text;
+    const max = full.length - 200;
+    const { text } = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits: { ...limits, maxPromptChars: max } });
+    expect(text.length).toBeLessThanOrEqual(max);
+    expect(text).toContain(GENERATED.trimEnd());
+    expect(text).toContain('* `shared`: a, b, tmp_var37');
   });
 });

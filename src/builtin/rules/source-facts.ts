@@ -62,3 +62,28 @@ export function fieldOf(root: SyntaxNode, typeName: string | null, member: strin
   return null;
 }
 
+
+/**
+ * Whether the type `name` is a typedef, through any chain of typedefs, of an arithmetic type
+ * (`typedef double real_t;`): a value like `double`, not a record, pointer or array.
+ */
+export function isArithmeticTypedef(node: SyntaxNode, name: string, seen: ReadonlySet<string> = new Set()): boolean {
+  if (seen.has(name)) return false;
+  const definition = typedefOf(node, name);
+  if (definition === null) return false;
+  const declarator = definition.childrenForFieldName('declarator').find((d) => d?.text === name);
+  if (!declarator || declarator.type !== 'type_identifier') return false;
+  const type = definition.childForFieldName('type');
+  if (type?.type === 'primitive_type' || type?.type === 'sized_type_specifier') return true;
+  return type?.type === 'type_identifier' && isArithmeticTypedef(node, type.text, new Set([...seen, name]));
+}
+
+function typedefOf(node: SyntaxNode, name: string): SyntaxNode | null {
+  for (const child of node.namedChildren) {
+    if (!child || child.type === 'function_definition') continue;
+    if (child.type === 'type_definition' && child.childrenForFieldName('declarator').some((d) => d?.text === name)) return child;
+    const inner = typedefOf(child, name);
+    if (inner) return inner;
+  }
+  return null;
+}

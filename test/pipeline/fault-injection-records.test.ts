@@ -1,0 +1,141 @@
+// A resumed run is one run: killed at each repair-stage point under gcc (and at the first and last
+// under clang) and continued with --resume, its results.json and `show` are the uninterrupted run's
+// (docs/fault-injection.md). `show` runs in-process through the CLI's own entry, main().
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { show } from '../../src/report/index.js';
+import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
+import { cli } from './fault-runs.js';
+
+/**
+ * A resumed run is one run (design.md, "One run, one record"): killed at a repair-stage point and
+ * continued with --resume, its results.json (funnel, statuses, accepted tries, changed files,
+ * usage), `show` and `show <id>` are those of the same run uninterrupted, times and run ids aside.
+ * Suggestion 6's failure under clang is only a warning that the directive was ignored
+ * (failsBuild): a discovery build reused by --resume must still fail.
+ */
+const RECORD_SELECTED = ['2', '6', '9'];
+const RECORD_KILL_POINTS: Record<'gcc' | 'clang', string[]> = {
+  gcc: [
+    'pipeline.after-discovery',
+    'pipeline.before-repair@2',
+    'verify.after-extraction@2',
+    'verify.after-canonicalize@2',
+    'verify.after-builds@2',
+    'pipeline.after-repair@2',
+    'pipeline.before-write-back@2',
+    'write-back.after-journal-prepared@2',
+    'write-back.after-rename@2',
+    'write-back.before-written@2',
+    'write-back.after-written@2',
+    'pipeline.after-write-back@2',
+  ],
+  // What a kill point does to the record does not depend on the compiler; what clang changes is
+  // suggestion 6's ignored-directive failure, which --resume reuses from discovery.
+  clang: ['pipeline.after-discovery', 'write-back.after-written@2'],
+};
+
+describe.each(['gcc', 'clang'] as const)('a run killed in the repair stage under %s, then --resume, has the uninterrupted run\'s record', (cc) => {
+  let reference: RunRecordView;
+
+  beforeAll(async () => {
+    const { root, dotDir } = instantiateFixture('demo');
+    try {
+      useCompiler(dotDir, cc);
+      expect(await cli(dotDir, recordArgs())).toMatchObject({ kind: 'exited', exitCode: 0 });
+      reference = await recordOf(dotDir, root);
+      expect(reference.statuses).toEqual({ '2': 'repaired', '6': 'repaired', '9': 'repaired' });
+    } finally {
+      rmSync(path.dirname(root), { recursive: true, force: true });
+    }
+  });
+
+  describe.concurrent('', () => {
+    it.each(RECORD_KILL_POINTS[cc])('%s', async (point) => {
+      const { root, dotDir } = instantiateFixture('demo');
+      try {
+        useCompiler(dotDir, cc);
+        const killed = await cli(dotDir, recordArgs(), { PATCH_REPAIR_FAULT: point });
+        expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+        const resumed = await cli(dotDir, [...recordArgs(), '--resume']);
+        expect(resumed, resumed.kind === 'exited' ? resumed.stdout + resumed.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
+        if (resumed.kind === 'exited') expect(resumed.stderr).toMatch(/resuming run \S+:/);
+        const record = await recordOf(dotDir, root);
+        expect(record.results).toEqual(reference.results);
+        expect(record.show).toEqual(reference.show);
+      } finally {
+        rmSync(path.dirname(root), { recursive: true, force: true });
+      }
+    }, 300_000);
+  });
+});
+
+function recordArgs(): string[] {
+  return ['--backend', 'builtin', '-j', '1', '--agent-jobs', '1', '-s', RECORD_SELECTED.join(',')];
+}
+
+function useCompiler(dotDir: string, cc: 'gcc' | 'clang'): void {
+  const settings = path.join(dotDir, 'project', 'configs', 'tiny', 'seq_settings.json');
+  writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), CC: cc, CXX: cc === 'gcc' ? 'g++' : 'clang++' }));
+}
+
+interface RunRecordView {
+  statuses: Record<string, string>;
+  results: unknown;
+  show: string;
+}
+
+/** results.json and `show` of the last run, without what differs between any two runs: ids, times, durations, the fixture's root. */
+async function recordOf(dotDir: string, root: string): Promise<RunRecordView> {
+  const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+  const statuses = Object.fromEntries(results.suggestions.map((s: { id: string; status: string }) => [s.id, s.status]));
+  const { id: _id, started: _started, finished: _finished, resumed_from: _from, options, ...run } = results.run;
+  const { resume: _resume, ...kept } = options;
+  const shown: string[] = [];
+  for (const id of [null, ...RECORD_SELECTED]) {
+    const out = await showInProcess(dotDir, id);
+    shown.push(`exit ${out.exitCode}\n${out.stdout}${out.stderr}`);
+  }
+  const show = shown
+    .join('\n')
+    .replaceAll(root, '<root>')
+    .replace(/\d{8}T\d{6}-[0-9a-f]{6}/g, '<run>')
+    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<time>')
+    .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
+  return { statuses, results: withoutTimes({ ...results, run: { ...run, options: kept } }, root), show };
+}
+
+/** `patch-repair show [id] --dot-dp-path <dotDir>` through the CLI's main(), its output as a pipe would carry it. */
+async function showInProcess(dotDir: string, id: string | null): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      stdout += chunk.toString();
+      done();
+    },
+  });
+  const exitCode = await main(['show', '--dot-dp-path', dotDir, ...(id ? [id] : [])], {
+    cwd: dotDir,
+    env: {},
+    writeOut: (text) => (stdout += text),
+    writeErr: (text) => (stderr += text),
+    loadPipeline: () => Promise.reject(new Error('show never runs the pipeline')),
+    loadReport: async () => ({ show: (o) => show({ ...o, stream, env: {} }), report: () => Promise.reject(new Error('show never writes the report')) }),
+  });
+  return { exitCode, stdout, stderr };
+}
+
+function withoutTimes(value: unknown, root: string): unknown {
+  if (typeof value === 'string') return value.replaceAll(root, '<root>');
+  if (Array.isArray(value)) return value.map((item) => withoutTimes(item, root));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !/^(duration_ms|durationMs|started|finished|t)$/.test(key))
+      .map(([key, item]) => [key, withoutTimes(item, root)]),
+  );
+}

@@ -7,16 +7,26 @@
  * pipeline/finish.ts via exitCodeFor), the error classes below (usage, refusal, interrupt), the
  * signal handler's forced exit (interrupt.ts) and cli.ts's last net all read it here.
  */
+/**
+ * `unfinished`: the reason results.json gives the suggestions a run ended this way did not finish
+ * (a value of formats/results.ts REASON_CODES, and its words); null where the run finishes them all
+ * or writes no results.json.
+ */
 export const EXIT_CODES = {
-  done: { code: 0, reason: 'everything considered builds or was repaired (or would be, under --dry-run)' },
-  unfinished: { code: 1, reason: 'some suggestion failed, its agent was unreachable, or its verified repair was not written' },
-  internal: { code: 1, reason: 'an internal error: a bug in patch-repair' },
-  usage: { code: 2, reason: 'bad usage or input' },
-  refused: { code: 3, reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock, cluster)' },
-  fatalAgent: { code: 4, reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call' },
-  SIGINT: { code: 130, reason: 'interrupted by SIGINT' },
-  SIGTERM: { code: 143, reason: 'interrupted by SIGTERM' },
-} as const satisfies Record<string, { code: number; reason: string }>;
+  done: { code: 0, reason: 'everything considered builds or was repaired (or would be, under --dry-run)', unfinished: null },
+  unfinished: { code: 1, reason: 'some suggestion failed, its agent was unreachable, or its verified repair was not written', unfinished: null },
+  internal: { code: 1, reason: 'an internal error: a bug in patch-repair', unfinished: null },
+  usage: { code: 2, reason: 'bad usage or input', unfinished: null },
+  refused: {
+    code: 3,
+    reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock, cluster)',
+    unfinished: { code: 'refused', words: 'not built: the run was refused' },
+  },
+  clusterFailed: { code: 3, reason: 'the cluster could not run the builds', unfinished: { code: 'cluster-failed', words: 'the cluster could not run its builds' } },
+  fatalAgent: { code: 4, reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call', unfinished: null },
+  SIGINT: { code: 130, reason: 'interrupted by SIGINT', unfinished: { code: 'interrupted', words: 'interrupted' } },
+  SIGTERM: { code: 143, reason: 'interrupted by SIGTERM', unfinished: { code: 'interrupted', words: 'interrupted' } },
+} as const satisfies Record<string, { code: number; reason: string; unfinished: { code: string; words: string } | null }>;
 export type ExitReason = keyof typeof EXIT_CODES;
 
 export abstract class PatchRepairError extends Error {

@@ -5,9 +5,10 @@
 // the compiler by what `$CC --version` and `$CXX --version` say under the settings' environment.
 import { createHash } from 'node:crypto';
 import { readFile, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { runProcess } from '../process.js';
 import type { DotDiscopop } from '../formats/types.js';
+import { compileScriptOf } from './compile.js';
 import { expandExcludes } from './location.js';
 import { scanTree } from './tree.js';
 
@@ -27,7 +28,7 @@ export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude
   const projectRoot = await realpath(dp.projectRoot);
   const dotDir = await realpath(dp.dotDir);
   // What --exclude leaves out of the workspaces cannot change a build; the list itself can.
-  const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
+  const scriptInProject = compileScriptOf(dp.config);
   const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, scriptInProject)) });
   const skipped = new Set([join(dotDir, 'patch_repair'), join(dotDir, 'patch_generator'), ...excluded.paths]);
   const manifest = await scanTree(projectRoot, (abs) => skipped.has(abs));

@@ -4,11 +4,11 @@
 // those outputs, so it starts with objects; when they do (CMake, autotools, Meson), copies of them
 // would be wrong elsewhere, so each further workspace runs its own reference build.
 import { mkdir, realpath, rm } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop } from '../formats/types.js';
 import { repairDir } from '../store/paths.js';
-import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP } from './compile.js';
+import { compileScriptOf, dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP } from './compile.js';
 import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest, type SourceOf } from './tree.js';
 import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
@@ -53,7 +53,7 @@ export class Workspaces {
     const { dp } = o;
     const projectRoot = await realpath(dp.projectRoot);
     const granularityNs = await timestampGranularityNs(o.root);
-    const scriptInProject = isAbsolute(dp.config.compileScript) ? dp.config.compileScript : join(dp.config.dir, dp.config.compileScript);
+    const scriptInProject = compileScriptOf(dp.config);
     const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, scriptInProject)) });
     for (const glob of excluded.unmatched) {
       o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${projectRoot}` });

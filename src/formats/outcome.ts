@@ -1,7 +1,7 @@
 // The values the repair stage hands the pipeline, and what it needs from the build stage and the
 // store. The pipeline calls `repairSuggestion(task, deps)` once per failing suggestion and turns
 // the outcome into a results.json record; nothing here writes into patch_generator/.
-import type { ClauseChange, RunCheck } from './results.js';
+import type { ClauseChange, ReasonCode, RunCheck } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
 import type { AttemptRecord, TryPlace } from './attempt.js';
 import type { CheckName } from './events.js';
@@ -105,6 +105,7 @@ export interface UnrepairedOutcome extends OutcomeCommon {
    */
   status: 'failed' | 'agent_unreachable' | 'skipped';
   reason: string;
+  reasonCode: ReasonCode;
 }
 
 export type RepairOutcome = RepairedOutcome | UnrepairedOutcome;

@@ -6,6 +6,28 @@ import { ERROR_CLASSES, HOTNESS } from './types.js';
 export const SUGGESTION_STATUSES = ['ok', 'repaired', 'failed', 'not_applied', 'agent_unreachable', 'skipped'] as const;
 export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
 
+/**
+ * Why a suggestion was not repaired, as a value the run decides by (exit code, whether --resume
+ * keeps the record); `reason` holds the words shown beside it.
+ */
+export const REASON_CODES = [
+  'no-patch',
+  'max-repairs',
+  'interrupted',
+  'refused',
+  'cluster-failed',
+  'fatal-agent',
+  'cost-limit',
+  'endpoint-down',
+  'agent-unreachable',
+  'not-verified',
+  'not-openmp',
+  'no-repairer',
+  'write-failed',
+  'writes-stopped',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
 export const ClauseChangeSchema = z.object({
   file: z.string().describe('file id of the directive'),
   directive: z.string().describe('the generated directive line, trimmed'),
@@ -63,6 +85,11 @@ export const SuggestionRecordSchema = z.object({
   first_error: z.string().nullable(),
   error_class: z.enum(ERROR_CLASSES).nullable(),
   reason: z.string().nullable().describe('why the suggestion was skipped or not repaired; for not_applied, why the verified repair could not be written back (null under --dry-run)'),
+  reason_code: z
+    .enum(REASON_CODES)
+    .nullable()
+    .default(null)
+    .describe('the reason as a value: no-patch, max-repairs, interrupted, refused, cluster-failed, fatal-agent, cost-limit, endpoint-down (the circuit breaker), agent-unreachable (its own allowance spent), not-verified (the budget ran out), not-openmp, no-repairer, write-failed, writes-stopped; null when reason is'),
   repaired_earlier: z.boolean(),
   clause_changes: z.array(ClauseChangeSchema),
   non_directive_lines_changed: z.boolean(),

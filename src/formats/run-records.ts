@@ -10,6 +10,7 @@ import {
   SUGGESTION_STATUSES,
   type RecordedDiagnostic,
   type ResultsFile,
+  type ReasonCode,
   type RunCheck,
   type RunRecord,
   type SuggestionRecord,
@@ -40,6 +41,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     first_error: null,
     error_class: null,
     reason: null,
+    reason_code: null,
     repaired_earlier: false,
     clause_changes: [],
     non_directive_lines_changed: false,
@@ -57,8 +59,14 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
   };
 }
 
+/** A reason that decides something, and the words shown for it. */
+export interface Reason {
+  code: ReasonCode;
+  words: string;
+}
+
 export function noPatchRecord(suggestion: Suggestion): SuggestionRecord {
-  return { ...baseRecord(suggestion), status: 'skipped', reason: 'no patch' };
+  return { ...baseRecord(suggestion), status: 'skipped', reason: 'no patch', reason_code: 'no-patch' };
 }
 
 export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean): SuggestionRecord {
@@ -69,9 +77,9 @@ export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean): 
 export function unrepairedRecord(
   suggestion: Suggestion,
   build: BuildResult | null,
-  o: { status: 'failed' | 'skipped'; reason: string | null },
+  o: { status: 'failed' | 'skipped'; reason: Reason | null },
 ): SuggestionRecord {
-  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: o.reason };
+  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: o.reason?.words ?? null, reason_code: o.reason?.code ?? null };
 }
 
 export function outcomeRecord(
@@ -108,7 +116,7 @@ export function outcomeRecord(
       may_race: outcome.mayRace,
     };
   }
-  return { ...common, status: outcome.status, reason: outcome.reason };
+  return { ...common, status: outcome.status, reason: outcome.reason, reason_code: outcome.reasonCode };
 }
 
 function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
@@ -151,8 +159,8 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
     (record) =>
       record.status === 'failed' ||
       record.status === 'agent_unreachable' ||
-      (record.status === 'not_applied' && record.reason !== null) ||
-      (record.status === 'skipped' && record.reason !== 'no patch' && !record.reason?.startsWith(MAX_REPAIRS_REASON)),
+      (record.status === 'not_applied' && record.reason_code !== null) ||
+      (record.status === 'skipped' && !(record.reason_code !== null && SKIPPED_AS_ASKED.has(record.reason_code))),
   );
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
 }
@@ -269,7 +277,7 @@ export function withRunCheck(record: SuggestionRecord, options: Pick<RunOptions,
 export function unfinishedRecord(
   suggestion: Suggestion,
   build: BuildResult | null,
-  o: { reason: string | null; repairedEarlier: boolean; discoverOnly: boolean },
+  o: { reason: Reason | null; repairedEarlier: boolean; discoverOnly: boolean },
 ): SuggestionRecord {
   if (build?.ok) return buildsRecord(suggestion, o.repairedEarlier);
   if (build && o.discoverOnly) return unrepairedRecord(suggestion, build, { status: 'failed', reason: null });
@@ -299,6 +307,9 @@ export function finishedResults(
   return { results: { version: 1, run, suggestions }, exitCode };
 }
 
+/** Skipped suggestions that are no failure of the run: nothing to repair, or --max-repairs asked it. */
+const SKIPPED_AS_ASKED: ReadonlySet<ReasonCode> = new Set(['no-patch', 'max-repairs']);
+
 export const MAX_REPAIRS_REASON = '--max-repairs reached';
 
 /** Suggestions in a row that got no answer at all before the endpoint counts as down. */
@@ -311,8 +322,8 @@ export const ENDPOINT_DOWN_REASON = `agent unreachable for ${ENDPOINT_DOWN_AFTER
  * agent_unreachable because the circuit breaker stopped all calls rather than its own allowance.
  */
 export function isFinal(record: SuggestionRecord): boolean {
-  if (record.status === 'skipped') return record.reason === 'no patch';
-  if (record.status === 'agent_unreachable') return record.reason !== ENDPOINT_DOWN_REASON;
+  if (record.status === 'skipped') return record.reason_code === 'no-patch';
+  if (record.status === 'agent_unreachable') return record.reason_code !== 'endpoint-down';
   return true;
 }
 
@@ -339,5 +350,5 @@ export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
 }
 
 function isKept(record: SuggestionRecord): boolean {
-  return isFinal(record) && record.status !== 'ok' && record.reason !== 'no patch';
+  return isFinal(record) && record.status !== 'ok' && record.reason_code !== 'no-patch';
 }

@@ -1,7 +1,8 @@
 // The last rung of the ladder: a hunk whose context the model rewrote from memory is placed by its
-// removed lines, which must all be in the file (whitespace aside), and only then judged by its
-// context. Context lines that match keep their file line; the others stand for nothing, and the
-// file's lines stay. An added line must sit next to a removed or matching line, or it has no place.
+// removed lines, which must all be in the file (whitespace aside). Its context then only aligns
+// and ranks: context lines that match keep their file line, the others stand for nothing and the
+// file's lines stay, and the score ranks places against each other (locate.ts's pick) without a
+// minimum. An added line must sit next to a removed or matching line, or it has no place.
 import type { FileView } from './file-view.js';
 import type { Hunk, ScoreParts } from './model.js';
 import { compareLines, MATCH_WEIGHT, type LineForms, type LineMatch } from './similarity.js';

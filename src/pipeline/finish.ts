@@ -1,7 +1,7 @@
 // Finish: the records become results.json, the summary is printed, and the exit code is chosen.
 import { faultPoint } from '../fault.js';
 import { renderSummary } from '../report/summary.js';
-import { finishedResults, runFromEvents, unfinishedRecord, unrepairedRecord, withRunCheck, type AgentIdentity } from '../formats/run-records.js';
+import { finishedResults, runFromEvents, unfinishedRecord, unrepairedRecord, withRunCheck, type AgentIdentity, type Reason } from '../formats/run-records.js';
 import type { NotConsidered, RunRecord, SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { Suggestion } from '../formats/types.js';
@@ -26,7 +26,7 @@ export async function finish(
   context: RunContext,
   scope: RunScope,
   interruptExit: number | null,
-  unfinishedReason: string | null,
+  unfinishedReason: Reason | null,
   o: { agent: AgentEnd; refused?: boolean },
 ): Promise<number> {
   const { options, emit, reporter } = context;

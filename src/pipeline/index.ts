@@ -1,9 +1,9 @@
 // preflight → discovery → (--check-run) reference runs → repair → write-back → summary (design.md, Pipeline). The stages beside
 // this file do the work; this file only composes them and turns interrupts into exit codes.
-import { ClusterError, InterruptedError, RefusedError } from '../errors.js';
+import { ClusterError, EXIT_CODES, InterruptedError, RefusedError } from '../errors.js';
 import { trapSignals, type Interrupt } from '../interrupt.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
-import { unrepairedRecord } from '../formats/run-records.js';
+import { unrepairedRecord, type Reason } from '../formats/run-records.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { BuildPool } from '../build/index.js';
 import { discoveryStage, notePlacement, openPool } from './discovery.js';
@@ -44,7 +44,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const scope: RunScope = { considered: pre.considered, notConsidered: pre.notConsidered, repairedEarlier };
     let agent = NO_AGENT_END;
     let pool: BuildPool | undefined;
-    const end = (interruptExit: number | null, reason: string | null, refused?: boolean) => {
+    const end = (interruptExit: number | null, reason: Reason | null, refused?: boolean) => {
       notePlacement(context, pool);
       return finish(context, scope, interruptExit, reason, { agent, ...(refused && { refused }) });
     };
@@ -71,14 +71,14 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       // was interrupted, and results.json must still say how far it got.
       if (interrupt.received) {
         const interrupted = new InterruptedError(interrupt.received);
-        await end(interrupted.exitCode, 'interrupted');
+        await end(interrupted.exitCode, EXIT_CODES[interrupted.signal].unfinished);
         throw interrupted;
       }
       // The cluster failed, not the builds: what finished is kept, the rest is not judged.
-      if (error instanceof ClusterError) await end(error.exitCode, 'the cluster could not run its builds');
+      if (error instanceof ClusterError) await end(error.exitCode, EXIT_CODES.clusterFailed.unfinished);
       // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
       // results.json that says why, for show and for tools; the refusal itself is the one line printed.
-      else if (error instanceof RefusedError) await end(error.exitCode, 'not built: the run was refused', true);
+      else if (error instanceof RefusedError) await end(error.exitCode, EXIT_CODES.refused.unfinished, true);
       throw error;
     }
     return await end(null, null);

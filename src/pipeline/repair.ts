@@ -13,7 +13,7 @@ import { repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, typ
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
-import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord, type AgentIdentity, type Failing } from '../formats/run-records.js';
+import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord, type AgentIdentity, type Failing, type Reason } from '../formats/run-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
@@ -87,6 +87,7 @@ export async function repairStage(
             record = {
               ...record,
               status: 'not_applied',
+              reason_code: 'write-failed',
               reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`,
             };
           }
@@ -95,7 +96,8 @@ export async function repairStage(
         await context.saved();
       },
       skip: async ({ suggestion, build }) => {
-        const reason = writesStopped !== null ? `not repaired: ${writesStopped}` : `${MAX_REPAIRS_REASON} (${options.maxRepairs})`;
+        const reason: Reason =
+          writesStopped !== null ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` } : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
         emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
         await context.saved();
       },
@@ -158,7 +160,7 @@ async function writeRepair(
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
       : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
     context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${reason}; ${next}` });
-    return { record: { ...verified, status: 'not_applied', reason }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
+    return { record: { ...verified, status: 'not_applied', reason, reason_code: 'write-failed' }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
   }
   const changedFiles = written.changedFiles.length > 0 ? written.changedFiles : verified.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });

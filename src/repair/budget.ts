@@ -16,9 +16,9 @@ import { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON } from '../formats/run-record
 export { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON };
 
 export type AgentStop =
-  | { kind: 'fatal'; reason: string }
+  | { kind: 'fatal-agent'; reason: string }
   | { kind: 'endpoint-down'; reason: string }
-  | { kind: 'cost'; reason: string };
+  | { kind: 'cost-limit'; reason: string };
 
 export class RunBudget {
   costUsd = 0;
@@ -84,13 +84,13 @@ export class RunBudget {
 
   /** Why no further agent call may be made, or null while calls are allowed. */
   stop(): AgentStop | null {
-    if (this.fatal) return { kind: 'fatal', reason: `agent unusable (${this.fatal.reason}): ${this.fatal.detail}` };
+    if (this.fatal) return { kind: 'fatal-agent', reason: `agent unusable (${this.fatal.reason}): ${this.fatal.detail}` };
     if (this.endpointDown) {
       return { kind: 'endpoint-down', reason: ENDPOINT_DOWN_REASON };
     }
     const max = this.limits.maxCostUsd;
     if (max !== undefined && this.costUsd >= max) {
-      return { kind: 'cost', reason: `cost limit reached: $${this.costUsd.toFixed(4)} of --max-cost $${max}` };
+      return { kind: 'cost-limit', reason: `cost limit reached: $${this.costUsd.toFixed(4)} of --max-cost $${max}` };
     }
     return null;
   }

@@ -11,7 +11,8 @@ import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { isBuildFailure } from '../formats/types.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
-import type { RunCheck } from '../formats/results.js';
+import type { ReasonCode, RunCheck } from '../formats/results.js';
+import type { AgentStop } from './budget.js';
 import type { RepairDeps } from './deps.js';
 import { mayRace } from './checks/strict.js';
 import { verify } from './verify.js';
@@ -54,11 +55,11 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     usage: { ...tally.usage },
     runCheck: tally.runCheck,
   });
-  const unrepaired = (status: UnrepairedOutcome['status'], reason: string): RepairOutcome => ({ ...common(), status, reason });
+  const unrepaired = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): RepairOutcome => ({ ...common(), status, reason, reasonCode });
 
-  if (deps.budget.fatal) return unrepaired('skipped', deps.budget.stop()!.reason);
+  if (deps.budget.fatal) return unrepaired('skipped', 'fatal-agent', deps.budget.stop()!.reason);
   const notOpenMp = pseudoDirectiveReason(task);
-  if (notOpenMp !== null) return unrepaired('failed', notOpenMp);
+  if (notOpenMp !== null) return unrepaired('failed', 'not-openmp', notOpenMp);
 
   const tries = [...prior].sort((a, b) => a.attempt - b.attempt);
   restoreTally(tally, tries);
@@ -78,7 +79,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     if (tried?.verification.accepted) return accepted(tried.verification, tried.place, common(), task);
   }
   if (!deps.agent) {
-    return unrepaired('failed', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
+    return unrepaired('failed', 'no-repairer', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
   }
 
   const outcome = await agentTries(task, deps, tally, common, resumePosition(tries.filter((t) => t.tier === 'agent'), deps.options.agent.retries));
@@ -186,14 +187,15 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
   const id = task.suggestion.id;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
   let errorAllowance = Math.max(0, options.agent.agentErrorRetries - start.unanswered);
-  const stopped = (status: UnrepairedOutcome['status'], reason: string): UnrepairedOutcome => ({ ...common(), status, reason });
+  const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({ ...common(), status, reason, reasonCode });
+  const agentStopped = (stop: AgentStop) => stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.kind, stop.reason);
 
   // Why no further call may be made now: an interrupt, the run-level budget, or --max-attempts.
   const blocked = (): UnrepairedOutcome | null => {
-    if (deps.signal.aborted) return stopped('skipped', 'interrupted');
+    if (deps.signal.aborted) return stopped('skipped', 'interrupted', 'interrupted');
     const stop = deps.budget.stop();
-    if (stop) return stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.reason);
-    if (tally.answered >= options.agent.maxAttempts) return stopped('failed', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
+    if (stop) return agentStopped(stop);
+    if (tally.answered >= options.agent.maxAttempts) return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
     return null;
   };
 
@@ -214,10 +216,10 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           const stop = blocked();
           if (stop) return stop;
           const refused = await deps.budget.beginCall();
-          if (refused) return stopped(refused.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', refused.reason);
+          if (refused) return agentStopped(refused);
           if (deps.signal.aborted) {
             deps.budget.endCall(undefined);
-            return stopped('skipped', 'interrupted');
+            return stopped('skipped', 'interrupted', 'interrupted');
           }
           const attempt = ++tally.tries;
           let result: CallResult | undefined;
@@ -245,14 +247,14 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           await deps.tries.write({ ...record, answer: null, callOutcome: result.reason, callDetail: result.detail, verification: null });
           if (result.kind === 'fatal') {
             deps.budget.setFatal(result.reason, result.detail);
-            return stopped('skipped', deps.budget.stop()!.reason);
+            return stopped('skipped', 'fatal-agent', deps.budget.stop()!.reason);
           }
           // A call cancelled by another suggestion's fatal error, or cut short by the breaker, is
           // no reason to spend this suggestion's allowance.
           const after = blocked();
           if (after) return after;
           if (errorAllowance === 0) {
-            return stopped('agent_unreachable', `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`);
+            return stopped('agent_unreachable', 'agent-unreachable', `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`);
           }
           errorAllowance -= 1;
         }
@@ -261,7 +263,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
       await agent.close(conversation);
     }
   }
-  return stopped('failed', exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`));
+  return stopped('failed', 'not-verified', exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`));
 }
 
 async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltPrompt, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {

@@ -7,7 +7,7 @@ import { isFatalReason } from '../formats/events.js';
 import type { AttemptRecord, TryPlace } from '../formats/attempt.js';
 import type { PriorTry, UsageTotals } from '../formats/outcome.js';
 import { AnsweredCallSchema, type AnsweredCall } from '../formats/resume-state.js';
-import { isNotFound, writeFileAtomic } from './fs-atomic.js';
+import { isNotFound, readTextIfPresent, writeFileAtomic } from './fs-atomic.js';
 import { repairDir, safeName } from './paths.js';
 import { type VerdictFile, VerdictFileSchema } from '../formats/verdict.js';
 import { decodeBytes, encodeText } from '../bytes.js';
@@ -183,16 +183,16 @@ export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
   const attempts: StoredAttempt[] = [];
   for (const attempt of numbers) {
     const dir = join(base, String(attempt));
-    const verdictText = await readOrNull(join(dir, 'verdict.json'));
+    const verdictText = await readTextIfPresent(join(dir, 'verdict.json'));
     const verdict = verdictText === null ? null : VerdictFileSchema.safeParse(JSON.parse(verdictText));
     if (verdict && !verdict.success) throw new Error(`${join(dir, 'verdict.json')}: not a verdict: ${verdict.error.message}`);
-    const callText = await readOrNull(join(dir, 'call.json'));
+    const callText = await readTextIfPresent(join(dir, 'call.json'));
     const call = callText === null ? null : AnsweredCallSchema.safeParse(JSON.parse(callText));
     attempts.push({
       attempt,
       call: call?.success ? call.data : null,
-      prompt: await readOrNull(join(dir, 'prompt.md')),
-      answer: await readOrNull(join(dir, 'answer.txt')),
+      prompt: await readTextIfPresent(join(dir, 'prompt.md')),
+      answer: await readTextIfPresent(join(dir, 'answer.txt')),
       extracted: await readPatches(join(dir, 'extracted')),
       canonical: await readPatches(join(dir, 'canonical')),
       verdict: verdict ? verdict.data : null,
@@ -214,15 +214,6 @@ async function listOrEmpty(dir: string): Promise<string[]> {
     return await readdir(dir);
   } catch (error) {
     if (isNotFound(error)) return [];
-    throw error;
-  }
-}
-
-async function readOrNull(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return null;
     throw error;
   }
 }

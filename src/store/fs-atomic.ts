@@ -60,6 +60,11 @@ export async function readIfPresent(path: string): Promise<Buffer | null> {
   }
 }
 
+/** The file as UTF-8 text, or null when it does not exist. */
+export async function readTextIfPresent(path: string): Promise<string | null> {
+  return (await readIfPresent(path))?.toString('utf8') ?? null;
+}
+
 /** The folder's entry names, or none when it does not exist. */
 export async function listIfPresent(dir: string): Promise<string[]> {
   try {

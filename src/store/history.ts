@@ -1,9 +1,9 @@
 // Each run starts with a clean patch_repair/: the previous run's results.json, progress.jsonl,
 // run-state.json and attempts/ move to history/<its run id>/. The moves are renames, so an
 // interrupted rotation is finished by the next start (what is left is moved into the same folder).
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { exists, isNotFound } from './fs-atomic.js';
+import { exists, readTextIfPresent } from './fs-atomic.js';
 import { repairDir } from './paths.js';
 import { ResultsFileSchema } from '../formats/results.js';
 import { EventSchema } from '../formats/events.js';
@@ -31,7 +31,7 @@ async function previousRunId(base: string): Promise<string | null> {
   const fromResults = await readJson(join(base, 'results.json'));
   const results = ResultsFileSchema.safeParse(fromResults);
   if (results.success) return sanitize(results.data.run.id);
-  const firstLine = (await readText(join(base, 'progress.jsonl')))?.split('\n', 1)[0];
+  const firstLine = (await readTextIfPresent(join(base, 'progress.jsonl')))?.split('\n', 1)[0];
   if (firstLine) {
     try {
       const event = EventSchema.safeParse(JSON.parse(firstLine));
@@ -57,17 +57,8 @@ function sanitize(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'unnamed';
 }
 
-async function readText(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-}
-
 async function readJson(path: string): Promise<unknown> {
-  const text = await readText(path);
+  const text = await readTextIfPresent(path);
   if (text === null) return null;
   try {
     return JSON.parse(text);

@@ -20,7 +20,7 @@ describe('the count lines', () => {
       rec('1', { status: 'ok' }),
       rec('2', { status: 'ok', repaired_earlier: true }),
       rec('3', { status: 'failed', reason: 'no candidate passed verification' }),
-      rec('4', { status: 'skipped', reason: 'no patch' }),
+      rec('4', { status: 'skipped', reason: 'no patch', reason_code: 'no-patch' }),
       rec('5', { status: 'skipped', reason: '--max-repairs reached (1)' }),
     ]);
     expect(lines).toEqual([

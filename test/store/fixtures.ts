@@ -42,6 +42,7 @@ export function suggestionRecord(id: string): SuggestionRecord {
     first_error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'",
     error_class: 'undeclared-in-clause',
     reason: null,
+    reason_code: null,
     repaired_earlier: false,
     input_tokens: null,
     output_tokens: null,

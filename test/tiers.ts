@@ -35,6 +35,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/repair/output-compare.test.ts',
   'test/repair/prompt.test.ts',
   'test/repair/verify.test.ts',
+  'test/repair/task-region-verify.test.ts',
   'test/report/candidate.test.ts',
   'test/report/repair-change.test.ts',
   'test/report/replay.test.ts',

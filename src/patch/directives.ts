@@ -1,11 +1,12 @@
 // Which OpenMP directives a patch adds, and whether a candidate keeps those of the generated
-// patch: same construct, directly above the same statement (its target). Clauses may change.
+// patch: same construct, directly above the same statement (its target), inside the blocks the patch
+// inserted around it. Clauses may change.
 import type { ClauseChange } from '../formats/results.js';
 import type { FilePatch } from './model.js';
 import { align, splitLines, type AlignedLine } from './alignment.js';
 import { clauseChanges, switchedOffByClause } from './clause-changes.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Directive } from './openmp.js';
-import { continuationEnd, endsInComment, loopAfter, statementAfter, switchedOff } from './source-lines.js';
+import { continuationEnd, endsInComment, loopAfter, statementAfter, switchedOff, withoutLiterals, type SwitchedOff } from './source-lines.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
 export function directivesAddedByPatch(patch: FilePatch): Directive[] {
@@ -66,14 +67,31 @@ interface PlacedDirective {
   nextText: string;
   /** Original line right below the directive (a blank or comment line may precede the target). */
   below: number | null;
+  /** The blocks the patch inserted that hold the directive, outermost first. */
+  regions: InsertedBlock[];
+}
+
+/**
+ * A block opened by a `{` line the patch inserted (DiscoPoP's task region: `parallel`, `single`,
+ * `{`). It is identified by the original line of the first statement inside it, so the generated
+ * patch's block and a candidate's are the same block when they open at the same place.
+ */
+interface InsertedBlock {
+  key: string;
+  /** The directive that governs the block, e.g. `#pragma omp single`; null when none stands above it. */
+  opener: string | null;
+  firstText: string;
+  first: number | null;
 }
 
 function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
   const found: PlacedDirective[] = [];
   const texts = lines.map((line) => line.text);
   const off = switchedOff(texts);
+  const regions = insertedBlocks(lines, off);
   for (let index = 0; index < lines.length; index++) {
     if (!lines[index]!.changed || !isOmpPragma(texts[index]!) || off[index] !== null) continue;
+    const enclosing = regions[index]!;
     const end = continuationEnd(texts, index);
     const text = joinContinuations(texts.slice(index, end + 1));
     const directive = parseDirective(text);
@@ -95,9 +113,50 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
       directlyAbove: targetIndex === next,
       nextText: statementText(texts, next),
       below: lines[end + 1]?.original ?? null,
+      regions: enclosing,
     });
   }
   return found;
+}
+
+/**
+ * For each line, the blocks the patch inserted that hold it, outermost first. Braces are counted
+ * outside literals, comments, switched-off groups and preprocessor lines; a block opens on a
+ * changed line whose text is a lone `{`, as DiscoPoP writes a region's.
+ */
+function insertedBlocks(lines: readonly AlignedLine[], off: readonly SwitchedOff[]): InsertedBlock[][] {
+  const texts = lines.map((line) => line.text);
+  const open: (InsertedBlock | null)[] = [];
+  const holding: InsertedBlock[][] = [];
+  let enclosing: InsertedBlock[] = [];
+  for (let index = 0; index < texts.length; index++) {
+    holding.push(enclosing);
+    const text = texts[index]!.trim();
+    if (off[index] !== null || text.startsWith('#')) continue;
+    for (const char of withoutLiterals(text)) {
+      if (char === '{') open.push(lines[index]!.changed && text === '{' ? insertedBlock(lines, index) : null);
+      else if (char === '}') open.pop();
+      else continue;
+      enclosing = open.filter((block) => block !== null);
+    }
+  }
+  return holding;
+}
+
+function insertedBlock(lines: readonly AlignedLine[], brace: number): InsertedBlock {
+  const texts = lines.map((line) => line.text);
+  const first = statementAfter(texts, brace + 1);
+  const original = first === null ? null : lines[first]!.original;
+  let above = brace - 1;
+  while (above >= 0 && texts[above]!.trim() === '') above--;
+  const opener = above >= 0 && isOmpPragma(texts[above]!) ? texts[above]!.trim() : null;
+  const firstText = statementText(texts, first);
+  return { key: original === null ? `new: ${firstText}` : String(original), opener, firstText, first: original };
+}
+
+/** The blocks the generated patch put the directive in all hold the candidate's too. */
+function staysInside(candidate: PlacedDirective, wanted: PlacedDirective): boolean {
+  return wanted.regions.every((region) => candidate.regions.some((other) => other.key === region.key));
 }
 
 function statementText(texts: readonly string[], index: number | null): string {
@@ -132,8 +191,12 @@ export function checkDirectivesKept(o: DirectivesRequest): DirectivesVerdict {
   const changes: ClauseChange[] = [];
   const used = new Set<PlacedDirective>();
   for (const wanted of expected) {
-    const match = offered.find((candidate) => !used.has(candidate) && candidate.directlyAbove && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct);
-    if (match === undefined) return { ok: false, reason: whyMissing(wanted, offered, candidateAlignment.lines) };
+    const governsTarget = (candidate: PlacedDirective) => !used.has(candidate) && candidate.directlyAbove && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct;
+    const match = offered.find((candidate) => governsTarget(candidate) && staysInside(candidate, wanted));
+    if (match === undefined) {
+      const outside = offered.find(governsTarget);
+      return { ok: false, reason: outside === undefined ? whyMissing(wanted, offered, candidateAlignment.lines) : leftRegion(wanted, outside) };
+    }
     const off = switchedOffByClause(match.directive, wanted.directive);
     if (off !== null) return { ok: false, reason: `${directiveName(wanted)} ${off}` };
     used.add(match);
@@ -166,7 +229,20 @@ function targetName(wanted: PlacedDirective): string {
 }
 
 function directiveName(wanted: PlacedDirective): string {
-  return `the directive \`${wanted.text}\` ${wanted.directlyAbove ? 'above' : 'for the loop'} ${targetName(wanted)}`;
+  const forLoop = !wanted.directlyAbove && isLoopConstruct(wanted.directive.construct);
+  return `the directive \`${wanted.text}\` ${forLoop ? 'for the loop' : 'above'} ${targetName(wanted)}`;
+}
+
+/**
+ * Why a directive that governs its target is still not kept: it left a block the generated patch
+ * made for it, so it no longer belongs to that region (a task moved below the region's closing
+ * brace runs outside its `parallel`/`single`).
+ */
+function leftRegion(wanted: PlacedDirective, candidate: PlacedDirective): string {
+  const region = wanted.regions.find((block) => !candidate.regions.some((other) => other.key === block.key))!;
+  const opener = region.opener === null ? 'the block' : `the block \`${region.opener}\` governs`;
+  const start = `\`${region.firstText}\`${region.first === null ? '' : ` (line ${region.first + 1})`}`;
+  return `${directiveName(wanted)} was moved out of ${opener}, which the patch opens before ${start}; it must stay inside that block, or it no longer runs in that region: move the block's closing brace below the statement instead of moving the directive`;
 }
 
 function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[], candidate: readonly AlignedLine[]): string {

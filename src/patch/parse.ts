@@ -2,7 +2,7 @@
 // header's counts disagree with its body and cannot read `@@ @@`, which is exactly what models
 // produce, so the body is the authority here: hunks are recounted and the header only hints.
 import type { FilePatch, Hunk, HunkLine } from './model.js';
-import { readV4aUpdate, refuseFileOperation, v4aOperation } from './v4a.js';
+import { prefixedHunkLine, readV4aUpdate, refuseFileOperation, v4aOperation } from './v4a.js';
 
 export interface ParsedPatches {
   patches: FilePatch[];
@@ -194,21 +194,8 @@ function readHunk(lines: readonly string[], start: number, header: HunkHeader): 
 function bodyLine(raw: string): HunkLine | 'no-newline' | 'blank' | null {
   if (raw === '') return 'blank';
   if (isHunkHeader(raw) || isFence(raw)) return null;
-  switch (raw[0]) {
-    case ' ':
-      return { kind: 'context', text: raw.slice(1) };
-    case '-':
-      return { kind: 'remove', text: raw.slice(1) };
-    case '+':
-      return { kind: 'add', text: raw.slice(1) };
-    case '\t':
-      // A context line whose leading space an editor dropped.
-      return { kind: 'context', text: raw };
-    case '\\':
-      return 'no-newline';
-    default:
-      return null;
-  }
+  if (raw[0] === '\\') return 'no-newline';
+  return prefixedHunkLine(raw);
 }
 
 /** An empty line is blank context only when more hunk lines follow it. */

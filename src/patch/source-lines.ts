@@ -129,7 +129,7 @@ export function endsInComment(line: string, inComment: boolean): boolean {
 }
 
 /** String and character literals and line comments removed, so their braces do not count. */
-function withoutLiterals(line: string): string {
+export function withoutLiterals(line: string): string {
   return line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""').replace(/\/\/.*$|\/\*.*?\*\//g, '');
 }
 

@@ -88,7 +88,7 @@ export function readV4aUpdate(lines: readonly string[], start: number, path: str
       if (hunkGoesOn(lines, index + 1)) body.push({ kind: 'context', text: '' });
       continue;
     }
-    const line = hunkLine(raw);
+    const line = prefixedHunkLine(raw);
     if (line === null) break;
     body.push(line);
   }
@@ -96,7 +96,8 @@ export function readV4aUpdate(lines: readonly string[], start: number, path: str
   return { hunks, next: index, refusals };
 }
 
-function hunkLine(raw: string): HunkLine | null {
+/** A hunk line by its one-character prefix, as unified diffs and V4A both write it; null for any other line. */
+export function prefixedHunkLine(raw: string): HunkLine | null {
   switch (raw[0]) {
     case ' ':
       return { kind: 'context', text: raw.slice(1) };
@@ -105,6 +106,7 @@ function hunkLine(raw: string): HunkLine | null {
     case '+':
       return { kind: 'add', text: raw.slice(1) };
     case '\t':
+      // A context line whose leading space an editor dropped.
       return { kind: 'context', text: raw };
     default:
       return null;
@@ -114,7 +116,7 @@ function hunkLine(raw: string): HunkLine | null {
 function hunkGoesOn(lines: readonly string[], from: number): boolean {
   for (let index = from; index < lines.length; index++) {
     const raw = lines[index]!;
-    if (raw.trim() !== '') return hunkLine(raw) !== null;
+    if (raw.trim() !== '') return prefixedHunkLine(raw) !== null;
   }
   return false;
 }

@@ -265,3 +265,24 @@ describe('checkDirectivesKept', () => {
     expect(check(candidate)).toMatchObject({ ok: true, nonDirectiveLinesChanged: true });
   });
 });
+
+describe('a directive the patch put inside a block it inserted (a task region)', () => {
+  const original = ['int fib(int n) {', '    int x, y;', '    x = fib(n - 1);', '    y = fib(n - 2);', '    return x + y;', '}', ''].join('\n');
+  const region = (body: string[]) => original.replace('    x = fib(n - 1);\n    y = fib(n - 2);\n', [...body, ''].join('\n'));
+  // DiscoPoP's generator: the closing brace before the last task's statement, so that task stands on it.
+  const generated = region(['#pragma omp parallel', '#pragma omp single', '{', '#pragma omp task', '    x = fib(n - 1);', '#pragma omp task', '}', '    y = fib(n - 2);']);
+  const check = (candidate: string) => checkDirectivesKept({ original, generated, candidate });
+
+  it('is kept when the closing brace moves below the last task\'s statement', () => {
+    const braceMoved = region(['#pragma omp parallel', '#pragma omp single', '{', '#pragma omp task', '    x = fib(n - 1);', '#pragma omp task', '    y = fib(n - 2);', '}']);
+    expect(check(braceMoved)).toMatchObject({ ok: true });
+  });
+
+  it('is not kept when the task moves below the brace: it governs the same statement, outside the region', () => {
+    const taskMoved = region(['#pragma omp parallel', '#pragma omp single', '{', '#pragma omp task', '    x = fib(n - 1);', '}', '#pragma omp task', '    y = fib(n - 2);']);
+    expect(check(taskMoved)).toEqual({
+      ok: false,
+      reason: 'the directive `#pragma omp task` above `y = fib(n - 2);` (line 4) was moved out of the block `#pragma omp single` governs, which the patch opens before `x = fib(n - 1);` (line 3); it must stay inside that block, or it no longer runs in that region: move the block\'s closing brace below the statement instead of moving the directive',
+    });
+  });
+});

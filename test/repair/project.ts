@@ -57,14 +57,20 @@ export interface TestProject {
   dispose(): Promise<void>;
 }
 
-export async function createTestProject(): Promise<TestProject> {
+/** The project's `src/main.c` and the generated patch (`<root>` stands for the project root); the reduction example unless given. */
+export interface TestProjectFiles {
+  source: string;
+  generatedPatch: string;
+}
+
+export async function createTestProject(o: TestProjectFiles = { source: MAIN_C, generatedPatch: GENERATED_PATCH }): Promise<TestProject> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'pr-repair-'));
   const dot = path.join(root, '.discopop');
   const scratch = path.join(root, 'scratch');
   const files: Record<string, string> = {
-    'src/main.c': MAIN_C,
+    'src/main.c': o.source,
     '.discopop/FileMapping.txt': `1\t${root}/src/main.c\n`,
-    '.discopop/patch_generator/1/1.patch': GENERATED_PATCH.replaceAll('<root>', root),
+    '.discopop/patch_generator/1/1.patch': o.generatedPatch.replaceAll('<root>', root),
     '.discopop/project/configs/tiny/compile.sh': '#!/bin/sh\n$CC $CFLAGS -o demo "$DP_PROJECT_ROOT_DIR/src/main.c"\n',
     '.discopop/project/configs/tiny/seq_settings.json': '{"CC": "gcc", "CXX": "g++", "CFLAGS": "-O0", "CXXFLAGS": ""}',
   };

@@ -76,9 +76,11 @@ describe('conversations and follow-ups', () => {
     // The first call of a conversation carries the generated patch and the diagnostics ...
     expect(calls[0]!.prompt).toContain('shared(a,b,tmp_var37)');
     expect(calls[0]!.prompt).toMatch(/main\.c:11:\d+: error: .*tmp_var37/);
-    expect(calls[0]!.prompt).not.toContain('## Original source around each patched region');
-    expect(calls[2]!.prompt).toContain('## Original source around each patched region');
-    expect(calls[2]!.prompt).toMatch(/^ *12 {2}        sum \+= a\[i\] \* b\[i\];$/m);
+    // Every rung, the first included, shows the original source the answer's diff must apply to.
+    for (const opening of [calls[0]!, calls[2]!]) {
+      expect(opening.prompt).toContain('## Original source around each patched region');
+      expect(opening.prompt).toMatch(/^ *12 {2}        sum \+= a\[i\] \* b\[i\];$/m);
+    }
     // ... a follow-up only the rejection.
     expect(calls[1]!.prompt).toContain('rejected at the "extraction" check');
     expect(calls[1]!.prompt).toContain('holds no unified diff');

@@ -1,3 +1,5 @@
+// OpenMP directive parsing: the generator's form and spaced or continued pragmas split into construct
+// and clauses, nested parentheses stay in one clause, and rendering gives back the exact bytes.
 import { describe, expect, it } from 'vitest';
 import { joinContinuations, parseDirective, renderDirective } from '../src/patch/openmp.js';
 

@@ -1,3 +1,5 @@
+// The one process runner: exit codes and both streams, stdin, spawn failures as values, the whole
+// process group killed on timeout or abort, a timeout that starts at a marker, and capped output.
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

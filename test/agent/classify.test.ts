@@ -1,3 +1,6 @@
+// How an agent CLI's failure is classified from its exit, stderr and HTTP status: fatal (auth,
+// quota, misconfiguration) stops every agent call, transient (rate limit, server error, timeout)
+// is an unanswered call, and a descriptor's own signs win over the built-in rules.
 import { describe, expect, it } from 'vitest';
 import { classifyFailure } from '../../src/agent/classify.js';
 

@@ -1,3 +1,6 @@
+// llm_config.json and the agent flags resolve to one setting per key, most specific first (flag,
+// connection, backend entry, descriptor, built-in default), and every bad key or value is one line
+// naming the file and the key.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+// Which agent a run gets: detection only when an agent is needed, the only installed CLI named
+// before use, no guess between several, the built-in repairer alone (and said) when none is
+// installed, and a named agent that cannot start refused with exit 4.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';

@@ -1,3 +1,6 @@
+// Backend descriptors: every shipped one is valid, a broken one is one line per problem naming the
+// file and key, placeholders fill or drop as documented, and the agent's environment keeps the
+// user's while every tool and permission stays off.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

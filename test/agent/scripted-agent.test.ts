@@ -1,3 +1,6 @@
+// The scripted agent the pipeline tests use behaves like the real CLIs behind the same descriptor
+// interface: sessions continue, no-answer and fatal outcomes classify the same way, and a hanging
+// call is killed at the agent timeout.
 import { mkdtempSync, readdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

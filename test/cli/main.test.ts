@@ -1,3 +1,6 @@
+// The CLI entry point: options reach the pipeline and its exit code comes back, show and report
+// dispatch, help needs no pipeline, bad usage is exit 2 with one line, a bug is exit 1 with its
+// stack, and the installed binary does the same.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, type CliDeps } from '../../src/cli.js';

@@ -1,3 +1,5 @@
+// The hotspot filter as DiscoPoP's autotuner classifies: LOOP regions only, no data means every
+// suggestion is YES, -s ids override and must name folders, and a malformed Hotspots.json is named.
 import { describe, expect, it } from 'vitest';
 import { classifyHotspot, readDotDiscopop, selectSuggestions } from '../../src/discopop/index.js';
 import type { LoopHotspot } from '../../src/discopop/hotspots.js';

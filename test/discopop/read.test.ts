@@ -1,3 +1,6 @@
+// Reading a .discopop folder as DiscoPoP leaves it: file mapping, patch sets, derived parallel
+// settings (never written), stray and whitespace-only patch files, CRLF, and every problem of a bad
+// folder at once, one line each.
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,6 @@
+// The command line to RunOptions: every default, paths resolved against the working directory,
+// modes that call no agent, where llm_config.json is looked for, and bad input as one line each with
+// exit 2.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';

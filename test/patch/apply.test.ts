@@ -1,3 +1,5 @@
+// The tolerant applier: exact placement, drift, whitespace-only and fuzzy context, V4A anchors,
+// and refusal where a hunk could go to two identical places; it never misplaces a hunk.
 import { describe, expect, it } from 'vitest';
 import { applyFilePatch } from '../../src/patch/apply.js';
 import { createPatch } from 'diff';

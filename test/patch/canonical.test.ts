@@ -1,3 +1,5 @@
+// Canonical patches reproduce DiscoPoP's generator byte for byte (timestamps aside), multi-hunk
+// changes and a file without a final newline included, and leave no scratch files behind.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+// Check 5, directives kept: a candidate may change clauses or move a misplaced directive onto its
+// target, but deleting, commenting out, switching off, moving to another statement or out of the
+// block the patch made for it is rejected with a reason.
 import { describe, expect, it } from 'vitest';
 import { checkDirectivesKept, directivesAddedByPatch } from '../../src/patch/directives.js';
 import { parsePatches } from '../../src/patch/parse.js';

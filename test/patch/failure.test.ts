@@ -1,3 +1,5 @@
+// When a candidate does not apply, the explanation a model can act on: per hunk what was expected
+// next to what the file has, the candidate places of an ambiguous hunk, and already-applied hunks.
 import { describe, expect, it } from 'vitest';
 import { applyFilePatch } from '../../src/patch/apply.js';
 import { renderApplyFailure } from '../../src/patch/failure.js';

@@ -1,3 +1,6 @@
+// An answer's file patches map onto the suggestion's patch set by DiscoPoP's file ids or by path,
+// never used as given: ids outside the suggestion, ambiguous basenames and symlinks leaving the
+// project are refused.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

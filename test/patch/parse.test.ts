@@ -1,3 +1,5 @@
+// Reading unified diffs as models and DiscoPoP write them: the generator's header form, prose
+// around raw diffs, several files, wrong or missing hunk counts, CRLF and trimmed blank context.
 import { describe, expect, it } from 'vitest';
 import { parsePatches } from '../../src/patch/parse.js';
 import { GENERATED_21, REDUCTION_PRAGMA } from './fixtures.js';

@@ -1,3 +1,5 @@
+// The doubled-prefix slip of real models (`--` or `+-` before a context or added line) is undone
+// where the file or the line's shape shows it was meant, and a diff that means what it says is left alone.
 import { describe, expect, it } from 'vitest';
 import { parsePatches } from '../../src/patch/parse.js';
 import { trimmedLines, undoubledPrefixes } from '../../src/patch/slips.js';

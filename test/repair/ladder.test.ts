@@ -1,3 +1,6 @@
+// The prompt ladder: built-in rungs show the original source and what DiscoPoP found, the last rung
+// repeats, substitution is one pass, and --prompt-dir names an unknown placeholder's file and line and
+// refuses gaps and rungs missing the patches or diagnostics.
 import { cp, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// Check 7's output comparison: line splitting, the noise floor learned from two reference runs,
+// and the first differing line named with what was expected and what came.
 import { describe, expect, it } from 'vitest';
 import { compareOutput, differsEverywhere, noiseFloor, outputLines } from '../../src/repair/output-compare.js';
 

@@ -34,13 +34,22 @@ export function isolationProblems(descriptor: Descriptor, additions: CallAdditio
     if (isSet(value) && refused.options.includes(name)) problems.push(`${places.option(name)}: ${REFUSAL}`);
   }
   for (const arg of additions.extraArgs) {
-    const flag = arg.startsWith('-') ? arg.split('=')[0]! : null;
-    if (flag !== null && refused.args.includes(flag)) problems.push(`${places.arg(arg)}: '${arg}' ${REFUSAL}`);
+    if (flagsIn(arg).some((flag) => refused.args.includes(flag))) problems.push(`${places.arg(arg)}: '${arg}' ${REFUSAL}`);
   }
   for (const name of Object.keys(additions.env)) {
     if (refused.env.includes(name) || name in descriptor.env) problems.push(`${places.env(name)}: ${REFUSAL}`);
   }
   return problems;
+}
+
+/**
+ * Every flag a CLI's parser reads from one argument: `--flag=value` is `--flag`, and a short
+ * argument is each of its letters, since `-rID` carries -r's value and `-ic` groups -i and -c.
+ */
+function flagsIn(arg: string): string[] {
+  if (arg.startsWith('--')) return [arg.split('=')[0]!];
+  if (arg.startsWith('-')) return [...arg.slice(1)].map((letter) => `-${letter}`);
+  return [];
 }
 
 /** The arguments of the options the descriptor declares, in its order; the others are ignored. */

@@ -139,6 +139,11 @@ describe('what would undo the isolation is refused, naming the key', () => {
     await refusal((c) => c.connections.sonnet.extra_args.push('--add-dir', '/home/me/project'), 'sonnet', 'connections\\.sonnet\\.extra_args');
   });
 
+  it('a refused short flag with its value attached, or grouped with other short flags', async () => {
+    await refusal((c) => c.connections.sonnet.extra_args.push('-rSESSION'), 'sonnet', 'connections\\.sonnet\\.extra_args');
+    await refusal((c) => (c.connections.qwen.extra_args as string[]).push('-ic'), 'qwen', 'connections\\.qwen\\.extra_args');
+  });
+
   it("an environment variable that replaces the descriptor's own settings or opencode's configuration", async () => {
     await refusal((c) => Object.assign(c.connections.qwen.env, { OPENCODE_CONFIG_CONTENT: '{"permission":{"*":"allow"}}' }), 'qwen', 'connections\\.qwen\\.env\\.OPENCODE_CONFIG_CONTENT');
     await refusal((c) => Object.assign(c.backends.opencode.env, { OPENCODE_PERMISSION: '{"*":"allow"}' }), 'qwen', 'backends\\.opencode\\.env\\.OPENCODE_PERMISSION');

@@ -264,7 +264,7 @@ export function startedRun(run: RunFromEvents): RunRecord | null {
   };
 }
 
-export function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
+function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
   return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
 }
 

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst, { DurationRecorder } from './test/longest-first.js';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,7 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Builds with gcc dominate; two workers match the two cores CI has.
     maxWorkers: 2,
-    reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
+    sequence: { sequencer: LongestFirst },
+    reporters: ['default', ['json', { outputFile: 'test-results.json' }], new DurationRecorder()],
   },
 });

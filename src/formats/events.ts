@@ -125,6 +125,11 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('writing'), record: SuggestionRecordSchema.describe('the record of a verified repair, as it stands once written') }),
   z.object({ ...base, type: z.literal('written'), id: z.string(), files: z.array(z.string()), digest: z.string() }),
   z.object({ ...base, type: z.literal('suggestion-finished'), record: SuggestionRecordSchema }),
+  z.object({
+    ...base,
+    type: z.literal('interrupted'),
+    exit_code: z.number().int().describe('130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP'),
+  }).describe('the run was stopped by a signal; what it did not finish is recorded as skipped'),
   z.object({ ...base, type: z.literal('run-finished'), run: RunRecordSchema }),
 ]);
 export type RunEvent = z.infer<typeof EventSchema>;

@@ -215,6 +215,8 @@ export interface RunFromEvents {
   resumedFrom: string | null;
   probe: RunRecord['openmp_probe'];
   runReference: RunRecord['run_reference'];
+  /** A signal stopped the run: even with every suggestion finished, it did not end on its own. */
+  interrupted: boolean;
 }
 
 export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
@@ -230,6 +232,7 @@ export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
     resumedFrom: null,
     probe: null,
     runReference: null,
+    interrupted: false,
   };
   for (const event of events) {
     if (event.type === 'run-started') run.started ??= event.run;
@@ -242,6 +245,7 @@ export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
     else if (event.type === 'suggestion-finished') run.records.set(event.record.id, event.record);
     else if (event.type === 'openmp-probe') run.probe = event.probe;
     else if (event.type === 'run-reference') run.runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
+    else if (event.type === 'interrupted') run.interrupted = true;
     else if (event.type === 'run-finished') run.finished = event.run;
   }
   return run;
@@ -260,7 +264,7 @@ export function startedRun(run: RunFromEvents): RunRecord | null {
   };
 }
 
-export function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
+function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
   return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
 }
 
@@ -333,8 +337,8 @@ export type RunStateBase = Pick<RunState, 'version' | 'run_id' | 'mode' | 'tree'
 /**
  * run-state.json as a run's events say it: its discovery builds with their digests; the records a
  * resumed run keeps (what discovery settles is settled again by the next discovery, so only repair
- * outcomes), a verified repair from the moment it is about to be written; and whether every
- * considered suggestion finished.
+ * outcomes), a verified repair from the moment it is about to be written; and whether the run
+ * ended on its own with every considered suggestion finished.
  */
 export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
   const builds: RunState['builds'] = {};
@@ -342,7 +346,7 @@ export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
   const finished: RunState['finished'] = {};
   for (const [id, record] of run.writing) finished[id] = record;
   for (const [id, record] of run.records) if (isKept(record)) finished[id] = record;
-  const complete = run.considered !== null && run.considered.every((id) => {
+  const complete = !run.interrupted && run.considered !== null && run.considered.every((id) => {
     const record = run.records.get(id);
     return record !== undefined && isFinal(record);
   });

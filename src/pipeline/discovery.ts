@@ -85,7 +85,7 @@ export async function discoveryStage(
 const RECORDED_PATH_FILES = 10;
 
 /** The workspace placement as the run record states it. */
-export function workspacesOf(placement: WorkspacePlacement): Workspaces {
+function workspacesOf(placement: WorkspacePlacement): Workspaces {
   return {
     count: placement.workspaces,
     reference_outputs: placement.outputs,

@@ -30,6 +30,7 @@ export async function finish(
   o: { agent: AgentEnd; refused?: boolean },
 ): Promise<number> {
   const { options, emit, reporter } = context;
+  if (interruptExit !== null) emit({ type: 'interrupted', exit_code: interruptExit });
   const suggestions: SuggestionRecord[] = [];
   const run = runFromEvents(context.events);
   for (const suggestion of scope.considered) {

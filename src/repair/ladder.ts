@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
 
 /** Values a rung may use. */
-export const RUNG_PLACEHOLDERS = [
+const RUNG_PLACEHOLDERS = [
   'suggestion_id',
   'pattern_type',
   'files',
@@ -20,10 +20,10 @@ export const RUNG_PLACEHOLDERS = [
   'context_lines',
   'discopop_findings',
 ] as const;
-export const FOLLOW_UP_PLACEHOLDERS = ['check', 'reason', 'suggestion_id', 'files'] as const;
+const FOLLOW_UP_PLACEHOLDERS = ['check', 'reason', 'suggestion_id', 'files'] as const;
 /** DiscoPoP's placeholders (its prompts.py); `failure` and `output_contract` are all its retry turn gets. */
-export const DISCOPOP_RUNG_PLACEHOLDERS = ['identity', 'patch_blocks', 'original_source', 'patched_source', 'pattern_metadata', 'diagnostics', 'output_contract'] as const;
-export const DISCOPOP_FOLLOW_UP_PLACEHOLDERS = ['failure', 'output_contract'] as const;
+const DISCOPOP_RUNG_PLACEHOLDERS = ['identity', 'patch_blocks', 'original_source', 'patched_source', 'pattern_metadata', 'diagnostics', 'output_contract'] as const;
+const DISCOPOP_FOLLOW_UP_PLACEHOLDERS = ['failure', 'output_contract'] as const;
 /** DiscoPoP's file names, in ladder order, and its follow-up. */
 const DISCOPOP_RUNGS = ['minimal.md', 'context.md', 'guided.md'] as const;
 const DISCOPOP_FOLLOW_UP = 'retry.md';
@@ -129,7 +129,7 @@ async function readText(file: string): Promise<string> {
  * A template's leading HTML comment (DiscoPoP's templates carry their licence header in one) is
  * for its readers, not for the model; a comment further down is part of what the author wrote.
  */
-export function stripLeadingComment(text: string): string {
+function stripLeadingComment(text: string): string {
   const start = text.search(/\S/);
   if (start < 0 || !text.startsWith('<!--', start)) return text;
   const end = text.indexOf('-->', start);

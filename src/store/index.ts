@@ -10,7 +10,7 @@ export { restoreLogPath } from './restore-log.js';
 export { AttemptStore, carryOverTries, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
 export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
 export { writeResults, readResults, resultsPath } from './results-file.js';
-export { digestDir, readSet } from './patch-set-files.js';
+export { digestDir } from './patch-set-files.js';
 export { listBackups, readWrittenDigest, upgradeWrittenDigests, writtenNames } from './backup.js';
 export { repairDir, writtenPaths } from './paths.js';
 export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

@@ -3,7 +3,6 @@
 // it); the built-in repairer either answers with a patch that GNU patch applies and the same
 // compiler compiles, keeping each directive's construct above the same loop, or declines with a
 // reason. A repair that rewrites code must leave the program's output unchanged with 1 and 4 threads.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { applyPatchSet, checkDirectivesKept, mapToPatchSet, parsePatches } from '../../src/patch/index.js';
 import {
-  applyAndCompile, COMPILERS, directivesAboveLoops, expectationFor, expectedLoops, inBatches, judgeRun, prepareFixture, runOutputs,
+  applyAndCompile, COMPILERS, directivesAboveLoops, expectationFor, expectedLoops, inBatches, judgeRun, prepareFixture, programOutputs, runOutputs, runsProgram,
   type CompilerFamily, type Fixture, type FixtureSpec, type Run,
 } from './harness.js';
 
@@ -51,11 +50,10 @@ beforeAll(async () => {
     const result = prepared.task.build.ok ? null : await builtinRepair(prepared.task);
     const checked = result?.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
     let outputs: Run['outputs'] = null;
-    if (hasMain(fixture) && checked?.compiled) {
-      const dir = join(scratch, family, fixture.name, 'run');
+    if (checked?.program) {
       outputs = {
-        original: await runOutputs(join(dir, 'original'), fixture, prepared.task.sources.get('1')!, family),
-        repaired: await runOutputs(join(dir, 'repaired'), fixture, checked.repaired, family),
+        original: await runOutputs(join(scratch, family, fixture.name, 'original'), fixture, prepared.task.sources.get('1')!, family),
+        repaired: await programOutputs(checked.program, fixture),
       };
     }
     runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
@@ -67,8 +65,6 @@ afterAll(async () => {
   if (process.env.BUILTIN_TABLE) await writeFile(process.env.BUILTIN_TABLE, JSON.stringify(measurements(), null, 1));
 });
 
-/** Fixtures whose source has a `main` printing its result are also run (all code-rewriting ones do). */
-const hasMain = (fixture: Fixture) => /\bint\s+main\s*\(/.test(readFileSync(join(fixture.dir, 'project', fixture.spec.file), 'utf8'));
 const isDirective = (line: string) => /^\s*#\s*pragma\s+omp\b/.test(line);
 const isDeclare = (line: string) => /^\s*#\s*pragma\s+omp\s+declare\b/.test(line);
 
@@ -77,7 +73,7 @@ function measurements() {
   return [...runs].map(([id, run]) => {
     const [family] = id.split('/');
     const { fixture } = run.prepared;
-    return { family, fixture: fixture.name, class: fixture.spec.class, ...judgeRun(run, hasMain(fixture)) };
+    return { family, fixture: fixture.name, class: fixture.spec.class, ...judgeRun(run, runsProgram(fixture)) };
   });
 }
 
@@ -164,7 +160,8 @@ describe.each(COMPILERS)('%s', (family) => {
       expect(blocks[0]![1]!.split('\n').slice(0, 2)).toEqual(generatedHeader);
     });
 
-    if (hasMain(fixture)) {
+    // Fixtures whose source has a `main` printing its result are run (all code-rewriting ones do).
+    if (runsProgram(fixture)) {
       it('prints the same as the original program with 1 and with 4 threads', () => {
         const { outputs } = run();
         expect(outputs?.original).toHaveLength(2);

@@ -2,6 +2,7 @@
 // text rules of formats.md §2, insertion before the start line, real `diff -Naru`), compiles
 // the patched file with real gcc/g++ or clang/clang++, parses the output as the build stage does,
 // and checks an answer with real GNU patch and the same compiler again.
+import { readFileSync } from 'node:fs';
 import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addedDirectiveLines, addedLineNumbers } from '../../src/build/apply.js';
@@ -75,6 +76,11 @@ export interface ProjectBuild {
   /** The project folder copied whole (headers, utility sources, inputs). */
   projectDir: string;
   build: ProgramBuild;
+  /**
+   * A scratch folder of this program's own, where its untouched translation units are compiled
+   * once per compiler: a build compiles only the suggestion's unit and links it with them.
+   */
+  units: string;
 }
 
 /** What is expected under one compiler. */
@@ -210,36 +216,116 @@ async function copyProject(fixture: Fixture, to: string): Promise<void> {
 
 const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };
 
+/** The compiler driver compile.sh names: a program with any C++ source is built by the C++ driver, its C sources included. */
+const programDriver = (project: ProjectBuild, family: CompilerFamily) => COMMANDS[family][project.build.sources.every((source) => source.endsWith('.c')) ? 'c' : 'cxx'];
+
+interface Step { ok: boolean; output: string; durationMs: number }
+
+async function callCompiler(command: string, args: string[], cwd: string): Promise<Step> {
+  const outcome = await runProcess({ command, args, cwd, env: { LC_ALL: 'C' }, timeoutMs: 120_000 });
+  if (outcome.kind === 'spawn-failed') throw new Error(`${command}: ${outcome.message}`);
+  return { ok: outcome.kind === 'exited' && outcome.exitCode === 0, output: outcome.stdout + outcome.stderr, durationMs: outcome.durationMs };
+}
+
+/** One translation unit of a program, compiled as compile.sh compiles it: `-fopenmp <flags>`, from the project root. */
+function compileUnit(root: string, source: string, object: string, family: CompilerFamily, project: ProjectBuild): Promise<Step> {
+  return callCompiler(programDriver(project, family), ['-fopenmp', ...project.build.flags, '-c', source, '-o', object], root);
+}
+
+interface Unit extends Step { object: string }
+
+const untouched = new Map<string, Promise<Unit[]>>();
+const originals = new Map<string, Promise<string[] | null>>();
+
+function once<T>(memo: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  if (!memo.has(key)) memo.set(key, make());
+  return memo.get(key)!;
+}
+
+/** Where a program's untouched units are compiled under one compiler, beside an untouched copy of its project. */
+const untouchedDir = (project: ProjectBuild, family: CompilerFamily) => join(project.units, family);
+
+/**
+ * The program's translation units compiled once per compiler from an untouched copy of its
+ * project, in the order compile.sh names them. Every build of a suggestion shares them: only its
+ * own unit differs (a fixture's `file` is always one of the program's sources).
+ */
+function untouchedUnits(project: ProjectBuild, family: CompilerFamily): Promise<Unit[]> {
+  const dir = untouchedDir(project, family);
+  return once(untouched, dir, async () => {
+    await cp(project.projectDir, join(dir, 'project'), { recursive: true });
+    return inBatches([...project.build.sources.entries()], 2, async ([index, source]) => {
+      const object = join(dir, `unit-${index}.o`);
+      return { ...await compileUnit(join(dir, 'project'), source, object, family, project), object };
+    });
+  });
+}
+
+/** The link step of compile.sh's command: `-fopenmp <flags> <objects> <libs>`, objects in source order. */
+function link(root: string, objects: string[], family: CompilerFamily, project: ProjectBuild, output: string): Promise<Step> {
+  return callCompiler(programDriver(project, family), ['-fopenmp', ...project.build.flags, ...objects, ...(project.build.libs ?? []), '-o', output], root);
+}
+
+/**
+ * A real code's program built as its compile.sh builds it, `<cc> -fopenmp <flags> <sources>
+ * <libs>`, but with `relPath`'s unit alone compiled here and the others taken from
+ * untouchedUnits. The output is what the one command prints: each unit's diagnostics in source
+ * order (the driver compiles them one after another), then the link's; the link runs only when
+ * every unit compiled.
+ */
+async function buildProgram(root: string, relPath: string, family: CompilerFamily, project: ProjectBuild, output: string): Promise<Step> {
+  const index = project.build.sources.indexOf(relPath);
+  if (index < 0) throw new Error(`${relPath} is not a source of the program: a fixture patches one of its translation units`);
+  const units = await untouchedUnits(project, family);
+  const object = join(root, '.patched-unit.o');
+  const own = await compileUnit(root, relPath, object, family, project);
+  const steps = units.map((unit, at) => (at === index ? { ...own, object } : unit));
+  const compiled: Step = { ok: steps.every((step) => step.ok), output: steps.map((step) => step.output).join(''), durationMs: own.durationMs };
+  if (!compiled.ok) return compiled;
+  const linked = await link(root, steps.map((step) => step.object), family, project, output);
+  return { ok: linked.ok, output: compiled.output + linked.output, durationMs: compiled.durationMs + linked.durationMs };
+}
+
+/**
+ * What a real code's original program prints with 1 and with 4 threads (programOutputs): its
+ * untouched units linked, run in the untouched copy of its project; once per program and compiler.
+ * Null when it does not build or does not exit by itself.
+ */
+export function originalOutputs(fixture: Fixture & { project: ProjectBuild }, family: CompilerFamily): Promise<string[] | null> {
+  const { project } = fixture;
+  const dir = untouchedDir(project, family);
+  return once(originals, dir, async () => {
+    const units = await untouchedUnits(project, family);
+    const program = join(dir, 'project', 'program');
+    const built = units.every((unit) => unit.ok) && (await link(join(dir, 'project'), units.map((unit) => unit.object), family, project, program)).ok;
+    return built ? programOutputs(program, fixture) : null;
+  });
+}
+
 /**
  * Compiles like a project's compile.sh: from the project root, with relative paths. A class
- * fixture compiles its one file (`-c`, or linked to `output`); a real code compiles and links its
- * program's sources with its flags. Given the `original` source of `relPath`, the output is judged
- * as the build stage judges a patched build: a warning that the compiler ignored part of a
- * directive on a line added to the original fails it.
+ * fixture compiles its one file (`-c`, or linked to `output`); a real code builds its program
+ * (buildProgram). Given the `original` source of `relPath`, the output is judged as the build
+ * stage judges a patched build: a warning that the compiler ignored part of a directive on a line
+ * added to the original fails it.
  */
 export async function compile(
   root: string, relPath: string, family: CompilerFamily,
   options: { output?: string; original?: string; project?: ProjectBuild } = {},
 ): Promise<{ ok: boolean; output: string; diagnostics: Diagnostic[]; durationMs: number }> {
   const { output, original, project } = options;
-  const language = project ? (project.build.sources.some((source) => !source.endsWith('.c')) ? 'cxx' : 'c') : relPath.endsWith('.c') ? 'c' : 'cxx';
-  const compiler = COMMANDS[family][language];
-  const args = project
-    ? ['-fopenmp', ...project.build.flags, ...project.build.sources, ...(project.build.libs ?? []), '-o', output ?? join(root, '.compile-check')]
-    : ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])];
-  const outcome = await runProcess({ command: compiler, args, cwd: root, env: { LC_ALL: 'C' }, timeoutMs: 120_000 });
-  if (outcome.kind === 'spawn-failed') throw new Error(`${compiler}: ${outcome.message}`);
-  const printed = outcome.stdout + outcome.stderr;
+  const step = project
+    ? await buildProgram(root, relPath, family, project, output ?? join(root, '.compile-check'))
+    : await callCompiler(COMMANDS[family][relPath.endsWith('.c') ? 'c' : 'cxx'], ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])], root);
   const patched = await readFile(join(root, relPath), 'utf8');
   const lines = original === undefined ? new Set<number>() : addedLineNumbers(original, patched);
   // The suggestion's file is file 1, as in the RepairTask; the program's other sources follow.
   const projectFiles = [relPath, ...(project?.build.sources.filter((source) => source !== relPath) ?? [])];
   const diagnostics = classifyByPosition(
-    judgeDiagnostics(parseDiagnostics(printed, projectWith(root, projectFiles), root), new Map([['1', lines]])),
+    judgeDiagnostics(parseDiagnostics(step.output, projectWith(root, projectFiles), root), new Map([['1', lines]])),
     new Map([['1', addedDirectiveLines(patched, lines)]]),
   );
-  const ok = outcome.kind === 'exited' && outcome.exitCode === 0 && firstError(diagnostics) === undefined;
-  return { ok, output: printed, diagnostics, durationMs: outcome.durationMs };
+  return { ok: step.ok && firstError(diagnostics) === undefined, output: step.output, diagnostics, durationMs: step.durationMs };
 }
 
 export interface Checked {
@@ -248,11 +334,19 @@ export interface Checked {
   compiled: boolean;
   compileOutput: string;
   repaired: string;
-  /** A real code's program as the check built it, run where it was built (a class fixture's check builds no program). */
+  /** The program as the check built it, run where it was built; null for a fixture that is not run (runsProgram). */
   program: string | null;
 }
 
-/** Applies each ```diff block of the answer with GNU patch (explicit target, as DiscoPoP does) and compiles. */
+/** A fixture whose build is a program to run: a real code, or a class fixture whose source has a `main` printing its result. */
+export function runsProgram(fixture: Fixture): boolean {
+  return fixture.project !== undefined || /\bint\s+main\s*\(/.test(readFileSync(join(fixture.dir, 'project', fixture.spec.file), 'utf8'));
+}
+
+/**
+ * Applies each ```diff block of the answer with GNU patch (explicit target, as DiscoPoP does) and
+ * compiles; a fixture that is run is linked into the program that programOutputs runs.
+ */
 export async function applyAndCompile(prepared: Prepared, answer: string, scratch: string): Promise<Checked> {
   const blocks = [...answer.matchAll(/```diff\n([\s\S]*?)```/g)].map((match) => match[1]!);
   const dir = join(scratch, prepared.family, prepared.fixture.name, 'verify');
@@ -269,7 +363,7 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
     }
     patchOutput += outcome.stdout;
   }
-  const program = prepared.fixture.project ? join(dir, 'program') : undefined;
+  const program = runsProgram(prepared.fixture) ? join(dir, 'program') : undefined;
   const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, { original: prepared.task.sources.get('1')!, project: prepared.fixture.project, output: program });
   return {
     applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8'),

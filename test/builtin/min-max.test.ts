@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
-import { applyAndCompile, COMPILERS, judgeRun, prepareFixture, runOutputs, type Fixture, type GeneratorDirective } from './harness.js';
+import { applyAndCompile, COMPILERS, judgeRun, prepareFixture, programOutputs, runOutputs, type Fixture, type GeneratorDirective } from './harness.js';
 
 const DATA = `static void fill(double *x, int n)
 {
@@ -164,7 +164,7 @@ describe.each(COMPILERS)('%s', (family) => {
     for (const clause of c.kept) expect(directives).toContain(clause);
     const outputs = {
       original: await runOutputs(join(scratch, 'original', family, c.rule), fixture, prepared.task.sources.get('1')!, family),
-      repaired: checked.compiled ? await runOutputs(join(scratch, 'repaired', family, c.rule), fixture, checked.repaired, family) : null,
+      repaired: checked.program ? await programOutputs(checked.program, fixture) : null,
     };
     expect(outputs.original?.[0]).toMatch(/\d/);
     expect(judgeRun({ prepared, result, checked, outputs }, true), checked.compileOutput).toEqual({ outcome: 'repaired', reasons: [] });

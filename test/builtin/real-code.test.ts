@@ -1,24 +1,25 @@
 // Real public HPC code (fixtures/real/<code>/: trimmed upstream sources, ORIGIN.md, the upstream
 // licence) with DiscoPoP-style suggestions on its real loops, each carrying a mistake DiscoPoP
 // really makes (formats.md §4). Under gcc and under clang: the generated patch (real diff -Naru)
-// is built as the code's compile.sh would build it (all its sources, its flags); the built-in
-// repairer's answer is applied with GNU patch, built again, checked by check 5, and the repaired
-// program is run with 1 and with 4 threads and must print exactly what the original program prints
-// with as many threads (the sequential program, for codes without OpenMP of their own).
+// is built as the code's compile.sh would build it (all its sources, its flags; each untouched
+// unit is compiled once per program and compiler, the patched unit for every build, then linked);
+// the built-in repairer's answer is applied with GNU patch, built again, checked by check 5, and
+// the repaired program is run with 1 and with 4 threads and must print exactly what the original
+// program prints with as many threads (the sequential program, for codes without OpenMP of their own).
 //
 // Each suggestion states `target` (what issue 20 says must happen) and `expect` (what the
 // repairer does today, asserted here). Where they differ the test title says "gap", so today's
 // shortfall is visible in every run; `expect` moves to `target` as the rules improve.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { runProcess } from '../../src/process.js';
 import {
-  applyAndCompile, COMPILERS, expectationFor, inBatches, judgeRun, prepareFixture, programOutputs, runOutputs,
-  type CompilerFamily, type Expectation, type Fixture, type FixtureSpec, type ProgramBuild, type Run,
+  applyAndCompile, COMPILERS, expectationFor, inBatches, judgeRun, originalOutputs, prepareFixture, programOutputs,
+  type CompilerFamily, type Expectation, type Fixture, type FixtureSpec, type ProgramBuild, type ProjectBuild, type Run,
 } from './harness.js';
 
 const realDir = join(import.meta.dirname, '..', '..', 'fixtures', 'real');
@@ -37,6 +38,7 @@ interface RealSpec extends FixtureSpec {
 interface RealFixture extends Fixture {
   code: string;
   spec: RealSpec;
+  project: ProjectBuild;
 }
 
 /** BUILTIN_REAL_CODES=xsbench,hpccg runs only those codes (while adding fixtures to one). */
@@ -51,35 +53,26 @@ async function loadFixtures(): Promise<RealFixture[]> {
       if (!build) throw new Error(`${code}/suggestions/${file}: no program '${spec.program}' in code.json`);
       fixtures.push({
         code, name: `${code}/${file.replace(/\.json$/, '')}`, dir: join(realDir, code), spec,
-        project: { projectDir: join(realDir, code, 'project'), build },
+        project: { projectDir: join(realDir, code, 'project'), build, units: join(scratch, 'units', code, spec.program) },
       });
     }
   }
   return fixtures;
 }
 
+const scratch = await mkdtemp(join(tmpdir(), 'builtin-real-'));
 const fixtures = await loadFixtures();
 const runs = new Map<string, Run>();
-/** The original program's outputs with 1 and 4 threads, once per compiler and program. */
-const originals = new Map<string, Promise<string[] | null>>();
-let scratch = '';
 const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
 
-function originalOutputs(fixture: RealFixture, family: CompilerFamily, original: string): Promise<string[] | null> {
-  const id = `${family}/${fixture.code}/${fixture.spec.program}`;
-  if (!originals.has(id)) originals.set(id, runOutputs(join(scratch, 'original', id), fixture, original, family));
-  return originals.get(id)!;
-}
-
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'builtin-real-'));
   const jobs = COMPILERS.flatMap((family) => fixtures.map((fixture) => ({ family, fixture })));
   await inBatches(jobs, 4, async ({ family, fixture }) => {
     const prepared = await prepareFixture(fixture, scratch, family);
     const result = prepared.task.build.ok ? null : await builtinRepair(prepared.task);
     const checked = result?.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
     const outputs = checked?.compiled ? {
-      original: await originalOutputs(fixture, family, prepared.task.sources.get('1')!),
+      original: await originalOutputs(fixture, family),
       repaired: await programOutputs(checked.program!, fixture),
     } : null;
     runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
@@ -87,7 +80,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 afterAll(async () => {
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true });
   if (process.env.BUILTIN_REAL_TABLE) {
     const rows = [...runs].map(([id, run]) => {
       const fixture = run.prepared.fixture as RealFixture;
@@ -151,8 +144,9 @@ describe('a wrong repair is caught', () => {
 
   it.runIf(fixture !== undefined).each(COMPILERS)('%s: a section reduction over an array the loop also reads builds, but changes the output', async (family) => {
     const dir = join(scratch, 'wrong', family);
-    const prepared = await prepareFixture(fixture, dir, family);
-    const original = prepared.task.sources.get('1')!;
+    // The generated patch as beforeAll prepared it: the answer is built in a folder of its own.
+    const { prepared } = runs.get(key(family, fixture.name))!;
+    await mkdir(dir, { recursive: true });
     const generatedDirective = prepared.task.patched.get('1')!.split('\n')[fixture.spec.directives[0]!.start_line - 1]!;
     const wrong = prepared.task.patched.get('1')!.replace(generatedDirective, generatedDirective.replace('reduction(-:x)', 'reduction(-:x[0:N])'));
     expect(wrong).not.toBe(prepared.task.patched.get('1'));
@@ -166,10 +160,7 @@ describe('a wrong repair is caught', () => {
     const checked = await applyAndCompile(prepared, answer, dir);
     expect(checked.applied, checked.patchOutput).toBe(true);
     expect(checked.compiled, checked.compileOutput).toBe(true);
-    const outputs = {
-      original: await runOutputs(join(dir, 'original'), fixture, original, family),
-      repaired: await runOutputs(join(dir, 'repaired'), fixture, checked.repaired, family),
-    };
+    const outputs = { original: await originalOutputs(fixture, family), repaired: await programOutputs(checked.program!, fixture) };
     expect(judgeRun({ prepared, result: { kind: 'answer', text: answer, rules: [] }, checked, outputs }, true))
       .toEqual({ outcome: 'wrong', reasons: ['changes the output'] });
   });

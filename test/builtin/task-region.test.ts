@@ -14,8 +14,11 @@ import { applyAndCompile, COMPILERS, prepareFixture, type Fixture, type FixtureS
 const botsDir = join(import.meta.dirname, '..', '..', 'fixtures', 'real', 'bots');
 const programs = (JSON.parse(await readFile(join(botsDir, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }).programs;
 const spec = JSON.parse(await readFile(join(botsDir, 'suggestions', 'fib-task-region.json'), 'utf8')) as FixtureSpec & { program: string };
-const fixture: Fixture = { name: 'bots/fib-task-region', dir: botsDir, spec, project: { projectDir: join(botsDir, 'project'), build: programs[spec.program]! } };
 const scratch = await mkdtemp(join(tmpdir(), 'builtin-task-region-'));
+const fixture: Fixture = {
+  name: 'bots/fib-task-region', dir: botsDir, spec,
+  project: { projectDir: join(botsDir, 'project'), build: programs[spec.program]!, units: join(scratch, 'units') },
+};
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 describe.each(COMPILERS)('%s', (family) => {

@@ -1,7 +1,9 @@
 // Reasons that decide something are values: the exit code and whether --resume keeps a record
-// follow reason_code, whatever words the reason is shown in.
+// follow reason_code, whatever words the reason is shown in; and a run a signal stopped is never
+// recorded as complete, whatever its records say.
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor, isFinal } from '../../src/formats/run-records.js';
+import type { RunEvent } from '../../src/formats/events.js';
+import { exitCodeFor, isFinal, runFromEvents, runStateOf, type RunStateBase } from '../../src/formats/run-records.js';
 import type { SuggestionRecord } from '../../src/formats/results.js';
 import { suggestionRecord } from '../store/fixtures.js';
 
@@ -23,5 +25,24 @@ describe('reasons that decide', () => {
     const unreachable = { ...suggestionRecord('2'), status: 'agent_unreachable' as const };
     expect(isFinal({ ...unreachable, reason: 'breaker', reason_code: 'endpoint-down' })).toBe(false);
     expect(isFinal({ ...unreachable, reason: 'allowance spent', reason_code: 'agent-unreachable' })).toBe(true);
+  });
+});
+
+describe('run-state.json complete', () => {
+  const t = '2026-12-03T00:00:00.000Z';
+  const base = { version: 2, run_id: 'r', mode: 'repair', tree: {}, environment: {}, outputs: [] } as unknown as RunStateBase;
+  const everyoneFinished: RunEvent[] = [
+    { t, type: 'discovery-started', suggestions: ['2', '3'], builds: 2, reused: 0, jobs: 1 },
+    { t, type: 'suggestion-finished', record: suggestionRecord('2') },
+    { t, type: 'suggestion-finished', record: { ...suggestionRecord('3'), status: 'failed' } },
+  ];
+
+  it('is true when every considered suggestion finished and the run ended on its own', () => {
+    expect(runStateOf(base, runFromEvents(everyoneFinished)).complete).toBe(true);
+  });
+
+  it('is false when a signal stopped the run after its last suggestion finished, so --resume goes on from it', () => {
+    const stopped: RunEvent[] = [...everyoneFinished, { t, type: 'interrupted', exit_code: 130 }];
+    expect(runStateOf(base, runFromEvents(stopped)).complete).toBe(false);
   });
 });

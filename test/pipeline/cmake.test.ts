@@ -2,16 +2,18 @@
 // and both of its common generators. CMake writes the absolute path of the build folder into what
 // it generates, so a workspace made from copies of another's outputs fails every build; these
 // tests hold patch-repair to giving at any -j, with either generator, exactly what -j 1 gives.
+// The cases of a block run side by side, each on its own copy of the project; the blocks run one
+// after the other, so that no more than three CLI runs share the two cores and each test's time is
+// its own runs', not a wait for others.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { EventSchema } from '../../src/formats/events.js';
 import { type ResultsFile } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 import { readResults, runCli } from '../helpers/cli.js';
-
 
 // compile.sh leaves the generator to CMake, which reads it from the environment.
 const cli = (dotDir: string, generator: string, ...args: string[]) =>
@@ -42,8 +44,8 @@ function patchSets(root: string, dotDir: string): Record<string, string> {
 const outsideRepair = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
 /** What discovery must hold at any -j: a reference build of its own in every workspace begun, the user's tree untouched. */
-async function discover(generator: string, jobs: number): Promise<Record<string, string>> {
-  const { root, dotDir } = useFixture('cmake');
+async function discover(generator: string, jobs: number, test: TestContext): Promise<Record<string, string>> {
+  const { root, dotDir } = useFixture('cmake', test);
   const before = snapshotTree(root, outsideRepair);
   const run = await cli(dotDir, generator, '--discover-only', '-j', String(jobs));
   expect(run.exitCode, run.stdout + run.stderr).toBe(1);
@@ -59,13 +61,14 @@ async function discover(generator: string, jobs: number): Promise<Record<string,
 }
 
 // Discovery with Unix Makefiles at -j 1, run once for the file: what every other discovery, at
-// any -j and with either generator, must find.
+// any -j and with either generator, must find. Its copy goes with the test that starts it, which
+// waits for it like every other.
 let serialRun: Promise<Record<string, string>> | undefined;
-const serialFindings = () => (serialRun ??= discover('Unix Makefiles', 1));
+const serialFindings = (test: TestContext) => (serialRun ??= discover('Unix Makefiles', 1, test));
 
 describe('discovery of a CMake project', () => {
-  it('with Unix Makefiles at -j 1 finds some suggestions building and others failing, each for its own reason', async () => {
-    const serial = await serialFindings();
+  it.concurrent('with Unix Makefiles at -j 1 finds some suggestions building and others failing, each for its own reason', async (test) => {
+    const serial = await serialFindings(test);
     // A workspace built from another's outputs would fail them all with CMake's cache-directory error.
     expect(Object.values(serial).filter((f) => f.startsWith('ok'))).toHaveLength(3);
     expect(Object.values(serial).filter((f) => f.startsWith('failed')).map((f) => f.split(' ')[1])).toEqual(['undeclared-in-clause', 'duplicate-data-sharing', 'undeclared-in-clause']);
@@ -74,20 +77,19 @@ describe('discovery of a CMake project', () => {
 
   // The grid crosses both generators and parallel builds without repeating a proof: each of these
   // runs its workspaces' reference builds side by side, and must find what -j 1 found.
-  it.each([
+  it.concurrent.for([
     ['Unix Makefiles', 2],
     ['Ninja', 4],
-  ] as const)('with %s at -j %i finds the same failing suggestions with the same first errors; every workspace runs its own reference build', async (generator, jobs) => {
-    expect(await discover(generator, jobs)).toEqual(await serialFindings());
+  ] as const)('with %s at -j %i finds the same failing suggestions with the same first errors; every workspace runs its own reference build', async ([generator, jobs], test) => {
+    expect(await discover(generator, jobs, test)).toEqual(await serialFindings(test));
   });
 });
 
 describe('repairing a CMake project', () => {
-  // Two whole repair runs, each configuring CMake in every workspace: more than the usual limit on a slow machine.
-  it('writes the same repaired patch sets with Unix Makefiles at -j 1 as with Ninja at -j 2', async () => {
-    const written: Record<string, string>[] = [];
-    for (const [generator, jobs] of [['Unix Makefiles', 1], ['Ninja', 2]] as const) {
-      const { root, dotDir } = useFixture('cmake');
+  // Two whole repair runs, side by side, each configuring CMake in every workspace: more than the usual limit on a slow machine.
+  it('writes the same repaired patch sets with Unix Makefiles at -j 1 as with Ninja at -j 2', async (test) => {
+    const repair = async (generator: string, jobs: number) => {
+      const { root, dotDir } = useFixture('cmake', test);
       const generated = patchSets(root, dotDir);
       const run = await cli(dotDir, generator, '--backend', 'builtin', '-j', String(jobs));
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
@@ -95,15 +97,19 @@ describe('repairing a CMake project', () => {
       expect(file.suggestions.filter((s) => s.status === 'repaired').map((s) => s.id)).toEqual(['1', '3', '5']);
       const sets = patchSets(root, dotDir);
       expect(Object.keys(sets).filter((key) => sets[key] !== generated[key])).toEqual(['1/2.patch', '3/3.patch', '5/1.patch']);
-      written.push(sets);
-    }
-    expect(written[1]).toEqual(written[0]);
+      return sets;
+    };
+    const runs = [repair('Unix Makefiles', 1), repair('Ninja', 2)];
+    // Both runs end before the test does and its copies go, even when one of them fails.
+    await Promise.allSettled(runs);
+    const [makefiles, ninja] = await Promise.all(runs);
+    expect(ninja).toEqual(makefiles);
   }, 300_000);
 });
 
 describe('a CMake project holding the user\'s own build folder', () => {
-  it('is refused with the reason and both fixes; --exclude build then gives the results of a clean tree', async () => {
-    const { root, dotDir } = useFixture('cmake');
+  it.concurrent('is refused with the reason and both fixes; --exclude build then gives the results of a clean tree', async (test) => {
+    const { root, dotDir } = useFixture('cmake', test);
     const configure = await runProcess({ command: 'cmake', args: ['-S', '.', '-B', 'build', '-G', 'Unix Makefiles'], cwd: root, timeoutMs: 120_000 });
     expect(configure.kind === 'exited' && configure.exitCode, configure.kind === 'exited' ? configure.stdout + configure.stderr : '').toBe(0);
     const before = snapshotTree(root, outsideRepair);
@@ -122,14 +128,14 @@ describe('a CMake project holding the user\'s own build folder', () => {
     const excluded = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '2', '--exclude', 'build');
     expect(excluded.exitCode, excluded.stdout + excluded.stderr).toBe(1);
     const file = readResults(dotDir);
-    expect(findings(file)).toEqual(await serialFindings());
+    expect(findings(file)).toEqual(await serialFindings(test));
     expect(file.run.options).toMatchObject({ exclude: ['build'] });
     // The user's build folder was read, never written.
     expect(changedPaths(before, snapshotTree(root, outsideRepair), { mtimes: true })).toEqual([]);
   });
 
-  it('is refused, not passed, when compile.sh only runs cmake --build on it: CMake would build the user\'s sources, not the patched copy', async () => {
-    const { root, dotDir } = useFixture('cmake');
+  it.concurrent('is refused, not passed, when compile.sh only runs cmake --build on it: CMake would build the user\'s sources, not the patched copy', async (test) => {
+    const { root, dotDir } = useFixture('cmake', test);
     const configure = await runProcess({ command: 'sh', args: ['-c', 'cmake -S . -B build -DCMAKE_C_FLAGS=-fopenmp -DCMAKE_CXX_FLAGS=-fopenmp && cmake --build build'], cwd: root, timeoutMs: 120_000 });
     expect(configure.kind === 'exited' && configure.exitCode).toBe(0);
     writeFileSync(path.join(dotDir, 'project', 'configs', 'tiny', 'compile.sh'), '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\ncmake --build build\n');

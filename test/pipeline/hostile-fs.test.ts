@@ -9,10 +9,11 @@
 // We run as root in CI, where permissions mean nothing: permission cases run the CLI as nobody
 // (setpriv), read-only mounts use a private mount namespace (unshare -m). Either is skipped with a
 // message where the machine does not allow it.
+// The cases run concurrently, each on its own copy of the demo with a --work-dir of its own.
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { runProcess, type RunOutcome } from '../../src/process.js';
 import { useFixture, type FixtureCopy } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree, type EntrySnapshot } from '../helpers/tree-snapshot.js';
@@ -39,11 +40,11 @@ interface Case extends FixtureCopy {
   before: Map<string, EntrySnapshot>;
 }
 
-/** A demo copy owned by the user the CLI will run as, with a --work-dir of its own. */
-function prepare(): Case {
-  const copy = useFixture('demo');
+/** A demo copy owned by the user the CLI will run as, with a --work-dir of its own; `test` removes both. */
+function prepare(test: TestContext): Case {
+  const copy = useFixture('demo', test);
   const work = mkdtempSync(path.join(tmpdir(), 'pr-hostile-work-'));
-  onTestFinished(() => rmSync(work, { recursive: true, force: true }));
+  test.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
   if (isRoot) for (const dir of [path.dirname(copy.root), work]) chownTree(dir, NOBODY);
   return { ...copy, work, before: snapshot(copy.root) };
 }
@@ -145,9 +146,9 @@ function keepGenerated(c: Case): void {
   }
 }
 
-describe.runIf(canDropPrivileges)('files that cannot be read', () => {
-  it('an unreadable FileMapping.txt: one line, exit 2; readable again, the run works', async () => {
-    const c = prepare();
+describe.runIf(canDropPrivileges).concurrent('files that cannot be read', () => {
+  it('an unreadable FileMapping.txt: one line, exit 2; readable again, the run works', async (test) => {
+    const c = prepare(test);
     const file = path.join(c.dotDir, 'FileMapping.txt');
     chmodSync(file, 0o000);
     expectErrorLines(await asUnprivileged(c, ['-s', '2']), 2, [`${file}: cannot read: permission denied`]);
@@ -156,8 +157,8 @@ describe.runIf(canDropPrivileges)('files that cannot be read', () => {
     expect(exited(await asUnprivileged(c, ['-s', '7'])).exitCode).toBe(0);
   });
 
-  it('an unreadable .patch file and an unreadable source: one line each, exit 2', async () => {
-    const c = prepare();
+  it('an unreadable .patch file and an unreadable source: one line each, exit 2', async (test) => {
+    const c = prepare(test);
     const patch = path.join(c.dotDir, 'patch_generator', '2', '3.patch');
     const source = path.join(c.root, 'src', 'histogram.c');
     chmodSync(patch, 0o000);
@@ -166,10 +167,10 @@ describe.runIf(canDropPrivileges)('files that cannot be read', () => {
     expectNothingLost(c);
   });
 
-  it('a --work-dir that cannot be written: one line naming it, exit 2, before anything is moved to history', async () => {
-    const c = prepare();
+  it('a --work-dir that cannot be written: one line naming it, exit 2, before anything is moved to history', async (test) => {
+    const c = prepare(test);
     const work = mkdtempSync(path.join(tmpdir(), 'pr-hostile-rootonly-'));
-    onTestFinished(() => rmSync(work, { recursive: true, force: true }));
+    test.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     chmodSync(work, 0o755);
     if (!isRoot) chmodSync(work, 0o555);
     expectErrorLines(await asUnprivileged({ ...c, work }, ['-s', '2', '--discover-only']), 2, [
@@ -179,10 +180,10 @@ describe.runIf(canDropPrivileges)('files that cannot be read', () => {
     expectNothingLost(c);
   });
 
-  it.each([['--dry-run'], ['--discover-only'], ['--restore']])('a .discopop that cannot be written is refused with exit 3 (%s)', async (mode) => {
-    const c = prepare();
+  it.for(['--dry-run', '--discover-only', '--restore'])('a .discopop that cannot be written is refused with exit 3 (%s)', async (mode, test) => {
+    const c = prepare(test);
     chmodSync(c.dotDir, 0o555);
-    onTestFinished(() => chmodSync(c.dotDir, 0o755));
+    test.onTestFinished(() => chmodSync(c.dotDir, 0o755));
     expectErrorLines(await asUnprivileged(c, ['-s', '2', mode]), 3, [
       `${c.dotDir}: cannot create patch_repair/ (where results, progress and backups go): permission denied`,
     ]);
@@ -193,12 +194,12 @@ describe.runIf(canDropPrivileges)('files that cannot be read', () => {
   });
 });
 
-describe('folders where files should be', () => {
-  it.each([
+describe.concurrent('folders where files should be', () => {
+  it.for([
     ['explorer', 'patterns.json'],
     ['hotspot_detection', 'Hotspots.json'],
-  ])('%s/%s as a folder: one line naming it, exit 2', async (folder, name) => {
-    const c = prepare();
+  ] as const)('%s/%s as a folder: one line naming it, exit 2', async ([folder, name], test) => {
+    const c = prepare(test);
     const file = path.join(c.dotDir, folder, name);
     renameSync(file, `${file}.kept`);
     mkdirSync(file);
@@ -208,9 +209,9 @@ describe('folders where files should be', () => {
   });
 });
 
-describe.runIf(canDropPrivileges)('a write-back that cannot write (permissions)', () => {
-  it('patch_generator/<id>/ not writable before the run: a repair run is refused with exit 3, --dry-run still works', async () => {
-    const c = prepare();
+describe.runIf(canDropPrivileges).concurrent('a write-back that cannot write (permissions)', () => {
+  it('patch_generator/<id>/ not writable before the run: a repair run is refused with exit 3, --dry-run still works', async (test) => {
+    const c = prepare(test);
     for (const id of ['2', '9']) chmodSync(path.join(c.dotDir, 'patch_generator', id), 0o555);
     const refused = await asUnprivileged(c, ['-s', '2,9']);
     expectErrorLines(refused, 3, [
@@ -225,8 +226,8 @@ describe.runIf(canDropPrivileges)('a write-back that cannot write (permissions)'
     expectNothingLost(c);
   });
 
-  it('a folder that becomes unwritable mid-run: undone at once, recorded with its reason, the run goes on', async () => {
-    const c = prepare();
+  it('a folder that becomes unwritable mid-run: undone at once, recorded with its reason, the run goes on', async (test) => {
+    const c = prepare(test);
     keepGenerated(c);
     const folder = path.join(c.dotDir, 'patch_generator', '2');
     // The project's own build takes the write permission away after preflight has checked it.
@@ -257,9 +258,9 @@ describe.runIf(canDropPrivileges)('a write-back that cannot write (permissions)'
   });
 });
 
-describe.runIf(canMountReadOnly)('read-only mounts', () => {
-  it('a read-only .discopop is refused with exit 3 and called read-only, for every mode', async () => {
-    const c = prepare();
+describe.runIf(canMountReadOnly).concurrent('read-only mounts', () => {
+  it('a read-only .discopop is refused with exit 3 and called read-only, for every mode', async (test) => {
+    const c = prepare(test);
     for (const mode of ['--dry-run', '--discover-only', '--restore']) {
       expectErrorLines(await withMounts(c, ['mount --bind -o ro "$D" "$D"'], ['-s', '2', mode]), 3, [
         `${c.dotDir}: cannot create patch_repair/ (where results, progress and backups go): read-only file system`,
@@ -275,8 +276,8 @@ describe.runIf(canMountReadOnly)('read-only mounts', () => {
     expectNothingLost(c);
   });
 
-  it('a read-only patch_generator/: a repair run is refused with exit 3, --dry-run repairs without writing', async () => {
-    const c = prepare();
+  it('a read-only patch_generator/: a repair run is refused with exit 3, --dry-run repairs without writing', async (test) => {
+    const c = prepare(test);
     const ro = ['mount --bind -o ro "$D/patch_generator" "$D/patch_generator"'];
     expectErrorLines(await withMounts(c, ro, ['-s', '2']), 3, [
       `${path.join(c.dotDir, 'patch_generator', '2')}: cannot write: read-only file system`,
@@ -286,8 +287,8 @@ describe.runIf(canMountReadOnly)('read-only mounts', () => {
     expectNothingLost(c);
   });
 
-  it('--restore into a read-only patch_generator/ is refused with exit 3 before it puts anything back', async () => {
-    const c = prepare();
+  it('--restore into a read-only patch_generator/ is refused with exit 3 before it puts anything back', async (test) => {
+    const c = prepare(test);
     keepGenerated(c);
     expect(exited(await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2']), cwd: tmpdir(), timeoutMs: 180_000 })).exitCode).toBe(0);
     c.before = snapshot(c.root);
@@ -302,8 +303,8 @@ describe.runIf(canMountReadOnly)('read-only mounts', () => {
     expect(readFileSync(path.join(c.dotDir, 'patch_generator', '2', '3.patch'))).toEqual(readFileSync(path.join(path.dirname(c.root), 'generated', '2', '3.patch')));
   });
 
-  it('patch_generator/ remounted read-only mid-run: the write-back is undone, the run stops repairing and records why', async () => {
-    const c = prepare();
+  it('patch_generator/ remounted read-only mid-run: the write-back is undone, the run stops repairing and records why', async (test) => {
+    const c = prepare(test);
     const script = path.join(c.dotDir, 'project', 'configs', 'tiny', 'compile.sh');
     writeFileSync(script, readFileSync(script, 'utf8').replace('\n', `\nmount -o remount,bind,ro '${path.join(c.dotDir, 'patch_generator')}'\n`));
     c.before = snapshot(c.root);

@@ -130,6 +130,20 @@ it('killed after its third repair with its output logged into the project root, 
   expect(results(cut.dotDir).run.counts).toMatchObject({ repaired: 6 });
 });
 
+it('stopped by SIGINT after its last suggestion was written, is resumed rather than taken for finished', async () => {
+  const { dotDir } = useFixture('demo');
+  const stopped = await cli(dotDir, ['--backend', 'builtin', '-s', '2'], { PATCH_REPAIR_FAULT: 'pipeline.after-write-back:SIGINT' });
+  expect(stopped.kind === 'exited' && stopped.exitCode).toBe(130);
+  expect(results(dotDir).suggestions).toMatchObject([{ id: '2', status: 'repaired' }]);
+  const state = RunStateSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'run-state.json'), 'utf8')));
+  expect(state.complete).toBe(false);
+
+  const resumed = await cli(dotDir, ['--backend', 'builtin', '-s', '2', '--resume']);
+  expect(resumed.kind === 'exited' && resumed.exitCode).toBe(0);
+  expect(resumed.kind === 'exited' && resumed.stderr).toMatch(/resuming run \S+: 1 suggestion\(s\) kept as finished/);
+  expect(results(dotDir).run.resumed_from).toBe(state.run_id);
+});
+
 it('with nothing to resume says so and runs as usual', async () => {
   const { dotDir } = useFixture('demo');
   const run = await cli(dotDir, ['--backend', 'builtin', '--resume', '-s', '2']);

@@ -58,10 +58,10 @@ async function agentRun(dotDir: string, replies: ScriptedReply[], args: string[]
   return { run, calls: await scriptedCalls(stateFile) };
 }
 
-// Not concurrent: useFixture removes its copy when "the" current test finishes.
-describe('several repairs in flight', () => {
-  it('repairs every suggestion with calls overlapping, and records them in the considered order', async () => {
-    const { root, dotDir } = useFixture('demo');
+// The cases run side by side, each on its own copy with its own scripted agent.
+describe.concurrent('several repairs in flight', () => {
+  it('repairs every suggestion with calls overlapping, and records them in the considered order', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     const { run, calls } = await agentRun(dotDir, correct(root), ['--agent-jobs', '4', '-j', '2']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(calls).toHaveLength(FAILING.length);
@@ -83,8 +83,8 @@ describe('several repairs in flight', () => {
     for (const line of tries) expect(line).toMatch(/^ {2}suggestion \d+, try 1: agent answered$/);
   });
 
-  it('--max-repairs: never more repairs than asked, no call spent beyond them, the rest skipped with the reason', async () => {
-    const { root, dotDir } = useFixture('demo');
+  it('--max-repairs: never more repairs than asked, no call spent beyond them, the rest skipped with the reason', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     const { run, calls } = await agentRun(dotDir, correct(root), ['--agent-jobs', '4', '--max-repairs', '2']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const file = results(dotDir);
@@ -95,8 +95,8 @@ describe('several repairs in flight', () => {
     expect(skipped.every((s) => s.attempts === 0)).toBe(true);
   });
 
-  it('--max-repairs with answers that fail: a failed repair frees its place for the next suggestion', async () => {
-    const { root, dotDir } = useFixture('demo');
+  it('--max-repairs with answers that fail: a failed repair frees its place for the next suggestion', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     const replies = perSuggestion(root, (id) => (id === '2' || id === '3' ? 'I cannot see a problem.' : answers[id]!.replaceAll('<root>', root)));
     const { run } = await agentRun(dotDir, replies, ['--agent-jobs', '4', '--max-repairs', '2', '--prompts', '1', '--retries', '0'], 800);
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
@@ -105,8 +105,8 @@ describe('several repairs in flight', () => {
     expect(status).toMatchObject({ '2': 'failed', '3': 'failed', '4': 'repaired', '5': 'repaired', '6': 'skipped', '9': 'skipped' });
   });
 
-  it('--max-cost: no call starts once the reported cost plus the calls in flight could pass it; the overshoot is at most the calls in flight', async () => {
-    const { root, dotDir } = useFixture('demo');
+  it('--max-cost: no call starts once the reported cost plus the calls in flight could pass it; the overshoot is at most the calls in flight', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     // Every answer is rejected (no patch) and costs $0.001, so each suggestion keeps asking.
     const replies = perSuggestion(root, () => 'I would remove the clause.');
     const cap = 0.0055;
@@ -143,8 +143,8 @@ describe('several repairs in flight', () => {
     expect(file.suggestions.some((s) => s.status === 'skipped' && s.reason?.startsWith('cost limit reached'))).toBe(true);
   });
 
-  it('the circuit breaker counts unreachable suggestions in completion order; after it trips no call starts and the rest get none', async () => {
-    const { dotDir } = useFixture('demo');
+  it('the circuit breaker counts unreachable suggestions in completion order; after it trips no call starts and the rest get none', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }], ['--agent-jobs', '3', '--agent-error-retries', '1'], 300);
     expect(run.exitCode).toBe(1);
     const file = results(dotDir);
@@ -163,8 +163,8 @@ describe('several repairs in flight', () => {
     expect(calls.length).toBe(byCompletion.reduce((sum, r) => sum + r.attempts, 0));
   });
 
-  it('a fatal agent error cancels the calls in flight (their processes are killed), skips the rest and exits 4', async () => {
-    const { dotDir } = useFixture('demo');
+  it('a fatal agent error cancels the calls in flight (their processes are killed), skips the rest and exits 4', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const replies: ScriptedReply[] = [{ when: [['parallelizing suggestion 4 (', { after: 1500, then: { fatal: 'quota' } }], ['parallelizing suggestion', { hang: true }]] }];
     const started = Date.now();
     const { run, calls } = await agentRun(dotDir, replies, ['--agent-jobs', '4', '--agent-timeout', '120'], 0);

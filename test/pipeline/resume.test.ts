@@ -2,6 +2,9 @@
 // discovery builds are reused while nothing they depend on changed, a suggestion cut short goes on
 // where it stood on the prompt ladder, and a changed project is never trusted.
 // (Kills at every repair-stage point followed by --resume: fault-injection-records.test.ts.)
+// Each case has copies of its own. Three at a time run side by side; the longest case runs alone
+// between them, its uninterrupted run beside the interrupted one: more at once on two cores would
+// only bring each case closer to its timeout.
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -31,8 +34,8 @@ beforeAll(async () => {
   answers = await demoAnswers(CLI);
 });
 
-it('keeps what a run stopped by --max-repairs finished, reuses its discovery builds and repairs the rest', async () => {
-  const { dotDir } = useFixture('demo');
+it.concurrent('keeps what a run stopped by --max-repairs finished, reuses its discovery builds and repairs the rest', async (test) => {
+  const { dotDir } = useFixture('demo', test);
   const first = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '2', '--agent-jobs', '2']);
   expect(first.kind === 'exited' && first.exitCode).toBe(0);
   const stopped = results(dotDir);
@@ -63,8 +66,8 @@ it('keeps what a run stopped by --max-repairs finished, reuses its discovery bui
   );
 });
 
-it('goes on where a suggestion stood: the answer that arrived is checked, not asked for again, and the conversation is replayed', async () => {
-  const { root, dotDir } = useFixture('demo');
+it.concurrent('goes on where a suggestion stood: the answer that arrived is checked, not asked for again, and the conversation is replayed', async (test) => {
+  const { root, dotDir } = useFixture('demo', test);
   const correct = answers['3']!.replaceAll('<root>', root);
   const { descriptorFile, stateFile } = await writeScriptedDescriptor({
     dir: path.join(path.dirname(root), 'agent'),
@@ -91,8 +94,8 @@ it('goes on where a suggestion stood: the answer that arrived is checked, not as
   expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'extraction', turn: 1 });
 });
 
-it('says in one line which file of the project changed, trusts nothing of the old run and runs afresh', async () => {
-  const { root, dotDir } = useFixture('demo');
+it.concurrent('says in one line which file of the project changed, trusts nothing of the old run and runs afresh', async (test) => {
+  const { root, dotDir } = useFixture('demo', test);
   const first = await cli(dotDir, ['--backend', 'builtin', '--max-repairs', '1']);
   expect(first.kind === 'exited' && first.exitCode).toBe(0);
   appendFileSync(path.join(root, 'src', 'dot.c'), '\n/* edited after the run */\n');
@@ -112,13 +115,18 @@ it('killed after its third repair with its output logged into the project root, 
   const logged = (root: string, dotDir: string, log: string, args: string[], env: Record<string, string> = {}) =>
     runProcess({ command: 'sh', args: ['-c', `"$0" "$@" > ${log} 2>&1`, process.execPath, CLI, '--dot-dp-path', dotDir, '--backend', 'builtin', ...args], cwd: root, env, timeoutMs: 240_000 });
   const whole = useFixture('demo');
-  expect(await logged(whole.root, whole.dotDir, 'run.log', [])).toMatchObject({ kind: 'exited', exitCode: 0 });
-
   const cut = useFixture('demo');
-  const killed = await logged(cut.root, cut.dotDir, 'run.log', [], { PATCH_REPAIR_FAULT: 'pipeline.after-write-back@3' });
-  expect(killed.kind === 'exited' ? killed.exitCode : killed.kind === 'signaled' && killed.signal).toBeOneOf([137, 'SIGKILL']);
-  writeFileSync(path.join(cut.root, 'src', '.dot.c.swp'), 'vim swap');
-  expect(await logged(cut.root, cut.dotDir, 'resume.log', ['--resume'])).toMatchObject({ kind: 'exited', exitCode: 0 });
+  const uninterrupted = logged(whole.root, whole.dotDir, 'run.log', []);
+  const interrupted = (async () => {
+    const killed = await logged(cut.root, cut.dotDir, 'run.log', [], { PATCH_REPAIR_FAULT: 'pipeline.after-write-back@3' });
+    expect(killed.kind === 'exited' ? killed.exitCode : killed.kind === 'signaled' && killed.signal).toBeOneOf([137, 'SIGKILL']);
+    writeFileSync(path.join(cut.root, 'src', '.dot.c.swp'), 'vim swap');
+    expect(await logged(cut.root, cut.dotDir, 'resume.log', ['--resume'])).toMatchObject({ kind: 'exited', exitCode: 0 });
+  })();
+  // Both end before the test does and its copies go, even when one of them fails.
+  await Promise.allSettled([uninterrupted, interrupted]);
+  expect(await uninterrupted).toMatchObject({ kind: 'exited', exitCode: 0 });
+  await interrupted;
   expect(readFileSync(path.join(cut.root, 'resume.log'), 'utf8')).toMatch(/resuming run \S+: 3 suggestion\(s\) kept as finished/);
 
   const record = (dotDir: string, root: string) => {
@@ -130,8 +138,8 @@ it('killed after its third repair with its output logged into the project root, 
   expect(results(cut.dotDir).run.counts).toMatchObject({ repaired: 6 });
 });
 
-it('stopped by SIGINT after its last suggestion was written, is resumed rather than taken for finished', async () => {
-  const { dotDir } = useFixture('demo');
+it.concurrent('stopped by SIGINT after its last suggestion was written, is resumed rather than taken for finished', async (test) => {
+  const { dotDir } = useFixture('demo', test);
   const stopped = await cli(dotDir, ['--backend', 'builtin', '-s', '2'], { PATCH_REPAIR_FAULT: 'pipeline.after-write-back:SIGINT' });
   expect(stopped.kind === 'exited' && stopped.exitCode).toBe(130);
   expect(results(dotDir).suggestions).toMatchObject([{ id: '2', status: 'repaired' }]);
@@ -144,15 +152,15 @@ it('stopped by SIGINT after its last suggestion was written, is resumed rather t
   expect(results(dotDir).run.resumed_from).toBe(state.run_id);
 });
 
-it('with nothing to resume says so and runs as usual', async () => {
-  const { dotDir } = useFixture('demo');
+it.concurrent('with nothing to resume says so and runs as usual', async (test) => {
+  const { dotDir } = useFixture('demo', test);
   const run = await cli(dotDir, ['--backend', 'builtin', '--resume', '-s', '2']);
   expect(run.kind === 'exited' && run.exitCode).toBe(0);
   expect(run.kind === 'exited' && run.stderr).toContain('note: --resume: no earlier run to resume; starting afresh');
   expect(results(dotDir).suggestions[0]).toMatchObject({ id: '2', status: 'repaired' });
 });
 
-it('killed after the first answered call and resumed, records the tokens and cost of the uninterrupted run', async () => {
+it.concurrent('killed after the first answered call and resumed, records the tokens and cost of the uninterrupted run', async (test) => {
   // Without sessions every follow-up replays the conversation, in both runs alike: the same
   // prompts, so the same tokens as the agent reports them (prompt and reply lengths, $0.001 a call).
   const scripted = async (root: string) => {
@@ -160,11 +168,11 @@ it('killed after the first answered call and resumed, records the tokens and cos
     return writeScriptedDescriptor({ dir: path.join(path.dirname(root), 'agent'), replies, sessions: false });
   };
   const args = (descriptorFile: string) => ['--backend', descriptorFile, '--no-builtin', '-s', '3'];
-  const whole = useFixture('demo');
+  const whole = useFixture('demo', test);
   const wholeAgent = await scripted(whole.root);
   expect(await cli(whole.dotDir, args(wholeAgent.descriptorFile))).toMatchObject({ kind: 'exited', exitCode: 0 });
 
-  const cut = useFixture('demo');
+  const cut = useFixture('demo', test);
   const cutAgent = await scripted(cut.root);
   const killed = await cli(cut.dotDir, args(cutAgent.descriptorFile), { PATCH_REPAIR_FAULT: 'verify.after-extraction@1' });
   expect(killed).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });

@@ -57,12 +57,12 @@ const NOT_STARTED: StepOutcome = { kind: 'canceled', stdout: '', stderr: '', tru
  */
 const TIME_LIMIT_GRACE_S = 60;
 /**
- * How long cancelAll waits for cancelled jobs to leave squeue. A step cancelled while slurmd was
- * still launching it can keep its job COMPLETING until slurmstepd gives up on the step's output
- * (Slurm's EioTimeout, 60 s unless the cluster sets another), so the wait outlasts that.
+ * How long cancelAll waits for cancelled jobs to leave squeue. A job stays COMPLETING while its
+ * node cleans up: an epilog, and a step whose output some process still holds open until
+ * slurmstepd gives up on it (Slurm's EioTimeout, 60 s unless the cluster sets another).
  */
-export const CANCEL_WAIT_MS = 90_000;
-/** After this long, cancelAll says what it is waiting for (a second Ctrl-C does not wait). */
+const CANCEL_WAIT_MS = 90_000;
+/** After this long, cancelAll says what it is waiting for. */
 const CANCEL_WAIT_NOTICE_MS = 5_000;
 /**
  * An interrupted or timed-out step is ended by cancelling its job, which Slurm does with SIGTERM
@@ -117,7 +117,7 @@ class SlurmLauncher implements Launcher {
   readonly name = 'slurm';
   private readonly token = `patch-repair-step-${randomBytes(6).toString('hex')}`;
   /** sruns started so far, and how many of them the last finished cancelAll came after. */
-  private started = 0;
+  private sruns = 0;
   private cancelledUpTo = 0;
 
   constructor(
@@ -137,7 +137,7 @@ class SlurmLauncher implements Launcher {
       signal: o.signal,
     });
     // Nothing runs a preflight beside it, so it counts once it is known to have reached Slurm.
-    if (outcome.kind !== 'spawn-failed') this.started++;
+    if (outcome.kind !== 'spawn-failed') this.sruns++;
     if (outcome.kind === 'canceled') o.signal.throwIfAborted();
     const srun = ['srun', ...this.userArgs].join(' ');
     if (outcome.kind === 'spawn-failed') {
@@ -159,7 +159,7 @@ class SlurmLauncher implements Launcher {
   async run(step: StepRequest): Promise<StepOutcome> {
     // srun started now would submit a job after cancelAll may have looked for the run's jobs.
     if (step.signal.aborted) return NOT_STARTED;
-    this.started++;
+    this.sruns++;
     const started = Date.now();
     let repeat: NodeJS.Timeout | undefined;
     const cancel = () => {
@@ -196,7 +196,7 @@ class SlurmLauncher implements Launcher {
   }
 
   async cancelAll(say: (line: string) => void): Promise<void> {
-    const upTo = this.started;
+    const upTo = this.sruns;
     if (upTo === this.cancelledUpTo) return;
     const result = await cancelRunJobs(this.runId, say);
     if ('problem' in result) {

@@ -1,7 +1,8 @@
 // The slurm launcher against the local one, on a real single-node Slurm cluster
 // (test/helpers/slurm-cluster.ts): the same outcome for the same command, queue time that is not
-// build time, Slurm's own time limit reported as a timeout, and an interrupted step ended with
-// every process it started and its job gone from squeue.
+// build time, Slurm's own time limit reported as a timeout, an interrupted step ended with every
+// process it started and its job gone from squeue, and cancelAll cancelling every job of the run
+// (one submitted meanwhile too) and waiting while Slurm keeps one COMPLETING.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -115,6 +116,25 @@ describe.skipIf(skip !== null)('slurm launcher on a real cluster', () => {
     expect(await jobsOf('r6')).toEqual([]);
     expect(processesIn(work)).toEqual([]);
     expect(said).toEqual([]);
+  }, 120_000);
+
+  it('cancels every job of the run, one submitted while it cancels too, and waits while Slurm keeps one COMPLETING', async () => {
+    const launcher = createLauncher({ name: 'slurm', args: [], runId: 'r8' });
+    const interrupt = new AbortController();
+    const first = launcher.run(step('sleep 300', { label: 'held', signal: interrupt.signal }));
+    await expect.poll(async () => (await jobsOf('r8')).some((j) => j.state === 'RUNNING'), { timeout: 30_000 }).toBe(true);
+    const [held] = await jobsOf('r8');
+    // A node slow to clean up (an epilog, say) keeps the cancelled job COMPLETING for 35 s.
+    cluster.holdCompleting(held!.id, 35);
+    interrupt.abort();
+    expect(await first).toMatchObject({ kind: 'canceled' });
+    const said: string[] = [];
+    const cancelling = launcher.cancelAll((line) => said.push(line));
+    const late = launcher.run(step('sleep 300', { label: 'late' }));
+    await cancelling;
+    expect(await jobsOf('r8')).toEqual([]);
+    expect(await late).toMatchObject({ kind: 'launch-failed' });
+    expect(said).toEqual([expect.stringMatching(new RegExp(`^waiting for Slurm to end \\d+ cancelled job\\(s\\) of this run \\(.*${held!.id} COMPLETING`))]);
   }, 120_000);
 
   it('starts no job for a step whose run was interrupted before it', async () => {

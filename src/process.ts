@@ -24,6 +24,12 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** How long a process may take to exit after SIGTERM before it gets SIGKILL. */
   graceMs?: number;
+  /**
+   * For a process that is ended by telling someone else (srun ends once Slurm cancelled its job):
+   * on the timeout or an abort `ask` is called instead of sending SIGTERM, which follows only if
+   * the process is still there `waitMs` later.
+   */
+  askToEnd?: { ask: () => void; waitMs: number };
 }
 
 interface Captured {
@@ -101,12 +107,18 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
 
   let ending: 'timeout' | 'canceled' | undefined;
   let killTimer: NodeJS.Timeout | undefined;
-  const terminate = (why: 'timeout' | 'canceled') => {
-    if (ending || pgid === undefined) return;
-    ending = why;
+  const signalGroup = () => {
+    if (pgid === undefined) return;
     killGroup(pgid, 'SIGTERM');
     // opencode has been seen ignoring the first SIGTERM; the grace period ends in SIGKILL.
     killTimer = setTimeout(() => killGroup(pgid, 'SIGKILL'), request.graceMs ?? DEFAULT_GRACE_MS);
+  };
+  const terminate = (why: 'timeout' | 'canceled') => {
+    if (ending || pgid === undefined) return;
+    ending = why;
+    if (!request.askToEnd) return signalGroup();
+    request.askToEnd.ask();
+    killTimer = setTimeout(signalGroup, request.askToEnd.waitMs);
   };
   let timeoutTimer: NodeJS.Timeout | undefined;
   const startTimeout = () => {

@@ -30,8 +30,12 @@ export interface Launcher {
   /** Proves that builds can run where this launcher sends them; throws RefusedError if not. */
   preflight(o: { scratchDir: string; workDir: string; signal: AbortSignal }): Promise<void>;
   run(step: StepRequest): Promise<StepOutcome>;
-  /** Cancels every job this launcher submitted that is still queued or running, and waits until they are gone. */
-  cancelAll(): Promise<void>;
+  /**
+   * Cancels every job this launcher submitted that is still queued or running, and waits until
+   * squeue no longer lists them; `say` gets a line for the user when that takes long, and when a
+   * job is still listed after the wait or squeue could not be asked.
+   */
+  cancelAll(say: (line: string) => void): Promise<void>;
 }
 
 export function createLauncher(o: { name: LauncherName; args: readonly string[]; runId: string }): Launcher {
@@ -45,18 +49,34 @@ const localLauncher: Launcher = {
   async cancelAll() {},
 };
 
+const NOT_STARTED: StepOutcome = { kind: 'canceled', stdout: '', stderr: '', truncated: false, durationMs: 0 };
+
 /**
  * Beyond the build timeout, Slurm's own limit leaves this long for patch-repair's timer to stop
  * the step first; it only acts when patch-repair is gone. Slurm counts limits in whole minutes.
  */
 const TIME_LIMIT_GRACE_S = 60;
-/** How long cancelAll waits for cancelled jobs to leave squeue. */
-const CANCEL_WAIT_MS = 30_000;
 /**
- * How long srun may take to end after SIGTERM (it passes the signal on and waits for the step).
- * Killing it sooner leaves a step whose output has nowhere to go, which slurmstepd then holds for
- * a minute before the job leaves squeue.
+ * How long cancelAll waits for cancelled jobs to leave squeue. A job stays COMPLETING while its
+ * node cleans up: an epilog, and a step whose output some process still holds open until
+ * slurmstepd gives up on it (Slurm's EioTimeout, 60 s unless the cluster sets another).
  */
+const CANCEL_WAIT_MS = 90_000;
+/** After this long, cancelAll says what it is waiting for. */
+const CANCEL_WAIT_NOTICE_MS = 5_000;
+/**
+ * An interrupted or timed-out step is ended by cancelling its job, which Slurm does with SIGTERM
+ * to the step, so the wrapper below takes every process of the step with it. srun's own SIGTERM
+ * handling is no way to end it: srun passes SIGKILL on, which no trap sees (a process the build
+ * detached then runs on, holding the step's output, and slurmstepd keeps the job COMPLETING for
+ * a minute), and drops the signal altogether between its allocation and the launch of the step.
+ * The cancel is repeated this often until srun is gone, since the first may come before the job
+ * exists.
+ */
+const CANCEL_REPEAT_MS = 1_000;
+/** How long srun may take to end after its job was cancelled before it is signalled itself. */
+const SRUN_END_WAIT_MS = 10_000;
+/** How long srun may take to end after SIGTERM before it gets SIGKILL. */
 const SRUN_GRACE_MS = 20_000;
 
 /** `patch-repair:<run>:<what>`: findable in squeue, and what the next run cancels after a kill. */
@@ -96,7 +116,9 @@ const STEP_WRAPPER = [
 class SlurmLauncher implements Launcher {
   readonly name = 'slurm';
   private readonly token = `patch-repair-step-${randomBytes(6).toString('hex')}`;
-  private submitted = false;
+  /** sruns started so far, and how many of them the last finished cancelAll came after. */
+  private sruns = 0;
+  private cancelledUpTo = 0;
 
   constructor(
     private readonly runId: string,
@@ -107,13 +129,15 @@ class SlurmLauncher implements Launcher {
     const token = randomBytes(16).toString('hex');
     const file = join(o.scratchDir, 'slurm-preflight-token');
     await writeFile(file, `${token}\n`);
-    this.submitted = true;
+    o.signal.throwIfAborted();
     const outcome = await runProcess({
       command: 'srun',
       args: [...this.srunArgs('preflight', 60_000, o.scratchDir), 'sh', '-c', 'echo "node: $(hostname)"; cat "$1"', 'sh', file],
       cwd: o.scratchDir,
       signal: o.signal,
     });
+    // Nothing runs a preflight beside it, so it counts once it is known to have reached Slurm.
+    if (outcome.kind !== 'spawn-failed') this.sruns++;
     if (outcome.kind === 'canceled') o.signal.throwIfAborted();
     const srun = ['srun', ...this.userArgs].join(' ');
     if (outcome.kind === 'spawn-failed') {
@@ -133,11 +157,15 @@ class SlurmLauncher implements Launcher {
   }
 
   async run(step: StepRequest): Promise<StepOutcome> {
-    this.submitted = true;
+    // srun started now would submit a job after cancelAll may have looked for the run's jobs.
+    if (step.signal.aborted) return NOT_STARTED;
+    this.sruns++;
     const started = Date.now();
-    // On an interrupt the job is cancelled at once, whether it runs or still waits in the queue.
-    const onAbort = () => void this.cancelJob(step.label);
-    step.signal.addEventListener('abort', onAbort, { once: true });
+    let repeat: NodeJS.Timeout | undefined;
+    const cancel = () => {
+      void this.cancelJob(step.label);
+      repeat ??= setInterval(() => void this.cancelJob(step.label), CANCEL_REPEAT_MS);
+    };
     const outcome = await runProcess({
       command: 'srun',
       args: [...this.srunArgs(step.label, step.timeoutMs, step.cwd), 'sh', '-c', STEP_WRAPPER, 'sh', this.token, ...step.command],
@@ -147,10 +175,11 @@ class SlurmLauncher implements Launcher {
       timeoutStartsOn: `${this.token}:start\n`,
       signal: step.signal,
       graceMs: SRUN_GRACE_MS,
-    }).finally(() => step.signal.removeEventListener('abort', onAbort));
+      askToEnd: { ask: cancel, waitMs: SRUN_END_WAIT_MS },
+    }).finally(() => clearInterval(repeat));
     if (outcome.kind === 'spawn-failed') return { kind: 'launch-failed', reason: `srun could not be started: ${outcome.message}`, durationMs: outcome.durationMs };
     if (outcome.kind === 'timeout' || outcome.kind === 'canceled') {
-      // srun passes the SIGTERM on to the step, but a step that ignores it must not outlive us.
+      // srun signalled after all may have left its job behind.
       await this.cancelJob(step.label);
       return { ...outcome, stdout: this.buildOutput(outcome.stdout).text, stderr: '' };
     }
@@ -166,9 +195,17 @@ class SlurmLauncher implements Launcher {
     return { kind: 'launch-failed', reason: slurmWords(outcome.stderr) || `srun ${describeOutcome(outcome)} before the build ended`, durationMs: captured.durationMs };
   }
 
-  async cancelAll(): Promise<void> {
-    if (!this.submitted) return;
-    await cancelRunJobs(this.runId);
+  async cancelAll(say: (line: string) => void): Promise<void> {
+    const upTo = this.sruns;
+    if (upTo === this.cancelledUpTo) return;
+    const result = await cancelRunJobs(this.runId, say);
+    if ('problem' in result) {
+      say(`could not make sure the Slurm jobs of this run are gone (${result.problem}); look for jobs named ${jobNamePrefix(this.runId)}* in squeue`);
+      return;
+    }
+    // Jobs still listed were cancelled: waiting for them again would find the same.
+    this.cancelledUpTo = upTo;
+    if (result.left.length > 0) say(stillListed(result.left));
   }
 
   private srunArgs(label: string, timeoutMs: number, cwd: string): string[] {
@@ -200,33 +237,61 @@ class SlurmLauncher implements Launcher {
   }
 }
 
+interface ListedJob {
+  id: string;
+  state: string;
+}
+
 /**
- * Cancels every job of a run (by its job names) and waits until squeue no longer lists them.
- * Returns how many there were, or a line saying why Slurm could not be asked.
+ * Cancels every job of a run (by its job names) and waits until squeue no longer lists any: it
+ * looks again until then, so a job submitted while it cancels is cancelled too. Returns how many
+ * it cancelled and what was still listed when the wait ran out, or a line saying why Slurm could
+ * not be asked.
  */
-export async function cancelRunJobs(runId: string): Promise<{ cancelled: number } | { problem: string }> {
+export async function cancelRunJobs(runId: string, say: (line: string) => void = () => {}): Promise<{ cancelled: number; left: ListedJob[] } | { problem: string }> {
   const prefix = jobNamePrefix(runId);
-  const list = async (): Promise<string[] | string> => {
-    const outcome = await runProcess({ command: 'squeue', args: [`--user=${currentUser()}`, '--noheader', '--format=%i|%j'], cwd: '/', timeoutMs: 30_000 });
-    if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return `squeue ${describeOutcome(outcome)}${outcome.kind === 'spawn-failed' ? '' : `: ${oneLine(outcome.stderr)}`}`;
+  const list = async (): Promise<ListedJob[] | { problem: string; lasting: boolean }> => {
+    const outcome = await runProcess({ command: 'squeue', args: [`--user=${currentUser()}`, '--noheader', '--format=%i|%j|%T'], cwd: '/', timeoutMs: 30_000 });
+    if (outcome.kind === 'spawn-failed') return { problem: `squeue ${describeOutcome(outcome)}`, lasting: true };
+    if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return { problem: `squeue ${describeOutcome(outcome)}: ${oneLine(outcome.stderr)}`, lasting: false };
     return outcome.stdout
       .split('\n')
       .map((line) => line.split('|'))
       .filter(([, name]) => name?.startsWith(prefix))
-      .map(([id]) => id as string);
+      .map(([id, , state]) => ({ id: id as string, state: state ?? '' }));
   };
-  const first = await list();
-  if (typeof first === 'string') return { problem: first };
-  if (first.length === 0) return { cancelled: 0 };
-  await runProcess({ command: 'scancel', args: first, cwd: '/', timeoutMs: 30_000 });
-  const deadline = Date.now() + CANCEL_WAIT_MS;
-  for (let left = first; left.length > 0 && Date.now() < deadline; ) {
+  const cancelled = new Set<string>();
+  const started = Date.now();
+  let said = false;
+  for (;;) {
+    const listed = await list();
+    // squeue fails now and then on a busy controller; only one that keeps failing is a problem.
+    if ('problem' in listed) {
+      if (listed.lasting || Date.now() - started > CANCEL_WAIT_MS) return { problem: listed.problem };
+    } else {
+      if (listed.length === 0) return { cancelled: cancelled.size, left: [] };
+      const fresh = listed.filter((job) => !cancelled.has(job.id)).map((job) => job.id);
+      if (fresh.length > 0) {
+        await runProcess({ command: 'scancel', args: fresh, cwd: '/', timeoutMs: 30_000 });
+        for (const id of fresh) cancelled.add(id);
+      }
+      const waited = Date.now() - started;
+      if (waited > CANCEL_WAIT_MS) return { cancelled: cancelled.size, left: listed };
+      if (!said && waited > CANCEL_WAIT_NOTICE_MS) {
+        said = true;
+        say(`waiting for Slurm to end ${listed.length} cancelled job(s) of this run (${describeJobs(listed)})`);
+      }
+    }
     await sleep(250);
-    const now = await list();
-    if (typeof now === 'string') return { problem: now };
-    left = now;
   }
-  return { cancelled: first.length };
+}
+
+function describeJobs(jobs: readonly ListedJob[]): string {
+  return jobs.map((job) => `${job.id} ${job.state}`).join(', ');
+}
+
+function stillListed(jobs: readonly ListedJob[]): string {
+  return `Slurm still lists ${jobs.length} cancelled job(s) of this run after ${CANCEL_WAIT_MS / 1000} s (${describeJobs(jobs)}); a COMPLETING job runs nothing more and leaves squeue once its node has finished cleaning up`;
 }
 
 /** The numeric uid: Slurm takes it where a name is asked for, and it needs no passwd entry. */
@@ -287,5 +352,5 @@ export async function cancelLeftJobs(run: { run_id: string; launcher: LauncherNa
   if (run.launcher !== 'slurm') return [];
   const result = await cancelRunJobs(run.run_id);
   if ('problem' in result) return [`could not cancel the Slurm jobs left by run ${run.run_id} (${result.problem}); look for jobs named ${jobNamePrefix(run.run_id)}* in squeue`];
-  return result.cancelled > 0 ? [`cancelled ${result.cancelled} Slurm job(s) left by run ${run.run_id}`] : [];
+  return [...(result.cancelled > 0 ? [`cancelled ${result.cancelled} Slurm job(s) left by run ${run.run_id}`] : []), ...(result.left.length > 0 ? [stillListed(result.left)] : [])];
 }

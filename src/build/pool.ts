@@ -224,7 +224,7 @@ export class BuildPool {
     if (!this.controller.signal.aborted) this.controller.abort(new Error('build pool disposed'));
     this.rejectQueued();
     await Promise.allSettled([...this.inFlight]);
-    await this.launcher.cancelAll();
+    await this.launcher.cancelAll((message) => this.o.emit({ type: 'notice', level: 'warning', message }));
     await rm(this.root, { recursive: true, force: true });
   }
 

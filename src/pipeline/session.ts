@@ -96,7 +96,7 @@ export class Session {
     faultPoint('pipeline.after-scratch');
     const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
     // Whatever ends the run, no job it submitted stays queued or running.
-    this.defer(() => launcher.cancelAll());
+    this.defer(() => launcher.cancelAll((message) => emit({ type: 'notice', level: 'warning', message })));
     const subscribe = (subscriber: Subscriber) => subscribers.push(subscriber);
     const saved = async () => {
       for (const subscriber of subscribers) await subscriber.saved();

@@ -1,12 +1,14 @@
 // Shared setup for the tests that drive the real claude and opencode CLIs against the loopback
 // stub: the pinned CLIs (installed on first use), an isolated HOME, and an agent built by the
 // production createAgent from the production descriptor.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runProcess, type RunOutcome } from '../../src/process.js';
+import { describeOutcome, runProcess, type RunOutcome } from '../../src/process.js';
 import { createAgent } from '../../src/agent/create.js';
-import type { Agent } from '../../src/agent/types.js';
+import type { Agent, CallResult, Conversation } from '../../src/agent/types.js';
+import type { RecordedRequest, StubBehaviour, StubProvider } from '../stub/stub-provider.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const LOCK = join(ROOT, '.cache', 'agents.install-lock');
@@ -85,10 +87,23 @@ export function writeOpencodeUserConfig(home: string, baseUrl: string): void {
   writeFileSync(join(dir, 'opencode.json'), JSON.stringify(config, null, 2));
 }
 
+/**
+ * opencode creates its database at its first start in a HOME, and two first starts at once race
+ * (one fails: "Failed query: CREATE TABLE ..."). Tests that call it side by side start it once
+ * first, with its cheapest command that opens the database.
+ */
+export async function createOpencodeDatabase(env: Record<string, string>): Promise<void> {
+  const outcome = await runProcess({ command: binaryOf('opencode'), args: ['db', 'path'], cwd: env.HOME!, env, timeoutMs: 120_000 });
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) throw new Error(`opencode db path ${describeOutcome(outcome)}`);
+}
+
 export interface RecordedRun {
   args: string[];
   outcome: RunOutcome;
 }
+
+// The runs of the calls made inside recordedCall, each call's apart: tests call at the same time.
+const callRuns = new AsyncLocalStorage<RecordedRun[]>();
 
 export async function realAgent(o: {
   backend: 'claude' | 'opencode';
@@ -98,8 +113,7 @@ export async function realAgent(o: {
   agentTimeoutS: number;
   scratchDir: string;
   systemPrompt?: string;
-}): Promise<{ agent: Agent; runs: RecordedRun[] }> {
-  const runs: RecordedRun[] = [];
+}): Promise<Agent> {
   const { agent } = await createAgent({
     settings: {
       backend: o.backend,
@@ -114,14 +128,40 @@ export async function realAgent(o: {
     scratchDir: o.scratchDir,
     systemPrompt: o.systemPrompt ?? 'You repair OpenMP patches. Answer with one unified diff.',
     env: o.env,
-    onRun: (run) => runs.push(run),
+    onRun: (run) => callRuns.getStore()?.push(run),
   });
   if (!agent) throw new Error(`createAgent gave no agent for ${o.backend}`);
-  return { agent, runs };
+  return agent;
 }
 
-/** With RECORD_AGENT_FIXTURES=1, keeps a real CLI run as fixtures/agents/<backend>/<name>.json. */
-export function recordFixture(backend: string, name: string, run: RecordedRun | undefined): void {
+/** One agent call; with RECORD_AGENT_FIXTURES=1, its CLI run is kept as fixtures/agents/<backend>/<fixture>.json. */
+export async function recordedCall(agent: Agent, conversation: Conversation, prompt: string, fixture: string): Promise<CallResult> {
+  const runs: RecordedRun[] = [];
+  const result = await callRuns.run(runs, () => agent.call(conversation, prompt));
+  recordFixture(agent.backend, fixture, runs.at(-1));
+  return result;
+}
+
+/** One call in a conversation of its own, with a prompt of its own that the stub answers with `behaviours`. */
+export async function callOnce(stub: StubProvider, agent: Agent, fixture: string, behaviours: StubBehaviour[]): Promise<CallResult> {
+  const prompt = `Fix this patch (${fixture}).`;
+  stub.route(prompt, behaviours);
+  const conversation = await agent.open();
+  const result = await recordedCall(agent, conversation, prompt, fixture);
+  await agent.close(conversation);
+  return result;
+}
+
+/** The first case of each CLI's tests: a prompt with quotes and a line break, answered 'STUB ANSWER 1'. */
+export async function answerCall(stub: StubProvider, agent: Agent): Promise<{ prompt: string; conversation: Conversation; result: CallResult; requests: RecordedRequest[] }> {
+  const prompt = 'Fix this "patch":\n--- a/x.c\n';
+  const route = stub.route(prompt, [{ text: 'STUB ANSWER 1' }]);
+  const conversation = await agent.open();
+  const result = await recordedCall(agent, conversation, prompt, 'answer');
+  return { prompt, conversation, result, requests: route.modelCalls() };
+}
+
+function recordFixture(backend: string, name: string, run: RecordedRun | undefined): void {
   if (process.env.RECORD_AGENT_FIXTURES !== '1' || !run || run.outcome.kind === 'spawn-failed') return;
   const dir = join(ROOT, 'fixtures', 'agents', backend);
   mkdirSync(dir, { recursive: true });

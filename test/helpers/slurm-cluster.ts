@@ -1,7 +1,8 @@
 // A real single-node Slurm cluster for one test file, from Debian's slurm-wlm and munge: munged
 // with its own key and socket, slurmctld and slurmd with their state, spool, logs and ports in a
 // temporary folder, NodeName=localhost. Started once in beforeAll, stopped by pid in afterAll. The
-// commands patch-repair runs find it through SLURM_CONF (in `env`). Needs root: slurmd starts job
+// commands patch-repair runs find it through SLURM_CONF (in `env`). Its epilog lets a test keep a
+// cancelled job COMPLETING, as a slow node does. Needs root: slurmd starts job
 // steps as the submitting user, and munged and slurmd refuse to run otherwise.
 // PATCH_REPAIR_KEEP_SLURM=1 keeps the folder (slurm.conf, the daemons' logs) after the tests.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
@@ -36,13 +37,31 @@ export interface SlurmCluster {
   jobs(): Promise<{ id: string; name: string; state: string }[]>;
   /** The id the next job will get, less one: submits a tiny job and reads its id. */
   lastJobId(): Promise<number>;
+  /**
+   * Keeps a job COMPLETING for `seconds` once it has ended, as a slow epilog on a real cluster
+   * does: the node's epilog (Epilog= in slurm.conf) waits that long before it reports back.
+   */
+  holdCompleting(jobId: string, seconds: number): void;
   stop(): Promise<void>;
 }
 
 export async function startSlurmCluster(): Promise<SlurmCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pr-slurm-'));
   chmodSync(dir, 0o755);
-  for (const sub of ['munge', 'state', 'spool']) mkdirSync(path.join(dir, sub), { mode: 0o700 });
+  for (const sub of ['munge', 'state', 'spool', 'holds']) mkdirSync(path.join(dir, sub), { mode: 0o700 });
+  const epilog = path.join(dir, 'epilog.sh');
+  writeFileSync(
+    epilog,
+    [
+      '#!/bin/sh',
+      `hold=${dir}/holds/$SLURM_JOB_ID`,
+      '[ -f "$hold" ] || exit 0',
+      'end=$(( $(date +%s) + $(cat "$hold") ))',
+      'while [ "$(date +%s)" -lt "$end" ]; do sleep 0.2; done',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
   const socket = path.join(dir, 'munge', 'munge.sock');
   const [ctldPort, slurmdPort] = [await freePort(), await freePort()];
   const conf = path.join(dir, 'slurm.conf');
@@ -79,6 +98,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       'MinJobAge=2',
       'KillWait=2',
       'InactiveLimit=0',
+      `Epilog=${epilog}`,
       'NodeName=localhost NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN',
       'PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP',
       '',
@@ -114,6 +134,9 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     async lastJobId() {
       const { stdout } = await run('srun', ['--quiet', '--job-name=test-probe', 'sh', '-c', 'echo $SLURM_JOB_ID']);
       return Number(stdout.trim());
+    },
+    holdCompleting(jobId, seconds) {
+      writeFileSync(path.join(dir, 'holds', jobId), String(seconds));
     },
     async stop() {
       if (started.length === 3) {

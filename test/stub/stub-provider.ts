@@ -1,7 +1,9 @@
 // A loopback model provider for driving the real agent CLIs offline (agents.md §4). It speaks
 // the Anthropic Messages API (claude) and OpenAI chat completions (opencode), in the exact
 // streaming shapes those CLIs accept, and is scripted per test: each model request takes the
-// next behaviour, the last one repeating. Every request is recorded for assertions.
+// next behaviour, the last one repeating. A route scripts the requests whose prompt names its key
+// apart from all others, so tests whose CLI calls run at the same time share one provider. Every
+// request is recorded for assertions.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -28,12 +30,23 @@ export interface RecordedRequest {
   titleCall: boolean;
 }
 
+export interface StubRoute {
+  /** The model calls this route answered, in the order they came. */
+  modelCalls(): RecordedRequest[];
+}
+
 export interface StubProvider {
   url: string;
   requests: RecordedRequest[];
   /** Model calls (no warm-ups, no title calls). */
   modelCalls(): RecordedRequest[];
+  /** The behaviours for every model call no route takes. */
   script(behaviours: StubBehaviour[]): void;
+  /**
+   * Own behaviours for the model calls whose prompt (the last user message with text) contains
+   * `key`; when several keys match, the longest wins, so 'turn two again' is not 'turn two'.
+   */
+  route(key: string, behaviours: StubBehaviour[]): StubRoute;
   close(): Promise<void>;
 }
 
@@ -45,13 +58,25 @@ const ERROR_TYPES: Record<number, { anthropic: string; openai: string; message: 
   529: { anthropic: 'overloaded_error', openai: 'server_error', message: 'Overloaded' },
 };
 
+interface Script {
+  behaviours: StubBehaviour[];
+  next: number;
+  calls: RecordedRequest[];
+}
+
+const take = (script: Script): StubBehaviour => script.behaviours[Math.min(script.next++, script.behaviours.length - 1)]!;
+
 export async function startStubProvider(initial: StubBehaviour[] = [{ text: 'STUB ANSWER' }]): Promise<StubProvider> {
-  let behaviours = initial;
-  let next = 0;
+  let unrouted: Script = { behaviours: initial, next: 0, calls: [] };
+  const routes = new Map<string, Script>();
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
 
-  const take = (): StubBehaviour => behaviours[Math.min(next++, behaviours.length - 1)]!;
+  const scriptFor = (body: Record<string, unknown> | null): Script => {
+    const prompt = promptOf(body);
+    const keys = [...routes.keys()].filter((key) => prompt.includes(key)).sort((a, b) => b.length - a.length);
+    return keys.length > 0 ? routes.get(keys[0]!)! : unrouted;
+  };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,13 +92,19 @@ export async function startStubProvider(initial: StubBehaviour[] = [{ text: 'STU
       const path = (req.url ?? '/').split('?')[0]!;
       const api = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/chat/completions') ? 'openai' : null;
       const titleCall = api === 'openai' && JSON.stringify(body?.messages ?? '').includes('title generator');
-      requests.push({ method: req.method ?? '', path, headers: req.headers, body, api, titleCall });
+      const request: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, api, titleCall };
+      requests.push(request);
       if (api === null || req.method !== 'POST') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
         return;
       }
-      const behaviour = titleCall ? { text: 'Patch repair' } : take();
-      respond(api, behaviour, body ?? {}, req, res);
+      if (titleCall) {
+        respond(api, { text: 'Patch repair' }, body ?? {}, req, res);
+        return;
+      }
+      const script = scriptFor(body);
+      script.calls.push(request);
+      respond(api, take(script), body ?? {}, req, res);
     });
   });
   server.on('connection', (socket) => {
@@ -87,9 +118,13 @@ export async function startStubProvider(initial: StubBehaviour[] = [{ text: 'STU
     url: `http://127.0.0.1:${port}`,
     requests,
     modelCalls: () => requests.filter((r) => r.api !== null && !r.titleCall),
-    script(list) {
-      behaviours = list;
-      next = 0;
+    script(behaviours) {
+      unrouted = { behaviours, next: 0, calls: [] };
+    },
+    route(key, behaviours) {
+      const script: Script = { behaviours, next: 0, calls: [] };
+      routes.set(key, script);
+      return { modelCalls: () => [...script.calls] };
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -97,6 +132,22 @@ export async function startStubProvider(initial: StubBehaviour[] = [{ text: 'STU
         server.close(() => resolve());
       }),
   };
+}
+
+/** The text of the last user message that has any: tool results (claude sends them as user messages) have none. */
+function promptOf(body: Record<string, unknown> | null): string {
+  const messages = Array.isArray(body?.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  for (const message of messages.toReversed()) {
+    if (message.role !== 'user') continue;
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : Array.isArray(message.content)
+          ? (message.content as { type?: unknown; text?: unknown }[]).filter((part) => part.type === 'text').map((part) => String(part.text)).join('\n')
+          : '';
+    if (text !== '') return text;
+  }
+  return '';
 }
 
 function respond(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Agent, CallResult } from '../../src/agent/types.js';
 import { startStubProvider, type StubBehaviour, type StubProvider } from '../stub/stub-provider.js';
-import { isolatedHome, realAgent, recordedCall, requireAgentCli } from './real-cli.js';
+import { answerCall, callOnce, isolatedHome, realAgent, recordedCall, requireAgentCli } from './real-cli.js';
 
 const claude = await requireAgentCli('claude');
 
@@ -43,27 +43,16 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
     await stub?.close();
   });
 
-  /** One call with a prompt of its own, which the stub answers with `behaviours`. */
-  const once = async (fixture: string, behaviours: StubBehaviour[], a: Agent = agent): Promise<CallResult> => {
-    const prompt = `Fix this patch (${fixture}).`;
-    stub.route(prompt, behaviours);
-    const c = await a.open();
-    const result = await recordedCall(a, c, prompt, fixture);
-    await a.close(c);
-    return result;
-  };
+  const once = (fixture: string, behaviours: StubBehaviour[], a: Agent = agent): Promise<CallResult> => callOnce(stub, a, fixture, behaviours);
 
   it('answers with the model text, reports usage, and sends no tools', async ({ expect }) => {
-    const prompt = 'Fix this "patch":\n--- a/x.c\n';
-    const route = stub.route(prompt, [{ text: 'STUB ANSWER 1' }]);
-    const c = await agent.open();
-    const r = await recordedCall(agent, c, prompt, 'answer');
+    const { conversation: c, result: r, requests } = await answerCall(stub, agent);
     expect(r).toMatchObject({ kind: 'answered', text: 'STUB ANSWER 1' });
     if (r.kind !== 'answered') return;
     expect(r.usage).toMatchObject({ reachedModel: true, inputTokens: 10, outputTokens: 5, cliVersion: '2.1.197 (Claude Code)' });
     expect(r.usage.costUsd).toBeGreaterThan(0);
     expect(r.conversation.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    const request = route.modelCalls()[0]!;
+    const request = requests[0]!;
     expect(request.body?.tools).toEqual([]);
     expect(request.body?.model).toBe('claude-sonnet-4-5');
     expect(JSON.stringify(request.body?.system)).toContain('You repair OpenMP patches.');

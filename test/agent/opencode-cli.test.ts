@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Agent, CallResult } from '../../src/agent/types.js';
 import { startStubProvider, type StubBehaviour, type StubProvider } from '../stub/stub-provider.js';
-import { createOpencodeDatabase, isolatedHome, realAgent, recordedCall, requireAgentCli, writeOpencodeUserConfig } from './real-cli.js';
+import { answerCall, callOnce, createOpencodeDatabase, isolatedHome, realAgent, recordedCall, requireAgentCli, writeOpencodeUserConfig } from './real-cli.js';
 
 const opencode = await requireAgentCli('opencode');
 
@@ -43,15 +43,7 @@ describe.skipIf(opencode === null).concurrent('opencode CLI against the loopback
     await stub?.close();
   });
 
-  /** One call with a prompt of its own, which the stub answers with `behaviours`. */
-  const once = async (fixture: string, behaviours: StubBehaviour[], a: Agent = agent): Promise<CallResult> => {
-    const prompt = `Fix this patch (${fixture}).`;
-    stub.route(prompt, behaviours);
-    const c = await a.open();
-    const result = await recordedCall(a, c, prompt, fixture);
-    await a.close(c);
-    return result;
-  };
+  const once = (fixture: string, behaviours: StubBehaviour[], a: Agent = agent): Promise<CallResult> => callOnce(stub, a, fixture, behaviours);
 
   // First, so that the slowest call (opencode makes 6 attempts over about 75 s against a closed
   // port and has no switch to make fewer) starts before the others and overlaps them all.
@@ -100,19 +92,15 @@ describe.skipIf(opencode === null).concurrent('opencode CLI against the loopback
   });
 
   it('answers with the model text, with our system prompt and no tools', async ({ expect }) => {
-    const prompt = 'Fix this "patch":\n--- a/x.c\n';
-    const route = stub.route(prompt, [{ text: 'STUB ANSWER 1' }]);
-    const c = await agent.open();
-    const r = await recordedCall(agent, c, prompt, 'answer');
+    const { prompt, conversation: c, result: r, requests } = await answerCall(stub, agent);
     expect(r).toMatchObject({ kind: 'answered', text: 'STUB ANSWER 1' });
     if (r.kind !== 'answered') return;
     expect(r.usage).toMatchObject({ reachedModel: true, inputTokens: 10, outputTokens: 5, cliVersion: '1.18.33' });
     // opencode prices a custom provider's tokens at 0: unknown, so no cost is recorded.
     expect(r.usage.costUsd).toBeUndefined();
     expect(r.conversation.sessionId).toMatch(/^ses_/);
-    const calls = route.modelCalls();
-    expect(calls).toHaveLength(1);
-    const body = calls[0]!.body!;
+    expect(requests).toHaveLength(1);
+    const body = requests[0]!.body!;
     expect(body.tools).toBeUndefined();
     expect(body.model).toBe('stub-model');
     const messages = body.messages as Message[];

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { describeOutcome, runProcess, type RunOutcome } from '../../src/process.js';
 import { createAgent } from '../../src/agent/create.js';
 import type { Agent, CallResult, Conversation } from '../../src/agent/types.js';
+import type { RecordedRequest, StubBehaviour, StubProvider } from '../stub/stub-provider.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const LOCK = join(ROOT, '.cache', 'agents.install-lock');
@@ -139,6 +140,25 @@ export async function recordedCall(agent: Agent, conversation: Conversation, pro
   const result = await callRuns.run(runs, () => agent.call(conversation, prompt));
   recordFixture(agent.backend, fixture, runs.at(-1));
   return result;
+}
+
+/** One call in a conversation of its own, with a prompt of its own that the stub answers with `behaviours`. */
+export async function callOnce(stub: StubProvider, agent: Agent, fixture: string, behaviours: StubBehaviour[]): Promise<CallResult> {
+  const prompt = `Fix this patch (${fixture}).`;
+  stub.route(prompt, behaviours);
+  const conversation = await agent.open();
+  const result = await recordedCall(agent, conversation, prompt, fixture);
+  await agent.close(conversation);
+  return result;
+}
+
+/** The first case of each CLI's tests: a prompt with quotes and a line break, answered 'STUB ANSWER 1'. */
+export async function answerCall(stub: StubProvider, agent: Agent): Promise<{ prompt: string; conversation: Conversation; result: CallResult; requests: RecordedRequest[] }> {
+  const prompt = 'Fix this "patch":\n--- a/x.c\n';
+  const route = stub.route(prompt, [{ text: 'STUB ANSWER 1' }]);
+  const conversation = await agent.open();
+  const result = await recordedCall(agent, conversation, prompt, 'answer');
+  return { prompt, conversation, result, requests: route.modelCalls() };
 }
 
 function recordFixture(backend: string, name: string, run: RecordedRun | undefined): void {

@@ -1,11 +1,11 @@
 // A closed stdout or stderr (`patch-repair … | head -1`, a terminal that went away) is only a view
 // that stopped: the run itself must finish, write results.json, remove its scratch folder and exit
-// with the code it would have had.
+// with the code it would have had. The cases run concurrently, each on its own copy of the demo.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
 
 const CLI = path.resolve('dist/cli.js');
@@ -20,9 +20,9 @@ async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void
   }
 }
 
-function workDir(): string {
+function workDir(test: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pr-closed-work-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  test.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -52,10 +52,10 @@ function assertFinishedCleanly(dotDir: string, work: string, expected: Record<st
   expect(scratch.runs).toEqual([]);
 }
 
-describe('closed output streams', () => {
-  it('stdout and stderr closed after their first line (| head -1): every repair is still made and recorded', async () => {
-    const { dotDir } = useFixture('demo');
-    const work = workDir();
+describe.concurrent('closed output streams', () => {
+  it('stdout and stderr closed after their first line (| head -1): every repair is still made and recorded', async (test) => {
+    const { dotDir } = useFixture('demo', test);
+    const work = workDir(test);
     const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work], {
       closeStdout: 'after-first-line',
     });
@@ -63,9 +63,9 @@ describe('closed output streams', () => {
     assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
   });
 
-  it('stdout and stderr closed from the start: the run completes with its own exit code', async () => {
-    const { dotDir } = useFixture('demo');
-    const work = workDir();
+  it('stdout and stderr closed from the start: the run completes with its own exit code', async (test) => {
+    const { dotDir } = useFixture('demo', test);
+    const work = workDir(test);
     const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '1,2', '--work-dir', work, '--dry-run'], {
       closeStdout: 'at-once',
     });
@@ -73,9 +73,9 @@ describe('closed output streams', () => {
     assertFinishedCleanly(dotDir, work, { '1': 'ok', '2': 'not_applied' });
   });
 
-  it('the terminal hanging up (SIGHUP) mid-run takes only the output away: the run finishes as under nohup', async () => {
-    const { dotDir } = useFixture('demo');
-    const work = workDir();
+  it('the terminal hanging up (SIGHUP) mid-run takes only the output away: the run finishes as under nohup', async (test) => {
+    const { dotDir } = useFixture('demo', test);
+    const work = workDir(test);
     const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work], {
       closeStdout: 'at-once',
       env: { PATCH_REPAIR_FAULT: 'pipeline.after-discovery:SIGHUP' },
@@ -84,9 +84,9 @@ describe('closed output streams', () => {
     assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
   });
 
-  it.runIf(hasScript)('progress bars on a terminal that goes away mid-run: the run finishes and records everything', async () => {
-    const { dotDir } = useFixture('demo');
-    const work = workDir();
+  it.runIf(hasScript)('progress bars on a terminal that goes away mid-run: the run finishes and records everything', async (test) => {
+    const { dotDir } = useFixture('demo', test);
+    const work = workDir(test);
     const command = [process.execPath, CLI, '--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '2,9', '--work-dir', work].map((a) => `'${a}'`).join(' ');
     // script(1) gives the run a real terminal (bars on); killing it closes that terminal under the run.
     // Without CI in the environment: CI=true (as in .ci/run) turns the bars off on purpose.

@@ -1,9 +1,10 @@
 // What a first-time user meets on the demo, through the built CLI: which stream says what, the
 // usage errors that name the way out, and reasons that quote the tool that complained.
+// The cases run concurrently, each on its own copy of the demo.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
 import { readEvents, readResults, runCli } from '../helpers/cli.js';
 
@@ -12,15 +13,15 @@ const NO_AGENT_PATH = { PATH: ['/usr/bin', '/bin', path.dirname(process.execPath
 
 const progressLog = (dotDir: string) => path.join(dotDir, 'patch_repair', 'progress.jsonl');
 
-function emptyDir(): string {
+function emptyDir(test: TestContext): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pr-first-run-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  test.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-describe('streams', () => {
-  it('stdout carries the summary alone; progress, warnings and notes go to stderr', async () => {
-    const { dotDir, root } = useFixture('demo');
+describe.concurrent('streams', () => {
+  it('stdout carries the summary alone; progress, warnings and notes go to stderr', async (test) => {
+    const { dotDir, root } = useFixture('demo', test);
     // The project recorded elsewhere: the run warns that it relocated the files.
     const mapping = path.join(dotDir, 'FileMapping.txt');
     writeFileSync(mapping, readFileSync(mapping, 'utf8').replaceAll(root, '/home/someone/else/demo'));
@@ -36,8 +37,8 @@ describe('streams', () => {
     expect(run.stdout).not.toMatch(/warning|note:|no agent CLI|Repairing|Building/);
   });
 
-  it('names the file ids a written patch set changed', async () => {
-    const { dotDir } = useFixture('demo');
+  it('names the file ids a written patch set changed', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const run = await runCli(dotDir, ['--backend', 'builtin', '-s', '9'], { env: NO_AGENT_PATH });
     expect(run.exitCode, run.stderr).toBe(0);
     // Of its two files, the repair changed one.
@@ -46,17 +47,17 @@ describe('streams', () => {
   });
 });
 
-describe('usage errors that name the way out', () => {
-  it('an unknown subcommand is named as one, exit 2', async () => {
-    const { dotDir } = useFixture('demo');
+describe.concurrent('usage errors that name the way out', () => {
+  it('an unknown subcommand is named as one, exit 2', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const run = await runCli(dotDir, ['frobnicate']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe("patch-repair: unknown command 'frobnicate' (commands: show, report; see --help)\n");
     expect(run.stdout).toBe('');
   });
 
-  it('--backend is checked with --discover-only as it is in a repair run: exit 2, nothing built', async () => {
-    const { dotDir } = useFixture('demo');
+  it('--backend is checked with --discover-only as it is in a repair run: exit 2, nothing built', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const alone = await runCli(dotDir, ['--backend', 'gpt']);
     const discovering = await runCli(dotDir, ['--backend', 'gpt', '--discover-only']);
     expect([alone.exitCode, discovering.exitCode]).toEqual([2, 2]);
@@ -65,30 +66,30 @@ describe('usage errors that name the way out', () => {
     expect(existsSync(progressLog(dotDir))).toBe(false);
   });
 
-  it('run from a folder inside .discopop, the error names that .discopop', async () => {
-    const { dotDir } = useFixture('demo');
+  it('run from a folder inside .discopop, the error names that .discopop', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const run = await runCli(path.join(dotDir, 'patch_generator'), []);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(`this folder is inside the .discopop folder ${dotDir}: run there or pass --dot-dp-path ${dotDir}`);
   });
 
-  it('show and report outside any .discopop say to pass --dot-dp-path; from the project root they name its .discopop', async () => {
-    const elsewhere = emptyDir();
+  it('show and report outside any .discopop say to pass --dot-dp-path; from the project root they name its .discopop', async (test) => {
+    const elsewhere = emptyDir(test);
     for (const command of ['show', 'report']) {
       const run = await runCli(elsewhere, [command]);
       expect(run.exitCode).toBe(2);
       expect(run.stderr).toBe(`patch-repair: ${elsewhere}: not a .discopop folder and no run recorded here; run inside .discopop or pass --dot-dp-path\n`);
     }
-    const { dotDir, root } = useFixture('demo');
+    const { dotDir, root } = useFixture('demo', test);
     const fromRoot = await runCli(root, ['show']);
     expect(fromRoot.exitCode).toBe(2);
     expect(fromRoot.stderr).toContain(`did you mean --dot-dp-path ${dotDir}?`);
   });
 });
 
-describe('reasons that quote the tool that complained', () => {
-  it('an unreadable FileMapping.txt line is one error, not one more for every patch of that file id', async () => {
-    const { dotDir } = useFixture('demo');
+describe.concurrent('reasons that quote the tool that complained', () => {
+  it('an unreadable FileMapping.txt line is one error, not one more for every patch of that file id', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const mapping = path.join(dotDir, 'FileMapping.txt');
     // Suggestions 0, 5 and 9 patch file id 2.
     writeFileSync(mapping, readFileSync(mapping, 'utf8').replace(/^2\t/m, '2 '));
@@ -97,8 +98,8 @@ describe('reasons that quote the tool that complained', () => {
     expect(run.stderr).toBe(`patch-repair: ${mapping}: line 2: expected "<file id><TAB><absolute path>"\n`);
   });
 
-  it("a truncated generated patch: the built-in repairer's reason quotes patch's complaint, not 'patching file'", async () => {
-    const { dotDir } = useFixture('demo');
+  it("a truncated generated patch: the built-in repairer's reason quotes patch's complaint, not 'patching file'", async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const patchFile = path.join(dotDir, 'patch_generator', '3', '5.patch');
     const text = readFileSync(patchFile, 'utf8');
     // Cut right after the hunk header: GNU patch says "unexpected end of file in patch".
@@ -111,8 +112,8 @@ describe('reasons that quote the tool that complained', () => {
     expect(record!.reason).not.toContain('patching file');
   });
 
-  it('a compiler message that quotes is not wrapped in a second pair of quotes', async () => {
-    const { dotDir } = useFixture('demo');
+  it('a compiler message that quotes is not wrapped in a second pair of quotes', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const patchFile = path.join(dotDir, 'patch_generator', '3', '5.patch');
     // No built-in rule makes a variable's value a constant, and gcc's message begins with a quote.
     writeFileSync(patchFile, readFileSync(patchFile, 'utf8').replace(/^\+ *#pragma omp parallel for .*$/m, '+    #pragma omp parallel for simd safelen(cols) shared(a,x,y)'));
@@ -124,9 +125,9 @@ describe('reasons that quote the tool that complained', () => {
   });
 });
 
-describe('an agent that cannot be started', () => {
-  it('--backend claude with no claude on PATH is refused before any build: one line, exit 4', async () => {
-    const { dotDir } = useFixture('demo');
+describe.concurrent('an agent that cannot be started', () => {
+  it('--backend claude with no claude on PATH is refused before any build: one line, exit 4', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const run = await runCli(dotDir, ['--backend', 'claude'], { env: NO_AGENT_PATH });
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toBe(
@@ -136,17 +137,17 @@ describe('an agent that cannot be started', () => {
     expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
   });
 
-  it('--no-builtin with no agent CLI on PATH is refused before any build, exit 4', async () => {
-    const { dotDir } = useFixture('demo');
+  it('--no-builtin with no agent CLI on PATH is refused before any build, exit 4', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const run = await runCli(dotDir, ['--no-builtin'], { env: NO_AGENT_PATH });
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toMatch(/^patch-repair: --no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\); install one, or name it with --backend\n$/);
     expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
   });
 
-  it('a CLI that is there but cannot be spawned (its interpreter is missing) ends the run with exit 4 and counts no call', async () => {
-    const { dotDir } = useFixture('demo');
-    const dir = emptyDir();
+  it('a CLI that is there but cannot be spawned (its interpreter is missing) ends the run with exit 4 and counts no call', async (test) => {
+    const { dotDir } = useFixture('demo', test);
+    const dir = emptyDir(test);
     const script = path.join(dir, 'broken-agent');
     writeFileSync(script, '#!/nonexistent/interpreter\n');
     chmodSync(script, 0o755);
@@ -160,9 +161,9 @@ describe('an agent that cannot be started', () => {
   });
 });
 
-describe('nothing left out silently', () => {
-  it('names the suggestions -ht leaves out, with the reason, on screen, in results.json and on the review page', async () => {
-    const { dotDir } = useFixture('demo');
+describe.concurrent('nothing left out silently', () => {
+  it('names the suggestions -ht leaves out, with the reason, on screen, in results.json and on the review page', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     const run = await runCli(dotDir, ['--discover-only']);
     expect(run.exitCode, run.stderr).toBe(1);
     const results = readResults(dotDir);
@@ -178,8 +179,8 @@ describe('nothing left out silently', () => {
     expect(chosen.stdout).toContain('\nNot considered: 8 (not in -s: 0, 1, 4, 5, 6, 7, 8, 9)\n');
   });
 
-  it('without patterns.json beside Hotspots.json: a warning naming the file, every suggestion unclassified, exit 1', async () => {
-    const { dotDir } = useFixture('demo');
+  it('without patterns.json beside Hotspots.json: a warning naming the file, every suggestion unclassified, exit 1', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     for (const folder of ['explorer', 'optimizer']) rmSync(path.join(dotDir, folder, 'patterns.json'));
     const run = await runCli(dotDir, []);
     expect(run.exitCode, run.stderr).toBe(1);
@@ -195,9 +196,9 @@ describe('nothing left out silently', () => {
   });
 });
 
-describe('interrupted during discovery', () => {
-  it('suggestions whose build had finished keep their result; only the unfinished ones are skipped (interrupted)', async () => {
-    const { dotDir } = useFixture('demo');
+describe.concurrent('interrupted during discovery', () => {
+  it('suggestions whose build had finished keep their result; only the unfinished ones are skipped (interrupted)', async (test) => {
+    const { dotDir } = useFixture('demo', test);
     // SIGINT once the fourth build (reference, probe or suggestion) has compiled: some have finished, some not.
     const run = await runCli(dotDir, ['--discover-only', '-j', '1'], { env: { ...NO_AGENT_PATH, PATCH_REPAIR_FAULT: 'build.after-compile@4:SIGINT' } });
     expect(run.exitCode, run.stderr).toBe(130);

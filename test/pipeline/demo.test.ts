@@ -1,6 +1,8 @@
 // The whole product on the bundled demo, through the built CLI, with the built-in repairer and
 // real gcc or clang, GNU patch and diff: what a user runs after `npm ci`. DiscoPoP's project
 // manager writes CC=clang into new configurations, so the main flow runs under both.
+// Each case has a copy of its own: the two compilers' flows run side by side, then the two short
+// modes side by side, then the scripted agent's case.
 import { mkdtempSync, readFileSync, readdirSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,9 +41,9 @@ function statuses(file: ResultsFile): Record<string, string> {
 
 const userFiles = (rel: string) => rel.startsWith(path.join('.discopop', 'patch_repair'));
 
-describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, CC=$cc', ({ cc, cxx, broken, werror }) => {
-  it('repairs every broken suggestion, writes only verified canonical patch sets, and --restore undoes it', async () => {
-    const { root, dotDir } = useFixture('demo');
+describe.concurrent.each(COMPILERS)('patch-repair on the demo with the built-in repairer, CC=$cc', ({ cc, cxx, broken, werror }) => {
+  it('repairs every broken suggestion, writes only verified canonical patch sets, and --restore undoes it', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     useCompiler(dotDir, cc, cxx);
     const before = snapshotTree(root, userFiles);
 
@@ -109,8 +111,8 @@ describe.each(COMPILERS)('patch-repair on the demo with the built-in repairer, C
 });
 
 describe('patch-repair on the demo with the built-in repairer', () => {
-  it('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied; --write-log keeps the log', async () => {
-    const { root, dotDir } = useFixture('demo');
+  it.concurrent('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied; --write-log keeps the log', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     const before = snapshotTree(root, userFiles);
     const run = await cli(dotDir, '--backend', 'builtin', '--dry-run', '--write-log', '--log', 'DEBUG');
     expect(run.exitCode, run.stderr).toBe(0);
@@ -127,8 +129,8 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     expect(readdirSync(canonical).length).toBeGreaterThan(0);
   });
 
-  it('--discover-only names the broken suggestions with their error class and exits 1', async () => {
-    const { root, dotDir } = useFixture('demo');
+  it.concurrent('--discover-only names the broken suggestions with their error class and exits 1', async (test) => {
+    const { root, dotDir } = useFixture('demo', test);
     const before = snapshotTree(root, userFiles);
     const run = await cli(dotDir, '--discover-only');
     expect(run.exitCode).toBe(1);

@@ -1,14 +1,16 @@
 // A resumed run is one run: killed at each repair-stage point under gcc (and at the first and last
 // under clang) and continued with --resume, its results.json and `show` are the uninterrupted run's
-// (docs/fault-injection.md). `show` runs in-process through the CLI's own entry, main().
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// (docs/fault-injection.md). `show` runs in-process through the CLI's own entry, main(). A few kills
+// are real SIGKILLs; the others are copies of the uninterrupted run taken while it was paused there.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { show } from '../../src/report/index.js';
 import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
-import { cli } from './fault-runs.js';
+import { cli, pausedCopies } from './fault-runs.js';
 
 /**
  * A resumed run is one run (design.md, "One run, one record"): killed at a repair-stage point and
@@ -38,43 +40,63 @@ const RECORD_KILL_POINTS: Record<'gcc' | 'clang', string[]> = {
   clang: ['pipeline.after-discovery', 'write-back.after-written@2'],
 };
 
+// Killed for real: the end of discovery under both compilers, and under gcc a kill between checks
+// and one inside a write-back. Every other point is taken from the reference run itself, paused
+// there (pausedCopies in fault-runs.ts).
+const KILLED: Record<'gcc' | 'clang', string[]> = {
+  gcc: ['pipeline.after-discovery', 'verify.after-canonicalize@2', 'write-back.after-rename@2'],
+  clang: ['pipeline.after-discovery'],
+};
+
 describe.each(['gcc', 'clang'] as const)('a run killed in the repair stage under %s, then --resume, has the uninterrupted run\'s record', (cc) => {
   let reference: RunRecordView;
+  const paused = RECORD_KILL_POINTS[cc].filter((point) => !KILLED[cc].includes(point));
 
-  beforeAll(async () => {
-    const { root, dotDir } = instantiateFixture('demo');
-    try {
-      useCompiler(dotDir, cc);
-      expect(await cli(dotDir, recordArgs())).toMatchObject({ kind: 'exited', exitCode: 0 });
-      reference = await recordOf(dotDir, root);
+  // The reference run: uninterrupted, only stopped at each paused point while the test copies it.
+  const copies = pausedCopies({
+    points: paused,
+    args: recordArgs,
+    prepare: ({ dotDir }) => useCompiler(dotDir, cc),
+    ended: async ({ root, dotDir, workDir }, run) => {
+      expect(run).toMatchObject({ kind: 'exited', exitCode: 0 });
+      reference = await recordOf(dotDir, root, workDir);
       expect(reference.statuses).toEqual({ '2': 'repaired', '6': 'repaired', '9': 'repaired' });
-    } finally {
-      rmSync(path.dirname(root), { recursive: true, force: true });
-    }
+    },
   });
 
+  async function expectResumedRecord({ root, dotDir, workDir }: { root: string; dotDir: string; workDir: string }): Promise<void> {
+    const resumed = await cli(dotDir, [...recordArgs(workDir), '--resume']);
+    expect(resumed, resumed.kind === 'exited' ? resumed.stdout + resumed.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
+    if (resumed.kind === 'exited') expect(resumed.stderr).toMatch(/resuming run \S+:/);
+    const record = await recordOf(dotDir, root, workDir);
+    expect(record.results).toEqual(reference.results);
+    expect(record.show).toEqual(reference.show);
+  }
+
   describe.concurrent('', () => {
-    it.each(RECORD_KILL_POINTS[cc])('%s', async (point) => {
+    it.each(KILLED[cc])('%s', async (point) => {
       const { root, dotDir } = instantiateFixture('demo');
+      const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
       try {
         useCompiler(dotDir, cc);
-        const killed = await cli(dotDir, recordArgs(), { PATCH_REPAIR_FAULT: point });
+        const killed = await cli(dotDir, recordArgs(workDir), { PATCH_REPAIR_FAULT: point });
         expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
-        const resumed = await cli(dotDir, [...recordArgs(), '--resume']);
-        expect(resumed, resumed.kind === 'exited' ? resumed.stdout + resumed.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-        if (resumed.kind === 'exited') expect(resumed.stderr).toMatch(/resuming run \S+:/);
-        const record = await recordOf(dotDir, root);
-        expect(record.results).toEqual(reference.results);
-        expect(record.show).toEqual(reference.show);
+        await expectResumedRecord({ root, dotDir, workDir });
       } finally {
+        rmSync(workDir, { recursive: true, force: true });
         rmSync(path.dirname(root), { recursive: true, force: true });
       }
     }, 300_000);
   });
+
+  // One after another: they put their copies back at the reference run's paths.
+  describe('', () => {
+    it.each(paused)('%s', async (point) => expectResumedRecord(await copies.putBack(point)), 300_000);
+  });
 });
 
-function recordArgs(): string[] {
-  return ['--backend', 'builtin', '-j', '1', '--agent-jobs', '1', '-s', RECORD_SELECTED.join(',')];
+function recordArgs(workDir: string): string[] {
+  return ['--backend', 'builtin', '-j', '1', '--agent-jobs', '1', '-s', RECORD_SELECTED.join(','), '--work-dir', workDir];
 }
 
 function useCompiler(dotDir: string, cc: 'gcc' | 'clang'): void {
@@ -88,8 +110,8 @@ interface RunRecordView {
   show: string;
 }
 
-/** results.json and `show` of the last run, without what differs between any two runs: ids, times, durations, the fixture's root. */
-async function recordOf(dotDir: string, root: string): Promise<RunRecordView> {
+/** results.json and `show` of the last run, without what differs between any two runs: ids, times, durations, the fixture's root and --work-dir. */
+async function recordOf(dotDir: string, root: string, workDir: string): Promise<RunRecordView> {
   const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
   const statuses = Object.fromEntries(results.suggestions.map((s: { id: string; status: string }) => [s.id, s.status]));
   const { id: _id, started: _started, finished: _finished, resumed_from: _from, options, ...run } = results.run;
@@ -102,10 +124,11 @@ async function recordOf(dotDir: string, root: string): Promise<RunRecordView> {
   const show = shown
     .join('\n')
     .replaceAll(root, '<root>')
+    .replaceAll(workDir, '<work>')
     .replace(/\d{8}T\d{6}-[0-9a-f]{6}/g, '<run>')
     .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<time>')
     .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
-  return { statuses, results: withoutTimes({ ...results, run: { ...run, options: kept } }, root), show };
+  return { statuses, results: withoutTimes({ ...results, run: { ...run, options: kept } }, root, workDir), show };
 }
 
 /** `patch-repair show [id] --dot-dp-path <dotDir>` through the CLI's main(), its output as a pipe would carry it. */
@@ -129,13 +152,13 @@ async function showInProcess(dotDir: string, id: string | null): Promise<{ exitC
   return { exitCode, stdout, stderr };
 }
 
-function withoutTimes(value: unknown, root: string): unknown {
-  if (typeof value === 'string') return value.replaceAll(root, '<root>');
-  if (Array.isArray(value)) return value.map((item) => withoutTimes(item, root));
+function withoutTimes(value: unknown, root: string, workDir: string): unknown {
+  if (typeof value === 'string') return value.replaceAll(root, '<root>').replaceAll(workDir, '<work>');
+  if (Array.isArray(value)) return value.map((item) => withoutTimes(item, root, workDir));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
       .filter(([key]) => !/^(duration_ms|durationMs|started|finished|t)$/.test(key))
-      .map(([key, item]) => [key, withoutTimes(item, root)]),
+      .map(([key, item]) => [key, withoutTimes(item, root, workDir)]),
   );
 }

@@ -1,9 +1,10 @@
 // What the fault-injection files share (test/pipeline/fault-injection-*.test.ts): the built CLI run
 // on a copy of the demo, logging into its project root as users do; patch sets compared without the
-// copy's root and diff's times; and the stage-boundary case, which kills a run at one point (or
-// takes the tree a kill there leaves from a run paused there) and checks what the next start finds.
+// copy's root and diff's times; the paused run, whose copies of the tree at each point stand for a
+// SIGKILL there; and the stage-boundary case, which kills a run at one point (or takes that copy)
+// and checks what the next start finds.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -144,37 +145,72 @@ export interface PausedRun {
   expectSurvived(point: string): Promise<void>;
 }
 
-/**
- * One run of the selection in pause mode (PATCH_REPAIR_FAULT=pause:<file>, src/fault.ts), in the
- * file's beforeAll: at each of `points` the run stops itself, and the test copies the project and
- * --work-dir, the bytes a SIGKILL right there leaves (a stopped process writes nothing more; what a
- * kill leaves running only ever writes into the scratch folder, which the next start removes), then
- * lets it go on. A case puts its copy back at the run's own paths, so every
- * path the run recorded (scratch record, lock, journal, patch headers) stays true, and goes on as
- * after a real kill. It runs once the paused run has ended, as a killed run's next start finds
- * its pid gone.
- */
+/** The stage-boundary cases of `points` from one paused run of the selection (pausedCopies), which is also the uninterrupted run. */
 export function pausedRun(points: readonly string[]): PausedRun {
   const states: SelectedStates = { generated: {}, repaired: {} };
-  let copy: { root: string; workDir: string; copies: string } | undefined;
+  const copies = pausedCopies({
+    points,
+    args: selectionArgs,
+    prepare: ({ root, dotDir }) => {
+      states.generated = Object.fromEntries(SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+    },
+    ended: ({ root, dotDir }, run) => {
+      expect(run, run.kind === 'exited' ? run.stdout : '').toMatchObject({ kind: 'exited', exitCode: 0 });
+      states.repaired = Object.fromEntries(SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+      for (const id of SELECTED) expect(states.repaired[id]).not.toEqual(states.generated[id]);
+    },
+  });
+  return {
+    states,
+    async expectSurvived(point) {
+      await expectRecovered({ ...(await copies.putBack(point)), point }, states);
+    },
+  };
+}
+
+export interface PausedCopy {
+  root: string;
+  dotDir: string;
+  workDir: string;
+}
+
+/**
+ * One run of the demo in pause mode (PATCH_REPAIR_FAULT=pause:<file>, src/fault.ts), in the file's
+ * beforeAll: at each of `points` the run stops itself, and the test copies the project and
+ * --work-dir, the bytes a SIGKILL right there leaves (a stopped process writes nothing more; what a
+ * kill leaves running only ever writes into the scratch folder, which the next start removes), then
+ * lets it go on. `ended` sees the finished run, before any copy is put back. putBack(point) puts a
+ * copy back at the run's own paths, so every path the run recorded (scratch record, lock, journal,
+ * patch headers) stays true, for a case to go on as after a real kill; the paused run has ended by
+ * then, as a killed run's next start finds its pid gone. Cases of one paused run share those paths:
+ * they go one after another.
+ */
+export function pausedCopies(o: {
+  points: readonly string[];
+  args: (workDir: string) => string[];
+  prepare?: (copy: PausedCopy) => void;
+  ended: (copy: PausedCopy, run: RunOutcome) => void | Promise<void>;
+}): { putBack(point: string): Promise<PausedCopy> } {
+  let copy: (PausedCopy & { copies: string }) | undefined;
   const copied = new Set<string>();
   beforeAll(async () => {
     const { root, dotDir } = instantiateFixture('demo');
-    copy = { root, workDir: mkdtempSync(path.join(tmpdir(), 'pr-fault-work-')), copies: mkdtempSync(path.join(tmpdir(), 'pr-fault-paused-')) };
+    copy = { root, dotDir, workDir: mkdtempSync(path.join(tmpdir(), 'pr-fault-work-')), copies: mkdtempSync(path.join(tmpdir(), 'pr-fault-paused-')) };
     const { workDir, copies } = copy;
-    states.generated = Object.fromEntries(SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+    o.prepare?.(copy);
     const pauses = path.join(copies, 'pauses');
     writeFileSync(pauses, '');
     let ended = false;
-    const running = cli(dotDir, selectionArgs(workDir), { PATCH_REPAIR_FAULT: `pause:${pauses}` }).finally(() => (ended = true));
+    const running = cli(dotDir, o.args(workDir), { PATCH_REPAIR_FAULT: `pause:${pauses}` }).finally(() => (ended = true));
     let handled = 0;
     while (!ended) {
       const lines = readFileSync(pauses, 'utf8').split('\n').slice(0, -1);
       for (const line of lines.slice(handled)) {
         const [at, pid] = line.split(' ') as [string, string];
         await untilStopped(Number(pid));
-        if (points.some((point) => occurrenceOf(point) === at)) {
-          for (const [from, to] of [[root, 'root'], [workDir, 'work']] as const) cpSync(from, path.join(copies, at, to), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+        if (o.points.some((point) => occurrenceOf(point) === at)) {
+          mkdirSync(path.join(copies, at));
+          for (const [from, to] of [[root, 'root'], [workDir, 'work']] as const) await copyTree(from, path.join(copies, at, to));
           copied.add(at);
         }
         process.kill(Number(pid), 'SIGCONT');
@@ -182,28 +218,30 @@ export function pausedRun(points: readonly string[]): PausedRun {
       handled = lines.length;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const run = await running;
-    expect(run, run.kind === 'exited' ? run.stdout : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-    states.repaired = Object.fromEntries(SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
-    for (const id of SELECTED) expect(states.repaired[id]).not.toEqual(states.generated[id]);
+    await o.ended(copy, await running);
   });
   afterAll(() => {
     if (!copy) return;
     for (const dir of [path.dirname(copy.root), copy.workDir, copy.copies]) rmSync(dir, { recursive: true, force: true });
   });
   return {
-    states,
-    async expectSurvived(point) {
-      const { root, workDir, copies } = copy!;
+    async putBack(point) {
+      const { root, dotDir, workDir, copies } = copy!;
       const at = occurrenceOf(point);
       expect(copied.has(at), `${point} was never reached`).toBe(true);
       for (const [to, from] of [[root, 'root'], [workDir, 'work']] as const) {
         rmSync(to, { recursive: true, force: true });
-        cpSync(path.join(copies, at, from), to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+        await copyTree(path.join(copies, at, from), to);
       }
-      await expectRecovered({ root, dotDir: path.join(root, '.discopop'), workDir, point }, states);
+      return { root, dotDir, workDir };
     },
   };
+}
+
+/** `cp -a`: modes, links and nanosecond times kept, since --resume takes a changed time for a changed project. */
+async function copyTree(from: string, to: string): Promise<void> {
+  const copied = await runProcess({ command: 'cp', args: ['-a', from, to], cwd: tmpdir(), timeoutMs: 60_000 });
+  expect(copied, `cp -a ${from} ${to}`).toMatchObject({ kind: 'exited', exitCode: 0 });
 }
 
 /** A point as the run counts it: `build.after-patch` is its first occurrence, `build.after-patch@1`. */

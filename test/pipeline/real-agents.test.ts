@@ -1,10 +1,11 @@
 // The whole pipeline through the built CLI with the real, pinned claude and opencode CLIs, each
 // configured the way docs/backends.md tells a user to, talking to the loopback stub provider:
 // a rejected answer, a follow-up in the same conversation, a verified repair written back.
+// The cases run side by side, each with a stub, a HOME and fixture copies of its own.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { ResultsFileSchema, type SuggestionRecord } from '../../src/formats/results.js';
 import { isolatedHome, requireAgentCli } from '../agent/real-cli.js';
@@ -26,28 +27,28 @@ interface Setup {
 }
 
 /** A provider of the test's own, so its recorded requests are this test's alone. */
-async function stubProvider(behaviours: StubBehaviour[]): Promise<StubProvider> {
+async function stubProvider(t: TestContext, behaviours: StubBehaviour[]): Promise<StubProvider> {
   const stub = await startStubProvider(behaviours);
-  onTestFinished(() => stub.close());
+  t.onTestFinished(() => stub.close());
   return stub;
 }
 
-function tempDir(prefix: string): string {
+function tempDir(t: TestContext, prefix: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
 /** A user's environment: an own HOME, and the pinned CLIs found on PATH like installed ones. */
-function userEnv(backend: Backend): { home: string; env: Record<string, string> } {
+function userEnv(t: TestContext, backend: Backend): { home: string; env: Record<string, string> } {
   const { home, env } = isolatedHome();
-  onTestFinished(() => rmSync(home, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(home, { recursive: true, force: true }));
   return { home, env: { ...env, PATH: `${path.dirname(binaries[backend]!)}${path.delimiter}${process.env.PATH ?? ''}` } };
 }
 
 /** claude against an Anthropic-compatible gateway: the base URL and key in the environment. */
-function claudeSetup(stub: StubProvider): Setup {
-  const { env } = userEnv('claude');
+function claudeSetup(t: TestContext, stub: StubProvider): Setup {
+  const { env } = userEnv(t, 'claude');
   const model = 'stub-sonnet';
   return { model, args: ['--backend', 'claude', '--model', model], env: { ...env, ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_API_KEY: 'stub-key' } };
 }
@@ -57,8 +58,8 @@ function claudeSetup(stub: StubProvider): Setup {
  * provider in the user's own opencode.json (key from the environment), a connection naming it in
  * llm_config.json.
  */
-function opencodeSetup(stub: StubProvider): Setup {
-  const { home, env } = userEnv('opencode');
+function opencodeSetup(t: TestContext, stub: StubProvider): Setup {
+  const { home, env } = userEnv(t, 'opencode');
   const configDir = path.join(home, '.config', 'opencode');
   mkdirSync(configDir, { recursive: true });
   const provider = {
@@ -69,12 +70,12 @@ function opencodeSetup(stub: StubProvider): Setup {
   };
   writeFileSync(path.join(configDir, 'opencode.json'), JSON.stringify({ $schema: 'https://opencode.ai/config.json', provider: { local: provider } }, null, 2));
   const model = 'local/stub-coder';
-  const llmConfig = path.join(tempDir('pr-llm-config-'), 'llm_config.json');
+  const llmConfig = path.join(tempDir(t, 'pr-llm-config-'), 'llm_config.json');
   writeFileSync(llmConfig, JSON.stringify({ connections: { local: { backend: 'opencode', model, agent_timeout: 120 } } }, null, 2));
   return { model, args: ['--llm-config', llmConfig], env: { ...env, LOCAL_LLM_KEY: 'stub-key' } };
 }
 
-const setups: Record<Backend, (stub: StubProvider) => Setup> = { claude: claudeSetup, opencode: opencodeSetup };
+const setups: Record<Backend, (t: TestContext, stub: StubProvider) => Setup> = { claude: claudeSetup, opencode: opencodeSetup };
 
 async function cli(dotDir: string, args: string[], env: Record<string, string> = {}) {
   const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, env, timeoutMs: 240_000 });
@@ -88,10 +89,10 @@ function record(dotDir: string, id: string): SuggestionRecord {
 }
 
 /** The built-in repairer's verified patch for suggestion 3, as an agent would write it for `root`. */
-async function correctDiff(root: string): Promise<string> {
-  const reference = useFixture('demo');
+async function correctDiff(t: TestContext, root: string): Promise<string> {
+  const reference = useFixture('demo', t);
   const run = await cli(reference.dotDir, ['--backend', 'builtin', '-s', '3']);
-  expect(run.exitCode, run.stdout).toBe(0);
+  t.expect(run.exitCode, run.stdout).toBe(0);
   return readFileSync(path.join(reference.root, PATCH), 'utf8').replaceAll(reference.root, root);
 }
 
@@ -114,10 +115,11 @@ const systemOf = (request: RecordedRequest): string =>
 const conversationOf = (request: RecordedRequest) =>
   messagesOf(request).filter((m) => m.role !== 'system').map((m) => ({ role: m.role, text: textOf(m.content) }));
 
-describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s CLI against the loopback stub', (backend) => {
-  it.skipIf(binaries[backend] === null)('repairs a suggestion after a follow-up in the same conversation, writing only that patch', async () => {
-    const { root, dotDir } = useFixture('demo');
-    const fix = await correctDiff(root);
+describe.concurrent.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s CLI against the loopback stub', (backend) => {
+  it.skipIf(binaries[backend] === null)('repairs a suggestion after a follow-up in the same conversation, writing only that patch', async (t) => {
+    const { expect } = t;
+    const { root, dotDir } = useFixture('demo', t);
+    const fix = await correctDiff(t, root);
     // The wrong answer, written on top of the generated patch, drops the directive: it applies and
     // would build, but parallelizes nothing.
     const directive = readFileSync(path.join(root, PATCH), 'utf8').split('\n').find((line) => /^\+\s*#pragma omp/.test(line))!.slice(1);
@@ -131,8 +133,8 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
       '     for (i = 0; i < rows; i++) {',
       '',
     ].join('\n');
-    const stub = await stubProvider([{ text: answer(dropped) }, { text: answer(withoutTimestamps(fix)) }]);
-    const setup = setups[backend](stub);
+    const stub = await stubProvider(t, [{ text: answer(dropped) }, { text: answer(withoutTimestamps(fix)) }]);
+    const setup = setups[backend](t, stub);
     const before = snapshotTree(root, inRepairDir);
 
     const run = await cli(dotDir, [...setup.args, '--no-builtin', '-s', '3'], setup.env);
@@ -186,10 +188,11 @@ describe.each(Object.keys(binaries) as Backend[])('patch-repair with the real %s
   });
 });
 
-it.skipIf(binaries.claude === null)('a provider refusing the key stops the run: exit 4, the suggestion skipped', async () => {
-  const { root, dotDir } = useFixture('demo');
-  const stub = await stubProvider([{ status: 401 }]);
-  const setup = setups.claude(stub);
+it.skipIf(binaries.claude === null).concurrent('a provider refusing the key stops the run: exit 4, the suggestion skipped', async (t) => {
+  const { expect } = t;
+  const { root, dotDir } = useFixture('demo', t);
+  const stub = await stubProvider(t, [{ status: 401 }]);
+  const setup = setups.claude(t, stub);
   const generated = readFileSync(path.join(root, PATCH), 'utf8');
 
   const run = await cli(dotDir, [...setup.args, '--no-builtin', '-s', '3'], setup.env);

@@ -65,8 +65,8 @@ const CANCEL_WAIT_MS = 90_000;
 /** After this long, cancelAll says what it is waiting for. */
 const CANCEL_WAIT_NOTICE_MS = 5_000;
 /**
- * An interrupted or timed-out step is ended by cancelling its job, which Slurm does with SIGTERM
- * to the step, so the wrapper below takes every process of the step with it. srun's own SIGTERM
+ * An interrupted or timed-out step is ended through Slurm (endStep), which sends the step SIGTERM,
+ * so the wrapper below takes every process of the step with it. srun's own SIGTERM
  * handling is no way to end it: srun passes SIGKILL on, which no trap sees (a process the build
  * detached then runs on, holding the step's output, and slurmstepd keeps the job COMPLETING for
  * a minute), and drops the signal altogether between its allocation and the launch of the step.
@@ -74,7 +74,7 @@ const CANCEL_WAIT_NOTICE_MS = 5_000;
  * exists.
  */
 const CANCEL_REPEAT_MS = 1_000;
-/** How long srun may take to end after its job was cancelled before it is signalled itself. */
+/** How long srun may take to end after its step was signalled before it is signalled itself. */
 const SRUN_END_WAIT_MS = 10_000;
 /** How long srun may take to end after SIGTERM before it gets SIGKILL. */
 const SRUN_GRACE_MS = 20_000;
@@ -163,8 +163,8 @@ class SlurmLauncher implements Launcher {
     const started = Date.now();
     let repeat: NodeJS.Timeout | undefined;
     const cancel = () => {
-      void this.cancelJob(step.label);
-      repeat ??= setInterval(() => void this.cancelJob(step.label), CANCEL_REPEAT_MS);
+      void this.endStep(step.label);
+      repeat ??= setInterval(() => void this.endStep(step.label), CANCEL_REPEAT_MS);
     };
     const outcome = await runProcess({
       command: 'srun',
@@ -234,6 +234,17 @@ class SlurmLauncher implements Launcher {
 
   private async cancelJob(label: string): Promise<void> {
     await runProcess({ command: 'scancel', args: [`--name=${jobName(this.runId, label)}`, `--user=${currentUser()}`], cwd: '/', timeoutMs: 30_000 });
+  }
+
+  /**
+   * A job still waiting is cancelled; a running one's step gets SIGTERM, which the wrapper passes on
+   * to the whole build before it ends, and srun ends with the step. Cancelling a running job would
+   * make srun abort the step with SIGKILL, racing the wrapper.
+   */
+  private async endStep(label: string): Promise<void> {
+    const job = [`--name=${jobName(this.runId, label)}`, `--user=${currentUser()}`];
+    await runProcess({ command: 'scancel', args: ['--state=PENDING', ...job], cwd: '/', timeoutMs: 30_000 });
+    await runProcess({ command: 'scancel', args: ['--signal=TERM', ...job], cwd: '/', timeoutMs: 30_000 });
   }
 }
 

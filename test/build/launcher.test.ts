@@ -116,7 +116,9 @@ describe.skipIf(skip !== null)('slurm launcher on a real cluster', () => {
     await launcher.cancelAll((line) => said.push(line));
     expect(await jobsOf('r6')).toEqual([]);
     expect(processesIn(work)).toEqual([]);
-    expect(said).toEqual([]);
+    // On a loaded machine Slurm may take longer than the notice's 5 s to let the job go: the user
+    // is told so, and never that a job is still listed once the wait is over.
+    for (const line of said) expect(line).toMatch(/^waiting for Slurm to end 1 cancelled job\(s\) of this run \(\d+ [A-Z]+\)$/);
   }, 120_000);
 
   it('cancels every job of the run, one submitted while it cancels too, and waits while Slurm keeps one COMPLETING', async () => {

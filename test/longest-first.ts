@@ -4,8 +4,9 @@
 // the other idles. The seconds each file took in a full run (test/durations.json) put the longest
 // first; a file with no recorded time goes before all, since it may be long.
 //
-// DurationRecorder, a reporter of the full suite, writes every run's seconds to
-// test-durations.json; `npm run test:durations` makes that the recorded order.
+// DurationRecorder, a reporter of the full suite, writes each run's seconds to
+// test-durations.json; `npm run test:durations` takes them into the recorded order (a run of a
+// few files updates only those).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BaseSequencer, type Reporter, type TestModule, type TestSpecification, type Vitest } from 'vitest/node';

@@ -128,7 +128,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('interrupted'),
-    exit_code: z.number().int().describe('130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP'),
+    exit_code: z.number().int().describe('130 for SIGINT, 143 for SIGTERM (SIGHUP does not stop a run)'),
   }).describe('the run was stopped by a signal; what it did not finish is recorded as skipped'),
   z.object({ ...base, type: z.literal('run-finished'), run: RunRecordSchema }),
 ]);

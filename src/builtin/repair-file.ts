@@ -5,6 +5,7 @@ import { parseDirective, renderDirective } from '../patch/openmp.js';
 import { findAddedDirectives, type AddedDirective } from './added-directives.js';
 import type { FileDiagnostic } from './rules/rule.js';
 import { arrayElementReduction } from './rules/array-element-reduction.js';
+import { namedElements } from './rules/named-elements.js';
 import { canonicalLoopTest } from './rules/canonical-loop-test.js';
 import { classReduction } from './rules/class-reduction.js';
 import { collapseDepth } from './rules/collapse-depth.js';
@@ -34,7 +35,7 @@ import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './tr
  * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
  */
 export const RULES: readonly Rule[] = [
-  dependSpelling, scalarSection, memberReduction, structReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
+  dependSpelling, scalarSection, memberReduction, structReduction, arrayElementReduction, namedElements, thisInClause, outOfScopeNames, duplicateDataSharing,
   iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
   classReduction, canonicalLoopTest,
 ];
@@ -114,7 +115,7 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
 }
 
 /** Rules that rewrite the loop's header or the reduced variable's uses in it. */
-const RULES_EDITING_THE_LOOP = new Set(['reduce-member-copy', 'reduce-struct-members', 'reduce-array-element', 'canonical-loop-test']);
+const RULES_EDITING_THE_LOOP = new Set(['reduce-member-copy', 'reduce-struct-members', 'reduce-array-element', 'reduce-named-elements', 'canonical-loop-test']);
 
 /**
  * Edits go to the file's lines only; when the loop itself, or a use of a reduced variable in it,

@@ -44,8 +44,13 @@ export const arrayElementReduction: Rule = {
       const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses);
       if (single !== null) {
         const { element } = single;
-        if (element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!)) {
-          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}[${element.indices[0]}:1]`) };
+        const constant = element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!);
+        // The loop as the only statement of an unbraced outer loop (`for (i…) for (j…) x[i] += …`)
+        // has no block for a local copy; when it touches the array only at that element, a
+        // one-element section (`x[i:1]`) reduces exactly it, under both compilers.
+        const unbraced = loop.parent?.type !== 'compound_statement' && single.reads === undefined && uses.every((use) => use.update);
+        if (constant || unbraced) {
+          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}${element.indices.map((index) => `[${index}:1]`).join('')}`) };
         } else {
           const declaration = input.site.visible.get(entry)!;
           const copy: Copy = {

@@ -65,6 +65,7 @@ export const FULL_TIER: readonly string[] = [
   'test/builtin/real-code.test.ts',
   'test/builtin/recorded-flags.test.ts',
   'test/builtin/task-region.test.ts',
+  'test/builtin/wrong-fixes.test.ts',
   'test/diagnostics/classes.test.ts',
   'test/fixtures/demo-builds.test.ts',
   'test/repair/candidates.test.ts',

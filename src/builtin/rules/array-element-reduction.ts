@@ -4,6 +4,7 @@
 // array section over the extent the code states (array-uses.ts).
 import type { SyntaxNode } from '../syntax.js';
 import { elementUses, sectionOf, type ElementUse } from './array-uses.js';
+import { readsKeptApart } from './kept-apart.js';
 import { replaceEntry } from './clauses.js';
 import { copyEdits, loopOf, NOT_FOUND, onDirective, reductionEntries, type Copy } from './local-copy.js';
 import { reductionEntryAt, type Rule, type RuleInput, unchanged } from './rule.js';
@@ -41,7 +42,7 @@ export const arrayElementReduction: Rule = {
       if (typeof uses === 'string') return { kind: 'declined', reason: uses };
       const elements = new Set(uses.map((use) => use.text));
       const varying = uses.flatMap((use) => use.indices).flatMap(identifiersOf).find((id) => loopVariablesOf(loop).has(id) || writtenIn(input, loop, [id]) !== null);
-      const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses);
+      const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses) ?? readsKeptApart(input, loop, entry, uses);
       if (single !== null) {
         const { element } = single;
         const constant = element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!);

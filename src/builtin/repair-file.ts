@@ -6,6 +6,7 @@ import { findAddedDirectives, type AddedDirective } from './added-directives.js'
 import type { FileDiagnostic } from './rules/rule.js';
 import { arrayElementReduction } from './rules/array-element-reduction.js';
 import { namedElements } from './rules/named-elements.js';
+import { moveUnitLines } from './unit-moves.js';
 import { canonicalLoopTest } from './rules/canonical-loop-test.js';
 import { classReduction } from './rules/class-reduction.js';
 import { collapseDepth } from './rules/collapse-depth.js';
@@ -79,7 +80,11 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   if (braces.kind === 'declined') return braces;
   if (braces.kind === 'moved') {
     const moved = braces.lines.map((line, row) => line + (braces.carriageReturns[row] ? '\r' : '')).join('\n');
-    const rest = await repairFile({ ...input, patched: moved, errors: braces.errors });
+    // The unit was made from the file before the move: it moves the same way, or is left out
+    // (a stretch it cannot follow row for row) rather than read one line off.
+    const { translationUnit: before, ...withoutUnit } = input;
+    const unitMoved = before === undefined ? null : moveUnitLines(before, braces.moves);
+    const rest = await repairFile({ ...withoutUnit, patched: moved, errors: braces.errors, ...(unitMoved !== null && { translationUnit: unitMoved }) });
     if (rest.kind === 'declined') return rest;
     return rest.kind === 'unchanged' ? { kind: 'repaired', source: moved, rules: [TASK_REGION_BRACE] } : { ...rest, rules: [TASK_REGION_BRACE, ...rest.rules] };
   }

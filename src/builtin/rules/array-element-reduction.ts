@@ -10,8 +10,10 @@ import { copyEdits, loopOf, NOT_FOUND, onDirective, reductionEntries, type Copy 
 import { reductionEntryAt, type Rule, type RuleInput, unchanged } from './rule.js';
 import { findRecord, freshName, identifiersOf, loopVariablesOf, NOT_AFTER_ACCESS, writtenIn } from './source-facts.js';
 
-/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter. */
-const CLANG_POINTER = /^invalid operands to binary expression \('[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)' and '[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)'\)/;
+/** One operand type of clang's pointer wording, with the `(aka 'double *')` clang adds for a typedef. */
+const CLANG_POINTER_TYPE = "'[^']*(?:\\*|\\(\\*\\)(?:\\[[^'\\]]*\\])+)'(?: \\(aka '[^']*'\\))?";
+/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter, `('real_t *' (aka 'double *') and …)`. */
+const CLANG_POINTER = new RegExp(`^invalid operands to binary expression \\(${CLANG_POINTER_TYPE} and ${CLANG_POINTER_TYPE}\\)`);
 
 /**
  * A pointer, or an array parameter (a pointer too, to the compiler), in a reduction. When the loop

@@ -6,6 +6,7 @@ import { findAddedDirectives, type AddedDirective } from './added-directives.js'
 import type { FileDiagnostic } from './rules/rule.js';
 import { arrayElementReduction } from './rules/array-element-reduction.js';
 import { namedElements } from './rules/named-elements.js';
+import { aggregateReduction } from './rules/aggregate-reduction.js';
 import { moveUnitLines } from './unit-moves.js';
 import { canonicalLoopTest } from './rules/canonical-loop-test.js';
 import { classReduction } from './rules/class-reduction.js';
@@ -38,7 +39,7 @@ import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './tr
 export const RULES: readonly Rule[] = [
   dependSpelling, scalarSection, memberReduction, structReduction, arrayElementReduction, namedElements, thisInClause, outOfScopeNames, duplicateDataSharing,
   iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
-  classReduction, canonicalLoopTest,
+  aggregateReduction, classReduction, canonicalLoopTest,
 ];
 
 export type FileRepair =
@@ -101,6 +102,7 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
     lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors,
     root: tree.rootNode, isCxx: o.isCxx,
     types: unit ? { root: unit.tree.rootNode, lines: unit.lines } : { root: tree.rootNode, lines: o.patched.split('\n') },
+    ...(unit && { expanded: (row: number) => unit.textOf(row + 1) }),
   };
   const usedRules: string[] = [];
   const replacements = new Map<number, { state: DirectiveState; lineCount: number }>();
@@ -245,6 +247,7 @@ interface Context {
   root: RuleInput['root'];
   isCxx: boolean;
   types: TypeScope;
+  expanded?: (row: number) => string;
 }
 
 function repairDirective(entry: Located, context: Context): DirectiveRepair {
@@ -258,7 +261,7 @@ function repairDirective(entry: Located, context: Context): DirectiveRepair {
     const input: RuleInput = {
       state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
       undeclaredInFunction, lines: context.lines, addedRows: context.addedRows, root: context.root, isCxx: context.isCxx,
-      types: context.types,
+      types: context.types, ...(context.expanded && { expanded: context.expanded }),
     };
     const outcome = rule.apply(input);
     if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };

@@ -30,6 +30,10 @@ const CASES: WrongFix[] = [
     fixture: 'invalid-reduction-19', family, from: 'private(x) shared(v) reduction(+:m.sum,m.sumsq,m.count)', to: 'shared(v) private(m)',
     why: 'privatizing the struct instead of reducing its members loses every sum',
   })),
+  ...(['gcc', 'clang'] as const).map((family) => ({
+    fixture: 'invalid-reduction-23', family, from: 'private(q) shared(u) reduction(+:chk)', to: 'shared(u) firstprivate(chk)',
+    why: "a firstprivate copy of NPB's dcomplex checksum instead of a member-wise reduction leaves the sum at zero",
+  })),
   {
     fixture: 'invalid-reduction-16', family: 'clang', from: 'private(i) ', to: '',
     why: 'only dropping the for-init index leaves reduction(+:sums[0],…,sums[3]), which clang 14 builds and computes wrongly',

@@ -1,5 +1,6 @@
 // `patch-repair show [id]`: the last run redisplayed from progress.jsonl, and one suggestion's
 // attempts from its transcripts. Reads only; never builds or calls an agent.
+import { validateText } from './run-check-text.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { readAttemptsIn, type StoredAttempt } from '../store/index.js';
@@ -120,6 +121,8 @@ export function renderSuggestion(v: SuggestionView): string {
   if (runs && runs.verdict !== 'not-run') {
     const verdict = `Runs (--check-run, execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
     lines.push(runs.verdict === 'same' ? verdict : v.paint('red', `${verdict}: ${runs.first_difference ?? ''}`));
+    const validated = validateText(runs);
+    if (validated) lines.push(`  ${validated}`);
   }
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {

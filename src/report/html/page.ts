@@ -2,6 +2,7 @@
 // has no script, and its Content-Security-Policy forbids loading anything, so it reads the same
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
 // The status filter is checkboxes and CSS `:has()` rules: it works from a file, without a script.
+import { validateText } from '../run-check-text.js';
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
 import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
@@ -156,6 +157,8 @@ function section(s: SuggestionReview): string {
   if (runs && runs.verdict !== 'not-run') {
     const how = `Runs (--check-run: execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
     lines.push(`<p class="${runs.verdict === 'same' ? 'usage' : 'warning'}" data-run-check="${esc(runs.verdict)}">${esc(how)}${runs.first_difference ? `: <code>${esc(runs.first_difference)}</code>` : ''}</p>`);
+    const validated = validateText(runs);
+    if (validated) lines.push(`<p class="${runs.validate?.passed ? 'usage' : 'warning'}" data-validate="${runs.validate?.passed ? 'passed' : 'failed'}">${esc(validated)}</p>`);
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);

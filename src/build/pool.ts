@@ -13,7 +13,6 @@ import type { RunOutcome } from '../process.js';
 import type { ProgramRunner } from '../formats/outcome.js';
 import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
-import { findValidationScripts, type ValidationScripts } from './validate.js';
 import { programRunner } from './program.js';
 import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
 import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
@@ -87,7 +86,6 @@ export class BuildPool {
   private cloneFailed = false;
   private disposed?: Promise<void>;
   private readonly launcher: Launcher;
-  private validation?: Promise<ValidationScripts | null>;
 
   private constructor(
     private readonly o: BuildPoolOptions,
@@ -371,18 +369,12 @@ export class BuildPool {
     const what = label === 'reference' || label === 'sequential' ? `the ${label} build` : `suggestion ${label}`;
     return programRunner({
       build: { dp, launcher: this.launcher, workspaceRoot, signal, label, threads: this.o.threads, timeoutMs: this.o.timeoutMs },
-      scripts: () => this.validationScripts(),
       step: async (name, attempt) => {
         const outcome = await this.withLaunchRetries(`${name} of ${what}`, attempt);
         if (outcome.kind === 'canceled') signal.throwIfAborted();
         return outcome;
       },
     });
-  }
-
-  private validationScripts(): Promise<ValidationScripts | null> {
-    this.validation ??= findValidationScripts(this.o.dp.config);
-    return this.validation;
   }
 
   /**

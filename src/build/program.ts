@@ -8,22 +8,23 @@ import type { RunOutcome } from '../process.js';
 import { runCompileScript, type CompileRequest } from './compile.js';
 import { programRun, runExecuteScript } from './execute.js';
 import type { StepOutcome } from './launcher.js';
-import { passed, runValidation, validationRun, type ValidationScripts } from './validate.js';
+import { findValidationScripts, passed, runValidation, validationRun, type ValidationScripts } from './validate.js';
 
 export interface ProgramRequest {
   /** compile.sh's request for this workspace: its label, threads and the build timeout. */
   build: CompileRequest;
-  scripts: () => Promise<ValidationScripts | null>;
   /** One launcher step, tried again when Slurm could not run it; throws on an abort. */
   step: (what: string, attempt: () => Promise<StepOutcome>) => Promise<RunOutcome>;
 }
 
 export function programRunner(o: ProgramRequest): ProgramRunner {
   const { build, step } = o;
+  // Looked up once per build: a few file checks, and every run of one build is judged alike.
+  let lookup: Promise<ValidationScripts | null> | undefined;
   let validationBuilt = false;
   return {
     run: async (threads, timeoutMs) => {
-      const scripts = await o.scripts();
+      const scripts = await (lookup ??= findValidationScripts(build.dp.config));
       if (validationBuilt) {
         const started = Date.now();
         const rebuilt = await step('compile.sh', () => runCompileScript(build));
@@ -32,7 +33,7 @@ export function programRunner(o: ProgramRequest): ProgramRunner {
       const run = programRun(threads, await step('a run', () => runExecuteScript({ ...build, label: `${build.label}-run`, threads, timeoutMs })));
       if (!scripts || run.ending !== 'exited' || run.exitCode !== 0) return run;
       validationBuilt = scripts.compileValidate !== null;
-      const validation = await runValidation({ dp: build.dp, scripts, request: { ...build, threads }, runTimeoutMs: timeoutMs, buildTimeoutMs: build.timeoutMs, step });
+      const validation = await runValidation({ scripts, request: { ...build, threads }, runTimeoutMs: timeoutMs, buildTimeoutMs: build.timeoutMs, step });
       return { ...run, validation };
     },
   };

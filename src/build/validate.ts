@@ -8,7 +8,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ValidationRun } from '../formats/outcome.js';
-import type { BuildConfig, DotDiscopop } from '../formats/types.js';
+import type { BuildConfig } from '../formats/types.js';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import { runConfigurationScript, workspacePath, type CompileRequest } from './compile.js';
 import type { StepOutcome } from './launcher.js';
@@ -43,8 +43,8 @@ export async function findValidationScripts(config: Pick<BuildConfig, 'dir'>): P
 type Step = (script: string, timeoutMs: number) => Promise<StepOutcome>;
 
 export interface ValidationRequest {
-  dp: DotDiscopop;
   scripts: ValidationScripts;
+  /** compile.sh's request for the workspace, at the threads of the run being validated. */
   request: CompileRequest;
   /** --run-timeout for validate.sh; the build timeout for compile_validate.sh. */
   runTimeoutMs: number;
@@ -59,7 +59,7 @@ export interface ValidationRequest {
 /** compile_validate.sh when there is one, then validate.sh; a failed build skips validate.sh, as in DiscoPoP. */
 export async function runValidation(v: ValidationRequest): Promise<ValidationRun> {
   const started = Date.now();
-  const inWorkspace = (abs: string) => join(v.request.workspaceRoot, workspacePath(v.dp, abs));
+  const inWorkspace = (abs: string) => join(v.request.workspaceRoot, workspacePath(v.request.dp, abs));
   const run: Step = (script, timeoutMs) => runConfigurationScript({ ...v.request, label: `${v.request.label}-validate`, timeoutMs }, inWorkspace(script));
   const builtBy = v.scripts.compileValidate ? 'compile_validate.sh' : 'compile.sh';
   if (v.scripts.compileValidate) {

@@ -1,6 +1,5 @@
 // `patch-repair show [id]`: the last run redisplayed from progress.jsonl, and one suggestion's
 // attempts from its transcripts. Reads only; never builds or calls an agent.
-import { validateText } from './run-check-text.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { readAttemptsIn, type StoredAttempt } from '../store/index.js';
@@ -12,6 +11,7 @@ import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening } from '../repair/checks/strict.js';
+import { validateText } from './run-check-text.js';
 import { renderSummary, usageLine } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter, terminalWidth } from './terminal.js';
 

@@ -2,7 +2,6 @@
 // has no script, and its Content-Security-Policy forbids loading anything, so it reads the same
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
 // The status filter is checkboxes and CSS `:has()` rules: it works from a file, without a script.
-import { validateText } from '../run-check-text.js';
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
 import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
@@ -14,6 +13,7 @@ import { agentLabel } from '../run-replay.js';
 import { describeNotConsidered, ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
 import { describeWeakening } from '../../repair/checks/strict.js';
+import { validateText } from '../run-check-text.js';
 import { describeProbe } from '../event-line.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {

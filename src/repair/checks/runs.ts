@@ -65,7 +65,7 @@ export function runsOutcome(judgement: RunJudgement): CheckOutcome<RunCheck> {
   if (judgement.reason === null) return pass(judgement.record);
   if (judgement.record.verdict === 'invalid') {
     return reject(
-      `The project builds with the corrected patch set and its runs print what the sequential build prints so far, but the configuration's validate.sh, which checks a run's results, rejects a run:\n${judgement.reason}\nA data-sharing clause that lets threads write one variable (shared instead of private, a missing or wrong reduction) does this; keep every directive and fix its clauses.`,
+      `The project builds with the corrected patch set and its program runs, but the configuration's validate.sh, which checks a run's results, rejects a run:\n${judgement.reason}\nA data-sharing clause that lets threads write one variable (shared instead of private, a missing or wrong reduction) does this; keep every directive and fix its clauses.`,
     );
   }
   return reject(

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { PatternInfo } from '../formats/types.js';
 import type { RepairTask } from '../formats/task.js';
+import { sourceLines, sourceWindows, type PatchSide } from './source-windows.js';
 
 export function identityText(task: RepairTask): string {
   const implicated = implicatedFileIds(task);
@@ -27,43 +28,27 @@ export function patchBlocksText(task: RepairTask): string {
 }
 
 /**
- * Each file's source before (`original`) or after (`patched`) the generated patch: the lines around
- * each hunk's start, numbered like the file, with `...` where lines are left out; the whole file
- * when the patch says nowhere.
+ * Each file's source before (`original`) or after (`patched`) the generated patch, in the windows
+ * sourceWindows() gives, numbered like the file, with `...` where lines are left out.
  */
-export function sourceWindowsText(task: RepairTask, side: 'original' | 'patched', contextLines: number): string {
+export function sourceWindowsText(task: RepairTask, side: PatchSide, contextLines: number): string {
   const blocks: string[] = [];
   for (const file of task.suggestion.files) {
     const source = (side === 'original' ? task.sources : task.patched).get(file.fileId);
     if (source === undefined) continue;
-    const starts = hunkStarts(task.generated.get(file.fileId) ?? file.text, side);
+    const patch = task.generated.get(file.fileId) ?? file.text;
     const label = side === 'original' ? 'before' : 'after';
-    blocks.push(`### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`, '```', windowText(source, starts, contextLines), '```\n');
+    blocks.push(`### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`, '```', windowText(source, patch, side, contextLines), '```\n');
   }
   return blocks.length > 0 ? blocks.join('\n') : '(not included)';
 }
 
-function hunkStarts(patch: string, side: 'original' | 'patched'): number[] {
-  return [...patch.matchAll(/^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/gm)].map((match) => Number(side === 'original' ? match[1] : match[2]));
-}
-
-function windowText(source: string, starts: readonly number[], contextLines: number): string {
-  const lines = source.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const shown = new Set<number>();
-  if (starts.length === 0) lines.forEach((_, index) => shown.add(index + 1));
-  for (const start of starts) {
-    for (let line = start - contextLines; line <= start + contextLines; line++) if (line >= 1 && line <= lines.length) shown.add(line);
-  }
+function windowText(source: string, patch: string, side: PatchSide, contextLines: number): string {
+  const lines = sourceLines(source);
   const width = String(lines.length).length;
-  const out: string[] = [];
-  let previous: number | null = null;
-  for (const line of [...shown].sort((a, b) => a - b)) {
-    if (previous !== null && line !== previous + 1) out.push(`${' '.repeat(width)}  ...`);
-    out.push(`${String(line).padStart(width)}  ${lines[line - 1]}`);
-    previous = line;
-  }
-  return out.join('\n');
+  return sourceWindows(patch, side, lines.length, contextLines)
+    .map(([from, to]) => lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`).join('\n'))
+    .join(`\n${' '.repeat(width)}  ...\n`);
 }
 
 export function patternMetadataText(pattern: PatternInfo | null): string {

@@ -166,8 +166,8 @@ describe("DiscoPoP's template set", () => {
     expect(text).not.toMatch(/\{(identity|patch_blocks|original_source|patched_source|pattern_metadata|diagnostics|output_contract)\}/);
     expect(text).toContain(`## The suggestion\n\n* DiscoPoP suggestion id: 1\n* Pattern type: reduction\n* Files (DiscoPoP file id -> path):\n    * 1 -> ${ROOT}/src/main.c  <- the compiler errors are in this file`);
     expect(text).toContain(`## The patch to fix\n\n### File id 1 (main.c)\n\n\`\`\`\n${GENERATED.trimEnd()}\n\`\`\``);
-    // The hunk starts at line 8 on both sides; two lines around it.
-    expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n```');
+    // The hunk covers lines 8-13 of the original; two lines around it.
+    expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```');
     expect(text).toContain('### File id 1 (main.c), after the patch\n\n```');
     expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum');
     expect(text).toContain('* `firstprivate`: (empty)');
@@ -185,6 +185,27 @@ describe("DiscoPoP's template set", () => {
     expect(retry.template).toBe('retry.md');
     expect(retry.text).toMatch(/^That did not work\.\n\nsrc\/main\.c: hunk 1 does not apply\n\nTry again\./);
     expect(retry.text).toContain('===END PATCH 1===');
+  });
+
+  it('shows a long hunk whole with the same source lines as the built-in ladder', () => {
+    // A 40-line loop body the generated patch's hunk spans from its pragma to its closing brace.
+    const body = Array.from({ length: 40 }, (_, k) => `        c[i] += ${k}.0 * a[i];`);
+    const source = ['#include <stdio.h>', '#define N 1000', 'double a[N], c[N];', 'int main(void) {', '    int i;', '    for (i = 0; i < N; i++) {', ...body, '    }', '    printf("%f\\n", c[0]);', '    return 0;', '}', ''].join('\n');
+    const lines = source.split('\n');
+    const hunk = [' int main(void) {', '     int i;', '+    #pragma omp parallel for', ...lines.slice(5, 47).map((line) => ` ${line}`), '     printf("%f\\n", c[0]);'];
+    const patch = `--- ${ROOT}/src/main.c\n+++ ${ROOT}/src/main.c.discopop_patch_generator.temp\n@@ -4,45 +4,46 @@\n${hunk.join('\n')}\n`;
+    const patchedLines = [...lines];
+    patchedLines.splice(5, 0, '    #pragma omp parallel for');
+    const base = task();
+    const file = { ...base.suggestion.files[0]!, text: patch };
+    const long: RepairTask = { ...base, suggestion: { ...base.suggestion, files: [file] }, sources: new Map([['1', source]]), generated: new Map([['1', patch]]), patched: new Map([['1', patchedLines.join('\n')]]) };
+    const shortLimits = { ...limits, contextLines: 2 };
+    const numbered = (text: string, from: string, to: string) => text.split(from)[1]!.split(to)[0]!.split('\n').filter((line) => /^\s*\d+  /.test(line));
+    const builtin = numbered(rungPrompt({ ladder, conversation: 2, task: long, limits: shortLimits }).text, '### src/main.c, lines 2-50\n\n```\n', '\n```');
+    const theirs = numbered(rungPrompt({ ladder: discopop, conversation: 2, task: long, limits: shortLimits }).text, '### File id 1 (main.c), before the patch\n\n```\n', '\n```');
+    expect(builtin).toHaveLength(49);
+    expect(theirs).toEqual(builtin);
+    expect(theirs.at(-1)).toBe('50  }');
   });
 
   it('drops the sources before the findings and never the patches under --max-prompt-chars', () => {

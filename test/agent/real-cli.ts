@@ -113,6 +113,8 @@ export async function realAgent(o: {
   agentTimeoutS: number;
   scratchDir: string;
   systemPrompt?: string;
+  /** llm_config.json's backend options (claude's `agent`, `effort`…). */
+  backendOptions?: Record<string, string | boolean>;
 }): Promise<Agent> {
   const { agent } = await createAgent({
     settings: {
@@ -124,6 +126,7 @@ export async function realAgent(o: {
       retries: 2,
       maxAttempts: 6,
       agentErrorRetries: 2,
+      ...(o.backendOptions ? { backendOptions: o.backendOptions } : {}),
     },
     scratchDir: o.scratchDir,
     systemPrompt: o.systemPrompt ?? 'You repair OpenMP patches. Answer with one unified diff.',

@@ -79,6 +79,16 @@ export const DescriptorSchema = z
     prompt: z.enum(['stdin', 'argument', 'file']).default('stdin'),
     /** Arguments that make the CLI print its version without network; no probe when absent. */
     version: z.array(z.string()).optional(),
+    /**
+     * Run once before an agent's first call, for a CLI that creates its state on its first start
+     * and whose first starts race when several begin at once (opencode's database). Skipped when
+     * `unlessDataFile` (relative to the CLI's XDG data directory: $XDG_DATA_HOME, else
+     * $HOME/.local/share) already exists.
+     */
+    prepare: z
+      .object({ args: z.array(z.string()).min(1), unlessDataFile: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     output: z.union([TextOutput, StructuredOutput]).default({ format: 'text' }),
     /** Checked before the built-in rules (HTTP status, common provider wording). */
     signs: z.array(Sign).default([]),

@@ -89,8 +89,9 @@ export function writeOpencodeUserConfig(home: string, baseUrl: string): void {
 
 /**
  * opencode creates its database at its first start in a HOME, and two first starts at once race
- * (one fails: "Failed query: CREATE TABLE ..."). Tests that call it side by side start it once
- * first, with its cheapest command that opens the database.
+ * (one fails: "Failed query: CREATE TABLE ..."). An agent prepares it once before its own calls
+ * (backends/opencode.json `prepare`); tests that make several agents on one HOME, each of which
+ * would prepare it at once, create it first.
  */
 export async function createOpencodeDatabase(env: Record<string, string>): Promise<void> {
   const outcome = await runProcess({ command: binaryOf('opencode'), args: ['db', 'path'], cwd: env.HOME!, env, timeoutMs: 120_000 });

@@ -102,6 +102,35 @@ describe('llm_config.json written by DiscoPoP', () => {
     expect(await resolve({ connection: 'sonnet' }, configFile(config))).toMatchObject({ executable: '/opt/claude/bin/claude' });
   });
 
+  it("reads a connection's DiscoPoP timeout as the per-call timeout, and accepts its name and description", async () => {
+    const config = discopopWritten();
+    Object.assign(config.connections.sonnet, { timeout: 600, name: 'Sonnet, high effort', description: 'the lab default' });
+    const warnings: string[] = [];
+    const settings = await resolveAgentSettings({ flags: { connection: 'sonnet' }, llmConfigPath: configFile(config), llmConfigExplicit: true, env: {}, warn: (m) => warnings.push(m) });
+    expect(settings.agentTimeoutS).toBe(600);
+    expect(warnings).toEqual([]);
+    // --agent-timeout still wins over both.
+    expect((await resolve({ connection: 'sonnet', agentTimeoutS: 45 }, configFile(config))).agentTimeoutS).toBe(45);
+  });
+
+  it("prefers agent_timeout over DiscoPoP's timeout when both are set, with a warning naming the connection", async () => {
+    const config = discopopWritten();
+    Object.assign(config.connections.qwen, { timeout: 600 });
+    const file = configFile(config);
+    const warnings: string[] = [];
+    const settings = await resolveAgentSettings({ flags: { connection: 'qwen' }, llmConfigPath: file, llmConfigExplicit: true, env: {}, warn: (m) => warnings.push(m) });
+    expect(settings.agentTimeoutS).toBe(900);
+    expect(warnings).toEqual([`${file}: connections.qwen: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used`]);
+  });
+
+  it("a DiscoPoP timeout of 0 or null is unset, as there: the backend's or the default timeout applies", async () => {
+    for (const timeout of [0, null]) {
+      const config = discopopWritten();
+      Object.assign(config.connections.sonnet, { timeout });
+      expect((await resolve({ connection: 'sonnet' }, configFile(config))).agentTimeoutS).toBe(300);
+    }
+  });
+
   it('any other unknown key is still an error naming the file and the key', async () => {
     const config = discopopWritten();
     Object.assign(config.connections.sonnet.backend_options, { temperature: 0.2 });

@@ -111,9 +111,14 @@ export const DescriptorSchema = z
         options: z.array(z.string()).default([]),
         args: z.array(z.string()).default([]),
         env: z.array(z.string()).default([]),
+        /**
+         * Short flags that take a value: in one argument, what follows such a flag is its value
+         * (`-mopenai/gpt-5`), not more flags; any other short argument is a group (`-ic`).
+         */
+        valueFlags: z.array(z.string().regex(/^-[A-Za-z0-9]$/, 'a short flag, e.g. "-m"')).default([]),
       })
       .strict()
-      .default({ options: [], args: [], env: [] }),
+      .default({ options: [], args: [], env: [], valueFlags: [] }),
     defaults: z
       .object({ model: z.string().optional(), agent_timeout: z.number().positive().optional() })
       .strict()

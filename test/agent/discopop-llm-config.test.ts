@@ -178,4 +178,30 @@ describe('what would undo the isolation is refused, naming the key', () => {
     await refusal((c) => Object.assign(c.backends.opencode.env, { OPENCODE_PERMISSION: '{"*":"allow"}' }), 'qwen', 'backends\\.opencode\\.env\\.OPENCODE_PERMISSION');
     await refusal((c) => Object.assign(c.connections.sonnet.env, { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '0' }), 'sonnet', 'connections\\.sonnet\\.env\\.CLAUDE_CODE_DISABLE_CLAUDE_MDS');
   });
+
+  it("opencode's permission skipping, in either spelling, and --server, which attaches to another opencode", async () => {
+    for (const args of [['--dangerously-skip-permissions'], ['--dangerouslySkipPermissions'], ['--server', 'http://localhost:4096'], ['--server=http://localhost:4096']]) {
+      await refusal((c) => (c.connections.qwen.extra_args as string[]).push(...args), 'qwen', 'connections\\.qwen\\.extra_args');
+    }
+    await refusal((c) => (c.backends.opencode.extra_args as string[]).push('--dangerously-skip-permissions'), 'qwen', 'backends\\.opencode\\.extra_args');
+  });
+
+  it('an environment that chooses the agent\'s configuration, and with it its permissions: HOME, XDG_CONFIG_HOME, CLAUDE_CONFIG_DIR', async () => {
+    for (const name of ['HOME', 'XDG_CONFIG_HOME']) {
+      await refusal((c) => Object.assign(c.connections.qwen.env, { [name]: '/home/me' }), 'qwen', `connections\\.qwen\\.env\\.${name}`);
+      await refusal((c) => Object.assign(c.connections.sonnet.env, { [name]: '/home/me' }), 'sonnet', `connections\\.sonnet\\.env\\.${name}`);
+    }
+    await refusal((c) => Object.assign(c.connections.sonnet.env, { CLAUDE_CONFIG_DIR: '/home/me/.claude' }), 'sonnet', 'connections\\.sonnet\\.env\\.CLAUDE_CONFIG_DIR');
+    await refusal((c) => Object.assign(c.backends.claude.env, { CLAUDE_CONFIG_DIR: '/home/me/.claude' }), 'sonnet', 'backends\\.claude\\.env\\.CLAUDE_CONFIG_DIR');
+  });
+
+  it('a short flag with its value attached is that flag alone: opencode\'s -mopenai/gpt-5 passes, -s with a session id does not', async () => {
+    const config = discopopWritten();
+    (config.connections.qwen.extra_args as string[]).push('-mopenai/gpt-5');
+    (config.connections.sonnet.extra_args as string[]).push('-nnightly-run');
+    const file = configFile(config);
+    expect((await resolve({ connection: 'qwen' }, file)).extraArgs).toEqual(['-mopenai/gpt-5']);
+    expect((await resolve({ connection: 'sonnet' }, file)).extraArgs).toContain('-nnightly-run');
+    await refusal((c) => (c.connections.qwen.extra_args as string[]).push('-sses_123'), 'qwen', 'connections\\.qwen\\.extra_args');
+  });
 });

@@ -63,7 +63,9 @@ export function patternMetadataText(pattern: PatternInfo | null): string {
   return [
     ...(pattern.pragma ? [`* Directive DiscoPoP generated: \`${pattern.pragma}\``] : []),
     ...clauses.map(([clause, values]) => `* \`${clause}\`: ${values.length > 0 ? values.join(', ') : '(empty)'}`),
+    ...(pattern.scheduling !== undefined ? [`* Scheduling: ${pattern.scheduling}`] : []),
     ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 0 ? [`* Collapse level: ${pattern.collapseLevel}`] : []),
+    ...(pattern.averageIterationCount !== undefined ? [`* Average iteration count: ${pattern.averageIterationCount}`] : []),
     `* Region (file id:line): ${pattern.fileId}:${pattern.startLine} to ${pattern.fileId}:${pattern.endLine}`,
   ].join('\n');
 }

@@ -169,8 +169,12 @@ describe("DiscoPoP's template set", () => {
     // The hunk covers lines 8-13 of the original; two lines around it.
     expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```');
     expect(text).toContain('### File id 1 (main.c), after the patch\n\n```');
-    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum');
+    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum\n* Region (file id:line)');
     expect(text).toContain('* `firstprivate`: (empty)');
+    const measured = { ...patched(), suggestion: { ...patched().suggestion, pattern: { ...PATTERN, type: 'do_all', scheduling: 'static', collapseLevel: 1, averageIterationCount: 4096 } } };
+    expect(rungPrompt({ ladder: discopop, conversation: 3, task: measured, limits }).text).toContain(
+      '* `reduction`: +:sum\n* Scheduling: static\n* Collapse level: 1\n* Average iteration count: 4096\n* Region (file id:line): 1:11 to 1:13',
+    );
     expect(text).toContain("```\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
     expect(text).toContain('===BEGIN PATCH 1===\n--- a/<path>');
     expect(text).toContain('The file ids of this suggestion are: 1.');

@@ -70,16 +70,25 @@ export function patternMetadataText(pattern: PatternInfo | null): string {
   ].join('\n');
 }
 
-/** DiscoPoP's answer format, spelled out for the file ids of this suggestion. */
+/**
+ * DiscoPoP's answer format, spelled out for the file ids of this suggestion, saying everything
+ * DiscoPoP's own contract says (prompts.py `output_contract`): a DiscoPoP template set was written
+ * and tuned against that text.
+ */
 export function outputContractText(task: RepairTask): string {
   const ids = task.suggestion.files.map((file) => file.fileId);
   const example = ids[0] ?? '0';
   return [
     '## How to answer',
     '',
-    'Use no tools: do not read or edit files or run commands. Everything you need is in this message; answer with text only.',
+    '**Use no tools.** Do not read or edit files and do not run commands: everything you need is in',
+    'this message, and the project you would find on disk is not the one this patch belongs to.',
+    'Answer with text only.',
     '',
-    'Answer with the corrected patch: one block per file whose patch must change, none for a file whose patch is already right, and no explanation inside the blocks:',
+    'Answer with the corrected patch and nothing else -- no explanation outside the blocks, no code fences inside them.',
+    '',
+    'Give **one block per file whose patch must change**, and no block for a file whose patch is',
+    'already right:',
     '',
     '```',
     `===BEGIN PATCH ${example}===`,
@@ -95,10 +104,17 @@ export function outputContractText(task: RepairTask): string {
     '',
     'Rules:',
     '',
-    '* Write the diff against the original file, before the patch: the `#pragma omp` line the patch adds is not in it. To change the directive, change the `+` line of the patch.',
-    '* Keep the parallelization: every `#pragma omp` directive the patch adds must stay above the same statement. Fix its clauses (`private`, `firstprivate`, `shared`, `reduction`, `collapse`) rather than removing it.',
-    '* Change nothing outside the region the patch touches.',
-    '* The line numbers in `@@` headers need not be exact, but context lines must match the code.',
+    '* **Write the diff against the ORIGINAL, UNPATCHED file.** This is the easiest thing to get',
+    '  wrong here: the patch above *adds* the OpenMP directive, so the original file does not contain',
+    '  it. To change the directive, change the `+` line of the patch. A diff that removes the current',
+    '  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
+    '* **Keep the parallelization.** Do not delete the `#pragma omp` directives: a patch that fixes',
+    '  the error by removing them compiles, but turns the suggestion into a no-op, and is rejected.',
+    '* Prefer correcting the directive\'s clauses (`private`, `firstprivate`, `shared`, `reduction`,',
+    '  `collapse`) over restructuring the code.',
+    '* Change nothing outside the region the original patch touches.',
+    '* The line numbers in the `@@` headers need not be exact (the patch is re-derived once it',
+    '  applies), but the context lines must match the real code.',
   ].join('\n');
 }
 

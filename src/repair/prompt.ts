@@ -41,7 +41,8 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
   const template = rungFor(o.ladder, o.conversation);
   const { task, limits } = o;
   const finding = o.builtinFinding ? builtinFindingText(o.builtinFinding, limits.maxErrorChars) : '';
-  const diagnostics = cutText(diagnosticsText(task), limits.maxErrorChars);
+  // DiscoPoP's templates get the compiler's output as DiscoPoP sends it; ours get it parsed, with project paths.
+  const diagnostics = cutText(template.braces === 'single' ? task.build.output.trim() || '(none)' : diagnosticsText(task), limits.maxErrorChars);
   const left = '(left out: the prompt size limit)';
   const base: RungValues = {
     suggestion_id: task.suggestion.id,

@@ -154,11 +154,32 @@ describe("DiscoPoP's template set", () => {
   beforeAll(async () => {
     discopop = await loadPromptLadder(path.resolve('fixtures/discopop-prompts'));
   });
+  /** What gcc printed for the patched main.c, as compile.sh passed it on. */
+  const GCC_OUTPUT = [
+    "src/main.c: In function 'main':",
+    "src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)",
+    '   11 |     #pragma omp parallel for private(i) shared(a,b,tmp_var37) reduction(+:sum)',
+    '      |                                                 ^~~~~~~~~',
+    'src/main.c:11:49: note: each undeclared identifier is reported only once for each function it appears in',
+    'make: *** [Makefile:4: main] Error 1',
+    '',
+  ].join('\n');
   const patched = () => {
     const lines = MAIN_C.split('\n');
     lines.splice(10, 0, '    #pragma omp parallel for private(i) shared(a,b,tmp_var37) reduction(+:sum) ');
-    return { ...task(), patched: new Map([['1', lines.join('\n')]]) };
+    return { ...task({ output: GCC_OUTPUT }), patched: new Map([['1', lines.join('\n')]]) };
   };
+
+  it("fills {diagnostics} with the compiler's output as DiscoPoP sends it, cut at a line end, not with our parsed lines", () => {
+    const { text } = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits });
+    expect(text).toContain(`\`\`\`\n${GCC_OUTPUT.trim()}\n\`\`\``);
+    const cut = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits: { ...limits, maxErrorChars: 200 } }).text;
+    expect(cut).toContain("```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n[… ");
+    const none = rungPrompt({ ladder: discopop, conversation: 1, task: { ...patched(), build: { ...patched().build, output: '\n' } }, limits }).text;
+    expect(none).toContain('```\n(none)\n```');
+    // The built-in ladder still gets the parsed diagnostics.
+    expect(rungPrompt({ ladder, conversation: 1, task: patched(), limits }).text).not.toContain('make: *** [Makefile:4: main] Error 1');
+  });
 
   it('fills every placeholder as DiscoPoP does: identity, the patch blocks, the sources before and after, the findings, the contract', () => {
     const { text, template } = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits: { ...limits, contextLines: 2 } });
@@ -175,9 +196,24 @@ describe("DiscoPoP's template set", () => {
     expect(rungPrompt({ ladder: discopop, conversation: 3, task: measured, limits }).text).toContain(
       '* `reduction`: +:sum\n* Scheduling: static\n* Collapse level: 1\n* Average iteration count: 4096\n* Region (file id:line): 1:11 to 1:13',
     );
-    expect(text).toContain("```\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
+    expect(text).toContain("```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
     expect(text).toContain('===BEGIN PATCH 1===\n--- a/<path>');
     expect(text).toContain('The file ids of this suggestion are: 1.');
+    // What DiscoPoP's own contract says, point by point.
+    for (const point of [
+      '**Use no tools.**',
+      'the project you would find on disk is not the one this patch belongs to',
+      'Answer with the corrected patch and nothing else -- no explanation outside the blocks, no code fences inside them.',
+      'no block for a file whose patch is',
+      '**Write the diff against the ORIGINAL, UNPATCHED file.**',
+      'A diff that removes the current\n  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
+      '**Keep the parallelization.**',
+      'Prefer correcting the directive',
+      'Change nothing outside the region the original patch touches.',
+      'but the context lines must match the real code.',
+    ]) {
+      expect(text).toContain(point);
+    }
   });
 
   it('shows the original source on the first rung, and the retry turn gets the failure and the contract', () => {

@@ -152,7 +152,7 @@ describe('limits', () => {
 describe("DiscoPoP's template set", () => {
   let discopop: PromptLadder;
   beforeAll(async () => {
-    discopop = await loadPromptLadder(path.resolve('fixtures/discopop-prompts'));
+    discopop = await loadPromptLadder(path.resolve('prompts/discopop'));
   });
   /** What gcc printed for the patched main.c, as compile.sh passed it on. */
   const GCC_OUTPUT = [

@@ -141,23 +141,21 @@ describe.skipIf(opencode === null).concurrent('opencode CLI against the loopback
     expect(readdirSync(c.dir)).toEqual([]);
     await agent.close(c);
   });
-});
 
-// A user's first run with --agent-jobs 4 on a machine where opencode never ran: four first calls
-// at once in a HOME without opencode's database, which two first starts at once race to create.
-describe.skipIf(opencode === null)('opencode in a fresh HOME', () => {
-  it('answers four concurrent first calls: the agent creates the database once before they start', async ({ expect }) => {
-    const stub = await startStubProvider();
+  // A user's first run with --agent-jobs 4 on a machine where opencode never ran: four first calls
+  // at once in a HOME without opencode's database, which two first starts at once race to create.
+  it('in a fresh HOME, answers four concurrent first calls: the agent creates the database once before they start', async ({ expect }) => {
+    const own = await startStubProvider();
     try {
       const home = isolatedHome();
-      writeOpencodeUserConfig(home.home, stub.url);
-      const agent = await realAgent({ backend: 'opencode', executable: opencode!, model: 'stub/stub-model', env: home.env, agentTimeoutS: CALL_TIMEOUT_S, scratchDir: mkdtempSync(join(tmpdir(), 'pr-opencode-fresh-')) });
+      writeOpencodeUserConfig(home.home, own.url);
+      const fresh = await realAgent({ backend: 'opencode', executable: opencode!, model: 'stub/stub-model', env: home.env, agentTimeoutS: CALL_TIMEOUT_S, scratchDir: mkdtempSync(join(tmpdir(), 'pr-opencode-fresh-')) });
       expect(existsSync(join(home.home, '.local', 'share', 'opencode', 'opencode.db'))).toBe(false);
       const names = ['first-a', 'first-b', 'first-c', 'first-d'];
-      const results = await Promise.all(names.map((name) => callOnce(stub, agent, name, [{ text: `ANSWER ${name}` }])));
+      const results = await Promise.all(names.map((name) => callOnce(own, fresh, name, [{ text: `ANSWER ${name}` }])));
       expect(results.map((r) => (r.kind === 'answered' ? r.text : `${r.kind}: ${r.reason} ${r.detail}`))).toEqual(names.map((name) => `ANSWER ${name}`));
     } finally {
-      await stub.close();
+      await own.close();
     }
   }, (2 * CALL_TIMEOUT_S + 30) * 1000);
 });

@@ -116,6 +116,8 @@ export async function realAgent(o: {
   systemPrompt?: string;
   /** llm_config.json's backend options (claude's `agent`, `effort`…). */
   backendOptions?: Record<string, string | boolean>;
+  /** llm_config.json's extra_args. */
+  extraArgs?: string[];
 }): Promise<Agent> {
   const { agent } = await createAgent({
     settings: {
@@ -128,6 +130,7 @@ export async function realAgent(o: {
       maxAttempts: 6,
       agentErrorRetries: 2,
       ...(o.backendOptions ? { backendOptions: o.backendOptions } : {}),
+      ...(o.extraArgs ? { extraArgs: o.extraArgs } : {}),
     },
     scratchDir: o.scratchDir,
     systemPrompt: o.systemPrompt ?? 'You repair OpenMP patches. Answer with one unified diff.',

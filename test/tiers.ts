@@ -17,6 +17,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/build/probe.test.ts',
   'test/build/result.test.ts',
   'test/builtin/clause-edits.test.ts',
+  'test/builtin/collapse-check.test.ts',
   'test/builtin/multi-file.test.ts',
   'test/builtin/parsed-diagnostics.test.ts',
   'test/builtin/scope.test.ts',

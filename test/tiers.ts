@@ -63,6 +63,7 @@ export const FULL_TIER: readonly string[] = [
   'test/builtin/classes.test.ts',
   'test/builtin/loop-test.test.ts',
   'test/builtin/min-max.test.ts',
+  'test/builtin/older-gcc.test.ts',
   'test/builtin/real-code.test.ts',
   'test/builtin/recorded-flags.test.ts',
   'test/builtin/task-region.test.ts',

@@ -125,7 +125,8 @@ function generatorPatches(dir: string): { name: string; patch: string; patched: 
       else if (entry.endsWith('.patch') && full.includes(`${path.sep}patch_generator${path.sep}`)) {
         const patch = readFileSync(full, 'utf8');
         const [parsed] = parsePatches(patch).patches;
-        const target = /^--- (\S+)/m.exec(patch)![1]!.replace('/home/dev/demo/', '');
+        // Fixtures are recorded at /home/dev/demo (resume-v1 where its run ran): the file is under the fixture's root.
+        const target = /^--- (\S+)/m.exec(patch)![1]!.replace(/^(?:\/home\/dev\/demo|\/tmp\/pr-v1-resume\/demo)\//, '');
         const source = readFileSync(path.join(fixtureRoot, target), 'utf8');
         const applied = applyFilePatch(source, parsed!);
         if (applied.ok && applied.result !== null) found.push({ name: path.relative(dir, full), patch, patched: applied.result });

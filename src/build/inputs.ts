@@ -8,7 +8,6 @@ import { readFile, realpath } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { runProcess } from '../process.js';
 import type { DotDiscopop } from '../formats/types.js';
-import { compileScriptOf } from './compile.js';
 import { expandExcludes } from './location.js';
 import { scanTree } from './tree.js';
 
@@ -30,8 +29,7 @@ export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude
   const projectRoot = await realpath(dp.projectRoot);
   const dotDir = await realpath(dp.dotDir);
   // What --exclude leaves out of the workspaces cannot change a build; the list itself can.
-  const scriptInProject = compileScriptOf(dp.config);
-  const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, scriptInProject)) });
+  const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)) });
   const skipped = new Set([join(dotDir, 'patch_repair'), join(dotDir, 'patch_generator'), ...excluded.paths]);
   const manifest = await scanTree(projectRoot, (abs) => skipped.has(abs));
   const tree: Record<string, string> = {};

@@ -16,6 +16,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/build/location.test.ts',
   'test/build/probe.test.ts',
   'test/build/result.test.ts',
+  'test/build/validate-scripts.test.ts',
   'test/builtin/clause-edits.test.ts',
   'test/builtin/collapse-check.test.ts',
   'test/builtin/multi-file.test.ts',

@@ -28,6 +28,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
   return {
     id: suggestion.id,
     status: 'skipped',
+    written: false,
     hotspot: suggestion.hotspot,
     pattern_type: suggestion.pattern?.type ?? null,
     files: suggestion.files.map((file) => file.fileId),
@@ -56,7 +57,29 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     diagnostics: [],
     run_check: null,
     ignored_files: suggestion.ignoredFiles ?? [],
+    duration_s: 0,
   };
+}
+
+/** Seconds, as results.json records them (DiscoPoP rounds to two places). */
+export function seconds(ms: number): number {
+  return Math.round(ms / 10) / 100;
+}
+
+/**
+ * A generated patch set that GNU patch could not apply, not repaired: DiscoPoP's `not_applied`,
+ * whatever the repairers tried (patch-repair still tries: a patch regenerated against the current
+ * sources is a real repair).
+ */
+function unappliedStatus(build: BuildResult | null, status: SuggestionStatus): SuggestionStatus {
+  return status === 'failed' && build?.failedAt === 'patch' ? 'not_applied' : status;
+}
+
+const REGENERATE = 'the generated patches do not apply to the sources; regenerating them with DiscoPoP is the other fix';
+
+function withRegenerateHint(reason: string | null, status: SuggestionStatus): string | null {
+  if (status !== 'not_applied') return reason;
+  return reason === null ? REGENERATE : `${reason}; ${REGENERATE}`;
 }
 
 /** A reason that decides something, and the words shown for it. */
@@ -69,8 +92,8 @@ export function noPatchRecord(suggestion: Suggestion): SuggestionRecord {
   return { ...baseRecord(suggestion), status: 'skipped', reason: 'no patch', reason_code: 'no-patch' };
 }
 
-export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean): SuggestionRecord {
-  return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier };
+export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean, build?: BuildResult): SuggestionRecord {
+  return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier, duration_s: build ? seconds(build.durationMs) : 0 };
 }
 
 /** A suggestion that gets no repair: --discover-only, --max-repairs, an interrupt (null build: not built yet). */
@@ -79,19 +102,27 @@ export function unrepairedRecord(
   build: BuildResult | null,
   o: { status: 'failed' | 'skipped'; reason: Reason | null },
 ): SuggestionRecord {
-  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: o.reason?.words ?? null, reason_code: o.reason?.code ?? null };
+  const status = unappliedStatus(build, o.status);
+  return {
+    ...baseRecord(suggestion),
+    ...(build ? { ...failure(build), duration_s: seconds(build.durationMs) } : {}),
+    status,
+    reason: withRegenerateHint(o.reason?.words ?? null, status),
+    reason_code: o.reason?.code ?? null,
+  };
 }
 
 export function outcomeRecord(
   suggestion: Suggestion,
   build: BuildResult,
   outcome: RepairOutcome,
-  o: AgentIdentity & { dryRun: boolean },
+  o: AgentIdentity & { repairMs: number },
 ): SuggestionRecord {
   const usedAgent = outcome.calls > 0;
   const common = {
     ...baseRecord(suggestion),
     ...failure(build),
+    duration_s: seconds(build.durationMs + o.repairMs),
     attempts: outcome.calls,
     unanswered: outcome.unanswered,
     builtin: outcome.builtin,
@@ -105,7 +136,8 @@ export function outcomeRecord(
   if (outcome.status === 'repaired') {
     return {
       ...common,
-      status: o.dryRun ? 'not_applied' : 'repaired',
+      // Verified; `written` turns true once the write-back put it in place (never under --dry-run).
+      status: 'repaired',
       backend: outcome.tier === 'builtin' ? 'builtin' : o.backend,
       model: outcome.tier === 'builtin' ? null : o.model,
       changed_files: outcome.changedFiles,
@@ -116,7 +148,8 @@ export function outcomeRecord(
       may_race: outcome.mayRace,
     };
   }
-  return { ...common, status: outcome.status, reason: outcome.reason, reason_code: outcome.reasonCode };
+  const status = unappliedStatus(build, outcome.status);
+  return { ...common, status, reason: withRegenerateHint(outcome.reason, status), reason_code: outcome.reasonCode };
 }
 
 function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
@@ -148,8 +181,10 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
 
 /**
  * 0: everything considered builds or was repaired (or would be, under --dry-run); skipped for
- * "no patch" or by --max-repairs included. 1: something failed, its agent was unreachable, its
- * verified repair could not be written back, or it was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
+ * "no patch" or by --max-repairs included. 1: something failed (a verified repair that could not be
+ * written back too), its generated patches do not apply and no repair was verified (not_applied),
+ * its agent was unreachable, or it was skipped for another reason (cost limit). 4: a fatal agent
+ * error stopped the agent.
  */
 export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> }, o: { fatalAgentError: boolean }): number {
   if (o.fatalAgentError) return EXIT_CODES.fatalAgent.code;
@@ -159,10 +194,15 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
     (record) =>
       record.status === 'failed' ||
       record.status === 'agent_unreachable' ||
-      (record.status === 'not_applied' && record.reason_code !== null) ||
+      record.status === 'not_applied' ||
       (record.status === 'skipped' && !(record.reason_code !== null && SKIPPED_AS_ASKED.has(record.reason_code))),
   );
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
+}
+
+/** A repair the checks verified: repaired (written or not), or one whose write-back failed. */
+export function isVerifiedRepair(record: Pick<SuggestionRecord, 'status' | 'reason_code'>): boolean {
+  return record.status === 'repaired' || (record.status === 'failed' && record.reason_code === 'write-failed');
 }
 
 /** A suggestion whose generated patch set does not build: the repair stage's work. */
@@ -186,7 +226,7 @@ export function settledByDiscovery(
     const build = builds.get(suggestion.id);
     if (!build) settled.records.push(noPatchRecord(suggestion));
     else if (!build.ok) settled.failing.push({ suggestion, build });
-    else (o.runsGenerated ? settled.held : settled.records).push(buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id)));
+    else (o.runsGenerated ? settled.held : settled.records).push(buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id), build));
   }
   return settled;
 }
@@ -283,7 +323,7 @@ export function unfinishedRecord(
   build: BuildResult | null,
   o: { reason: Reason | null; repairedEarlier: boolean; discoverOnly: boolean },
 ): SuggestionRecord {
-  if (build?.ok) return buildsRecord(suggestion, o.repairedEarlier);
+  if (build?.ok) return buildsRecord(suggestion, o.repairedEarlier, build);
   if (build && o.discoverOnly) return unrepairedRecord(suggestion, build, { status: 'failed', reason: null });
   return unrepairedRecord(suggestion, build, { status: 'skipped', reason: o.reason });
 }

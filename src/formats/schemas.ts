@@ -1,6 +1,6 @@
 // Every on-disk JSON format, by the file name its JSON Schema gets in schemas/.
 import { z } from 'zod';
-import { ResultsFileSchema } from './results.js';
+import { ResultsFileSchema } from './results-document.js';
 import { EventSchema } from './events.js';
 import { VerdictFileSchema } from './verdict.js';
 import { JournalSchema, LockFileSchema, ScratchFileSchema } from './run-state.js';

@@ -54,7 +54,7 @@ class CandidateRun {
     candidate: number | null,
     reading: 'diff' | 'hunk-context' = 'diff',
   ) {
-    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, candidate, blocks: extracted.blocks, reading };
+    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, buildOutput: null, candidate, blocks: extracted.blocks, reading };
   }
 
   /**
@@ -153,7 +153,8 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   if (deps.options.strict) for (const run of alive()) run.record('strict', strictCheck(run.kept!));
   let winner: CandidateRun | null = null;
   for (const run of alive()) {
-    const { built, ran } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
+    const { built, ran, output } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
+    if (!built.ok) run.state.buildOutput = output;
     if (!run.record('builds', built)) continue;
     run.build = built.value;
     if (ran) {

@@ -1,5 +1,6 @@
 // `patch-repair show [id]`: the last run redisplayed from progress.jsonl, and one suggestion's
 // attempts from its transcripts. Reads only; never builds or calls an agent.
+import { isVerifiedRepair } from '../formats/run-records.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { readAttemptsIn, type StoredAttempt } from '../store/index.js';
@@ -73,6 +74,7 @@ export function runHeader(replay: ReplayedRun, runDir: string): string[] {
   const agent = label ? `, ${label}` : '';
   const first = `Run ${run.id} (${run.mode}${agent}), started ${run.started}`;
   const lines = [replay.finished ? `${first}, finished ${run.finished}, exit code ${run.exit_code}` : first];
+  if (run.written_by === 'discopop_patch_repair') lines.push(`Written by DiscoPoP's own discopop_patch_repair: read from its results.json (run ${run.id} is named after when that file was written)`);
   if (run.openmp_probe) lines.push(describeProbe(run.openmp_probe));
   if (!replay.finished) {
     const torn = replay.truncated ? ', its last line cut off' : '';
@@ -139,7 +141,7 @@ export function renderSuggestion(v: SuggestionView): string {
 }
 
 function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof painter>): string {
-  const color = record.status === 'repaired' || record.status === 'not_applied' || record.status === 'ok' ? 'green' : record.status === 'agent_unreachable' ? 'magenta' : record.status === 'skipped' ? 'dim' : 'red';
+  const color = isVerifiedRepair(record) || record.status === 'ok' ? 'green' : record.status === 'agent_unreachable' ? 'magenta' : record.status === 'skipped' ? 'dim' : 'red';
   const facts = [`hotspot ${record.hotspot ?? '-'}`, record.pattern_type && `pattern ${record.pattern_type}`, `files ${record.files.join(', ') || '-'}`];
   const calls = record.unanswered > 0 ? `${record.attempts} agent call(s), ${record.unanswered} unanswered` : `${record.attempts} agent call(s)`;
   const builtin = record.builtin.tries > 0 ? `, ${record.builtin.tries} built-in tr${record.builtin.tries === 1 ? 'y' : 'ies'}` : '';

@@ -11,7 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { lockPath } from '../../src/store/index.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { type ResultsFile } from '../../src/formats/results.js';
+import { resultsOf } from '../../src/formats/results-document.js';
 import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm-cluster.js';
@@ -55,7 +56,7 @@ function startCli(dotDir: string, args: string[]) {
 }
 
 function results(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+  return resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
 }
 
 function events(dotDir: string): Record<string, unknown>[] {

@@ -12,6 +12,7 @@ function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: V
     answer: 'a',
     extracted: new Map(o.extracted ? [['1', o.extracted]] : []),
     canonical: new Map(o.canonical ? [['1', o.canonical]] : []),
+    names: { prompt: 'prompt.txt', answer: 'response.txt', candidate: 'candidate' },
     verdict: {
       version: 1,
       run_check: null,

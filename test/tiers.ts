@@ -70,6 +70,7 @@ export const FULL_TIER: readonly string[] = [
   'test/repair/candidates.test.ts',
   'test/repair/loop.test.ts',
   'test/repair/run-check.test.ts',
+  'test/report/discopop-tab.test.ts',
   'test/report/history.test.ts',
   'test/report/live-run.test.ts',
   'test/report/page.test.ts',

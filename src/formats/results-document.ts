@@ -13,7 +13,7 @@ export const RESULTS_FORMAT_VERSION = 2;
 export const HOTSPOT_TYPES = ['yes', 'maybe', 'no', 'unknown'] as const;
 
 /** The fields DiscoPoP's tool writes for a suggestion; its tab and scripts read these names and types. */
-const discopopFields = {
+const discopopFieldShape = {
   suggestion_id: z.number().int().nullable().describe('DiscoPoP: the suggestion id as an integer; null when the folder name is not a decimal integer (id keeps it)'),
   hotspot_type: z.enum(HOTSPOT_TYPES).describe('DiscoPoP: the hotspot type in lower case; unknown when the hotspot data does not classify it'),
   status: z.enum(SUGGESTION_STATUSES),
@@ -30,7 +30,7 @@ const discopopFields = {
 
 /** patch-repair's fields of a record, as results.schema.json names them beside DiscoPoP's. */
 export const StoredSuggestionSchema = SuggestionRecordObject.extend({
-  ...discopopFields,
+  ...discopopFieldShape,
   patch_set: z.array(z.string()).describe('file ids of the patch set as patch-repair read it (files is [] for ok and not_applied, as in DiscoPoP)'),
   written: z.boolean(),
 }).describe('one considered suggestion: DiscoPoP\'s fields, then patch-repair\'s');
@@ -59,6 +59,12 @@ function storedRecord(record: SuggestionRecord): StoredSuggestion {
     first_error: record.first_error ?? '',
     patch_set: record.files,
   };
+}
+
+/** A record's DiscoPoP fields alone, as its `suggestion` progress event carries them. */
+export function discopopFields(record: SuggestionRecord): Pick<StoredSuggestion, keyof typeof discopopFieldShape> {
+  const stored = storedRecord(record);
+  return Object.fromEntries(Object.keys(discopopFieldShape).map((key) => [key, stored[key as keyof StoredSuggestion]])) as Pick<StoredSuggestion, keyof typeof discopopFieldShape>;
 }
 
 /** The document written to results.json: every key sorted, as DiscoPoP's writer does. */

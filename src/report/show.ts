@@ -133,7 +133,7 @@ export function renderSuggestion(v: SuggestionView): string {
 
   const shown = candidateOf(v.attempts);
   if (shown) {
-    const dir = join(v.runDir, 'attempts', v.id, String(shown.attempt), shown.kind);
+    const dir = join(v.runDir, 'attempts', v.id, String(shown.attempt), shown.folder);
     lines.push('', shown.accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
     for (const text of shown.patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
   }
@@ -151,6 +151,8 @@ function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof paint
 
 function attemptLines(a: StoredAttempt): string[] {
   const v = a.verdict;
+  // DiscoPoP's tool writes no verdict.json, only rejection.txt (`<gate>: <detail>`).
+  if (!v && a.rejection !== null) return [`  ${a.attempt}  rejected at ${a.rejection.split(':', 1)[0]} (no verdict.json: DiscoPoP's tool wrote this attempt)`, ...indent(a.rejection.slice(a.rejection.indexOf(':') + 1).trim())];
   if (!v) return [`  ${a.attempt}  no verdict: the run ended during this attempt`];
   const who = v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
   const head = `  ${a.attempt}  ${who}: `;

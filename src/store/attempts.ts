@@ -25,6 +25,8 @@ export interface StoredAttempt {
   extracted: Map<string, string>;
   canonical: Map<string, string>;
   verdict: VerdictFile | null;
+  /** rejection.txt, `<gate>: <detail>` in DiscoPoP's words; null for an accepted try or an older folder. */
+  rejection: string | null;
   /** The names the files were found under: DiscoPoP's (prompt.txt, response.txt, candidate/) or those before format 2. */
   names: { prompt: string; answer: string; candidate: string };
 }
@@ -225,6 +227,7 @@ export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
       prompt: await readTextIfPresent(join(dir, names.prompt)),
       answer: await readTextIfPresent(join(dir, names.answer)),
       extracted: await readPatches(join(dir, names.candidate)),
+      rejection: await readTextIfPresent(join(dir, 'rejection.txt')),
       names,
       canonical: await readPatches(join(dir, 'canonical')),
       verdict: verdict ? verdict.data : null,

@@ -63,10 +63,10 @@ describe.concurrent('closed output streams', () => {
     assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
   });
 
-  it('stdout and stderr closed from the start: the run completes with its own exit code', async (test) => {
+  it('stdout and stderr closed from the start: the run completes with its own exit code, --progress-lines included', async (test) => {
     const { dotDir } = useFixture('demo', test);
     const work = workDir(test);
-    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '1,2', '--work-dir', work, '--dry-run'], {
+    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '1,2', '--work-dir', work, '--dry-run', '--progress-lines'], {
       closeStdout: 'at-once',
     });
     expect(run).toEqual({ code: 0, signal: null });

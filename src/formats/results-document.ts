@@ -6,6 +6,7 @@
 // DiscoPoP's own tool writes.
 import { z } from 'zod';
 import { compareIds } from './types.js';
+import { zodProblems } from './zod-problems.js';
 import { RunRecordSchema, RunResultsSchema, SuggestionRecordObject, SUGGESTION_STATUSES, type ResultsFile, type RunRecord, type SuggestionRecord } from './results.js';
 
 export const RESULTS_FORMAT_VERSION = 2;
@@ -166,35 +167,34 @@ export type ParsedResults = { ok: true; results: ResultsFile; writtenBy: 'patch-
  * Any results.json either tool wrote, as the in-memory results: format 2, format 1, or DiscoPoP's
  * own (recognised by having no `version`). `facts` fills in the run DiscoPoP's file does not record.
  */
-export function parseResultsDocument(value: unknown, facts: DiscopopRunFacts & { dotDir: string }): ParsedResults {
+export function parseResultsDocument(value: unknown, facts: DiscopopRunFacts & { dotDir: string }, file = 'results.json'): ParsedResults {
   const version = typeof value === 'object' && value !== null ? (value as { version?: unknown }).version : undefined;
   if (version === RESULTS_FORMAT_VERSION) {
     const parsed = ResultsFileSchema.safeParse(value);
-    if (!parsed.success) return { ok: false, problem: problemOf(parsed.error) };
+    if (!parsed.success) return { ok: false, problem: problemOf(file, parsed.error) };
     const suggestions = Object.values(parsed.data.suggestions).map(memoryRecord).sort((a, b) => compareIds(a.id, b.id));
     return { ok: true, results: { version: 1, run: parsed.data.run, suggestions }, writtenBy: 'patch-repair' };
   }
   if (version === 1) {
     const parsed = RunResultsSchema.safeParse(value);
-    return parsed.success ? { ok: true, results: parsed.data, writtenBy: 'patch-repair' } : { ok: false, problem: problemOf(parsed.error) };
+    return parsed.success ? { ok: true, results: parsed.data, writtenBy: 'patch-repair' } : { ok: false, problem: problemOf(file, parsed.error) };
   }
-  if (version !== undefined) return { ok: false, problem: `version: ${JSON.stringify(version)} is not a results.json format this patch-repair reads (1 or 2)` };
+  if (version !== undefined) return { ok: false, problem: `${file}: version: ${JSON.stringify(version)} is not a results.json format this patch-repair reads (1 or 2)` };
   const parsed = DiscopopFileSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, problem: problemOf(parsed.error) };
+  if (!parsed.success) return { ok: false, problem: problemOf(file, parsed.error) };
   const suggestions = Object.entries(parsed.data.suggestions)
     .map(([key, record]) => fromDiscopopRecord(key, record))
     .sort((a, b) => compareIds(a.id, b.id));
   return { ok: true, results: { version: 1, run: discopopRun(suggestions, facts), suggestions }, writtenBy: 'discopop_patch_repair' };
 }
 
-function problemOf(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `${issue?.path.join('.') || 'top level'}: ${issue?.message ?? 'invalid'}`;
+function problemOf(file: string, error: z.ZodError): string {
+  return zodProblems(file, error).join('\n');
 }
 
 /** A results.json value as the in-memory results; throws on one neither tool could have written. */
 export function resultsOf(value: unknown): ResultsFile {
   const parsed = parseResultsDocument(value, { dotDir: '', startedAt: new Date(0).toISOString(), dryRun: null, backend: null, model: null, finished: true });
-  if (!parsed.ok) throw new Error(`results.json: ${parsed.problem}`);
+  if (!parsed.ok) throw new Error(parsed.problem);
   return parsed.results;
 }

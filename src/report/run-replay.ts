@@ -100,8 +100,8 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
 /** DiscoPoP's `suggestion` events carry its records whole: the run as far as they go. */
 function fromSuggestionEvents(lines: DiscopopLogLine[], o: DiscopopRunFacts & { dotDir: string; source: string }): ResultsFile {
   const suggestions = Object.fromEntries(lines.filter((line) => line.event === 'suggestion').map((line) => [String(line.suggestion_id), line]));
-  const parsed = parseResultsDocument({ suggestions }, o);
-  if (!parsed.ok) throw new UsageError(`${o.source}: ${parsed.problem}`);
+  const parsed = parseResultsDocument({ suggestions }, o, o.source);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
   return parsed.results;
 }
 

@@ -45,7 +45,7 @@ export async function readResultsFile(path: string, o: { dotDir: string; facts?:
   }
   const startedAt = o.facts?.startedAt ?? (await stat(path)).mtime.toISOString();
   const facts = { dotDir: o.dotDir, dryRun: null, backend: null, model: null, finished: true, ...o.facts, startedAt };
-  const parsed = parseResultsDocument(value, facts);
-  if (!parsed.ok) throw new UsageError(`${path}: ${parsed.problem}`);
+  const parsed = parseResultsDocument(value, facts, path);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
   return parsed.results;
 }

@@ -37,6 +37,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/repair/verify.test.ts',
   'test/repair/task-region-verify.test.ts',
   'test/report/candidate.test.ts',
+  'test/report/progress-lines.test.ts',
   'test/report/repair-change.test.ts',
   'test/report/replay.test.ts',
   'test/report/reporter.test.ts',

@@ -35,7 +35,7 @@ export const DiscopopProgressEventSchema = z.discriminatedUnion('event', [
     template: z.string().describe("the prompt template's file stem; builtin for the built-in repairer"),
     outcome: z
       .union([z.enum(ATTEMPT_OUTCOMES), z.string()])
-      .describe("DiscoPoP's gate that rejected the answer, or accepted; patch-repair adds run (check 7) and strict, which DiscoPoP's tab shows as text"),
+      .describe("DiscoPoP's gate that rejected the answer, or accepted; patch-repair adds run (check 7) and strict, harmless to DiscoPoP's tab, which acts only on suggestion, discovery and done events"),
     detail: z.string().max(DETAIL_LIMIT),
   }),
   z.object({

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ResultsFileSchema } from './results-document.js';
 import { EventSchema } from './events.js';
+import { DiscopopProgressEventSchema } from './discopop-progress.js';
 import { VerdictFileSchema } from './verdict.js';
 import { JournalSchema, LockFileSchema, ScratchFileSchema } from './run-state.js';
 import { AppliedSuggestionsSchema, HotspotsFileSchema, PatternsFileSchema, SettingsFileSchema } from './discopop.js';
@@ -12,6 +13,8 @@ import { AnsweredCallSchema, RunStateSchema } from './resume-state.js';
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
   'progress-event.schema.json': EventSchema,
+  // --progress-lines: the JSON after `@@PR_PROGRESS ` on stdout, in DiscoPoP's shape.
+  'progress-line.schema.json': DiscopopProgressEventSchema,
   'verdict.schema.json': VerdictFileSchema,
   'write-back-journal.schema.json': JournalSchema,
   'lock.schema.json': LockFileSchema,

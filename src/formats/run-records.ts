@@ -1,6 +1,8 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
 import { EXIT_CODES } from '../errors.js';
+import { seconds, unappliedStatus, withRegenerateHint } from './statuses.js';
+export { isVerifiedRepair, seconds } from './statuses.js';
 import type { RunEvent } from './events.js';
 import type { RunState } from './resume-state.js';
 import type { RepairOutcome } from './outcome.js';
@@ -61,26 +63,6 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
   };
 }
 
-/** Seconds, as results.json records them (DiscoPoP rounds to two places). */
-export function seconds(ms: number): number {
-  return Math.round(ms / 10) / 100;
-}
-
-/**
- * A generated patch set that GNU patch could not apply, not repaired: DiscoPoP's `not_applied`,
- * whatever the repairers tried (patch-repair still tries: a patch regenerated against the current
- * sources is a real repair).
- */
-function unappliedStatus(build: BuildResult | null, status: SuggestionStatus): SuggestionStatus {
-  return status === 'failed' && build?.failedAt === 'patch' ? 'not_applied' : status;
-}
-
-const REGENERATE = 'the generated patches do not apply to the sources; regenerating them with DiscoPoP is the other fix';
-
-function withRegenerateHint(reason: string | null, status: SuggestionStatus): string | null {
-  if (status !== 'not_applied') return reason;
-  return reason === null ? REGENERATE : `${reason}; ${REGENERATE}`;
-}
 
 /** A reason that decides something, and the words shown for it. */
 export interface Reason {
@@ -103,13 +85,24 @@ export function unrepairedRecord(
   o: { status: 'failed' | 'skipped'; reason: Reason | null },
 ): SuggestionRecord {
   const status = unappliedStatus(build, o.status);
+  const words = build ? staticCheckReason(build, o.reason?.words ?? null) : (o.reason?.words ?? null);
   return {
     ...baseRecord(suggestion),
     ...(build ? { ...failure(build), duration_s: seconds(build.durationMs) } : {}),
     status,
-    reason: withRegenerateHint(o.reason?.words ?? null, status),
+    reason: withRegenerateHint(words, status),
     reason_code: o.reason?.code ?? null,
   };
+}
+
+/**
+ * A build the compiler passed and the static collapse check failed: the reason says so first,
+ * naming what stands between the loops, since no compiler error explains the status.
+ */
+function staticCheckReason(build: BuildResult, reason: string | null): string | null {
+  if (build.failedAt !== 'static-check') return reason;
+  const finding = `the build passed, but ${build.firstError ?? 'the static check failed'}`;
+  return reason === null ? finding : `${finding}; ${reason}`;
 }
 
 export function outcomeRecord(
@@ -149,7 +142,7 @@ export function outcomeRecord(
     };
   }
   const status = unappliedStatus(build, outcome.status);
-  return { ...common, status, reason: withRegenerateHint(outcome.reason, status), reason_code: outcome.reasonCode };
+  return { ...common, status, reason: withRegenerateHint(staticCheckReason(build, outcome.reason), status), reason_code: outcome.reasonCode };
 }
 
 function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
@@ -200,10 +193,6 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
 }
 
-/** A repair the checks verified: repaired (written or not), or one whose write-back failed. */
-export function isVerifiedRepair(record: Pick<SuggestionRecord, 'status' | 'reason_code'>): boolean {
-  return record.status === 'repaired' || (record.status === 'failed' && record.reason_code === 'write-failed');
-}
 
 /** A suggestion whose generated patch set does not build: the repair stage's work. */
 export interface Failing {
@@ -305,7 +294,7 @@ export function startedRun(run: RunFromEvents): RunRecord | null {
 }
 
 function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
-  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
+  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why, validate: null };
 }
 
 /** With --check-run every record says whether it ran; when it did not, its status says why. */

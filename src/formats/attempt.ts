@@ -21,6 +21,8 @@ interface VerificationProgress {
   /** How each hunk applied (or why not), once the dry run was reached. */
   applyReport: ApplyReport | null;
   directives: DirectivesKept | null;
+  /** compile.sh's output (stdout and stderr) of its verification build, when that build failed. */
+  buildOutput: string | null;
   /** Which candidate of an answer offering alternatives, from 1; null when it holds one. */
   candidate: number | null;
   /** The answer's diff blocks the candidate is made of, from 1. */

@@ -94,6 +94,7 @@ export const EventSchema = z.discriminatedUnion('type', [
     tier: z.enum(['builtin', 'agent']),
     prompt: z.number().int().positive().describe('which --prompts conversation'),
     turn: z.number().int().nonnegative().describe('0 = first call, then follow-ups'),
+    template: z.string().optional().describe("the prompt template of an agent call (its ladder rung, or follow-up); absent for the built-in repairer"),
   }),
   z.object({
     ...base,

@@ -78,9 +78,14 @@ export const RunCheckSchema = z
   .describe('check 7 (--check-run): the repaired build, or with --check-run all the generated one, run with execute.sh at 1 and N threads');
 export type RunCheck = z.infer<typeof RunCheckSchema>;
 
-export const SuggestionRecordSchema = z.object({
+const SuggestionRecordObject = z.object({
   id: z.string(),
-  status: z.enum(SUGGESTION_STATUSES).describe('not_applied: verified but not written, because of --dry-run or because the write-back failed (see reason)'),
+  status: z
+    .enum(SUGGESTION_STATUSES)
+    .describe(
+      "DiscoPoP's meanings: ok builds as generated; repaired a verified repair (written says whether it was written back; under --dry-run it is not); failed not repaired (also a verified repair whose write-back failed, see reason); not_applied the generated patches do not apply to the sources and no repair was verified; agent_unreachable; skipped",
+    ),
+  written: z.boolean().default(false).describe('the verified repair was written to patch_generator/<id>/; false under --dry-run and for every other status'),
   hotspot: z.enum(HOTNESS).nullable(),
   pattern_type: z.string().nullable(),
   files: z.array(z.string()).describe('file ids of the patch set'),
@@ -95,7 +100,7 @@ export const SuggestionRecordSchema = z.object({
   accepted_attempt: z.number().int().positive().nullable().describe('number of the accepted attempt under attempts/<id>/'),
   first_error: z.string().nullable(),
   error_class: z.enum(ERROR_CLASSES).nullable(),
-  reason: z.string().nullable().describe('why the suggestion was skipped or not repaired; for not_applied, why the verified repair could not be written back (null under --dry-run)'),
+  reason: z.string().nullable().describe('why the suggestion was skipped or not repaired; for failed with reason_code write-failed, why the verified repair could not be written back'),
   reason_code: z
     .enum(REASON_CODES)
     .nullable()
@@ -141,8 +146,30 @@ export const SuggestionRecordSchema = z.object({
     .array(z.string())
     .default([])
     .describe('.patch files of patch_generator/<id>/ left out of the patch set: a name that is not "<file id>.patch", or a file id FileMapping.txt does not list (as DiscoPoP skips them); they stay in the folder, the backup and the digest'),
+  duration_s: z
+    .number()
+    .nonnegative()
+    .default(0)
+    .describe("wall time in seconds from the suggestion's discovery build to its record: that build plus its repair in this run (a resumed run adds its own segment to a continued repair)"),
 });
-export type SuggestionRecord = z.infer<typeof SuggestionRecordSchema>;
+
+/**
+ * Before format 2, a verified repair that was not written was `not_applied` (reason null under
+ * --dry-run, write-failed or writes-stopped when the write-back failed) and `written` did not
+ * exist. Such a record is read with today's meanings, so an old log or results.json is never
+ * shown as "patch not applicable".
+ */
+function upgradeLegacyRecord(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || 'written' in value) return value;
+  const record = value as { status?: unknown; reason_code?: unknown };
+  if (record.status === 'repaired') return { ...record, written: true };
+  if (record.status !== 'not_applied') return record;
+  return record.reason_code === null || record.reason_code === undefined ? { ...record, status: 'repaired', written: false } : { ...record, status: 'failed', written: false };
+}
+
+export const SuggestionRecordSchema = z.preprocess(upgradeLegacyRecord, SuggestionRecordObject);
+export type SuggestionRecord = z.infer<typeof SuggestionRecordObject>;
+export { SuggestionRecordObject };
 
 /** The checks an answer passes on its way to the patch generator, in order (docs/review.md, the funnel). */
 export const FUNNEL_STAGES = ['answered', 'extracted', 'applies', 'canonical', 'directives_kept', 'builds', 'runs_same', 'written'] as const;
@@ -219,6 +246,10 @@ export const RunRecordSchema = z.object({
   exit_code: z.number().int().nullable(),
   openmp_probe: OpenmpProbeSchema.nullable().default(null).describe('null until the probe ran'),
   resumed_from: z.string().nullable().optional().describe('the run this one continued (--resume)'),
+  written_by: z
+    .enum(['patch-repair', 'discopop_patch_repair'])
+    .optional()
+    .describe("absent: patch-repair wrote it; discopop_patch_repair: DiscoPoP's own tool wrote the results.json this record was made from (its run-level fields are then inferred)"),
   not_considered: z
     .array(NotConsideredSchema)
     .default([])
@@ -235,9 +266,14 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
-export const ResultsFileSchema = z.object({
+/**
+ * A run's results as the stages and readers hold them: the suggestions in the order the run
+ * considered them. On disk (results.json, format 2) they are an object keyed by id, in
+ * results-document.ts; format 1 wrote exactly this shape, so it is also how an old file is read.
+ */
+export const RunResultsSchema = z.object({
   version: z.literal(1),
   run: RunRecordSchema,
   suggestions: z.array(SuggestionRecordSchema),
 });
-export type ResultsFile = z.infer<typeof ResultsFileSchema>;
+export type ResultsFile = z.infer<typeof RunResultsSchema>;

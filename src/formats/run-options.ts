@@ -74,6 +74,8 @@ export interface RunOptions {
   maxPromptChars: number;
   log: LogLevel;
   writeLog: boolean;
+  /** --progress-lines: DiscoPoP's `@@PR_PROGRESS <json>` lines on stdout. */
+  progressLines: boolean;
   /** Seconds one build (patch + compile.sh) may take. */
   buildTimeoutS: number;
   /** Where builds run: here, or each as a Slurm job step. */

@@ -1,6 +1,8 @@
 // Pure bookkeeping of a run: a results.json record per considered suggestion, the counts, and the
 // exit code that options.md promises.
 import { EXIT_CODES } from '../errors.js';
+import { seconds, unappliedStatus, withRegenerateHint } from './statuses.js';
+export { isVerifiedRepair, seconds } from './statuses.js';
 import type { RunEvent } from './events.js';
 import type { RunState } from './resume-state.js';
 import type { RepairOutcome } from './outcome.js';
@@ -28,6 +30,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
   return {
     id: suggestion.id,
     status: 'skipped',
+    written: false,
     hotspot: suggestion.hotspot,
     pattern_type: suggestion.pattern?.type ?? null,
     files: suggestion.files.map((file) => file.fileId),
@@ -56,8 +59,10 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     diagnostics: [],
     run_check: null,
     ignored_files: suggestion.ignoredFiles ?? [],
+    duration_s: 0,
   };
 }
+
 
 /** A reason that decides something, and the words shown for it. */
 export interface Reason {
@@ -69,8 +74,8 @@ export function noPatchRecord(suggestion: Suggestion): SuggestionRecord {
   return { ...baseRecord(suggestion), status: 'skipped', reason: 'no patch', reason_code: 'no-patch' };
 }
 
-export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean): SuggestionRecord {
-  return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier };
+export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean, build?: BuildResult): SuggestionRecord {
+  return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier, duration_s: build ? seconds(build.durationMs) : 0 };
 }
 
 /** A suggestion that gets no repair: --discover-only, --max-repairs, an interrupt (null build: not built yet). */
@@ -79,8 +84,15 @@ export function unrepairedRecord(
   build: BuildResult | null,
   o: { status: 'failed' | 'skipped'; reason: Reason | null },
 ): SuggestionRecord {
-  const words = build ? staticCheckReason(build, o.reason?.words ?? null) : o.reason?.words ?? null;
-  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: words, reason_code: o.reason?.code ?? null };
+  const status = unappliedStatus(build, o.status);
+  const words = build ? staticCheckReason(build, o.reason?.words ?? null) : (o.reason?.words ?? null);
+  return {
+    ...baseRecord(suggestion),
+    ...(build ? { ...failure(build), duration_s: seconds(build.durationMs) } : {}),
+    status,
+    reason: withRegenerateHint(words, status),
+    reason_code: o.reason?.code ?? null,
+  };
 }
 
 /**
@@ -97,12 +109,13 @@ export function outcomeRecord(
   suggestion: Suggestion,
   build: BuildResult,
   outcome: RepairOutcome,
-  o: AgentIdentity & { dryRun: boolean },
+  o: AgentIdentity & { repairMs: number },
 ): SuggestionRecord {
   const usedAgent = outcome.calls > 0;
   const common = {
     ...baseRecord(suggestion),
     ...failure(build),
+    duration_s: seconds(build.durationMs + o.repairMs),
     attempts: outcome.calls,
     unanswered: outcome.unanswered,
     builtin: outcome.builtin,
@@ -116,7 +129,8 @@ export function outcomeRecord(
   if (outcome.status === 'repaired') {
     return {
       ...common,
-      status: o.dryRun ? 'not_applied' : 'repaired',
+      // Verified; `written` turns true once the write-back put it in place (never under --dry-run).
+      status: 'repaired',
       backend: outcome.tier === 'builtin' ? 'builtin' : o.backend,
       model: outcome.tier === 'builtin' ? null : o.model,
       changed_files: outcome.changedFiles,
@@ -127,7 +141,8 @@ export function outcomeRecord(
       may_race: outcome.mayRace,
     };
   }
-  return { ...common, status: outcome.status, reason: staticCheckReason(build, outcome.reason), reason_code: outcome.reasonCode };
+  const status = unappliedStatus(build, outcome.status);
+  return { ...common, status, reason: withRegenerateHint(staticCheckReason(build, outcome.reason), status), reason_code: outcome.reasonCode };
 }
 
 function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
@@ -159,8 +174,10 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
 
 /**
  * 0: everything considered builds or was repaired (or would be, under --dry-run); skipped for
- * "no patch" or by --max-repairs included. 1: something failed, its agent was unreachable, its
- * verified repair could not be written back, or it was skipped for another reason (cost limit). 4: a fatal agent error stopped the agent.
+ * "no patch" or by --max-repairs included. 1: something failed (a verified repair that could not be
+ * written back too), its generated patches do not apply and no repair was verified (not_applied),
+ * its agent was unreachable, or it was skipped for another reason (cost limit). 4: a fatal agent
+ * error stopped the agent.
  */
 export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> }, o: { fatalAgentError: boolean }): number {
   if (o.fatalAgentError) return EXIT_CODES.fatalAgent.code;
@@ -170,11 +187,12 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
     (record) =>
       record.status === 'failed' ||
       record.status === 'agent_unreachable' ||
-      (record.status === 'not_applied' && record.reason_code !== null) ||
+      record.status === 'not_applied' ||
       (record.status === 'skipped' && !(record.reason_code !== null && SKIPPED_AS_ASKED.has(record.reason_code))),
   );
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
 }
+
 
 /** A suggestion whose generated patch set does not build: the repair stage's work. */
 export interface Failing {
@@ -197,7 +215,7 @@ export function settledByDiscovery(
     const build = builds.get(suggestion.id);
     if (!build) settled.records.push(noPatchRecord(suggestion));
     else if (!build.ok) settled.failing.push({ suggestion, build });
-    else (o.runsGenerated ? settled.held : settled.records).push(buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id)));
+    else (o.runsGenerated ? settled.held : settled.records).push(buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id), build));
   }
   return settled;
 }
@@ -294,7 +312,7 @@ export function unfinishedRecord(
   build: BuildResult | null,
   o: { reason: Reason | null; repairedEarlier: boolean; discoverOnly: boolean },
 ): SuggestionRecord {
-  if (build?.ok) return buildsRecord(suggestion, o.repairedEarlier);
+  if (build?.ok) return buildsRecord(suggestion, o.repairedEarlier, build);
   if (build && o.discoverOnly) return unrepairedRecord(suggestion, build, { status: 'failed', reason: null });
   return unrepairedRecord(suggestion, build, { status: 'skipped', reason: o.reason });
 }

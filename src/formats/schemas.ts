@@ -1,7 +1,8 @@
 // Every on-disk JSON format, by the file name its JSON Schema gets in schemas/.
 import { z } from 'zod';
-import { ResultsFileSchema } from './results.js';
+import { ResultsFileSchema } from './results-document.js';
 import { EventSchema } from './events.js';
+import { DiscopopProgressEventSchema } from './discopop-progress.js';
 import { VerdictFileSchema } from './verdict.js';
 import { JournalSchema, LockFileSchema, ScratchFileSchema } from './run-state.js';
 import { AppliedSuggestionsSchema, HotspotsFileSchema, PatternsFileSchema, SettingsFileSchema } from './discopop.js';
@@ -12,6 +13,8 @@ import { AnsweredCallSchema, RunStateSchema } from './resume-state.js';
 export const SCHEMAS: Record<string, z.ZodType> = {
   'results.schema.json': ResultsFileSchema,
   'progress-event.schema.json': EventSchema,
+  // --progress-lines: the JSON after `@@PR_PROGRESS ` on stdout, in DiscoPoP's shape.
+  'progress-line.schema.json': DiscopopProgressEventSchema,
   'verdict.schema.json': VerdictFileSchema,
   'write-back-journal.schema.json': JournalSchema,
   'lock.schema.json': LockFileSchema,

@@ -81,6 +81,7 @@ export const FLAGS = {
   ],
   log: { flags: '--log <level>', attribute: 'log', help: LOG_LEVELS.join(', ') },
   writeLog: { flags: '--write-log', attribute: 'writeLog', help: 'also write the log to patch_repair/patch_repair.log' },
+  progressLines: { flags: '--progress-lines', attribute: 'progressLines', help: "print DiscoPoP's @@PR_PROGRESS <json> event lines on stdout, for DiscoPoP's Patch Repair tab (off: a terminal stays readable)" },
 } as const satisfies Record<FlagKey, Flag | readonly Flag[]>;
 
 /** The help line of a flag: its text and, when leaving it out means something, that meaning. */
@@ -133,4 +134,5 @@ export interface RunFlags {
   restore?: boolean;
   log?: string;
   writeLog?: boolean;
+  progressLines?: boolean;
 }

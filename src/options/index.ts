@@ -121,6 +121,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     maxPromptChars: count('--max-prompt-chars', flags.maxPromptChars, 1, DEFAULTS.maxPromptChars),
     log,
     writeLog: flags.writeLog === true,
+    progressLines: flags.progressLines === true,
     buildTimeoutS: count('--build-timeout', flags.buildTimeout, 1, DEFAULTS.buildTimeoutS),
     launcher,
     launcherArgs,

@@ -3,6 +3,7 @@
 import { ClusterError, EXIT_CODES, InterruptedError, RefusedError } from '../errors.js';
 import { trapSignals, type Interrupt } from '../interrupt.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
+import { ProgressLines } from '../report/progress-lines.js';
 import { unrepairedRecord, type Reason } from '../formats/run-records.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { BuildPool } from '../build/index.js';
@@ -20,7 +21,7 @@ export async function run(options: RunOptions, stdout: NodeJS.WritableStream = p
   const interrupt = trapSignals();
   const reporter = createReporter({ stream: stdout });
   try {
-    return options.mode === 'restore' ? await restore(options, reporter) : await pipeline(options, reporter, interrupt);
+    return options.mode === 'restore' ? await restore(options, reporter) : await pipeline(options, reporter, interrupt, stdout);
   } catch (error) {
     if (interrupt.signal.aborted) throw new InterruptedError(interrupt.received!);
     throw error;
@@ -30,12 +31,18 @@ export async function run(options: RunOptions, stdout: NodeJS.WritableStream = p
   }
 }
 
-async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt): Promise<number> {
+async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt, stdout: NodeJS.WritableStream): Promise<number> {
   const session = new Session(options, reporter, interrupt);
   try {
     await session.lock();
     const pre = await preflight(options);
     const context = await session.begin();
+    // DiscoPoP's tab follows the run through these lines. Each is one write, so a line is never
+    // split by the live lines, which that tab reads merged into the same pipe.
+    if (options.progressLines) {
+      const lines = new ProgressLines((line) => stdout.write(`${line}\n`));
+      context.subscribe({ apply: (event) => lines.apply(event), saved: async () => {} });
+    }
     const { emit } = context;
     emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null, notConsidered: pre.notConsidered }) });
     for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });

@@ -64,6 +64,8 @@ export async function repairStage(
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
   let writesStopped: string | null = null;
   let settled = 0;
+  // When each repair began, for the record's duration_s (its discovery build is added to it).
+  const repairStart = new Map<string, number>();
   try {
     await repairConcurrently({
       items: failing,
@@ -72,6 +74,7 @@ export async function repairStage(
       signal: interrupt.signal,
       halted: () => writesStopped !== null,
       repair: async ({ suggestion, build }, index) => {
+        repairStart.set(suggestion.id, Date.now());
         emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
         faultPoint('pipeline.before-repair');
         return repairSuggestion(await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }), deps, o.tries.get(suggestion.id));
@@ -79,7 +82,8 @@ export async function repairStage(
       settle: async ({ suggestion, build }, outcome) => {
         faultPoint('pipeline.after-repair');
         settled += 1;
-        let record = outcomeRecord(suggestion, build, outcome, { ...identity, dryRun: options.mode === 'dry-run' });
+        const repairMs = Date.now() - (repairStart.get(suggestion.id) ?? Date.now());
+        let record = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
         if (outcome.status === 'repaired' && options.mode === 'repair') {
           if (writesStopped === null) {
             const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
@@ -88,7 +92,7 @@ export async function repairStage(
           } else {
             record = {
               ...record,
-              status: 'not_applied',
+              status: 'failed',
               reason_code: 'write-failed',
               reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`,
             };
@@ -145,7 +149,7 @@ export async function chooseAgent(context: RunContext, ladder: PromptLadder): Pr
  * Writes a verified repair back and returns its settled record. The record it will have once
  * written is an event, on disk in run-state.json before the write starts: a run killed once the
  * write is done resumes it as repaired; one killed before finds it unwritten and continues it.
- * One that cannot be written has been undone by writeBack; the record becomes not_applied with the
+ * One that cannot be written has been undone by writeBack; the record becomes failed with the
  * reason, and the run goes on unless the cause (a read-only or full file system) would stop every
  * later write-back too: then `stopsWrites` is the reason the remaining suggestions are skipped
  * for, so no agent time is spent on repairs that cannot land.
@@ -157,7 +161,7 @@ async function writeRepair(
   verified: SuggestionRecord,
   remaining: number,
 ): Promise<{ record: SuggestionRecord; stopsWrites: string | null }> {
-  context.emit({ type: 'writing', record: { ...verified, ...writtenPaths(suggestion.id, verified.changed_files) } });
+  context.emit({ type: 'writing', record: { ...verified, written: true, ...writtenPaths(suggestion.id, verified.changed_files) } });
   await context.saved();
   faultPoint('pipeline.before-write-back');
   const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
@@ -168,12 +172,12 @@ async function writeRepair(
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
       : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
     context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${reason}; ${next}` });
-    return { record: { ...verified, status: 'not_applied', reason, reason_code: 'write-failed' }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
+    return { record: { ...verified, status: 'failed', reason, reason_code: 'write-failed' }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
   }
   const changedFiles = written.changedFiles.length > 0 ? written.changedFiles : verified.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');
-  return { record: { ...verified, changed_files: changedFiles, ...writtenPaths(suggestion.id, changedFiles) }, stopsWrites: null };
+  return { record: { ...verified, written: true, changed_files: changedFiles, ...writtenPaths(suggestion.id, changedFiles) }, stopsWrites: null };
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */

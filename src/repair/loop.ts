@@ -268,7 +268,7 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
 
 async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltPrompt, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {
   const { id, attempt } = at;
-  deps.emit({ type: 'call-started', id, attempt, tier: 'agent', prompt: at.conversationNo, turn: at.turn });
+  deps.emit({ type: 'call-started', id, attempt, tier: 'agent', prompt: at.conversationNo, turn: at.turn, template: prompt.template });
   // Cancelled by an interrupt, or by a fatal agent error in another suggestion's call.
   const result = await deps.agent!.call(conversation, prompt.text, AbortSignal.any([deps.signal, deps.budget.signal]));
   // Recorded before anything else happens: from here on a killed run never asks for it again.

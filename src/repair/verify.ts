@@ -59,7 +59,7 @@ class CandidateRun {
     candidate: number | null,
     reading: 'diff' | 'hunk-context' = 'diff',
   ) {
-    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, candidate, blocks: extracted.blocks, reading };
+    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, buildOutput: null, candidate, blocks: extracted.blocks, reading };
   }
 
   /**
@@ -158,7 +158,8 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   if (deps.options.strict) for (const run of alive()) run.record('strict', strictCheck(run.kept!));
   let winner: CandidateRun | null = null;
   for (const run of alive()) {
-    const { built, ran } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
+    const { built, ran, output } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
+    if (!built.ok) run.state.buildOutput = output;
     // A build is not the last word: clang builds a collapse over loops OpenMP cannot collapse.
     const findings = built.ok && deps.collapseCheck ? await deps.collapseCheck(run.canonicalSet!, run.applied!.results) : [];
     const judged: CheckOutcome<BuildResult> = findings.length > 0 ? reject(collapseRejection(findings)) : built;

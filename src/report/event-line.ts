@@ -1,4 +1,5 @@
 // The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
+import { isVerifiedRepair } from '../formats/run-records.js';
 import { isFatalReason, type RunEvent } from '../formats/events.js';
 import type { OpenmpProbe } from '../formats/results.js';
 
@@ -87,7 +88,7 @@ export class EventLines {
         this.announced.delete(record.id);
         const why = record.reason ?? record.status;
         if (pending) return [`Suggestion ${record.id} (${pending.index} of ${pending.total}): no repair tried: ${why}`];
-        return record.status === 'repaired' || record.status === 'not_applied' ? [] : [`  suggestion ${record.id}: ${record.status.replace('_', ' ')}: ${oneLine(why)}`];
+        return isVerifiedRepair(record) ? [] : [`  suggestion ${record.id}: ${record.status.replace('_', ' ')}: ${oneLine(why)}`];
       }
       default: {
         const line = describeEvent(event);

@@ -3,9 +3,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { historyDir, readEventLogFile, repairDir } from '../store/index.js';
+import { historyDir, repairDir } from '../store/index.js';
 import { isNotFound } from '../store/fs-atomic.js';
-import { replayEvents } from './run-replay.js';
+import { replayRun } from './run-replay.js';
 
 export interface RunFolder {
   dotDir: string;
@@ -50,22 +50,20 @@ export async function listRuns(dotDir: string): Promise<ListedRun[]> {
   }
   const runs: ListedRun[] = [];
   for (const name of names) {
-    const run = await listedRun(join(historyDir(dotDir), name), name);
+    const run = await listedRun(dotDir, join(historyDir(dotDir), name), name);
     if (run) runs.push(run);
   }
   runs.sort((a, b) => a.started.localeCompare(b.started));
-  const last = await listedRun(repairDir(dotDir), null);
+  const last = await listedRun(dotDir, repairDir(dotDir), null);
   if (last) runs.push(last);
   return runs;
 }
 
 /** A folder whose log cannot be replayed (a run stopped as it began) is no run to list. */
-async function listedRun(dir: string, folderName: string | null): Promise<ListedRun | null> {
-  const path = join(dir, 'progress.jsonl');
+async function listedRun(dotDir: string, dir: string, folderName: string | null): Promise<ListedRun | null> {
   let replay;
   try {
-    const { events, truncated } = await readEventLogFile(path);
-    replay = replayEvents({ events, truncated, source: path });
+    replay = await replayRun(dotDir, dir);
   } catch (error) {
     if (error instanceof UsageError) return null;
     throw error;

@@ -4,8 +4,12 @@
 import { runFromEvents, runTotals, startedRun } from '../formats/run-records.js';
 import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readEventLogFile } from '../store/index.js';
+import { readDiscopopLog, readEventLogFile, readResultsFile, repairDir } from '../store/index.js';
+import type { DiscopopLogLine } from '../formats/discopop-progress.js';
+import { type DiscopopRunFacts, parseResultsDocument } from '../formats/results-document.js';
+import { exists } from '../store/fs-atomic.js';
 import type { ResultsFile, RunRecord } from '../formats/results.js';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
@@ -23,11 +27,50 @@ export interface ReplayedRun {
   events: RunEvent[];
 }
 
-/** `runDir`: the folder holding the run's progress.jsonl; the last run's (patch_repair/) by default. */
+/**
+ * `runDir`: the folder holding the run's progress.jsonl; the last run's (patch_repair/) by default.
+ * A run DiscoPoP's own tool made (its progress.jsonl, or only its results.json) is read from its
+ * results.json.
+ */
 export async function replayRun(dotDir: string, runDir?: string): Promise<ReplayedRun> {
+  const dir = runDir ?? repairDir(dotDir);
   const source = runDir === undefined ? eventLogPath(dotDir) : join(runDir, 'progress.jsonl');
+  const discopop = await readDiscopopLog(source);
+  if (discopop !== null) return replayDiscopopRun(dotDir, dir, discopop);
+  // No log, but a results.json DiscoPoP's tool wrote: the log was removed, or never reached the disk.
+  if (!(await exists(source)) && (await writtenByDiscopop(dotDir, dir))) return replayDiscopopRun(dotDir, dir, []);
   const { events, truncated } = await readEventLogFile(source);
   return replayEvents({ events, truncated, source });
+}
+
+async function writtenByDiscopop(dotDir: string, dir: string): Promise<boolean> {
+  try {
+    return (await readResultsFile(join(dir, 'results.json'), { dotDir }))?.run.written_by === 'discopop_patch_repair';
+  } catch (error) {
+    if (error instanceof UsageError) return false;
+    throw error;
+  }
+}
+
+/** What DiscoPoP's tool recorded: its results.json, or the `suggestion` events of its log when that file is missing. */
+async function replayDiscopopRun(dotDir: string, dir: string, lines: DiscopopLogLine[]): Promise<ReplayedRun> {
+  const start = lines.find((line) => line.event === 'start');
+  const text = (key: string) => (typeof start?.[key] === 'string' ? (start[key] as string) : null);
+  const finished = lines.some((line) => line.event === 'done');
+  const facts = { dryRun: typeof start?.dry_run === 'boolean' ? start.dry_run : null, backend: text('backend'), model: text('model'), finished };
+  const path = join(dir, 'results.json');
+  const fromFile = await readResultsFile(path, { dotDir, facts });
+  const source = join(dir, 'progress.jsonl');
+  const results = fromFile ?? fromSuggestionEvents(lines, { dotDir, source, startedAt: (await stat(source)).mtime.toISOString(), ...facts });
+  const candidates = Array.isArray(start?.candidates) ? (start.candidates as unknown[]).map(String) : [];
+  return {
+    results,
+    finished,
+    truncated: false,
+    unfinished: candidates.filter((id) => !results.suggestions.some((r) => r.id === id)),
+    lastEventAt: results.run.started,
+    events: [],
+  };
 }
 
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
@@ -52,6 +95,14 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
     lastEventAt: events.at(-1)!.t,
     events,
   };
+}
+
+/** DiscoPoP's `suggestion` events carry its records whole: the run as far as they go. */
+function fromSuggestionEvents(lines: DiscopopLogLine[], o: DiscopopRunFacts & { dotDir: string; source: string }): ResultsFile {
+  const suggestions = Object.fromEntries(lines.filter((line) => line.event === 'suggestion').map((line) => [String(line.suggestion_id), line]));
+  const parsed = parseResultsDocument({ suggestions }, o, o.source);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
+  return parsed.results;
 }
 
 /**

@@ -1,5 +1,6 @@
 // `patch-repair show [id]`: the last run redisplayed from progress.jsonl, and one suggestion's
 // attempts from its transcripts. Reads only; never builds or calls an agent.
+import { isVerifiedRepair } from '../formats/run-records.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { readAttemptsIn, type StoredAttempt } from '../store/index.js';
@@ -74,6 +75,7 @@ export function runHeader(replay: ReplayedRun, runDir: string): string[] {
   const agent = label ? `, ${label}` : '';
   const first = `Run ${run.id} (${run.mode}${agent}), started ${run.started}`;
   const lines = [replay.finished ? `${first}, finished ${run.finished}, exit code ${run.exit_code}` : first];
+  if (run.written_by === 'discopop_patch_repair') lines.push(`Written by DiscoPoP's own discopop_patch_repair: read from its results.json (run ${run.id} is named after when that file was written)`);
   if (run.openmp_probe) lines.push(describeProbe(run.openmp_probe));
   if (!replay.finished) {
     const torn = replay.truncated ? ', its last line cut off' : '';
@@ -134,7 +136,7 @@ export function renderSuggestion(v: SuggestionView): string {
 
   const shown = candidateOf(v.attempts);
   if (shown) {
-    const dir = join(v.runDir, 'attempts', v.id, String(shown.attempt), shown.kind);
+    const dir = join(v.runDir, 'attempts', v.id, String(shown.attempt), shown.folder);
     lines.push('', shown.accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
     for (const text of shown.patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
   }
@@ -142,7 +144,7 @@ export function renderSuggestion(v: SuggestionView): string {
 }
 
 function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof painter>): string {
-  const color = record.status === 'repaired' || record.status === 'not_applied' || record.status === 'ok' ? 'green' : record.status === 'agent_unreachable' ? 'magenta' : record.status === 'skipped' ? 'dim' : 'red';
+  const color = isVerifiedRepair(record) || record.status === 'ok' ? 'green' : record.status === 'agent_unreachable' ? 'magenta' : record.status === 'skipped' ? 'dim' : 'red';
   const facts = [`hotspot ${record.hotspot ?? '-'}`, record.pattern_type && `pattern ${record.pattern_type}`, `files ${record.files.join(', ') || '-'}`];
   const calls = record.unanswered > 0 ? `${record.attempts} agent call(s), ${record.unanswered} unanswered` : `${record.attempts} agent call(s)`;
   const builtin = record.builtin.tries > 0 ? `, ${record.builtin.tries} built-in tr${record.builtin.tries === 1 ? 'y' : 'ies'}` : '';
@@ -152,6 +154,8 @@ function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof paint
 
 function attemptLines(a: StoredAttempt): string[] {
   const v = a.verdict;
+  // DiscoPoP's tool writes no verdict.json, only rejection.txt (`<gate>: <detail>`).
+  if (!v && a.rejection !== null) return [`  ${a.attempt}  rejected at ${a.rejection.split(':', 1)[0]} (no verdict.json: DiscoPoP's tool wrote this attempt)`, ...indent(a.rejection.slice(a.rejection.indexOf(':') + 1).trim())];
   if (!v) return [`  ${a.attempt}  no verdict: the run ended during this attempt`];
   const who = v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
   const head = `  ${a.attempt}  ${who}: `;

@@ -1,5 +1,6 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
+import { isVerifiedRepair } from '../formats/run-records.js';
 import type { NotConsidered, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 import { funnelLine } from './funnel.js';
@@ -51,9 +52,13 @@ function countLines(results: ResultsFile): string[] {
   };
   add('Build as generated', count('ok') - earlier);
   add("Build with an earlier run's repair", earlier);
-  add('Repaired and written', count('repaired'));
-  add(results.run.mode === 'dry-run' ? 'Repaired, not written (--dry-run)' : 'Repaired, not written (the write-back failed; see the reasons)', count('not_applied'));
-  add(discoverOnly ? 'Do not build (--discover-only: no repair tried)' : 'Do not build, not repaired', count('failed'));
+  const unwritten = records.filter((r) => r.status === 'repaired' && !r.written).length;
+  const writeFailed = records.filter((r) => r.status === 'failed' && r.reason_code === 'write-failed').length;
+  add('Repaired and written', count('repaired') - unwritten);
+  add(results.run.mode === 'dry-run' ? 'Repaired, not written (--dry-run)' : 'Repaired, not written', unwritten);
+  add('Repaired, the write-back failed (see the reasons)', writeFailed);
+  add(discoverOnly ? 'Do not build (--discover-only: no repair tried)' : 'Do not build, not repaired', count('failed') - writeFailed);
+  add(discoverOnly ? 'Generated patches do not apply (--discover-only: no repair tried)' : 'Generated patches do not apply, not repaired', count('not_applied'));
   lines.push(`Agent unreachable: ${count('agent_unreachable')} (no answer; not a failed repair)`);
   const skipped = records.filter((r) => r.status === 'skipped');
   if (count('skipped') > 0) {
@@ -102,7 +107,7 @@ function runCheckLine(results: ResultsFile): string | null {
   const first = checked[0]?.run_check;
   if (!first) return null;
   const ran = (r: SuggestionRecord) => r.run_check !== null && r.run_check.verdict !== 'not-run';
-  const repairs = checked.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && ran(r)).length;
+  const repairs = checked.filter((r) => isVerifiedRepair(r) && ran(r)).length;
   const generated = checked.filter((r) => r.status === 'ok' && ran(r));
   const differing = generated.filter((r) => r.run_check!.verdict !== 'same');
   const parts = [`${repairs} repair${repairs === 1 ? '' : 's'}`];
@@ -115,7 +120,7 @@ Build as generated but do not run the same: ${differing.length} (${differing.map
 
 /** Verified repairs that take a reduction or a privatization away: they compile, but may race. */
 export function racyRepairs(records: readonly SuggestionRecord[]): SuggestionRecord[] {
-  return records.filter((r) => (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0);
+  return records.filter((r) => isVerifiedRepair(r) && r.may_race.length > 0);
 }
 
 function tableRow(record: SuggestionRecord): string[] {
@@ -132,8 +137,8 @@ function tableRow(record: SuggestionRecord): string[] {
 
 function detail(record: SuggestionRecord): string {
   // A verified repair that could not be written back says why (a dry run has no reason).
-  if (record.status === 'not_applied' && record.reason !== null) return record.reason;
-  if (record.status === 'repaired' || record.status === 'not_applied') {
+  if (record.status === 'failed' && record.reason_code === 'write-failed' && record.reason !== null) return record.reason;
+  if (isVerifiedRepair(record)) {
     const changes = record.clause_changes.map(describeChange);
     if (record.non_directive_lines_changed) changes.push('non-directive lines changed');
     const by = record.builtin.accepted ? 'built-in' : (record.backend ?? 'agent');

@@ -1,13 +1,17 @@
 // attempts/<id>/<n>/: the transcript of every try, in every mode. Files are written in the order
 // the try produced them and verdict.json last, so a folder with a verdict is complete; an answer
-// is recorded (call.json) as soon as it arrives, before verification.
+// is recorded (call.json) as soon as it arrives, before verification. The files carry DiscoPoP's
+// names (prompt.txt, response.txt, candidate/, canonical/, rejection.txt, compile_stderr.txt), so
+// its users find them where its manual says; the names before format 2 (prompt.md, answer.txt,
+// extracted/) are still read.
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFatalReason } from '../formats/events.js';
 import type { AttemptRecord, TryPlace } from '../formats/attempt.js';
 import type { PriorTry, UsageTotals } from '../formats/outcome.js';
 import { AnsweredCallSchema, type AnsweredCall } from '../formats/resume-state.js';
-import { isNotFound, readTextIfPresent, writeFileAtomic } from './fs-atomic.js';
+import { exists, isNotFound, readTextIfPresent, writeFileAtomic } from './fs-atomic.js';
+import { discopopOutcome } from '../formats/discopop-progress.js';
 import { repairDir, safeName } from './paths.js';
 import { type VerdictFile, VerdictFileSchema } from '../formats/verdict.js';
 import { decodeBytes, encodeText } from '../bytes.js';
@@ -21,6 +25,10 @@ export interface StoredAttempt {
   extracted: Map<string, string>;
   canonical: Map<string, string>;
   verdict: VerdictFile | null;
+  /** rejection.txt, `<gate>: <detail>` in DiscoPoP's words; null for an accepted try or an older folder. */
+  rejection: string | null;
+  /** The names the files were found under: DiscoPoP's (prompt.txt, response.txt, candidate/) or those before format 2. */
+  names: { prompt: string; answer: string; candidate: string };
 }
 
 export function attemptsDir(dotDir: string): string {
@@ -30,12 +38,12 @@ export function attemptsDir(dotDir: string): string {
 export class AttemptStore {
   constructor(private readonly dotDir: string) {}
 
-  /** Records an answer before it is verified: prompt.md, answer.txt and call.json. */
+  /** Records an answer before it is verified: prompt.txt, response.txt and call.json. */
   async writeAnswer(t: TryPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void> {
     const dir = join(attemptsDir(this.dotDir), safeName(t.id, 'suggestion id'), String(t.attempt));
     await mkdir(dir, { recursive: true });
-    if (t.prompt !== null) await writeFile(join(dir, 'prompt.md'), t.prompt);
-    await writeFile(join(dir, 'answer.txt'), t.answer);
+    if (t.prompt !== null) await writeFile(join(dir, PROMPT), t.prompt);
+    await writeFile(join(dir, RESPONSE), t.answer);
     const call: AnsweredCall = { version: 1, id: t.id, attempt: t.attempt, tier: t.tier, prompt: t.conversation, turn: t.turn, source: t.source, cost_usd: t.usage.costUsd, input_tokens: t.usage.inputTokens, output_tokens: t.usage.outputTokens };
     await writeFileAtomic(join(dir, 'call.json'), `${JSON.stringify(AnsweredCallSchema.parse(call), null, 2)}\n`);
   }
@@ -43,12 +51,32 @@ export class AttemptStore {
   async write(record: AttemptRecord): Promise<void> {
     const dir = join(attemptsDir(this.dotDir), safeName(record.id, 'suggestion id'), String(record.attempt));
     await mkdir(dir, { recursive: true });
-    if (record.prompt !== null) await writeFile(join(dir, 'prompt.md'), record.prompt);
-    if (record.answer !== null) await writeFile(join(dir, 'answer.txt'), record.answer);
-    await writePatches(join(dir, 'extracted'), record.verification?.extracted ?? null);
-    await writePatches(join(dir, 'canonical'), record.verification?.canonical ?? null);
+    if (record.prompt !== null) await writeFile(join(dir, PROMPT), record.prompt);
+    if (record.answer !== null) await writeFile(join(dir, RESPONSE), record.answer);
+    const verification = record.verification;
+    await writePatches(join(dir, CANDIDATE), verification?.extracted ?? null);
+    await writePatches(join(dir, 'canonical'), verification?.canonical ?? null);
+    if (verification && !verification.accepted && verification.buildOutput !== null) await writeFile(join(dir, 'compile_stderr.txt'), verification.buildOutput);
+    const rejection = rejectionOf(record);
+    if (rejection !== null) await writeFile(join(dir, 'rejection.txt'), rejection);
     await writeFileAtomic(join(dir, 'verdict.json'), `${JSON.stringify(verdictFile(record), null, 2)}\n`);
   }
+}
+
+/** DiscoPoP's file names; the second of each pair is the name before results format 2. */
+const PROMPT = 'prompt.txt';
+const RESPONSE = 'response.txt';
+const CANDIDATE = 'candidate';
+const OLD_PROMPT = 'prompt.md';
+const OLD_RESPONSE = 'answer.txt';
+const OLD_CANDIDATE = 'extracted';
+
+/** rejection.txt as DiscoPoP writes it, `<gate>: <detail>`; null for an accepted try. */
+function rejectionOf(record: AttemptRecord): string | null {
+  const verification = record.verification;
+  if (verification?.accepted) return null;
+  if (verification) return `${discopopOutcome({ accepted: false, rejectedBy: verification.rejectedBy })}: ${verification.reason}`;
+  return `agent: ${record.callDetail ?? record.callOutcome}`;
 }
 
 function verdictFile(record: AttemptRecord): VerdictFile {
@@ -188,12 +216,19 @@ export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
     if (verdict && !verdict.success) throw new Error(`${join(dir, 'verdict.json')}: not a verdict: ${verdict.error.message}`);
     const callText = await readTextIfPresent(join(dir, 'call.json'));
     const call = callText === null ? null : AnsweredCallSchema.safeParse(JSON.parse(callText));
+    const names = {
+      prompt: (await exists(join(dir, OLD_PROMPT))) && !(await exists(join(dir, PROMPT))) ? OLD_PROMPT : PROMPT,
+      answer: (await exists(join(dir, OLD_RESPONSE))) && !(await exists(join(dir, RESPONSE))) ? OLD_RESPONSE : RESPONSE,
+      candidate: (await exists(join(dir, OLD_CANDIDATE))) && !(await exists(join(dir, CANDIDATE))) ? OLD_CANDIDATE : CANDIDATE,
+    };
     attempts.push({
       attempt,
       call: call?.success ? call.data : null,
-      prompt: await readTextIfPresent(join(dir, 'prompt.md')),
-      answer: await readTextIfPresent(join(dir, 'answer.txt')),
-      extracted: await readPatches(join(dir, 'extracted')),
+      prompt: await readTextIfPresent(join(dir, names.prompt)),
+      answer: await readTextIfPresent(join(dir, names.answer)),
+      extracted: await readPatches(join(dir, names.candidate)),
+      rejection: await readTextIfPresent(join(dir, 'rejection.txt')),
+      names,
       canonical: await readPatches(join(dir, 'canonical')),
       verdict: verdict ? verdict.data : null,
     });

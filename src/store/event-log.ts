@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { type Emit, type RunEvent, EventSchema } from '../formats/events.js';
-import { isNotFound } from './fs-atomic.js';
+import { type DiscopopLogLine, DiscopopLogLineSchema } from '../formats/discopop-progress.js';
+import { isNotFound, readTextIfPresent } from './fs-atomic.js';
 import { repairDir } from './paths.js';
 
 export interface EventLog {
@@ -81,4 +82,32 @@ function parseEvent(line: string): RunEvent | string {
   }
   const parsed = EventSchema.safeParse(value);
   return parsed.success ? parsed.data : `not a patch-repair event: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
+}
+
+/**
+ * DiscoPoP's own progress.jsonl (its tool wrote this run): its lines, or null when the file is
+ * absent or is patch-repair's. Told apart by the first line: DiscoPoP's events name an `event`,
+ * ours a `type`. Lines that are not JSON objects (a torn last line) are passed over, as DiscoPoP's
+ * own reader does.
+ */
+export async function readDiscopopLog(path: string): Promise<DiscopopLogLine[] | null> {
+  const text = await readTextIfPresent(path);
+  if (text === null) return null;
+  const lines: DiscopopLogLine[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const parsed = DiscopopLogLineSchema.safeParse(value);
+    if (!parsed.success || 'type' in parsed.data) {
+      if (lines.length === 0) return null;
+      continue;
+    }
+    lines.push(parsed.data);
+  }
+  return lines.length > 0 ? lines : null;
 }

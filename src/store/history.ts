@@ -5,7 +5,8 @@ import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exists, readTextIfPresent } from './fs-atomic.js';
 import { repairDir } from './paths.js';
-import { ResultsFileSchema } from '../formats/results.js';
+import { UsageError } from '../errors.js';
+import { readResultsFile } from './results-file.js';
 import { EventSchema } from '../formats/events.js';
 
 const ROTATED = ['attempts', 'progress.jsonl', 'results.json', 'run-state.json'] as const;
@@ -28,9 +29,13 @@ export async function startRun(dotDir: string, runId: string): Promise<{ previou
 }
 
 async function previousRunId(base: string): Promise<string | null> {
-  const fromResults = await readJson(join(base, 'results.json'));
-  const results = ResultsFileSchema.safeParse(fromResults);
-  if (results.success) return sanitize(results.data.run.id);
+  try {
+    // Either tool's results.json, any format: DiscoPoP's gets an id from when it was written.
+    const results = await readResultsFile(join(base, 'results.json'), { dotDir: base });
+    if (results) return sanitize(results.run.id);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+  }
   const firstLine = (await readTextIfPresent(join(base, 'progress.jsonl')))?.split('\n', 1)[0];
   if (firstLine) {
     try {
@@ -55,14 +60,4 @@ async function freeTarget(history: string, id: string, moving: string[]): Promis
 
 function sanitize(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'unnamed';
-}
-
-async function readJson(path: string): Promise<unknown> {
-  const text = await readTextIfPresent(path);
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }

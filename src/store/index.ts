@@ -8,8 +8,8 @@ export { writeBack, recoverWriteBack, unwritableSuggestionFolders, type WriteBac
 export { restoreAll, type RestoreSummary } from './restore.js';
 export { restoreLogPath } from './restore-log.js';
 export { AttemptStore, carryOverTries, copyAttempts, readAttempts, readAttemptsIn, attemptsDir, type StoredAttempt } from './attempts.js';
-export { openEventLog, readEventLog, readEventLogFile, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
-export { writeResults, readResults, resultsPath } from './results-file.js';
+export { openEventLog, readEventLog, readEventLogFile, readDiscopopLog, eventLogPath, type EventLog, type EventLogContents } from './event-log.js';
+export { writeResults, readResults, readResultsFile, resultsPath } from './results-file.js';
 export { digestDir } from './patch-set-files.js';
 export { listBackups, readWrittenDigest, upgradeWrittenDigests, writtenNames } from './backup.js';
 export { repairDir, writtenPaths } from './paths.js';

@@ -1,26 +1,35 @@
 // results.json, written whole and atomically: readers (a GUI, CI scripts, `report`) see the
 // previous complete file or the new one, never a half-written one.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir } from './paths.js';
-import { type ResultsFile, ResultsFileSchema } from '../formats/results.js';
-import { zodProblems } from '../formats/zod-problems.js';
+import type { ResultsFile } from '../formats/results.js';
+import { type DiscopopRunFacts, parseResultsDocument, resultsDocument, sortedJson } from '../formats/results-document.js';
 
 export function resultsPath(dotDir: string): string {
   return join(repairDir(dotDir), 'results.json');
 }
 
+/** Written in DiscoPoP's shape (format 2) with sorted keys; `results` is the in-memory form. */
+
 export async function writeResults(dotDir: string, results: ResultsFile): Promise<void> {
-  const valid = ResultsFileSchema.parse(results);
+  const document = resultsDocument(results);
   await mkdir(repairDir(dotDir), { recursive: true });
-  await writeFileAtomic(resultsPath(dotDir), `${JSON.stringify(valid, null, 2)}\n`);
+  await writeFileAtomic(resultsPath(dotDir), `${sortedJson(document)}\n`);
 }
 
 /** The last run's results, or null when no run has written any. */
 export async function readResults(dotDir: string): Promise<ResultsFile | null> {
-  const path = resultsPath(dotDir);
+  return readResultsFile(resultsPath(dotDir), { dotDir });
+}
+
+/**
+ * Any results.json either tool wrote (patch-repair's format 2 or 1, DiscoPoP's own), or null when
+ * there is none. `facts`: what DiscoPoP's progress.jsonl says of its run, for its inferred run record.
+ */
+export async function readResultsFile(path: string, o: { dotDir: string; facts?: Partial<DiscopopRunFacts> }): Promise<ResultsFile | null> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -34,9 +43,9 @@ export async function readResults(dotDir: string): Promise<ResultsFile | null> {
   } catch {
     throw new UsageError(`${path}: not valid JSON`);
   }
-  const parsed = ResultsFileSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new UsageError(zodProblems(path, parsed.error).join('\n'));
-  }
-  return parsed.data;
+  const startedAt = o.facts?.startedAt ?? (await stat(path)).mtime.toISOString();
+  const facts = { dotDir: o.dotDir, dryRun: null, backend: null, model: null, finished: true, ...o.facts, startedAt };
+  const parsed = parseResultsDocument(value, facts, path);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
+  return parsed.results;
 }

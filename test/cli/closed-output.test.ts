@@ -44,7 +44,7 @@ function runClosingOutput(
 
 function assertFinishedCleanly(dotDir: string, work: string, expected: Record<string, string>): void {
   const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
-  expect(Object.fromEntries(results.suggestions.map((s: { id: string; status: string }) => [s.id, s.status]))).toEqual(expected);
+  expect(Object.fromEntries(Object.values(results.suggestions as Record<string, { id: string; status: string }>).map((s) => [s.id, s.status]))).toEqual(expected);
   expect(results.run.exit_code).toBe(0);
   expect(readdirSync(work), 'scratch folder left behind').toEqual([]);
   expect(existsSync(path.join(dotDir, 'patch_repair', 'run.lock')), 'lock left behind').toBe(false);
@@ -63,14 +63,14 @@ describe.concurrent('closed output streams', () => {
     assertFinishedCleanly(dotDir, work, { '2': 'repaired', '9': 'repaired' });
   });
 
-  it('stdout and stderr closed from the start: the run completes with its own exit code', async (test) => {
+  it('stdout and stderr closed from the start: the run completes with its own exit code, --progress-lines included', async (test) => {
     const { dotDir } = useFixture('demo', test);
     const work = workDir(test);
-    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '1,2', '--work-dir', work, '--dry-run'], {
+    const run = await runClosingOutput(['--dot-dp-path', dotDir, '--backend', 'builtin', '-j', '1', '-s', '1,2', '--work-dir', work, '--dry-run', '--progress-lines'], {
       closeStdout: 'at-once',
     });
     expect(run).toEqual({ code: 0, signal: null });
-    assertFinishedCleanly(dotDir, work, { '1': 'ok', '2': 'not_applied' });
+    assertFinishedCleanly(dotDir, work, { '1': 'ok', '2': 'repaired' });
   });
 
   it('the terminal hanging up (SIGHUP) mid-run takes only the output away: the run finishes as under nohup', async (test) => {

@@ -107,7 +107,9 @@ describe.concurrent('reasons that quote the tool that complained', () => {
     const run = await runCli(dotDir, ['-s', '3'], { env: NO_AGENT_PATH });
     expect(run.exitCode, run.stderr).toBe(1);
     const [record] = readResults(dotDir).suggestions;
-    expect(record).toMatchObject({ id: '3', status: 'failed', error_class: 'patch-does-not-apply' });
+    // The generated patch does not apply and nothing repaired it: DiscoPoP's not_applied, and the reason says regenerating is the other fix.
+    expect(record).toMatchObject({ id: '3', status: 'not_applied', error_class: 'patch-does-not-apply' });
+    expect(record!.reason).toContain('regenerating them with DiscoPoP is the other fix');
     expect(record!.builtin.declined).toContain('the generated patch does not apply (src/matvec.c: patch: **** unexpected end of file in patch)');
     expect(record!.reason).not.toContain('patching file');
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema } from '../../src/formats/results.js';
+import { resultsOf } from '../../src/formats/results-document.js';
 import { useFixture } from '../helpers/fixture.js';
 
 const CHECKOUT = path.resolve('.');
@@ -68,7 +68,7 @@ describe('the packed tarball', () => {
 
     const repair = await run(installed, ['--dot-dp-path', dotDir, '--backend', 'builtin'], dotDir);
     expect(repair.exitCode, repair.stdout + repair.stderr).toBe(0);
-    const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+    const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
     expect(Object.fromEntries(results.suggestions.map((s) => [s.id, s.status]))).toEqual({
       '0': 'ok', '1': 'ok', '2': 'repaired', '3': 'repaired', '4': 'repaired', '5': 'repaired', '6': 'repaired', '7': 'skipped', '9': 'repaired',
     });

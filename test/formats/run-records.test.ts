@@ -15,8 +15,10 @@ describe('reasons that decide', () => {
     expect(exitCode(skipped('max-repairs', 'reworded: the repair limit was met'))).toBe(0);
     expect(exitCode(skipped('no-patch', 'nothing to repair here'))).toBe(0);
     expect(exitCode(skipped('interrupted', '--max-repairs reached (2)'))).toBe(1);
-    expect(exitCode({ ...suggestionRecord('2'), status: 'not_applied', reason: null, reason_code: null })).toBe(0);
-    expect(exitCode({ ...suggestionRecord('2'), status: 'not_applied', reason: 'disk full', reason_code: 'write-failed' })).toBe(1);
+    // A dry-run repair is repaired and not written; a generated patch that does not apply and was not repaired is unfinished by its status alone.
+    expect(exitCode({ ...suggestionRecord('2'), status: 'repaired', written: false })).toBe(0);
+    expect(exitCode({ ...suggestionRecord('2'), status: 'not_applied', reason: null, reason_code: null })).toBe(1);
+    expect(exitCode({ ...suggestionRecord('2'), status: 'failed', reason: 'disk full', reason_code: 'write-failed' })).toBe(1);
   });
 
   it('tell --resume which records are final by their value', () => {

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BuildResultSchema, type BuildResult } from '../../src/formats/build-result.js';
 import { AnsweredCallSchema, RunStateSchema, type AnsweredCall, type RunState } from '../../src/formats/resume-state.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import type { ResultsFile } from '../../src/formats/results.js';
+import { ResultsFileSchema, resultsDocument, resultsOf, sortedJson } from '../../src/formats/results-document.js';
 import { VerdictFileSchema, type VerdictFile } from '../../src/formats/verdict.js';
 import { runRecord, suggestionRecord } from '../store/fixtures.js';
 
@@ -38,6 +39,7 @@ const results: ResultsFile = {
   run: {
     ...runRecord('20261130T140000-abcdef'),
     resumed_from: '20261130T130000-123456',
+    written_by: 'patch-repair',
     openmp_probe: { status: 'rejected', file: 'src/stencil.c', line: 9, directive: '#pragma omp parallel for probe_clause', detail: 'error: unexpected clause', duration_ms: 300 },
     workspaces: { count: 2, reference_outputs: 'copied', reference_builds: 1, path_files: ['build/cmake_install.cmake'], path_file_count: 1 },
   },
@@ -91,8 +93,12 @@ const STORED: { name: string; schema: z.ZodType; value: unknown }[] = [
   { name: 'run-state.json', schema: RunStateSchema, value: runState },
   { name: 'attempts/<id>/<n>/call.json', schema: AnsweredCallSchema, value: answeredCall },
   { name: 'attempts/<id>/<n>/verdict.json', schema: VerdictFileSchema, value: verdict },
-  { name: 'results.json', schema: ResultsFileSchema, value: results },
+  { name: 'results.json', schema: ResultsFileSchema, value: resultsDocument(results) },
 ];
+
+it('results.json comes back from its file, in DiscoPoP\'s shape on disk, as the in-memory results that were written', () => {
+  expect(resultsOf(JSON.parse(sortedJson(resultsDocument(results))))).toEqual(results);
+});
 
 describe.each(STORED)('$name', ({ schema, value }) => {
   it('comes back from its file as the value that was written', () => {
@@ -106,13 +112,15 @@ describe.each(STORED)('$name', ({ schema, value }) => {
 
 /** Object fields of `schema` that `value` leaves out, as paths; unions are matched to the option the value fits best. */
 function unsetFields(schema: z.ZodType, value: unknown, at: string): string[] {
-  const def = (schema as { def: { type: string } }).def as { type: string; innerType?: z.ZodType; element?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[] };
+  const def = (schema as { def: { type: string } }).def as { type: string; innerType?: z.ZodType; element?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[]; out?: z.ZodType };
   if (value === null || value === undefined) return [];
   switch (def.type) {
     case 'optional':
     case 'nullable':
     case 'default':
       return unsetFields(def.innerType!, value, at);
+    case 'pipe':
+      return unsetFields(def.out!, value, at);
     case 'array':
       return (value as unknown[]).flatMap((item, i) => unsetFields(def.element!, item, `${at}[${i}]`));
     case 'record':

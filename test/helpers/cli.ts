@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type ResultsFile } from '../../src/formats/results.js';
+import { type ResultsFile } from '../../src/formats/results.js';
+import { resultsOf } from '../../src/formats/results-document.js';
 import { EventSchema, type RunEvent } from '../../src/formats/events.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -17,7 +18,7 @@ export async function runCli(cwd: string, args: readonly string[], o: { env?: Re
 
 /** `patch_repair/results.json` of a .discopop folder, read through its schema. */
 export function readResults(dotDir: string): ResultsFile {
-  return ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+  return resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
 }
 
 /** `patch_repair/progress.jsonl` of a .discopop folder, every event read through its schema. */

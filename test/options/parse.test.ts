@@ -59,6 +59,7 @@ describe('argv → RunOptions', () => {
       maxPromptChars: 60000,
       log: 'WARNING',
       writeLog: false,
+      progressLines: false,
       buildTimeoutS: 3600,
       launcher: 'local',
       launcherArgs: [],
@@ -93,6 +94,7 @@ describe('argv → RunOptions', () => {
     [['--check-run', '--run-threads', '8', '--run-repeats=1', '--run-tolerance', '1e-3', '--run-timeout', '5'], { checkRun: 'repairs', runThreads: 8, runRepeats: 1, runTolerance: 1e-3, runTimeoutS: 5 }],
     [['--run-tolerance', '0'], { runTolerance: 0 }],
     [['--no-builtin', '--strict', '--write-log', '--log', 'debug'], { builtin: false, strict: true, writeLog: true, log: 'DEBUG' }],
+    [['--progress-lines'], { progressLines: true }],
     [
       ['--context-lines', '0', '--max-error-chars', '100', '--max-prompt-chars', '5000'],
       { contextLines: 0, maxErrorChars: 100, maxPromptChars: 5000 },

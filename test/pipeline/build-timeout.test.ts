@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema } from '../../src/formats/results.js';
+import { resultsOf } from '../../src/formats/results-document.js';
 import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 
@@ -35,7 +35,7 @@ describe('--build-timeout', () => {
     const { dotDir, work } = hangingDemo("grep -q 'pragma omp' src/matvec.c && { echo 'compiling matvec'; sleep 600 & wait; }");
     const run = await cli(dotDir, ['--discover-only', '--build-timeout', '3', '--work-dir', work]);
     expect(run.exitCode, run.stderr).toBe(1);
-    const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+    const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
     expect(results.run.options).toMatchObject({ buildTimeoutS: 3 });
     const byId = Object.fromEntries(results.suggestions.map((s) => [s.id, s]));
     expect(byId['3']).toMatchObject({ status: 'failed', error_class: 'other', first_error: 'compile.sh did not finish within 3 s and was stopped' });

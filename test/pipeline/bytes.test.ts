@@ -2,6 +2,7 @@
 // The generated patch of such a file is made the way the generator makes it (diff -Naru of the real
 // bytes); the run must see the real compile error, repair it with the built-in repairer, and write a
 // patch that is diff -Naru's output byte for byte and applies with GNU patch without fuzz.
+import { resultsOf } from '../../src/formats/results-document.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,10 +65,10 @@ function expectDiffIdentical(written: Buffer, original: Buffer): Buffer {
   return repaired;
 }
 
-function repairRun(c: FixtureCopy): { exitCode: number | null; record: { status: string; error_class: string; builtin: { accepted: boolean } } } {
+function repairRun(c: FixtureCopy): { exitCode: number | null; record: { status: string; error_class: string | null; builtin: { accepted: boolean } } } {
   const result = spawnSync(process.execPath, [CLI, '--dot-dp-path', c.dotDir, '--backend', 'builtin', '-s', '2', '-j', '1']);
-  const results = JSON.parse(readFileSync(path.join(c.dotDir, 'patch_repair', 'results.json'), 'utf8'));
-  return { exitCode: result.status, record: results.suggestions[0] };
+  const results = resultsOf(JSON.parse(readFileSync(path.join(c.dotDir, 'patch_repair', 'results.json'), 'utf8')));
+  return { exitCode: result.status, record: results.suggestions[0]! };
 }
 
 describe('bytes that are not UTF-8', () => {

@@ -111,7 +111,7 @@ describe.concurrent.each(COMPILERS)('patch-repair on the demo with the built-in 
 });
 
 describe('patch-repair on the demo with the built-in repairer', () => {
-  it.concurrent('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports not_applied; --write-log keeps the log', async (test) => {
+  it.concurrent('--dry-run leaves patch_generator/ byte-identical, timestamps included, and reports repaired, not written; --write-log keeps the log', async (test) => {
     const { root, dotDir } = useFixture('demo', test);
     const before = snapshotTree(root, userFiles);
     const run = await cli(dotDir, '--backend', 'builtin', '--dry-run', '--write-log', '--log', 'DEBUG');
@@ -121,7 +121,8 @@ describe('patch-repair on the demo with the built-in repairer', () => {
     expect(log).toMatch(/^\S+ INFO +Repairing suggestion 2 /m);
     expect(changedPaths(before, snapshotTree(root, userFiles), { mtimes: true })).toEqual([]);
     const file = readResults(dotDir);
-    expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'not_applied'));
+    expect(BROKEN.map((id) => statuses(file)[id])).toEqual(BROKEN.map(() => 'repaired'));
+    expect(file.suggestions.every((s) => !s.written)).toBe(true);
     // Verified by a rule but written nowhere: no written files, no backup.
     expect(file.suggestions.find((s) => s.id === '3')).toMatchObject({ builtin_rule: 'drop-out-of-scope-names', written_files: [], backup: null });
     // The verified patches are still there to read, in the transcripts.

@@ -1,6 +1,7 @@
 // Kill points reached while several agent repairs are in flight (--agent-jobs 3), each followed by
 // --resume: the resumed run finishes the job with the uninterrupted run's patch sets and asks the
 // agent again only what was in flight (docs/fault-injection.md).
+import { resultsOf } from '../../src/formats/results-document.js';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +79,7 @@ describe.concurrent('a run killed while several repairs are in flight, then --re
       for (const id of DEMO_FAILING) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root), `suggestion ${id}`).toEqual(uninterrupted[id]);
       for (const id of DEMO_FAILING) expect(normalizedSet(path.join(dotDir, 'patch_repair', 'backups', id), root), `backup of ${id}`).toEqual(generated[id]);
 
-      const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+      const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
       expect(results.suggestions.map((s: { id: string }) => s.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '9']);
       expect(results.run.resumed_from).toMatch(/\S/);
       // Nothing left to resume: a further --resume says so and starts afresh. It decides that from

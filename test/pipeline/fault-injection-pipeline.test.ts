@@ -14,6 +14,7 @@
 // with builds or agent calls running. A representative few boundaries are killed for real, every
 // other one from one run that pauses at each point while the test copies the tree a kill there
 // leaves; every graceful interrupt is a real signal.
+import { resultsOf } from '../../src/formats/results-document.js';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,7 +86,7 @@ describe.concurrent('a run interrupted while several agent calls are running', (
       for (const call of await scriptedCalls(stateFile)) expect(isRunning(call.pid), `agent process ${call.pid} left running`).toBe(false);
       expect(readdirSync(workDir), 'scratch folders left in --work-dir').toEqual([]);
       for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(states.generated[id]);
-      const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+      const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
       expect(results.run.exit_code).toBe(signal === 'SIGINT' ? 130 : 143);
       expect(results.suggestions.map((s: { status: string }) => s.status)).toEqual(['skipped', 'skipped']);
 

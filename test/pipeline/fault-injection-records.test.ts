@@ -2,6 +2,7 @@
 // under clang) and continued with --resume, its results.json, `show` and review page are the uninterrupted run's
 // (docs/fault-injection.md). `show` runs in-process through the CLI's own entry, main(). A few kills
 // are real SIGKILLs; the others are copies of the uninterrupted run taken while it was paused there.
+import { resultsOf } from '../../src/formats/results-document.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -115,7 +116,7 @@ interface RunRecordView {
 
 /** results.json, `show` and the review page of the last run, without what differs between any two runs: ids, times, durations, the fixture's root and --work-dir. */
 async function recordOf(dotDir: string, root: string, workDir: string): Promise<RunRecordView> {
-  const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+  const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
   const statuses = Object.fromEntries(results.suggestions.map((s: { id: string; status: string }) => [s.id, s.status]));
   const { id: _id, started: _started, finished: _finished, resumed_from: _from, options, ...run } = results.run;
   const { resume: _resume, ...kept } = options;
@@ -166,7 +167,7 @@ function withoutTimes(value: unknown, root: string, workDir: string): unknown {
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !/^(duration_ms|durationMs|started|finished|t)$/.test(key))
+      .filter(([key]) => !/^(duration_ms|durationMs|duration_s|started|finished|t)$/.test(key))
       .map(([key, item]) => [key, withoutTimes(item, root, workDir)]),
   );
 }

@@ -3,6 +3,7 @@
 // copy's root and diff's times; the paused run, whose copies of the tree at each point stand for a
 // SIGKILL there; and the stage-boundary case, which kills a run at one point (or takes that copy)
 // and checks what the next start finds.
+import { resultsOf } from '../../src/formats/results-document.js';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,7 +124,7 @@ export async function expectKillSurvived({ point, signal }: KillPoint, states: S
       const exitCode = signal === 'SIGINT' ? 130 : 143;
       expect(killed).toMatchObject({ kind: 'exited', exitCode });
       // A graceful stop still records how far it got: one record per selected suggestion.
-      const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
+      const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
       expect(results.run.exit_code).toBe(exitCode);
       expect(results.suggestions.map((s: { id: string }) => s.id)).toEqual(SELECTED);
     }

@@ -10,6 +10,8 @@
 // (setpriv), read-only mounts use a private mount namespace (unshare -m). Either is skipped with a
 // message where the machine does not allow it.
 // The cases run concurrently, each on its own copy of the demo with a --work-dir of its own.
+import type { ResultsFile } from '../../src/formats/results.js';
+import { resultsOf } from '../../src/formats/results-document.js';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -103,8 +105,8 @@ function expectErrorLines(outcome: RunOutcome, exitCode: number, lines: (string 
   expect(run.exitCode, run.stderr).toBe(exitCode);
 }
 
-function results(c: Case): { run: { exit_code: number }; suggestions: { id: string; status: string; reason: string | null }[] } {
-  return JSON.parse(readFileSync(path.join(c.dotDir, 'patch_repair', 'results.json'), 'utf8'));
+function results(c: Case): ResultsFile {
+  return resultsOf(JSON.parse(readFileSync(path.join(c.dotDir, 'patch_repair', 'results.json'), 'utf8')));
 }
 
 /**
@@ -222,7 +224,7 @@ describe.runIf(canDropPrivileges).concurrent('a write-back that cannot write (pe
     expectNothingLost(c);
     const dry = exited(await asUnprivileged(c, ['-s', '2,9', '--dry-run']));
     expect(dry.exitCode).toBe(0);
-    expect(results(c).suggestions.map((s) => s.status)).toEqual(['not_applied', 'not_applied']);
+    expect(results(c).suggestions.map((s) => [s.status, s.written])).toEqual([['repaired', false], ['repaired', false]]);
     expectNothingLost(c);
   });
 
@@ -240,7 +242,7 @@ describe.runIf(canDropPrivileges).concurrent('a write-back that cannot write (pe
     expect(run.exitCode).toBe(1);
     const { suggestions, run: record } = results(c);
     expect(record.exit_code).toBe(1);
-    expect(suggestions.map((s) => [s.id, s.status])).toEqual([['2', 'not_applied'], ['9', 'repaired']]);
+    expect(suggestions.map((s) => [s.id, s.status, s.reason_code, s.written])).toEqual([['2', 'failed', 'write-failed', false], ['9', 'repaired', null, true]]);
     expect(suggestions[0]!.reason).toBe(
       `verified repair not written: ${folder}: cannot write: permission denied; patch_generator/2/ is unchanged, the repair is in attempts/2/1/canonical/`,
     );
@@ -317,13 +319,13 @@ describe.runIf(canMountReadOnly).concurrent('read-only mounts', () => {
     // still in flight (verified, not written) or never started (skipped), and each says why.
     const [first, ...rest] = suggestions.filter((s) => s.reason?.startsWith(`verified repair not written: ${path.join(c.dotDir, 'patch_generator', s.id)}: cannot write`));
     expect(rest).toEqual([]);
-    expect(first!.status).toBe('not_applied');
+    expect(first!.status).toBe('failed');
     expect(first!.reason).toContain(`${path.join(c.dotDir, 'patch_generator', first!.id)}: cannot write: read-only file system`);
     const stopped = `the write-back of suggestion ${first!.id} failed \\(.*read-only file system\\)`;
     for (const s of suggestions.filter((other) => other !== first)) {
       if (s.status === 'skipped') expect(s.reason).toMatch(new RegExp(`^not repaired: ${stopped}$`));
       else {
-        expect(s.status).toBe('not_applied');
+        expect(s.status).toBe('failed');
         expect(s.reason).toMatch(new RegExp(`^verified repair not written: ${stopped}, and every later write-back would fail the same way; the repair is in attempts/${s.id}/\\d+/canonical/$`));
       }
     }

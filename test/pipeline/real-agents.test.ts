@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { ResultsFileSchema, type SuggestionRecord } from '../../src/formats/results.js';
+import { type SuggestionRecord } from '../../src/formats/results.js';
+import { resultsOf } from '../../src/formats/results-document.js';
 import { isolatedHome, requireAgentCli } from '../agent/real-cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
@@ -84,7 +85,7 @@ async function cli(dotDir: string, args: string[], env: Record<string, string> =
 }
 
 function record(dotDir: string, id: string): SuggestionRecord {
-  const file = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+  const file = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
   return file.suggestions.find((s) => s.id === id)!;
 }
 
@@ -142,7 +143,7 @@ describe.concurrent.each(Object.keys(binaries) as Backend[])('patch-repair with 
 
     expect(record(dotDir, '3')).toMatchObject({ status: 'repaired', attempts: 2, accepted_attempt: 2, unanswered: 0, backend, model: setup.model });
     // Tokens as the CLI reported them for both calls; the stub's usage is 10 in, 5 out per reply.
-    const results = ResultsFileSchema.parse(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+    const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
     const usage = results.suggestions.find((s) => s.id === '3')!;
     expect(usage.input_tokens).toBeGreaterThanOrEqual(20);
     expect(usage.output_tokens).toBe(10);

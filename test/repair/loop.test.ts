@@ -238,10 +238,11 @@ describe('transcripts and events', () => {
     expect(await verdict(1)).toMatchObject({ call_outcome: 'timeout', outcome: 'unanswered', rejected_by: null });
     expect(await verdict(2)).toMatchObject({ call_outcome: 'answered', outcome: 'rejected', rejected_by: 'extraction' });
     expect(await verdict(3)).toMatchObject({ outcome: 'accepted', rejected_by: null, apply_report: { basis: 'unpatched' } });
-    expect(await readFile(path.join(dir, '3', 'answer.txt'), 'utf8')).toBe(good());
-    expect(await readFile(path.join(dir, '3', 'prompt.md'), 'utf8')).toContain('rejected at the "extraction" check');
+    expect(await readFile(path.join(dir, '3', 'response.txt'), 'utf8')).toBe(good());
+    expect(await readFile(path.join(dir, '3', 'prompt.txt'), 'utf8')).toContain('rejected at the "extraction" check');
     expect(await readFile(path.join(dir, '3', 'canonical', '1.patch'), 'utf8')).toContain(`+${GOOD_DIRECTIVE}\n`);
-    expect(await readdir(path.join(dir, '3', 'extracted'))).toEqual(['1.patch']);
+    expect(await readdir(path.join(dir, '3', 'candidate'))).toEqual(['1.patch']);
+    expect(await readFile(path.join(dir, '2', 'rejection.txt'), 'utf8')).toMatch(/^extraction: /);
 
     const kinds = project.events.flatMap((e) => {
       if (e.type === 'check') return [`check:${e.check}:${e.passed}`];

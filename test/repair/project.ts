@@ -164,6 +164,7 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     maxPromptChars: 60000,
     log: 'WARNING',
     writeLog: false,
+    progressLines: false,
     buildTimeoutS: 120,
     launcher: 'local',
     launcherArgs: [],

@@ -12,6 +12,8 @@ function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: V
     answer: 'a',
     extracted: new Map(o.extracted ? [['1', o.extracted]] : []),
     canonical: new Map(o.canonical ? [['1', o.canonical]] : []),
+    names: { prompt: 'prompt.txt', answer: 'response.txt', candidate: 'candidate' },
+    rejection: null,
     verdict: {
       version: 1,
       run_check: null,
@@ -48,7 +50,7 @@ it('shows the last try that produced a patch when none was accepted, with the ch
     attempt(2, { outcome: 'rejected', rejectedBy: 'apply', reason: 'hunk 1 does not apply', extracted: 'second' }),
     attempt(3, { outcome: 'unanswered' }),
   ]);
-  expect(chosen).toMatchObject({ attempt: 2, accepted: false, kind: 'extracted', reason: 'rejected by apply: hunk 1 does not apply' });
+  expect(chosen).toMatchObject({ attempt: 2, accepted: false, kind: 'candidate', folder: 'candidate', reason: 'rejected by apply: hunk 1 does not apply' });
   expect(chosen?.patches.get('1')).toBe('second');
 });
 

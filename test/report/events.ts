@@ -58,6 +58,8 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     diagnostics: [],
     run_check: null,
     ignored_files: [],
+    written: status === 'repaired',
+    duration_s: 0,
     ...extra,
   };
 }

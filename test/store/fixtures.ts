@@ -29,6 +29,7 @@ export function suggestionRecord(id: string): SuggestionRecord {
   return {
     id,
     status: 'repaired',
+    written: true,
     hotspot: 'YES',
     pattern_type: 'do_all',
     files: ['1'],
@@ -57,6 +58,7 @@ export function suggestionRecord(id: string): SuggestionRecord {
     diagnostics: [{ file: 'main.c', file_id: '1', line: 11, column: 40, severity: 'error', message: "'sum' not specified in enclosing 'parallel'", error_class: 'undeclared-in-clause' }],
     run_check: null,
     ignored_files: [],
+    duration_s: 1.25,
   };
 }
 

@@ -14,12 +14,12 @@ export async function buildsCheck(o: {
   canonical: PatchSet;
   pool: VerifyBuilder;
   runCheck?: RunCheckSettings | undefined;
-}): Promise<{ built: CheckOutcome<BuildResult>; ran: RunJudgement | null }> {
+}): Promise<{ built: CheckOutcome<BuildResult>; ran: RunJudgement | null; output: string }> {
   const { runCheck } = o;
   const { build, ran } = runCheck
     ? await o.pool.buildThen(o.task.suggestion.id, o.canonical, 'verify', (program) => judgeRuns(program, runCheck))
     : { build: await o.pool.build(o.task.suggestion.id, o.canonical, 'verify'), ran: null };
-  return { built: build.ok ? pass(build) : reject(buildFailureText(o.task.build, build)), ran };
+  return { built: build.ok ? pass(build) : reject(buildFailureText(o.task.build, build)), ran, output: build.output };
 }
 
 export function buildFailureText(generated: BuildResult, candidate: BuildResult): string {

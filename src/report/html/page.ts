@@ -2,6 +2,7 @@
 // has no script, and its Content-Security-Policy forbids loading anything, so it reads the same
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
 // The status filter is checkboxes and CSS `:has()` rules: it works from a file, without a script.
+import { isVerifiedRepair } from '../../formats/run-records.js';
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
 import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
@@ -19,7 +20,7 @@ import { describeProbe } from '../event-line.js';
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
   ok: 'builds as generated',
   repaired: 'repaired',
-  not_applied: 'repaired, not written (--dry-run, or the write-back failed)',
+  not_applied: 'generated patches do not apply, not repaired',
   failed: 'failed',
   agent_unreachable: 'agent unreachable',
   skipped: 'skipped',
@@ -225,7 +226,7 @@ function attemptSummary(a: StoredAttempt): string {
 const MAY_RACE = '<span class="may-race" title="a reduction or privatizing clause was removed">may race</span>';
 
 function mayRace(r: SuggestionRecord): boolean {
-  return (r.status === 'repaired' || r.status === 'not_applied') && r.may_race.length > 0;
+  return isVerifiedRepair(r) && r.may_race.length > 0;
 }
 
 function usageCell(r: SuggestionRecord): string {
@@ -250,9 +251,9 @@ function attemptLinks(id: string, a: StoredAttempt): string[] {
   const base = `attempts/${encodeURIComponent(id)}/${a.attempt}`;
   const link = (path: string, label: string) => `<a href="${esc(`${base}/${path}`)}">${esc(label)}</a>`;
   const links: string[] = [];
-  if (a.prompt !== null) links.push(link('prompt.md', 'prompt'));
-  if (a.answer !== null) links.push(link('answer.txt', 'answer'));
-  for (const file of a.extracted.keys()) links.push(link(`extracted/${encodeURIComponent(file)}.patch`, `extracted ${file}`));
+  if (a.prompt !== null) links.push(link(a.names.prompt, 'prompt'));
+  if (a.answer !== null) links.push(link(a.names.answer, 'answer'));
+  for (const file of a.extracted.keys()) links.push(link(`${a.names.candidate}/${encodeURIComponent(file)}.patch`, `candidate ${file}`));
   for (const file of a.canonical.keys()) links.push(link(`canonical/${encodeURIComponent(file)}.patch`, `canonical ${file}`));
   if (a.verdict) links.push(link('verdict.json', 'verdict'));
   return links;

@@ -1,5 +1,6 @@
 // Everything the review page shows, gathered from the .discopop folder: the replayed run, and per
 // suggestion its generated patch set, its tries and the patch to put beside the generated one.
+import { isVerifiedRepair } from '../../formats/run-records.js';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readFileMapping } from '../../discopop/file-mapping.js';
@@ -48,7 +49,7 @@ export async function gatherReview(dotDir: string, folder: RunFolder = lastRun(d
     const record = replay.results.suggestions.find((r) => r.id === id) ?? null;
     const generated = await generatedPatches(dotDir, id);
     const candidate = candidateOf(attempts);
-    const verified = (record?.status === 'repaired' || record?.status === 'not_applied') && candidate?.accepted === true;
+    const verified = record !== null && isVerifiedRepair(record) && candidate?.accepted === true;
     const change = verified ? repairChange(record, await changedFiles(record.changed_files, generated, candidate.patches, sources)) : null;
     suggestions.push({ id, record, generated, attempts, candidate, change, since: since.get(id) ?? null });
   }

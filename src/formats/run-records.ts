@@ -55,6 +55,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     diagnostic_count: 0,
     diagnostics: [],
     run_check: null,
+    race_check: null,
     ignored_files: suggestion.ignoredFiles ?? [],
   };
 }
@@ -101,6 +102,7 @@ export function outcomeRecord(
     output_tokens: outcome.usage.outputTokens,
     cost_usd: outcome.usage.costUsd,
     run_check: outcome.runCheck,
+    race_check: outcome.raceCheck,
   };
   if (outcome.status === 'repaired') {
     return {

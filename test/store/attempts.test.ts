@@ -30,6 +30,7 @@ const rejected: AttemptRecord = {
     accepted: false,
     rejectedBy: 'dry-run-apply',
     runCheck: null,
+    raceCheck: null,
     reason: 'hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`',
     checks: [
       { check: 'extraction', passed: true, reason: null },
@@ -72,6 +73,7 @@ it('writes prompt, answer, extracted and canonical patches and a schema-valid ve
       nonDirectiveLinesChanged: false,
       build: { ok: true, output: '', diagnostics: [], durationMs: 0 },
       runCheck: null,
+      raceCheck: null,
       candidate: null,
       blocks: [1],
       reading: 'diff',

@@ -63,6 +63,7 @@ export const FULL_TIER: readonly string[] = [
   'test/builtin/loop-test.test.ts',
   'test/builtin/min-max.test.ts',
   'test/builtin/real-code.test.ts',
+  'test/builtin/real-code-races.test.ts',
   'test/builtin/recorded-flags.test.ts',
   'test/builtin/task-region.test.ts',
   'test/diagnostics/classes.test.ts',

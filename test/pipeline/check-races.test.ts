@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync, mkdtempSync, chmodSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEvents, readResults, runCli } from '../helpers/cli.js';
+import { CLI, readEvents, readResults, runCli } from '../helpers/cli.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 import { answerText, writeRunProject } from '../helpers/run-project-files.mjs';
 import { ARRAY_REDUCTION, INNER_INDEX, SHARED_TEMP, type RaceProgram } from '../helpers/race-programs.mjs';
@@ -83,6 +83,28 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
       expect(show.stdout).toContain('Races (--check-races, ThreadSanitizer at 2 threads');
     });
   }
+
+  it('a kill during a candidate’s race run leaves the user’s files as they were, and --resume finishes the check', async () => {
+    const { root, dot } = await project(SHARED_TEMP);
+    const { descriptorFile, stateFile } = await agent(root, [answerText(root, SHARED_TEMP.mainC, SHARED_TEMP.loopLine, SHARED_TEMP.racy), answerText(root, SHARED_TEMP.mainC, SHARED_TEMP.loopLine, SHARED_TEMP.right)]);
+    const args = ['--dot-dp-path', dot, '--backend', descriptorFile, '--no-builtin', '--check-races', '--run-threads', '2'];
+    const generated = readFileSync(path.join(dot, 'patch_generator/1/1.patch'), 'utf8');
+    const source = readFileSync(path.join(root, 'src/main.c'), 'utf8');
+    // The first race run is the reference's; the second is the agent's first candidate's.
+    const killed = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd: dot, env: { PATCH_REPAIR_FAULT: 'races.after-run@2' }, timeoutMs: 240_000 });
+    expect(killed).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+    expect(readFileSync(path.join(dot, 'patch_generator/1/1.patch'), 'utf8')).toBe(generated);
+    expect(readFileSync(path.join(root, 'src/main.c'), 'utf8')).toBe(source);
+    expect(existsSync(path.join(root, 'demo'))).toBe(false);
+
+    const resumed = await runCli(dot, [...args, '--resume']);
+    expect(resumed.exitCode, resumed.stdout + resumed.stderr).toBe(0);
+    // The answer that arrived before the kill is checked again, not asked again.
+    expect(await scriptedCalls(stateFile)).toHaveLength(2);
+    expect(verdictOf(dot, 1)).toMatchObject({ rejected_by: 'races', race_check: { verdict: 'races' } });
+    expect(readResults(dot).suggestions[0]).toMatchObject({ status: 'repaired', accepted_attempt: 2, race_check: { verdict: 'clean' } });
+    expect(readFileSync(path.join(dot, 'patch_generator/1/1.patch'), 'utf8')).toContain(SHARED_TEMP.right.trim());
+  });
 
   it('all: a suggestion that builds as generated and races is reported, its status stays ok', async () => {
     const { dot } = await project(SHARED_TEMP, SHARED_TEMP.racy);

@@ -11,6 +11,7 @@ import type { RaceCheck, RaceReport } from '../../formats/results.js';
 import { leavesRoot } from '../../build/compile.js';
 import { parseTsanLog, type Frame, type ParsedAccess, type ParsedRace } from './tsan.js';
 import { pass, reject, type CheckOutcome } from './result.js';
+import { faultPoint } from '../../fault.js';
 
 /** TSan's exit code when it reported something; any other non-zero code is the program's own. */
 export const TSAN_EXIT_CODE = 66;
@@ -56,6 +57,7 @@ export async function raceRun(program: ProgramRunner, built: IsolatedBuild, o: {
   await mkdir(logs, { recursive: true });
   const options = [`log_path=${join(logs, 'report')}`, 'ignore_noninstrumented_modules=1', 'halt_on_error=0', `exitcode=${TSAN_EXIT_CODE}`, 'verbosity=1'];
   const run = await program.run(o.threads, o.timeoutMs, { TSAN_OPTIONS: options.join(' ') });
+  faultPoint('races.after-run');
   const texts = await Promise.all((await readdir(logs)).sort().map((name) => readFile(join(logs, name), 'utf8')));
   const roots = [built.workspaceRoot, await realpath(built.workspaceRoot)];
   const sources = new Map<string, string[] | null>();

@@ -18,6 +18,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/build/result.test.ts',
   'test/build/validate-scripts.test.ts',
   'test/builtin/clause-edits.test.ts',
+  'test/repair/tsan.test.ts',
   'test/builtin/multi-file.test.ts',
   'test/builtin/parsed-diagnostics.test.ts',
   'test/builtin/scope.test.ts',

@@ -9,6 +9,7 @@ import type { RunBudget } from './budget.js';
 import type { PromptLadder } from './ladder.js';
 import type { RunCheckSettings } from './checks/runs.js';
 import type { RaceCheckSettings } from './checks/races.js';
+import type { CollapseCheck } from './verify.js';
 
 export interface RepairDeps {
   dp: DotDiscopop;
@@ -27,6 +28,8 @@ export interface RepairDeps {
   runCheck?: RunCheckSettings;
   /** --check-races: where race builds are made and the reference's races; absent without it. */
   races?: { pool: IsolatedBuilder; settings: RaceCheckSettings };
+  /** The static collapse check of a candidate that builds; absent in tests that build nothing real. */
+  collapseCheck?: CollapseCheck;
   /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */
   ladder?: PromptLadder;
 }

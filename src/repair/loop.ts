@@ -298,7 +298,7 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
 }
 
 async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number, tally: SuggestionTally): Promise<Verification> {
-  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }), ...(deps.races && { races: deps.races }) });
+  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }), ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }), ...(deps.races && { races: deps.races }) });
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   if (!verification.accepted && verification.raceCheck) tally.raceCheck = verification.raceCheck;
   for (const candidate of verification.candidates) {

@@ -10,7 +10,7 @@ import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { RunOutcome } from '../process.js';
-import type { ProgramRunner } from '../formats/outcome.js';
+import type { IsolatedBuild, IsolatedBuildRequest, ProgramRunner } from '../formats/outcome.js';
 import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
 import { programRunner } from './program.js';
@@ -20,6 +20,7 @@ import { compileResult, patchFailure, patchNotes } from './result.js';
 import type { ConfiguredFolder } from './location.js';
 import { rootSpellings, Workspaces, type PlacedWorkspace, type WorkspacePlacement } from './placement.js';
 import { referenceSourceOf, type Workspace, type ReferenceSources } from './workspace.js';
+import { Slots } from './slots.js';
 
 export interface BuildPoolOptions {
   dp: DotDiscopop;
@@ -86,6 +87,7 @@ export class BuildPool {
   private cloneFailed = false;
   private disposed?: Promise<void>;
   private readonly launcher: Launcher;
+  private readonly isolatedSlots: Slots;
 
   private constructor(
     private readonly o: BuildPoolOptions,
@@ -94,6 +96,7 @@ export class BuildPool {
     private readonly workspaces: Workspaces,
   ) {
     this.launcher = o.launcher ?? createLauncher({ name: 'local', args: [], runId: '' });
+    this.isolatedSlots = new Slots(Math.max(1, o.jobs));
     // One listener per build in flight, removed when it ends; -j may well exceed Node's default of 10.
     setMaxListeners(0, this.controller.signal);
     const onAbort = () => {
@@ -180,26 +183,51 @@ export class BuildPool {
    * `then` runs the program there when the build passed.
    */
   async withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
-    await this.referenceBuild();
-    this.controller.signal.throwIfAborted();
-    return this.track(this.sequentialBuildThen(settings, then));
+    return this.isolatedBuildThen({ folder: 'sequential', label: 'sequential', settings, patchSet: new Map(), threads: 1 }, (program) => then(program));
   }
 
-  private async sequentialBuildThen<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
-    const folder = 'sequential';
-    const dp = { ...this.o.dp, config: { ...this.o.dp.config, settings } };
+  /**
+   * A clean build of the user's tree with `patchSet` applied and other `settings` (the sequential
+   * reference, a --check-races build), in a workspace of its own removed afterwards: an
+   * incremental workspace would not rebuild under other flags. At most -j of them at once.
+   * `then` runs the program there when the build passed, told where and which lines the set added.
+   */
+  async isolatedBuildThen<T>(
+    o: IsolatedBuildRequest,
+    then: (program: ProgramRunner, built: IsolatedBuild) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }> {
+    await this.referenceBuild();
+    this.controller.signal.throwIfAborted();
+    await this.isolatedSlots.acquire(this.controller.signal);
+    try {
+      return await this.track(this.isolatedBuild(o, then));
+    } finally {
+      this.isolatedSlots.release();
+    }
+  }
+
+  private async isolatedBuild<T>(
+    o: IsolatedBuildRequest,
+    then: (program: ProgramRunner, built: IsolatedBuild) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }> {
+    const dp = { ...this.o.dp, config: { ...this.o.dp.config, settings: o.settings } };
     const signal = this.controller.signal;
     try {
-      const workspace = await this.workspaces.userTree(folder);
+      const workspace = await this.workspaces.userTree(o.folder);
       const started = Date.now();
-      const outcome = await this.withLaunchRetries('the sequential build', () =>
-        runCompileScript({ dp, launcher: this.launcher, label: 'sequential', workspaceRoot: workspace.root, threads: 1, timeoutMs: this.o.timeoutMs, signal }),
+      const applied = await patchWorkspace({ dp, patchSet: o.patchSet, workspaceRoot: workspace.root, patchDir: join(this.root, o.folder, 'patches'), timeoutMs: this.o.timeoutMs, signal });
+      if (!applied.ok) return { build: patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot: workspace.root, durationMs: Date.now() - started }), ran: null };
+      const outcome = await this.withLaunchRetries(`the ${o.label} build`, () =>
+        runCompileScript({ dp, launcher: this.launcher, label: o.label, workspaceRoot: workspace.root, threads: o.threads, timeoutMs: this.o.timeoutMs, signal }),
       );
+      faultPoint('build.isolated-after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       const build = compileResult({ dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
-      return { build, ran: build.ok ? await then(this.programIn(workspace.root, 'sequential', dp)) : null };
+      const added = new Map([...applied.added].flatMap(([fileId, lines]) => { const file = dp.files.get(fileId); return file ? [[file.relPath, lines] as const] : []; }));
+      const built = { workspaceRoot: workspace.root, added, scratch: join(this.root, o.folder) };
+      return { build, ran: build.ok ? await then(this.programIn(workspace.root, o.label, dp), built) : null };
     } finally {
-      await rm(join(this.root, folder), { recursive: true, force: true });
+      await rm(join(this.root, o.folder), { recursive: true, force: true });
     }
   }
 
@@ -366,7 +394,7 @@ export class BuildPool {
   /** execute.sh in `workspaceRoot`, then validate.sh when there is one (program.ts); a step Slurm could not start is tried again. */
   private programIn(workspaceRoot: string, label: string, dp: DotDiscopop = this.o.dp): ProgramRunner {
     const signal = this.controller.signal;
-    const what = label === 'reference' || label === 'sequential' ? `the ${label} build` : `suggestion ${label}`;
+    const what = label === 'reference' || label === 'sequential' || label === 'race reference' ? `the ${label} build` : `suggestion ${label}`;
     return programRunner({
       build: { dp, launcher: this.launcher, workspaceRoot, signal, label, threads: this.o.threads, timeoutMs: this.o.timeoutMs },
       step: async (name, attempt) => {

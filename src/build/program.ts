@@ -23,7 +23,10 @@ export function programRunner(o: ProgramRequest): ProgramRunner {
   let lookup: Promise<ValidationScripts | null> | undefined;
   let validationBuilt = false;
   return {
-    run: async (threads, timeoutMs) => {
+    run: async (threads, timeoutMs, env) => {
+      // A run with an environment of its own (the --check-races run under ThreadSanitizer) is
+      // execute.sh alone: validation judges results, which check 7 does on the plain build.
+      if (env) return programRun(threads, await step('a run', () => runExecuteScript({ ...build, label: `${build.label}-run`, threads, timeoutMs, extraEnv: { ...build.extraEnv, ...env } })));
       const scripts = await (lookup ??= findValidationScripts(build.dp.config));
       if (validationBuilt) {
         const started = Date.now();

@@ -2,7 +2,7 @@
 // attempt loop builds one record where the try happens, for every try, accepted or not, answered
 // or not; the store writes it under attempts/<id>/<n>/ (verdict.json is its on-disk summary).
 import type { CallOutcome, CallUsage, CheckName, CheckResult } from './events.js';
-import type { ClauseChange, RunCheck } from './results.js';
+import type { ClauseChange, RaceCheck, RunCheck } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
 import type { ApplyReport } from './verdict.js';
 
@@ -46,6 +46,8 @@ type Accepted = VerificationProgress & {
   build: BuildResult;
   /** Check 7's runs of the build; null without --check-run. */
   runCheck: RunCheck | null;
+  /** The race build's run (--check-races); null without it. */
+  raceCheck: RaceCheck | null;
 };
 type Rejected = VerificationProgress & {
   accepted: false;
@@ -53,6 +55,8 @@ type Rejected = VerificationProgress & {
   reason: string;
   /** Check 7's runs when they rejected it (`differs`, `crashed`, `timeout`); null when it never ran. */
   runCheck: RunCheck | null;
+  /** The race check when it rejected it (`races`); null when it never ran. */
+  raceCheck: RaceCheck | null;
 };
 /** A candidate left unbuilt because one before it passed every check. */
 type Unsettled = VerificationProgress & { accepted: false; rejectedBy: null; reason: string };

@@ -68,7 +68,7 @@ export type DiscopopProgressEvent = z.infer<typeof DiscopopProgressEventSchema>;
 export const DiscopopLogLineSchema = z.looseObject({ event: z.string() });
 export type DiscopopLogLine = z.infer<typeof DiscopopLogLineSchema>;
 
-/** DiscoPoP's gate for the check of ours that rejected an answer; run and strict have no gate there. */
+/** DiscoPoP's gate for the check of ours that rejected an answer; run, races and strict have no gate there. */
 const GATE_OF_CHECK: Record<CheckName, string> = {
   extraction: 'extraction',
   'dry-run-apply': 'apply',
@@ -77,6 +77,7 @@ const GATE_OF_CHECK: Record<CheckName, string> = {
   'directives-kept': 'pragmas',
   builds: 'compile',
   runs: 'run',
+  races: 'races',
   strict: 'strict',
 };
 

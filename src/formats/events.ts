@@ -7,7 +7,7 @@ import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema, WorkspacesS
 
 const base = { t: z.string().describe('ISO time') };
 
-const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'runs', 'strict']);
+const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'runs', 'races', 'strict']);
 export type CheckName = z.infer<typeof CheckName>;
 export const CheckNameSchema = CheckName;
 
@@ -67,6 +67,13 @@ export const EventSchema = z.discriminatedUnion('type', [
     type: z.literal('run-reference'),
     seconds: z.number().nonnegative().describe("wall time of the reference build's first run with execute.sh at 1 thread"),
     noise_lines: z.number().int().nonnegative().describe('output lines never compared: they differ between two runs of the reference, or hold a time or date'),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('race-reference'),
+    seconds: z.number().nonnegative().describe('wall time of the race build (clang -fsanitize=thread) of the project without any suggestion and its run'),
+    threads: z.number().int().positive(),
+    races: z.array(z.string()).describe("the project's own data races, one per racing access pair: not counted against any suggestion"),
   }),
   z.object({
     ...base,

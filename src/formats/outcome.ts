@@ -1,7 +1,7 @@
 // The values the repair stage hands the pipeline, and what it needs from the build stage and the
 // store. The pipeline calls `repairSuggestion(task, deps)` once per failing suggestion and turns
 // the outcome into a results.json record; nothing here writes into patch_generator/.
-import type { ClauseChange, ReasonCode, RunCheck } from './results.js';
+import type { ClauseChange, RaceCheck, ReasonCode, RunCheck } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
 import type { AttemptRecord, TryPlace } from './attempt.js';
 import type { CheckName } from './events.js';
@@ -33,7 +33,8 @@ export interface ValidationRun {
 
 /** Runs execute.sh in a workspace that holds a finished build. */
 export interface ProgramRunner {
-  run(threads: number, timeoutMs: number): Promise<ProgramRun>;
+  /** `env` is set over the script's environment (TSAN_OPTIONS of a --check-races run). */
+  run(threads: number, timeoutMs: number, env?: Record<string, string>): Promise<ProgramRun>;
 }
 
 /** What verification needs from the build stage (BuildPool): an isolated rebuild of one patch set. */
@@ -41,6 +42,30 @@ export interface VerifyBuilder {
   build(id: string, patchSet: PatchSet, purpose: 'discovery' | 'verify'): Promise<BuildResult>;
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
   buildThen<T>(id: string, patchSet: PatchSet, purpose: 'discovery' | 'verify', then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
+}
+
+/** Where an isolated build's program is, for a run that reads what it leaves (ThreadSanitizer's logs). */
+export interface IsolatedBuild {
+  workspaceRoot: string;
+  /** Lines (1-based) the patch set added or rewrote, by project-relative path. */
+  added: ReadonlyMap<string, ReadonlySet<number>>;
+  /** A folder of this build's own outside its tree, removed with it. */
+  scratch: string;
+}
+
+export interface IsolatedBuildRequest {
+  /** The workspace's folder under the pool's; unique among builds in flight. */
+  folder: string;
+  label: string;
+  settings: Record<string, string>;
+  patchSet: PatchSet;
+  /** OMP_NUM_THREADS of compile.sh. */
+  threads: number;
+}
+
+/** A clean build with other settings in a workspace of its own (BuildPool), for --check-races. */
+export interface IsolatedBuilder {
+  isolatedBuildThen<T>(o: IsolatedBuildRequest, then: (program: ProgramRunner, built: IsolatedBuild) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
@@ -59,6 +84,8 @@ export interface PriorTry extends TryPlace {
   reason: string | null;
   /** Check 7's runs of its candidate, when they ran. */
   runCheck: RunCheck | null;
+  /** The race check of its candidate, when it ran. */
+  raceCheck: RaceCheck | null;
   /** What the agent CLI reported for the call, so a resumed run's totals equal an uninterrupted run's. */
   usage: UsageTotals;
 }
@@ -85,6 +112,8 @@ export interface OutcomeCommon {
    * null when none ran.
    */
   runCheck: RunCheck | null;
+  /** --check-races: of the accepted candidate, else of the last candidate it rejected; null when none ran. */
+  raceCheck: RaceCheck | null;
 }
 
 /** Sums of what agent calls reported; null while no call reported that figure (unknown, not 0). */

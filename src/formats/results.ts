@@ -78,6 +78,36 @@ export const RunCheckSchema = z
   .describe('check 7 (--check-run): the repaired build, or with --check-run all the generated one, run with execute.sh at 1 and N threads');
 export type RunCheck = z.infer<typeof RunCheckSchema>;
 
+export const RACE_VERDICTS = ['clean', 'races', 'races_elsewhere', 'not-run'] as const;
+
+const RaceAccessSchema = z.object({
+  kind: z.enum(['read', 'write']).describe("TSan's `Read of size`/`Write of size` (atomic accesses are reported as their kind)"),
+  size: z.number().int().nonnegative(),
+  location: z.string().nullable().describe('file:line:column of the access, project-relative when it is in the project; null when TSan had no source line'),
+  function: z.string().nullable(),
+});
+
+export const RaceReportSchema = z.object({
+  first: RaceAccessSchema.describe('the access TSan caught'),
+  previous: RaceAccessSchema.describe('the earlier access it races with'),
+  variable: z.string().nullable().describe("the variable where TSan names it (a global); null for a stack or heap location"),
+  in_patch: z.boolean().describe("a frame of either access reaches a line the suggestion's patch set adds or changes (its directive opens the parallel region)"),
+});
+export type RaceReport = z.infer<typeof RaceReportSchema>;
+
+export const RaceCheckSchema = z
+  .object({
+    threads: z.number().int().positive().describe('OMP_NUM_THREADS of the run'),
+    verdict: z
+      .enum(RACE_VERDICTS)
+      .describe("clean: no report beyond the reference's; races: a report reaches a line of the patch set (the candidate is rejected); races_elsewhere: reports only outside it (evidence); not-run: the race build failed or did not run"),
+    reports: z.array(RaceReportSchema).describe("ThreadSanitizer's data-race reports, the reference's own races left out"),
+    seconds: z.number().nonnegative().describe('wall time of the race build and run'),
+    detail: z.string().nullable().describe('why it was not run, or how the run ended when it did not exit'),
+  })
+  .describe('--check-races: the build with clang -fopenmp -fsanitize=thread (Archer), run once with execute.sh at --run-threads');
+export type RaceCheck = z.infer<typeof RaceCheckSchema>;
+
 const SuggestionRecordObject = z.object({
   id: z.string(),
   status: z
@@ -142,6 +172,7 @@ const SuggestionRecordObject = z.object({
     .default([])
     .describe(`the first ${RECORDED_DIAGNOSTICS} of those diagnostics, in the compiler's order; first_error is the first of them in one line`),
   run_check: RunCheckSchema.nullable().default(null).describe('null without --check-run'),
+  race_check: RaceCheckSchema.nullable().default(null).describe('null without --check-races, or when nothing of this suggestion was race-checked'),
   ignored_files: z
     .array(z.string())
     .default([])

@@ -11,6 +11,8 @@ export type CheckRunScope = 'off' | 'repairs' | 'all';
 export const RUN_TIMEOUT_FACTOR = 10;
 /** …but never less than this many seconds: a fast reference says little about a loaded machine. */
 export const RUN_TIMEOUT_FLOOR_S = 60;
+/** ThreadSanitizer slows a program down about 5–15×: a race run's default limit is this many times a plain run's. */
+export const RACE_SLOWDOWN = 15;
 
 export interface AgentSettings {
   /** Connection name from llm_config.json, if one was used. */
@@ -55,7 +57,9 @@ export interface RunOptions {
   strict: boolean;
   /** Check 7: off; `repairs` runs every candidate; `all` also runs the suggestions that build as generated. */
   checkRun: CheckRunScope;
-  /** OMP_NUM_THREADS of the N-thread runs of check 7. */
+  /** --check-races: off; `repairs` checks every accepted candidate; `all` also the suggestions that build as generated. */
+  checkRaces: CheckRunScope;
+  /** OMP_NUM_THREADS of the N-thread runs of check 7 and of the race run. */
   runThreads: number;
   /** N-thread runs per candidate: races are intermittent. */
   runRepeats: number;

@@ -58,6 +58,7 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
     diagnostic_count: 0,
     diagnostics: [],
     run_check: null,
+    race_check: null,
     ignored_files: suggestion.ignoredFiles ?? [],
     duration_s: 0,
   };
@@ -125,6 +126,7 @@ export function outcomeRecord(
     output_tokens: outcome.usage.outputTokens,
     cost_usd: outcome.usage.costUsd,
     run_check: outcome.runCheck,
+    race_check: outcome.raceCheck,
   };
   if (outcome.status === 'repaired') {
     return {

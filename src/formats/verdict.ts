@@ -2,7 +2,7 @@
 // rejected, declined or unanswered, so a reviewer can follow every call the run made.
 import { z } from 'zod';
 import { CallOutcomeSchema, CheckNameSchema } from './events.js';
-import { ClauseChangeSchema, RunCheckSchema } from './results.js';
+import { ClauseChangeSchema, RaceCheckSchema, RunCheckSchema } from './results.js';
 
 export const ApplyReportSchema = z.object({
   basis: z.enum(['unpatched', 'on-top']).nullable().describe('what the candidate applied to; null when it did not apply'),
@@ -49,6 +49,7 @@ export const VerdictFileSchema = z.object({
   rejected_by: CheckNameSchema.nullable().describe('the check that rejected the candidate'),
   reason: z.string().nullable().describe('why it was rejected: the text of the follow-up turn'),
   run_check: RunCheckSchema.nullable().default(null).describe("check 7's runs of the candidate (--check-run); null when they did not run"),
+  race_check: RaceCheckSchema.nullable().default(null).describe('the race build and run of the candidate (--check-races); null when it did not run'),
   checks: z.array(z.object({ check: CheckNameSchema, passed: z.boolean(), reason: z.string().nullable() })),
   apply_report: ApplyReportSchema.nullable(),
   clause_changes: z.array(ClauseChangeSchema),

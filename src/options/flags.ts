@@ -64,7 +64,14 @@ export const FLAGS = {
     help: "check 7: run each candidate with the configuration's execute.sh at 1 and N threads against the sequential build; all = also run the suggestions that build as generated",
     absent: 'off',
   },
-  runThreads: { flags: '--run-threads <n>', attribute: 'runThreads', help: 'OMP_NUM_THREADS of the N-thread runs of --check-run', absent: 'max(2, cores / 2)' },
+  checkRaces: {
+    flags: '--check-races [scope]',
+    shown: '--check-races [all]',
+    attribute: 'checkRaces',
+    help: 'build each accepted candidate with clang -fsanitize=thread (Archer) and run it once at N threads; a race in its parallel region rejects it; all = also check the suggestions that build as generated',
+    absent: 'off',
+  },
+  runThreads: { flags: '--run-threads <n>', attribute: 'runThreads', help: 'OMP_NUM_THREADS of the N-thread runs of --check-run and of the --check-races run', absent: 'max(2, cores / 2)' },
   runRepeats: { flags: '--run-repeats <k>', attribute: 'runRepeats', help: 'N-thread runs per candidate (races are intermittent)' },
   runTolerance: { flags: '--run-tolerance <r>', attribute: 'runTolerance', help: 'relative tolerance for numbers in the compared output; integers and text exact', absent: '1e-6' },
   runTimeoutS: { flags: '--run-timeout <s>', attribute: 'runTimeout', help: 'seconds one run of --check-run may take', absent: `${RUN_TIMEOUT_FACTOR} × the sequential run, at least ${RUN_TIMEOUT_FLOOR_S}` },
@@ -119,6 +126,8 @@ export interface RunFlags {
   strict?: boolean;
   /** true for a bare --check-run, the word after it otherwise. */
   checkRun?: boolean | string;
+  /** true for a bare --check-races, the word after it otherwise. */
+  checkRaces?: boolean | string;
   runThreads?: string;
   runRepeats?: string;
   runTolerance?: string;

@@ -110,6 +110,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     resume: flags.resume === true,
     strict: flags.strict === true,
     checkRun: parseCheckRun(flags.checkRun, problems),
+    checkRaces: parseCheckRun(flags.checkRaces, problems, '--check-races'),
     runThreads: count('--run-threads', flags.runThreads, 1, Math.max(2, Math.floor(availableParallelism() / 2))),
     runRepeats: count('--run-repeats', flags.runRepeats, 1, DEFAULTS.runRepeats),
     runTolerance: flags.runTolerance === undefined ? DEFAULTS.runTolerance : tolerance(flags.runTolerance, problems),

@@ -26,11 +26,11 @@ export function pickMode(flags: RunFlags, problems: string[]): Mode {
   return 'repair';
 }
 
-export function parseCheckRun(raw: boolean | string | undefined, problems: string[]): CheckRunScope {
+export function parseCheckRun(raw: boolean | string | undefined, problems: string[], flag = '--check-run'): CheckRunScope {
   if (raw === undefined || raw === false) return 'off';
   if (raw === true) return 'repairs';
   if (raw === 'all') return 'all';
-  problems.push(`--check-run: expected nothing or 'all' after it; got '${raw}'`);
+  problems.push(`${flag}: expected nothing or 'all' after it; got '${raw}'`);
   return 'off';
 }
 

@@ -83,7 +83,7 @@ export async function discoveryStage(
   interrupt.check();
   faultPoint('pipeline.after-discovery');
   notePlacement(context, pool);
-  const runsGenerated = options.checkRun === 'all' && options.mode !== 'discover-only';
+  const runsGenerated = (options.checkRun === 'all' || options.checkRaces === 'all') && options.mode !== 'discover-only';
   const settled = settledByDiscovery(considered, discovery.builds, { finished, repairedEarlier: o.repairedEarlier, runsGenerated });
   for (const record of settled.records) emitFinished(context, record);
   await context.saved();

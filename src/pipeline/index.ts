@@ -12,6 +12,7 @@ import { finish, runRecord, type RunScope } from './finish.js';
 import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
 import { chooseAgent, NO_AGENT_END, repairStage } from './repair.js';
 import { runCheckStage } from './run-check.js';
+import { raceCheckStage } from './race-check.js';
 import { restore } from './restore.js';
 import { emitFinished } from './records.js';
 import { Session } from './session.js';
@@ -66,9 +67,10 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing) emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else {
-        const runCheck = await runCheckStage(context, { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered });
+        const races = await raceCheckStage(context, { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered });
+        const runCheck = await runCheckStage(context, { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered, races });
         if (failing.length > 0) {
-          agent = await repairStage(context, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck });
+          agent = await repairStage(context, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck, races: races.settings });
           interrupt.check();
           if (agent.clusterFailed) throw agent.clusterFailed;
         }

@@ -11,6 +11,7 @@ import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
 import { repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from '../repair/index.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
+import type { RaceCheckSettings } from '../repair/checks/races.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord, type AgentIdentity, type Failing, type Reason } from '../formats/run-records.js';
@@ -41,7 +42,7 @@ export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
 export async function repairStage(
   context: RunContext,
   failing: Failing[],
-  o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined },
+  o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined; races: RaceCheckSettings | undefined },
 ): Promise<AgentEnd> {
   const { options, emit, interrupt } = context;
   const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
@@ -59,6 +60,7 @@ export async function repairStage(
     scratchDir: context.scratchDir,
     ladder: o.ladder,
     ...(o.runCheck && { runCheck: o.runCheck }),
+    ...(o.races && { races: { pool: o.pool, settings: o.races } }),
     collapseCheck: candidateCollapseCheck(o.dp, o.pool),
   };
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).

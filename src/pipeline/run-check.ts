@@ -9,16 +9,17 @@ import { measureRunReference, runGenerated } from '../repair/run-reference.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
 import { emitFinished } from './records.js';
+import type { RaceStage } from './race-check.js';
 import type { RunContext } from './session.js';
 
 export async function runCheckStage(
   context: RunContext,
-  o: { dp: DotDiscopop; pool: BuildPool; repairs: number; held: readonly SuggestionRecord[]; considered: readonly Suggestion[] },
+  o: { dp: DotDiscopop; pool: BuildPool; repairs: number; held: readonly SuggestionRecord[]; considered: readonly Suggestion[]; races: RaceStage },
 ): Promise<RunCheckSettings | undefined> {
   const { options, emit, interrupt } = context;
   const { held } = o;
   if (options.checkRun === 'off' || (o.repairs === 0 && held.length === 0)) {
-    for (const record of held) emitFinished(context, record);
+    await Promise.all(held.map(async (record) => emitFinished(context, await o.races.annotate(record))));
     return undefined;
   }
   const reference = await measureRunReference({ pool: o.pool, config: o.dp.config, options });
@@ -29,7 +30,7 @@ export async function runCheckStage(
   await Promise.all(
     held.map(async (record) => {
       const ran = await runGenerated(o.pool, record.id, generatedPatchSet(byId.get(record.id)!), reference.settings);
-      emitFinished(context, { ...record, run_check: ran });
+      emitFinished(context, await o.races.annotate({ ...record, run_check: ran }));
     }),
   );
   await context.saved();

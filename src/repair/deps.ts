@@ -3,11 +3,12 @@
 import type { Agent } from '../agent/types.js';
 import type { Emit } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
-import type { TryRecorder, VerifyBuilder } from '../formats/outcome.js';
+import type { IsolatedBuilder, TryRecorder, VerifyBuilder } from '../formats/outcome.js';
 import type { DotDiscopop } from '../formats/types.js';
 import type { RunBudget } from './budget.js';
 import type { PromptLadder } from './ladder.js';
 import type { RunCheckSettings } from './checks/runs.js';
+import type { RaceCheckSettings } from './checks/races.js';
 import type { CollapseCheck } from './verify.js';
 
 export interface RepairDeps {
@@ -25,6 +26,8 @@ export interface RepairDeps {
   scratchDir: string;
   /** Check 7 (--check-run): the reference program's runs and how to compare; absent without --check-run. */
   runCheck?: RunCheckSettings;
+  /** --check-races: where race builds are made and the reference's races; absent without it. */
+  races?: { pool: IsolatedBuilder; settings: RaceCheckSettings };
   /** The static collapse check of a candidate that builds; absent in tests that build nothing real. */
   collapseCheck?: CollapseCheck;
   /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */

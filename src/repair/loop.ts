@@ -11,7 +11,7 @@ import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { isBuildFailure } from '../formats/types.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
 import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
-import type { ReasonCode, RunCheck } from '../formats/results.js';
+import type { RaceCheck, ReasonCode, RunCheck } from '../formats/results.js';
 import type { AgentStop } from './budget.js';
 import type { RepairDeps } from './deps.js';
 import { mayRace } from './checks/strict.js';
@@ -31,6 +31,8 @@ class SuggestionTally {
   lastRejection: string | null = null;
   /** Check 7's runs of the last candidate they rejected. */
   runCheck: RunCheck | null = null;
+  /** The race check of the last candidate it rejected. */
+  raceCheck: RaceCheck | null = null;
   /** The built-in candidate check 7 rejected, told to every fresh agent conversation. */
   builtinRunFinding: BuiltinRunFinding | null = null;
 
@@ -54,6 +56,7 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     firstError: task.build.firstError ?? null,
     usage: { ...tally.usage },
     runCheck: tally.runCheck,
+    raceCheck: tally.raceCheck,
   });
   const unrepaired = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): RepairOutcome => ({ ...common(), status, reason, reasonCode });
 
@@ -130,6 +133,7 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
   for (const t of tries) {
     tally.tries = Math.max(tally.tries, t.attempt);
     if (t.outcome === 'rejected' && t.runCheck) tally.runCheck = t.runCheck;
+    if (t.outcome === 'rejected' && t.raceCheck) tally.raceCheck = t.raceCheck;
     if (t.tier === 'builtin') {
       tally.builtin.tries += 1;
       tally.builtin.accepted = t.outcome === 'accepted';
@@ -294,8 +298,9 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
 }
 
 async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number, tally: SuggestionTally): Promise<Verification> {
-  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }), ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }) });
+  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }), ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }), ...(deps.races && { races: deps.races }) });
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
+  if (!verification.accepted && verification.raceCheck) tally.raceCheck = verification.raceCheck;
   for (const candidate of verification.candidates) {
     for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });
   }
@@ -321,6 +326,7 @@ function accepted(verification: Verification & { accepted: true }, place: Accept
     mayRace: mayRace(verification.clauseChanges, task.build),
     build: verification.build,
     runCheck: verification.runCheck,
+    raceCheck: verification.raceCheck,
   };
 }
 

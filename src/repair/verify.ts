@@ -1,5 +1,5 @@
 // The six checks, cheapest first: extraction → dry-run apply → apply → canonicalize → directives
-// kept → (--strict) → builds → (--check-run) runs the same. The first failure rejects a candidate; when an answer offers several,
+// kept → (--strict) → builds → (--check-run) runs the same → (--check-races) no races. The first failure rejects a candidate; when an answer offers several,
 // the reason of the one that got furthest is what the model is told next. Verification only reads the task and writes below the scratch folder; it
 // never writes into patch_generator/.
 import { faultPoint } from '../fault.js';
@@ -18,12 +18,14 @@ import { extractCandidates, type Extracted } from './checks/extraction.js';
 import { pass, reject, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
 import { runsOutcome, type RunCheckSettings } from './checks/runs.js';
-import type { RunCheck } from '../formats/results.js';
+import type { RaceCheck, RunCheck } from '../formats/results.js';
+import { racesOutcome, type RaceCheckSettings } from './checks/races.js';
+import { checkRaces } from './race-reference.js';
 import type { RepairTask } from '../formats/task.js';
-import type { VerifyBuilder } from '../formats/outcome.js';
+import type { IsolatedBuilder, VerifyBuilder } from '../formats/outcome.js';
 
 /** A verification in progress: every field of a rejected one. */
-type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason' | 'runCheck'>;
+type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason' | 'runCheck' | 'raceCheck'>;
 type Accepted = Extract<CandidateVerification, { accepted: true }>;
 type Rejected = CandidateVerification & { accepted: false; rejectedBy: CheckName };
 
@@ -35,6 +37,8 @@ export interface VerifyDeps {
   scratchDir: string;
   /** Check 7 with --check-run: the reference to run like and how; absent without it. */
   runCheck?: RunCheckSettings;
+  /** --check-races: the race settings and the reference's races; absent without it. */
+  races?: { pool: IsolatedBuilder; settings: RaceCheckSettings };
   /** The static collapse check on a candidate that builds (src/pipeline/static-check.ts): its findings reject it. */
   collapseCheck?: CollapseCheck;
 }
@@ -53,6 +57,7 @@ class CandidateRun {
   kept: DirectivesKept | null = null;
   build: BuildResult | null = null;
   runCheck: RunCheck | null = null;
+  raceCheck: RaceCheck | null = null;
 
   constructor(
     readonly extracted: Extracted,
@@ -98,10 +103,11 @@ class CandidateRun {
         ...this.kept,
         build: this.build,
         runCheck: this.runCheck,
+        raceCheck: this.raceCheck,
       };
     }
     if (this.alive || !last) return { ...this.state, accepted: false, rejectedBy: null, reason: unsettled };
-    return { ...this.state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '', runCheck: this.runCheck };
+    return { ...this.state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '', runCheck: this.runCheck, raceCheck: this.raceCheck };
   }
 }
 
@@ -168,6 +174,11 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
     if (ran) {
       run.runCheck = ran.record;
       if (!run.record('runs', runsOutcome(ran))) continue;
+    }
+    if (deps.races) {
+      const raced = await checkRaces(deps.races.pool, task.suggestion.id, run.canonicalSet!, deps.races.settings);
+      run.raceCheck = raced.record;
+      if (!run.record('races', racesOutcome(raced))) continue;
     }
     winner = run;
     break;

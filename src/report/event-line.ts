@@ -26,6 +26,10 @@ export function describeEvent(event: RunEvent): string | null {
       return event.probe.status === 'rejected' || event.probe.status === 'compiled' ? describeProbe(event.probe) : null;
     case 'run-reference':
       return `Reference runs (--check-run): execute.sh ran the project without any suggestion in ${event.seconds.toFixed(1)} s; ${event.noise_lines} output line(s) differ between two runs and are not compared`;
+    case 'race-reference':
+      return `Race reference (--check-races): the project without any suggestion, built with ThreadSanitizer, ran at ${event.threads} threads in ${event.seconds.toFixed(1)} s; ${
+        event.races.length === 0 ? 'no data race' : `its own data races, not counted against any suggestion:\n${event.races.map((r) => `  ${r}`).join('\n')}`
+      }`;
     case 'repair-started':
       return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
     case 'call-finished': {

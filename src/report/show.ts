@@ -12,6 +12,8 @@ import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening } from '../repair/checks/strict.js';
+import { pairText } from '../repair/checks/races.js';
+import { raceVerdictLine } from './races.js';
 import { validateText } from './run-check-text.js';
 import { renderSummary, usageLine } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter, terminalWidth } from './terminal.js';
@@ -126,6 +128,9 @@ export function renderSuggestion(v: SuggestionView): string {
     const validated = validateText(runs);
     if (validated) lines.push(`  ${validated}`);
   }
+  const races = record?.race_check;
+  if (races) lines.push(races.verdict === 'clean' || races.verdict === 'not-run' ? raceVerdictLine(races) : v.paint('red', raceVerdictLine(races)));
+  for (const report of races?.reports ?? []) lines.push(`  ${pairText(report)}`);
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {
     lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`));

@@ -2,6 +2,7 @@
 // `patch-repair show` print exactly the same text.
 import { isVerifiedRepair } from '../formats/run-records.js';
 import type { NotConsidered, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
+import { raceSite, raceSummaryLines } from './races.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 import { funnelLine } from './funnel.js';
 
@@ -26,6 +27,7 @@ export function renderSummary(results: ResultsFile, o: { width?: number } = {}):
   if (usage) lines.push(usage);
   const runs = runCheckLine(results);
   if (runs) lines.push(runs);
+  lines.push(...raceSummaryLines(results));
   const racy = racyRepairs(results.suggestions);
   if (racy.length > 0) {
     const ids = racy.map((r) => r.id).join(', ');
@@ -147,6 +149,8 @@ function detail(record: SuggestionRecord): string {
   if (record.status === 'ok') {
     const runs = record.run_check;
     if (runs && runs.verdict !== 'same' && runs.verdict !== 'not-run') return `does not run the same (${runs.verdict}): ${runs.first_difference ?? ''}`;
+    const races = record.race_check;
+    if (races && (races.verdict === 'races' || races.verdict === 'races_elsewhere')) return `builds as generated, races at ${races.reports.map(raceSite).join('; ')}`;
     return record.repaired_earlier ? 'repaired by an earlier run' : '';
   }
   return record.reason ?? record.first_error ?? '';

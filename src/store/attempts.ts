@@ -96,6 +96,7 @@ function verdictFile(record: AttemptRecord): VerdictFile {
     rejected_by: rejected?.rejectedBy ?? null,
     reason: rejected?.reason ?? null,
     run_check: verification?.runCheck ?? null,
+    race_check: verification?.raceCheck ?? null,
     checks: (verification?.checks ?? []).map((c) => ({ check: c.check, passed: c.passed, reason: c.reason })),
     apply_report: verification?.applyReport ?? null,
     clause_changes: verification?.directives?.clauseChanges ?? [],
@@ -176,6 +177,7 @@ function priorTry(stored: StoredAttempt): PriorTry | null {
       rejectedBy: verdict.rejected_by,
       reason: outcome === 'declined' ? verdict.call_detail : verdict.reason,
       runCheck: verdict.run_check,
+      raceCheck: verdict.race_check,
       usage: { inputTokens: verdict.usage?.input_tokens ?? null, outputTokens: verdict.usage?.output_tokens ?? null, costUsd: verdict.usage?.cost_usd ?? null },
     };
   }
@@ -193,6 +195,7 @@ function priorTry(stored: StoredAttempt): PriorTry | null {
       rejectedBy: null,
       reason: null,
       runCheck: null,
+      raceCheck: null,
       usage: { inputTokens: call.input_tokens, outputTokens: call.output_tokens, costUsd: call.cost_usd },
     };
   }

@@ -69,6 +69,7 @@ const answeredCall: AnsweredCall = { version: 1, id: '6', attempt: 2, tier: 'age
 const verdict: VerdictFile = {
   version: 1,
   run_check: null,
+  race_check: null,
   id: '6',
   attempt: 2,
   tier: 'agent',

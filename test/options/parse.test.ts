@@ -48,6 +48,7 @@ describe('argv → RunOptions', () => {
       resume: false,
       strict: false,
       checkRun: 'off',
+      checkRaces: 'off',
       runThreads: Math.max(2, Math.floor(availableParallelism() / 2)),
       runRepeats: 3,
       runTolerance: 1e-6,

@@ -139,7 +139,7 @@ describe('carriedEvents', () => {
     { type: 'call-started', id: '3', attempt: 3, tier: 'agent', prompt: 1, turn: 2 },
   ]);
   const tries = (outcomes: PriorTry['outcome'][]): PriorTry[] =>
-    outcomes.map((outcome, i) => ({ attempt: i + 1, tier: 'builtin', conversation: 0, turn: 0, source: 'builtin', prompt: null, answer: 'a', outcome, rejectedBy: null, reason: null, runCheck: null, usage: { inputTokens: null, outputTokens: null, costUsd: null } }));
+    outcomes.map((outcome, i) => ({ attempt: i + 1, tier: 'builtin', conversation: 0, turn: 0, source: 'builtin', prompt: null, answer: 'a', outcome, rejectedBy: null, reason: null, runCheck: null, raceCheck: null, usage: { inputTokens: null, outputTokens: null, costUsd: null } }));
   const summary = (carried: RunEvent[]) => carried.map((e) => `${e.type}:${'id' in e ? e.id : ''}${'attempt' in e ? `@${e.attempt}` : ''}`);
 
   it('carries everything a kept suggestion did but its record, and of a continued one its build and carried tries', () => {

@@ -153,6 +153,7 @@ export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { ag
     resume: false,
     strict: false,
     checkRun: 'off',
+    checkRaces: 'off',
     runThreads: 2,
     runRepeats: 3,
     runTolerance: 1e-6,

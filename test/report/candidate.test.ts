@@ -17,6 +17,7 @@ function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: V
     verdict: {
       version: 1,
       run_check: null,
+      race_check: null,
       id: 's',
       attempt: n,
       tier: 'agent',

@@ -57,6 +57,7 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
     diagnostic_count: 0,
     diagnostics: [],
     run_check: null,
+    race_check: null,
     ignored_files: [],
     written: status === 'repaired',
     duration_s: 0,

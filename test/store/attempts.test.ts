@@ -30,6 +30,7 @@ const rejected: AttemptRecord = {
     accepted: false,
     rejectedBy: 'dry-run-apply',
     runCheck: null,
+    raceCheck: null,
     reason: 'hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`',
     checks: [
       { check: 'extraction', passed: true, reason: null },
@@ -74,6 +75,7 @@ it("writes prompt, response, candidate and canonical patches under DiscoPoP's na
       build: { ok: true, output: '', diagnostics: [], durationMs: 0 },
       runCheck: null,
       buildOutput: null,
+      raceCheck: null,
       candidate: null,
       blocks: [1],
       reading: 'diff',

@@ -57,6 +57,7 @@ export function suggestionRecord(id: string): SuggestionRecord {
     diagnostic_count: 1,
     diagnostics: [{ file: 'main.c', file_id: '1', line: 11, column: 40, severity: 'error', message: "'sum' not specified in enclosing 'parallel'", error_class: 'undeclared-in-clause' }],
     run_check: null,
+    race_check: null,
     ignored_files: [],
     duration_s: 1.25,
   };

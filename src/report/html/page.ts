@@ -10,6 +10,8 @@ import { SUGGESTION_STATUSES } from '../../formats/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import type { RepairChange } from './repair-change.js';
+import { pairText } from '../../repair/checks/races.js';
+import { raceVerdictLine } from '../races.js';
 import { agentLabel } from '../run-replay.js';
 import { describeNotConsidered, ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
@@ -160,6 +162,11 @@ function section(s: SuggestionReview): string {
     lines.push(`<p class="${runs.verdict === 'same' ? 'usage' : 'warning'}" data-run-check="${esc(runs.verdict)}">${esc(how)}${runs.first_difference ? `: <code>${esc(runs.first_difference)}</code>` : ''}</p>`);
     const validated = validateText(runs);
     if (validated) lines.push(`<p class="${runs.validate?.passed ? 'usage' : 'warning'}" data-validate="${runs.validate?.passed ? 'passed' : 'failed'}">${esc(validated)}</p>`);
+  }
+  const races = r?.race_check;
+  if (races) {
+    const pairs = races.reports.map((report) => `<li data-race-in-patch="${report.in_patch}"><code>${esc(pairText(report))}</code></li>`).join('');
+    lines.push(`<div class="${races.verdict === 'races' || races.verdict === 'races_elsewhere' ? 'warning' : 'usage'}" data-race-check="${esc(races.verdict)}"><p>${esc(raceVerdictLine(races))}</p>${pairs ? `<ul>${pairs}</ul>` : ''}</div>`);
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);

@@ -1,0 +1,39 @@
+// --check-races, before any repair: the project without any suggestion is built with the race
+// settings and run once (its own races are named once and not held against any repair); a
+// reference that cannot be built that way refuses the run. With `all`, every suggestion that builds
+// as generated is race-checked too and the races are recorded as evidence (its status stays ok).
+import { generatedPatchSet, type BuildPool } from '../build/index.js';
+import { RefusedError } from '../errors.js';
+import type { SuggestionRecord } from '../formats/results.js';
+import type { DotDiscopop, Suggestion } from '../formats/types.js';
+import type { RaceCheckSettings } from '../repair/checks/races.js';
+import { checkRaces, measureRaceReference } from '../repair/race-reference.js';
+import type { RunContext } from './session.js';
+
+export interface RaceStage {
+  settings: RaceCheckSettings | undefined;
+  /** A held record (builds as generated) with its race check under `all`; as it is otherwise. */
+  annotate(record: SuggestionRecord): Promise<SuggestionRecord>;
+}
+
+export async function raceCheckStage(context: RunContext, o: { dp: DotDiscopop; pool: BuildPool; repairs: number; held: readonly SuggestionRecord[]; considered: readonly Suggestion[] }): Promise<RaceStage> {
+  const { options, emit, interrupt } = context;
+  const asIs = async (record: SuggestionRecord) => record;
+  if (options.checkRaces === 'off' || (o.repairs === 0 && (options.checkRaces !== 'all' || o.held.length === 0))) return { settings: undefined, annotate: asIs };
+  const reference = await measureRaceReference({ pool: o.pool, settings: o.dp.config.settings, options });
+  interrupt.check();
+  if (!reference.ok) throw new RefusedError(reference.refusal);
+  emit({ type: 'race-reference', seconds: reference.record.seconds, threads: reference.settings.threads, races: reference.record.races });
+  const settings = reference.settings;
+  if (options.checkRaces !== 'all') return { settings, annotate: asIs };
+  const byId = new Map(o.considered.map((s) => [s.id, s]));
+  return {
+    settings,
+    annotate: async (record) => {
+      const suggestion = byId.get(record.id);
+      if (!suggestion) return record;
+      const judged = await checkRaces(o.pool, record.id, generatedPatchSet(suggestion), settings);
+      return { ...record, race_check: judged.record };
+    },
+  };
+}

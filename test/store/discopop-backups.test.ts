@@ -126,7 +126,7 @@ describe('backups either tool can restore', () => {
     await rm(written1());
     writeFileSync(patch1(), repaired);
     const summary = await restoreAll(dotDir);
-    expect(summary.dropped.map((d) => d.id)).toEqual(['1']);
+    expect(summary.movedAside.map((d) => d.id)).toEqual(['1']);
     expect(readFileSync(patch1()).equals(repaired)).toBe(true);
     expect(await readFolder(join(dotDir, 'patch_repair', 'backups'))).toEqual({});
   });

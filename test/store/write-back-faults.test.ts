@@ -93,6 +93,7 @@ async function expectConsistent(dotDir: string, allowed: FileSet[]): Promise<voi
   expect(await readdir(join(dotDir, 'patch_repair', 'journal')).catch(() => [])).toEqual([]);
   const backups = await readdir(join(dotDir, 'patch_repair', 'backups')).catch(() => []);
   expect(backups.filter((name) => name.startsWith('.'))).toEqual([]);
+  expect(await readdir(join(dotDir, 'patch_generator'))).toEqual([ID]);
 }
 
 async function expectRestoredToGenerated(dotDir: string): Promise<void> {

@@ -1,0 +1,53 @@
+// patch_generator/.patch-repair-staging/<id>/: the bytes a change to patch_generator/<id>/ needs,
+// kept beside the folder (so one rename moves a file in: the same file system) but outside it, so
+// DiscoPoP's digest of the folder never counts them. A write-back keeps `new/` (the files it renames
+// in), `before/` (the folder as it was) and `backup/` (the generated set the backup holds, should
+// another tool's restore drop the backup while the folder is half written); a restore keeps
+// `restore/` (the set it puts back) and `install/` (one file on its way in). DiscoPoP lists only
+// numeric names in patch_generator/, and patch-repair's reader skips this one.
+import { mkdir, rename, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { exists, removeTree, syncDir, writeFileSynced } from './fs-atomic.js';
+import { safeName } from './paths.js';
+import { readSet } from './patch-set-files.js';
+
+export const STAGING_FOLDER = '.patch-repair-staging';
+
+export function stagingDir(dotDir: string, id: string): string {
+  return join(dotDir, 'patch_generator', STAGING_FOLDER, safeName(id, 'suggestion id'));
+}
+
+/** Writes a set into `dir`, each file flushed, then the folder; `afterFile` runs after each file. */
+export async function writeStagedSet(dir: string, set: ReadonlyMap<string, Uint8Array>, afterFile: () => void = () => {}): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [name, bytes] of set) {
+    await writeFileSynced(join(dir, name), bytes);
+    afterFile();
+  }
+  await syncDir(dir);
+}
+
+/** The same, made under a temporary name and renamed into place: `dir` exists only when complete. */
+export async function writeStagedSetWhole(dir: string, set: ReadonlyMap<string, Uint8Array>): Promise<void> {
+  const partial = `${dir}.partial`;
+  await removeTree(partial);
+  await writeStagedSet(partial, set);
+  await rename(partial, dir);
+}
+
+/** The staged set, or null when `dir` is not there. */
+export async function readStagedSet(dir: string): Promise<Map<string, Buffer> | null> {
+  return (await exists(dir)) ? readSet(dir) : null;
+}
+
+export async function removeStaging(dotDir: string, id: string): Promise<void> {
+  const dir = stagingDir(dotDir, id);
+  if (!(await exists(dir))) return;
+  await removeTree(dir);
+  // The shared parent goes with its last suggestion, so a finished run leaves patch_generator/ as it found it.
+  try {
+    await rmdir(join(dir, '..'));
+  } catch {
+    // Another suggestion's staging is still there (ENOTEMPTY), or it is gone already.
+  }
+}

@@ -95,6 +95,8 @@ export async function upgradeWrittenDigests(dotDir: string): Promise<string[]> {
  */
 export async function createBackup(dotDir: string, id: string): Promise<void> {
   const source = suggestionDir(dotDir, id);
+  // A digest left without its backup names nothing this backup holds.
+  await removeWrittenDigest(dotDir, id);
   await installBackup(dotDir, id, await readSet(source));
 }
 
@@ -112,7 +114,6 @@ export async function installBackup(dotDir: string, id: string, set: ReadonlyMap
   for (const [name, bytes] of set) await writeFileSynced(join(staging, name), bytes);
   await syncDir(staging);
   faultPoint('write-back.after-backup-copy');
-  await removeWrittenDigest(dotDir, id);
   await rename(staging, target);
   await syncDir(root);
 }

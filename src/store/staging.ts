@@ -7,7 +7,7 @@
 // numeric names in patch_generator/, and patch-repair's reader skips this one.
 import { mkdir, rename, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { exists, removeTree, syncDir, writeFileSynced } from './fs-atomic.js';
+import { exists, listIfPresent, removeTree, syncDir, writeFileSynced } from './fs-atomic.js';
 import { safeName } from './paths.js';
 import { readSet } from './patch-set-files.js';
 
@@ -40,13 +40,32 @@ export async function readStagedSet(dir: string): Promise<Map<string, Buffer> | 
   return (await exists(dir)) ? readSet(dir) : null;
 }
 
+/**
+ * Removes a suggestion's staging folder by renaming it out of sight first: recovery must never read
+ * a half-deleted `before/` or `restore/` as the whole set.
+ */
 export async function removeStaging(dotDir: string, id: string): Promise<void> {
   const dir = stagingDir(dotDir, id);
   if (!(await exists(dir))) return;
-  await removeTree(dir);
-  // The shared parent goes with its last suggestion, so a finished run leaves patch_generator/ as it found it.
+  const trash = join(dir, '..', `.trash-${id}`);
+  await removeTree(trash);
+  await rename(dir, trash);
+  await syncDir(join(dir, '..'));
+  await removeTree(trash);
+  await removeEmptyRoot(dotDir);
+}
+
+/** Trash a kill left behind; and the shared folder itself once no suggestion uses it. */
+export async function removeStagingLeftovers(dotDir: string): Promise<void> {
+  const root = join(dotDir, 'patch_generator', STAGING_FOLDER);
+  for (const name of await listIfPresent(root)) if (name.startsWith('.trash-')) await removeTree(join(root, name));
+  await removeEmptyRoot(dotDir);
+}
+
+// The shared parent goes with its last suggestion, so a finished run leaves patch_generator/ as it found it.
+async function removeEmptyRoot(dotDir: string): Promise<void> {
   try {
-    await rmdir(join(dir, '..'));
+    await rmdir(join(dotDir, 'patch_generator', STAGING_FOLDER));
   } catch {
     // Another suggestion's staging is still there (ENOTEMPTY), or it is gone already.
   }

@@ -24,7 +24,7 @@ import { backupDir, journalPath, safeName, suggestionDir } from './paths.js';
 import { digestBytes, digestDir, digestSet, patchFileName, readSet } from './patch-set-files.js';
 import { removeTempFiles } from './install-set.js';
 import { finishRestore } from './restore-one.js';
-import { removeStaging, STAGING_FOLDER, stagingDir, writeStagedSet } from './staging.js';
+import { removeStaging, removeStagingLeftovers, STAGING_FOLDER, stagingDir, writeStagedSet } from './staging.js';
 import { moveBackupAside } from './superseded.js';
 import { recoverCommitted, rollForwardEarlierVersion } from './write-back-recovery.js';
 
@@ -169,6 +169,7 @@ export async function recoverWriteBack(dotDir: string): Promise<string[]> {
     }
   }
   await removeBackupLeftovers(dotDir);
+  await removeStagingLeftovers(dotDir);
   return notices;
 }
 

@@ -13,7 +13,8 @@ import type { Suggestion } from '../../src/formats/types.js';
 import { discopopBackup, discopopFolderDigest, discopopRepair, discopopRestore } from './discopop-tool.js';
 import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
 import { useFixture } from '../helpers/fixture.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { describeOutcome, runProcess } from '../../src/process.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 interface Golden {
@@ -155,6 +156,27 @@ describe('cross-tool restore after real runs of the CLI', () => {
     expect(run.stdout).toContain('Restored 1 patch set (1)');
     expect(readFolderBytes(join(dot, 'patch_generator', '1'))).toEqual(generated);
   });
+
+  it.each(['write-back.after-written', 'write-back.before-journal-removed'])(
+    "patch-repair SIGKILLed at %s, then DiscoPoP's restore, then patch-repair again: the generated set comes back and the next run repairs it",
+    async (point) => {
+      const { dotDir: dot } = useFixture('demo');
+      const generated = readFolderBytes(join(dot, 'patch_generator', '2'));
+      const args = ['--dot-dp-path', dot, '--backend', 'builtin', '-s', '2'];
+      const killed = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd: dot, env: { PATCH_REPAIR_FAULT: point }, timeoutMs: 240_000 });
+      expect(killed.kind === 'signaled' && killed.signal, describeOutcome(killed)).toBe('SIGKILL');
+      discopopRestore(dot);
+      expect(readdirSync(join(dot, 'patch_generator', '2'))).toEqual(Object.keys(generated));
+
+      const again = await runCli(dot, args);
+      expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+      expect(again.stderr + again.stdout).toContain('suggestion 2: an interrupted write-back was undone');
+      expect(readdirSync(join(dot, 'patch_generator'))).not.toContain('.patch-repair-staging');
+      const restore = await runCli(dot, ['--dot-dp-path', dot, '--restore']);
+      expect(restore.exitCode, restore.stdout + restore.stderr).toBe(0);
+      expect(readFolderBytes(join(dot, 'patch_generator', '2'))).toEqual(generated);
+    },
+  );
 });
 
 function readFolderBytes(dir: string): Record<string, Buffer> {

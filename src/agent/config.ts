@@ -8,7 +8,8 @@ import { BACKEND_OPTION_NAMES, LlmConfigSchema, type LlmConfig, type SharedLlmSe
 import type { Descriptor } from '../formats/descriptor.js';
 import { fileProblem, UsageError } from '../errors.js';
 import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
-import { configProblems, isDescriptorPath, loadDescriptor } from './descriptor.js';
+import { isDescriptorPath, loadDescriptor } from './descriptor.js';
+import { zodProblems } from '../formats/zod-problems.js';
 import { isolationProblems, isSet, type BackendOptionValue, type CallAdditions } from './isolation.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>>;
@@ -54,7 +55,7 @@ export async function readLlmConfig(file: string, explicit: boolean): Promise<Ll
   const parsed = LlmConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const credentialLine = credential ? `${file}: ${credential.join('.')}:` : null;
-    problems.push(...configProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
+    problems.push(...zodProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
   }
   if (problems.length > 0 || !parsed.success) throw new UsageError(problems.join('\n'));
   return parsed.data;
@@ -86,6 +87,8 @@ export async function resolveAgentSettings(input: {
   cwd?: string;
   /** Where DISCOPOP_CLAUDE and DISCOPOP_OPENCODE are read. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Gets what is read but questionable in the file, said at the run's start. */
+  warn?: (message: string) => void;
 }): Promise<AgentSettings> {
   const { flags, llmConfigPath: file } = input;
   const config = await readLlmConfig(file, input.llmConfigExplicit);
@@ -106,7 +109,12 @@ export async function resolveAgentSettings(input: {
   const pick = <K extends keyof Shared>(key: K): Shared[K] => layers.find((l) => l[key] !== undefined)?.[key];
 
   const settings: AgentSettings = {
-    agentTimeoutS: flags.agentTimeoutS ?? pick('agent_timeout') ?? descriptorDefaults.agent_timeout ?? AGENT_DEFAULTS.agentTimeoutS,
+    agentTimeoutS:
+      flags.agentTimeoutS ??
+      connectionTimeout(connection, `${file}: connections.${connectionName}`, input.warn) ??
+      entry?.agent_timeout ??
+      descriptorDefaults.agent_timeout ??
+      AGENT_DEFAULTS.agentTimeoutS,
     prompts: flags.prompts ?? pick('prompts') ?? AGENT_DEFAULTS.prompts,
     retries: flags.retries ?? pick('retries') ?? AGENT_DEFAULTS.retries,
     maxAttempts: flags.maxAttempts ?? pick('max_attempts') ?? AGENT_DEFAULTS.maxAttempts,
@@ -134,6 +142,16 @@ export async function resolveAgentSettings(input: {
 
 type Connection = LlmConfig['connections'][string];
 type BackendEntry = LlmConfig['backends'][string];
+
+/** The connection's agent_timeout, else DiscoPoP's `timeout` (0 and null unset it there). */
+function connectionTimeout(connection: Connection | undefined, place: string, warn: ((message: string) => void) | undefined): number | undefined {
+  const discopop = connection?.timeout || undefined;
+  const ours = connection?.agent_timeout;
+  if (ours !== undefined && discopop !== undefined && ours !== discopop) {
+    warn?.(`${place}: agent_timeout ${ours} s and DiscoPoP's timeout ${discopop} s are both set; agent_timeout is used`);
+  }
+  return ours ?? discopop;
+}
 
 /** `executable` or DiscoPoP's `binary` (both given, they must agree), replaced by DISCOPOP_<BACKEND>. */
 function executableOf(

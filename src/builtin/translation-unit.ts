@@ -15,7 +15,7 @@ export interface TranslationUnit {
 }
 
 /** `# 12 "src/x.c" 2`: gcc's and clang's line markers (`#line 12 "x.c"` under some flags). */
-const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
+export const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
 
 export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
   const lines = text.split('\n');

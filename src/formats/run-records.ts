@@ -265,7 +265,7 @@ export function startedRun(run: RunFromEvents): RunRecord | null {
 }
 
 function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
-  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
+  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why, validate: null };
 }
 
 /** With --check-run every record says whether it ran; when it did not, its status says why. */

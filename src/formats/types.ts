@@ -51,6 +51,10 @@ export interface PatternInfo {
   shared: string[];
   reduction: string[];
   collapseLevel?: number;
+  /** do_all's `scheduling_clause` ("static"), which the generator never writes into code. */
+  scheduling?: string;
+  /** `average_iteration_count`, when DiscoPoP measured one (not -1). */
+  averageIterationCount?: number;
 }
 
 export interface Suggestion {

@@ -104,7 +104,7 @@ export function runRecord(
 
 /** The agent's environment may hold what only the agent should see: its names are recorded, never its values. */
 function recordedOptions(options: RunOptions): Record<string, unknown> {
-  const { agent, ...rest } = options;
+  const { agent, notices: _said, ...rest } = options;
   const { env, ...settings } = agent;
   return { ...rest, agent: { ...settings, ...(env !== undefined && { env: Object.keys(env) }) } };
 }

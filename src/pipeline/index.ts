@@ -38,7 +38,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const context = await session.begin();
     const { emit } = context;
     emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null, notConsidered: pre.notConsidered }) });
-    for (const notice of [...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });
+    for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });
 
     const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
     const scope: RunScope = { considered: pre.considered, notConsidered: pre.notConsidered, repairedEarlier };

@@ -3,7 +3,7 @@
 // the patched file with real gcc/g++ or clang/clang++, parses the output as the build stage does,
 // and checks an answer with real GNU patch and the same compiler again.
 import { readFileSync } from 'node:fs';
-import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addedDirectiveLines, addedLineNumbers } from '../../src/build/apply.js';
 import { preprocessPatched, type Preprocessed } from '../../src/build/preprocess.js';
@@ -204,14 +204,9 @@ async function translationUnit(workspace: string, fixture: Fixture, family: Comp
   return preprocessPatched({ dp, source: dp.files.get('1')!, patched });
 }
 
-/** Copies what a fixture builds from into `to`: its whole project, or its one source file. */
+/** Copies what a fixture builds from into `to`: its whole project folder, headers beside the source included. */
 async function copyProject(fixture: Fixture, to: string): Promise<void> {
-  if (fixture.project) {
-    await cp(fixture.project.projectDir, to, { recursive: true });
-    return;
-  }
-  await mkdir(dirname(join(to, fixture.spec.file)), { recursive: true });
-  await copyFile(join(fixture.dir, 'project', fixture.spec.file), join(to, fixture.spec.file));
+  await cp(fixture.project?.projectDir ?? join(fixture.dir, 'project'), to, { recursive: true });
 }
 
 const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };

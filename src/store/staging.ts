@@ -6,7 +6,7 @@
 // `restore/` (the set it puts back) and `install/` (one file on its way in). DiscoPoP lists only
 // numeric names in patch_generator/, and patch-repair's reader skips this one.
 import { mkdir, rename, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { exists, listIfPresent, removeTree, syncDir, writeFileSynced } from './fs-atomic.js';
 import { safeName } from './paths.js';
 import { readSet } from './patch-set-files.js';
@@ -19,7 +19,7 @@ export function stagingDir(dotDir: string, id: string): string {
 
 /** Writes a set into `dir`, each file flushed, then the folder; `afterFile` runs after each file. */
 export async function writeStagedSet(dir: string, set: ReadonlyMap<string, Uint8Array>, afterFile: () => void = () => {}): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await makeDirs(dir);
   for (const [name, bytes] of set) {
     await writeFileSynced(join(dir, name), bytes);
     afterFile();
@@ -68,5 +68,19 @@ async function removeEmptyRoot(dotDir: string): Promise<void> {
     await rmdir(join(dotDir, 'patch_generator', STAGING_FOLDER));
   } catch {
     // Another suggestion's staging is still there (ENOTEMPTY), or it is gone already.
+  }
+}
+
+/**
+ * mkdir -p one level at a time: Node's recursive mkdir reports a read-only file system as "does not
+ * exist", and the write-back tells a cause every later write would meet by its code (EROFS).
+ */
+async function makeDirs(dir: string): Promise<void> {
+  if (await exists(dir)) return;
+  await makeDirs(dirname(dir));
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }

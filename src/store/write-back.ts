@@ -145,7 +145,7 @@ function couldNotWrite(path: string, cause: unknown): WriteBackUndone {
 /** Where it failed: the file Node names when it lies outside the suggestion folder and its staging, else that folder. */
 function failedPath(error: unknown, dir: string): string {
   const path = (error as NodeJS.ErrnoException | null)?.path;
-  return typeof path === 'string' && !path.startsWith(`${dir}/`) && !path.includes(`/${STAGING_FOLDER}/`) ? path : dir;
+  return typeof path === 'string' && !path.startsWith(`${dir}/`) && !path.split('/').includes(STAGING_FOLDER) ? path : dir;
 }
 
 /**

@@ -22,6 +22,8 @@ import { memberReduction } from './rules/member-reduction.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
 import { moveTaskRegionBraces, TASK_REGION_BRACE } from './rules/task-region-brace.js';
+import { predeterminedShared } from './rules/predetermined-shared.js';
+import { reductionEntry } from './rules/reduction-entry.js';
 import { scalarSection } from './rules/scalar-section.js';
 import { NO_EDITS, type DirectiveState, type Rule, type RuleInput, type SourceEdits } from './rules/rule.js';
 import { sharedOnWorksharing } from './rules/shared-on-worksharing.js';
@@ -37,8 +39,8 @@ import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './tr
  * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
  */
 export const RULES: readonly Rule[] = [
-  dependSpelling, scalarSection, memberReduction, structReduction, arrayElementReduction, namedElements, thisInClause, outOfScopeNames, duplicateDataSharing,
-  iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
+  dependSpelling, reductionEntry, scalarSection, memberReduction, structReduction, arrayElementReduction, namedElements, thisInClause, outOfScopeNames, duplicateDataSharing,
+  iterationVariable, predeterminedShared, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
   aggregateReduction, classReduction, canonicalLoopTest,
 ];
 

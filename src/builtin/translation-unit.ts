@@ -10,35 +10,47 @@ export interface TranslationUnit {
   lines: readonly string[];
   /** The first row of the unit that holds the main file's `line` (1-based) or the next line it holds; null past its end. */
   rowOf(line: number): number | null;
+  /** The main file's line (1-based) that the unit's `row` holds; null for a row of another file. */
+  lineOf(row: number): number | null;
   /** The unit's text of the main file's `line` (1-based): the line with its macros expanded; '' when the unit lacks it. */
   textOf(line: number): string;
 }
 
 /** `# 12 "src/x.c" 2`: gcc's and clang's line markers (`#line 12 "x.c"` under some flags). */
-export const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
+const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
 
-export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
-  const lines = text.split('\n');
+/** Each unit row that holds a line of the main file (the first file the markers name), with that line's number (1-based). */
+export function mainFileRows(lines: readonly string[]): { line: number; row: number }[] {
   let main: string | null = null;
   let file = '';
   let line = 0;
-  const mainRows: { line: number; row: number }[] = [];
+  const rows: { line: number; row: number }[] = [];
   lines.forEach((content, row) => {
     const marker = LINE_MARKER.exec(content);
     if (marker) {
       file = marker[2]!;
       main ??= file;
       line = Number(marker[1]);
-      lines[row] = ' '.repeat(content.length);
       return;
     }
-    if (file === main) mainRows.push({ line, row });
+    if (file === main) rows.push({ line, row });
     line++;
+  });
+  return rows;
+}
+
+export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
+  const lines = text.split('\n');
+  const mainRows = mainFileRows(lines);
+  // Markers are blanked, not removed, so rows stay the preprocessor's.
+  lines.forEach((content, row) => {
+    if (LINE_MARKER.test(content)) lines[row] = ' '.repeat(content.length);
   });
   const tree = await parseSource(lines.join('\n'));
   return {
     tree,
     lines,
+    lineOf: (row) => mainRows.find((entry) => entry.row === row)?.line ?? null,
     rowOf: (wanted) => mainRows.find((entry) => entry.line >= wanted)?.row ?? null,
     textOf: (wanted) => mainRows.filter((entry) => entry.line === wanted).map((entry) => lines[entry.row]).join('\n'),
   };

@@ -73,6 +73,7 @@ export interface BuildConfig {
   name: string;
   /** Absolute path of project/configs/<name>/ in the user's tree. */
   dir: string;
+  /** Absolute path of the compile.sh the builds run: the configuration's own, or the shared one (discopop/build-config.ts). */
   compileScript: string;
   /** Environment from par_settings.json, or derived in memory from seq_settings.json. */
   settings: Record<string, string>;

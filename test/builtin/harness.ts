@@ -11,6 +11,7 @@ import { classifyByPosition, firstError, judgeDiagnostics, parseDiagnostics } fr
 import { runProcess } from '../../src/process.js';
 import { projectWith } from '../diagnostics/compilers.js';
 import { checkDirectivesKept } from '../../src/patch/index.js';
+import { addsCollapse, collapseFindings, withCollapseFindings } from '../../src/builtin/collapse-check.js';
 import type { BuiltinResult, RepairTask } from '../../src/formats/task.js';
 import type { BuildResult, Diagnostic, Suggestion } from '../../src/formats/types.js';
 
@@ -157,14 +158,15 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   await copyProject(fixture, workspace);
   await writeFile(join(workspace, fixture.spec.file), patched);
   const compiled = await compile(workspace, fixture.spec.file, family, { original, project: fixture.project });
-  const unit = compiled.ok ? null : await translationUnit(workspace, fixture, family, patched);
-  const build: BuildResult = {
+  // The pipeline's static collapse check judges the build whatever the compiler said; it reads the same unit.
+  const unit = compiled.ok && !addsCollapse(generated) ? null : await translationUnit(workspace, fixture, family, patched);
+  const build: BuildResult = withCollapseFindings({
     ok: compiled.ok,
     ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
     output: compiled.output,
     diagnostics: compiled.diagnostics,
     durationMs: compiled.durationMs,
-  };
+  }, await collapseFindings([{ fileId: '1', relPath: fixture.spec.file, patch: generated, patched, ...(unit?.ok && { translationUnit: unit.text }) }]));
   const suggestion: Suggestion = {
     id: '1',
     dir: patchDir,

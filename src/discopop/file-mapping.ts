@@ -42,7 +42,12 @@ export async function readFileMapping(o: {
   const { entries, unreadable } = parseEntries(text, file, o.problems);
   // Patches naming the id of an unreadable line would each report it missing again: one error is enough.
   if (unreadable) return { files: null };
-  if (entries.length === 0) return { files: new Map() };
+  if (entries.length === 0) {
+    // Stray patch files are skipped one by one; with nothing listed every patch would be stray and
+    // the run would end "no patch" everywhere with exit 0. A mapping that lists no file is broken.
+    o.problems.add(file, 'whole file', 'lists no source file; expected "<file id><TAB><absolute path>" lines, as DiscoPoP writes them while instrumenting');
+    return { files: null };
+  }
 
   const recordedRoot = await findRecordedRoot(entries, o.projectRoot);
   if (recordedRoot === undefined) {

@@ -39,7 +39,8 @@ export async function readPatchSets(o: {
     o.problems.add(root, 'folder', 'expected the patch generator output (run discopop_explorer first); the folder is missing');
     return [];
   }
-  const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort(compareIds);
+  // patch-repair's own staging folder (store/staging.ts) is no suggestion.
+  const folders = entries.filter((e) => e.isDirectory() && e.name !== '.patch-repair-staging').map((e) => e.name).sort(compareIds);
   // Ids become folder names under patch_repair/ (backups, transcripts); say so now, not mid-run.
   for (const id of folders.filter((name) => !SUGGESTION_ID.test(name))) {
     o.problems.add(join(root, id), 'folder name', 'expected a suggestion id (letters, digits, ".", "_" or "-"), as the patch generator names them');

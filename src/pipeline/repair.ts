@@ -176,6 +176,9 @@ async function writeRepair(
     context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${reason}; ${next}` });
     return { record: { ...verified, status: 'failed', reason, reason_code: 'write-failed' }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
   }
+  if (written.superseded) {
+    context.emit({ type: 'notice', level: 'warning', message: `suggestion ${suggestion.id}: its backup no longer matched patch_generator/${suggestion.id}/ (regenerated since, or left mid-repair by a killed run), so it was moved aside to ${written.superseded}, not replaced; the new backup holds the patches the repair replaced` });
+  }
   const changedFiles = written.changedFiles.length > 0 ? written.changedFiles : verified.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');

@@ -2,12 +2,12 @@
 // the set a repair left in place. DiscoPoP's own patch repair tool keeps the same two files, and
 // where the tools meet its contract wins: its digest form, and its rule for a stale backup (the
 // folder holds neither the backed-up set nor the written repair, so the generator has rewritten it).
-import { copyFile, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import { exists, isNotFound, listIfPresent, removeTree, syncDir, writeFileAtomic } from './fs-atomic.js';
+import { exists, isNotFound, listIfPresent, removeTree, syncDir, writeFileAtomic, writeFileSynced } from './fs-atomic.js';
 import { backupDir, backupsDir, suggestionDir, writtenDigestPath } from './paths.js';
-import { digestDir, digestSet, discopopDigest, listSetFiles, readSet } from './patch-set-files.js';
+import { digestDir, digestSet, discopopDigest, readSet } from './patch-set-files.js';
 import { appendRestoreLog } from './restore-log.js';
 import { fileProblem } from '../errors.js';
 import { compareIds } from '../formats/types.js';
@@ -91,23 +91,29 @@ export async function upgradeWrittenDigests(dotDir: string): Promise<string[]> {
 }
 
 /**
- * Copies patch_generator/<id>/ to backups/<id>/, replacing a stale backup. The copy is made in a
- * hidden folder and renamed into place, so backups/<id>/ is always a complete set.
+ * Copies patch_generator/<id>/ to backups/<id>/; the caller has moved any earlier backup aside.
  */
 export async function createBackup(dotDir: string, id: string): Promise<void> {
+  const source = suggestionDir(dotDir, id);
+  // A digest left without its backup names nothing this backup holds.
+  await removeWrittenDigest(dotDir, id);
+  await installBackup(dotDir, id, await readSet(source));
+}
+
+/**
+ * Makes `set` the backup of `id`. The copy is made in a hidden folder and renamed into place, so
+ * backups/<id>/ is always a complete set; an existing backups/<id>/ is never replaced.
+ */
+export async function installBackup(dotDir: string, id: string, set: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const target = backupDir(dotDir, id);
   const root = backupsDir(dotDir);
   await mkdir(root, { recursive: true });
   const staging = join(root, `.staging-${id}`);
   await removeTree(staging);
   await mkdir(staging);
-  const source = suggestionDir(dotDir, id);
-  for (const name of await listSetFiles(source)) await copyFile(join(source, name), join(staging, name));
+  for (const [name, bytes] of set) await writeFileSynced(join(staging, name), bytes);
   await syncDir(staging);
   faultPoint('write-back.after-backup-copy');
-  await removeWrittenDigest(dotDir, id);
-  await dropBackupDir(dotDir, id);
-  faultPoint('write-back.after-stale-backup-dropped');
   await rename(staging, target);
   await syncDir(root);
 }

@@ -1,10 +1,14 @@
 // Write-back: the only code that changes patch_generator/<id>/, and only with a verified patch set.
 // Order of events, each step durable before the next:
-//   journal (prepared) → backup of the generated set → temp files → journal (committed)
-//   → renames → re-read and compare → backups/<id>.written → journal removed.
-// A kill before the commit leaves the folder untouched (recovery undoes); after it, every new byte
-// is already on disk and recovery finishes the renames. Either way the folder holds the generated
-// set or the complete repair, and a backup exists whenever it is the repair.
+//   journal (prepared) → a stale backup moved aside, the generated set backed up → staging (the new
+//   files, the folder as it was, the backup's set) → journal (committed) → backups/<id>.written
+//   names the target → renames → re-read and compare → staging and journal removed.
+// A kill before the commit leaves the folder untouched (recovery undoes). After it, recovery
+// finishes the renames when the backup and .written are as the write-back left them, and otherwise
+// (another tool's restore ran in between) puts back what the folder held before. Either way the
+// folder holds the generated set or the complete repair, and a backup exists whenever it is the
+// repair. .written names the target before the first rename, and nothing is staged inside the
+// folder, so DiscoPoP's rule never calls a one-file write-back's backup stale.
 import { constants } from 'node:fs';
 import { access, rename } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,14 +16,17 @@ import { encodeText } from '../bytes.js';
 import { fileProblem, systemErrorCode, systemErrorWords } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { PatchSet, Suggestion } from '../formats/types.js';
-import { backupStanding, createBackup, dropBackupDir, removeBackupLeftovers, removeWrittenDigest, writeWrittenDigest } from './backup.js';
-import { exists, isNotFound, readIfPresent, syncDir, writeFileSynced } from './fs-atomic.js';
+import { backupStanding, createBackup, dropBackupDir, removeBackupLeftovers, writeWrittenDigest } from './backup.js';
+import { exists, isNotFound, syncDir } from './fs-atomic.js';
 import type { Journal } from '../formats/run-state.js';
 import { readJournals, removeJournal, writeJournal } from './journal.js';
-import { journalPath, safeName, suggestionDir } from './paths.js';
-import { digestBytes, digestSet, patchFileName, readSet, tempNameFor } from './patch-set-files.js';
+import { backupDir, journalPath, safeName, suggestionDir } from './paths.js';
+import { digestBytes, digestDir, digestSet, patchFileName, readSet } from './patch-set-files.js';
 import { removeTempFiles } from './install-set.js';
 import { finishRestore } from './restore-one.js';
+import { removeStaging, removeStagingLeftovers, STAGING_FOLDER, stagingDir, writeStagedSet } from './staging.js';
+import { moveBackupAside } from './superseded.js';
+import { recoverCommitted, rollForwardEarlierVersion } from './write-back-recovery.js';
 
 export type WriteBackResult = WriteBackDone | WriteBackUndone;
 
@@ -29,12 +36,14 @@ export interface WriteBackDone {
   digest: string;
   /** File ids whose patch file was replaced or added; empty when the set was already in place. */
   changedFiles: string[];
+  /** Where a stale backup was moved (patch_repair/superseded/…/), when the write-back found one. */
+  superseded: string | null;
 }
 
 /**
  * A write-back that could not be done (a read-only patch_generator/, no permission, a full disk,
  * or what was written is not what was verified), and has been undone: patch_generator/<id>/ holds
- * the generated set, no backup or journal of it was left, and the verified repair is still in attempts/.
+ * what it held before, no backup or journal of it was left, and the verified repair is still in attempts/.
  */
 export interface WriteBackUndone {
   written: false;
@@ -62,7 +71,7 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     changes.set(name, bytes);
     changedFiles.push(fileId);
   }
-  if (changes.size === 0) return { written: true, digest: digestSet(current), changedFiles };
+  if (changes.size === 0) return { written: true, digest: digestSet(current), changedFiles, superseded: null };
 
   const target = new Map(current);
   for (const [name, bytes] of changes) target.set(name, bytes);
@@ -82,56 +91,61 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     return couldNotWrite(journalPath(dotDir, id), error);
   }
   faultPoint('write-back.after-journal-prepared');
+  const staging = stagingDir(dotDir, id);
+  let superseded: string | null = null;
   try {
-    if (journal.backup === 'created') await createBackup(dotDir, id);
-    faultPoint('write-back.after-backup');
-    for (const [name, bytes] of changes) {
-      await writeFileSynced(join(dir, tempNameFor(name)), bytes);
-      faultPoint('write-back.after-temp-file');
+    if (journal.backup === 'created') {
+      superseded = await moveBackupAside(dotDir, id, `patch_generator/${id}/ holds neither this backup nor the repair written on top of it (DiscoPoP's rule for a stale backup); a write-back of a verified repair backed up the folder as it is now`);
+      await createBackup(dotDir, id);
     }
-    await syncDir(dir);
+    faultPoint('write-back.after-backup');
+    await writeStagedSet(join(staging, 'new'), changes, () => faultPoint('write-back.after-temp-file'));
+    await writeStagedSet(join(staging, 'before'), current);
+    await writeStagedSet(join(staging, 'backup'), await readSet(backupDir(dotDir, id)));
+    // A folder that cannot take the renames is found now, while undoing only means dropping the staging.
+    await access(dir, constants.W_OK);
     faultPoint('write-back.before-commit');
     await writeJournal(dotDir, { ...journal, state: 'committed' });
   } catch (error) {
-    // Nothing in the folder has changed yet: undone here and now, as the next start would.
     await undoPrepared(dotDir, journal);
     return couldNotWrite(failedPath(error, dir), error);
   }
   faultPoint('write-back.after-commit');
 
   try {
+    await writeWrittenDigest(dotDir, id, target);
+    faultPoint('write-back.after-written');
     for (const name of changes.keys()) {
-      await rename(join(dir, tempNameFor(name)), join(dir, name));
+      await rename(join(staging, 'new', name), join(dir, name));
       faultPoint('write-back.after-rename');
     }
     await syncDir(dir);
   } catch (error) {
-    // Some files may be renamed already; the backup puts the generated set back. Should that fail
-    // too, the committed journal stays and the next start finishes the job.
-    await undoFromBackup(dotDir, id, `the write-back failed: ${systemErrorWords(error)}`);
+    // Some files may be renamed already; recovery puts the folder back as it was. Should that fail
+    // too, the committed journal stays and the next start does it.
+    await recoverCommitted(dotDir, { ...journal, state: 'committed' }, `the write-back failed: ${systemErrorWords(error)}`, true);
     return couldNotWrite(failedPath(error, dir), error);
   }
 
   const problem = await compareWithTarget(dir, target);
   if (problem) {
-    await undoFromBackup(dotDir, id, `re-reading the written patch set found ${problem}`);
+    await recoverCommitted(dotDir, { ...journal, state: 'committed' }, `re-reading the written patch set found ${problem}`, true);
     return { written: false, problem: `${dir}: ${problem} after the write-back`, affectsEveryWrite: false };
   }
-  faultPoint('write-back.before-written');
-  await writeWrittenDigest(dotDir, id, target);
-  faultPoint('write-back.after-written');
+  faultPoint('write-back.before-journal-removed');
+  await removeStaging(dotDir, id);
   await removeJournal(dotDir, id);
-  return { written: true, digest: journal.target_digest, changedFiles };
+  return { written: true, digest: journal.target_digest, changedFiles, superseded };
 }
 
 function couldNotWrite(path: string, cause: unknown): WriteBackUndone {
   return { written: false, problem: fileProblem(path, 'write', cause), affectsEveryWrite: ['EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(systemErrorCode(cause) ?? '') };
 }
 
-/** Where it failed: the file Node names when it lies in the suggestion folder, else that folder. */
+/** Where it failed: the file Node names when it lies outside the suggestion folder and its staging, else that folder. */
 function failedPath(error: unknown, dir: string): string {
   const path = (error as NodeJS.ErrnoException | null)?.path;
-  return typeof path === 'string' && !path.startsWith(`${dir}/`) ? path : dir;
+  return typeof path === 'string' && !path.startsWith(`${dir}/`) && !path.split('/').includes(STAGING_FOLDER) ? path : dir;
 }
 
 /**
@@ -148,49 +162,27 @@ export async function recoverWriteBack(dotDir: string): Promise<string[]> {
     } else if (journal.state === 'prepared') {
       await undoPrepared(dotDir, journal);
       notices.push(`suggestion ${id}: an interrupted write-back was undone; patch_generator/${id}/ had not been changed`);
+    } else if (await exists(join(stagingDir(dotDir, id), 'before'))) {
+      notices.push(await recoverCommitted(dotDir, journal, 'an interrupted write-back', false));
     } else {
-      notices.push(await rollForward(dotDir, journal));
+      notices.push(await rollForwardEarlierVersion(dotDir, journal));
     }
   }
   await removeBackupLeftovers(dotDir);
+  await removeStagingLeftovers(dotDir);
   return notices;
 }
 
 async function undoPrepared(dotDir: string, journal: WriteBackJournal): Promise<void> {
-  await removeTempFiles(suggestionDir(dotDir, journal.id));
-  if (journal.backup === 'created') {
-    // The folder still holds the generated set; the backup made of it is not needed.
-    await dropBackupDir(dotDir, journal.id);
-    await removeWrittenDigest(dotDir, journal.id);
-  }
-  await removeJournal(dotDir, journal.id);
-}
-
-async function rollForward(dotDir: string, journal: WriteBackJournal): Promise<string> {
   const id = journal.id;
-  const dir = suggestionDir(dotDir, id);
-  for (const file of journal.files) {
-    const temp = join(dir, tempNameFor(file.name));
-    const staged = await readIfPresent(temp);
-    if (staged !== null && digestBytes(staged) === file.digest) await rename(temp, join(dir, file.name));
+  await removeStaging(dotDir, id);
+  await removeTempFiles(suggestionDir(dotDir, id));
+  // The backup this write-back made is a copy of the folder, which was never touched; one that
+  // differs from the folder is not this write-back's copy and stays.
+  if (journal.backup === 'created' && (await exists(backupDir(dotDir, id))) && (await digestDir(backupDir(dotDir, id))) === (await digestDir(suggestionDir(dotDir, id)))) {
+    await dropBackupDir(dotDir, id);
   }
-  await removeTempFiles(dir);
-  await syncDir(dir);
-  const inPlace = await readSet(dir);
-  if (digestSet(inPlace) !== journal.target_digest) {
-    await undoFromBackup(dotDir, id, 'an interrupted write-back could not be completed');
-    return `suggestion ${id}: an interrupted write-back could not be completed; its generated patch set was put back`;
-  }
-  // The journal keeps patch-repair's labelled digest; .written gets DiscoPoP's form of the same set.
-  await writeWrittenDigest(dotDir, id, inPlace);
   await removeJournal(dotDir, id);
-  return `suggestion ${id}: completed an interrupted write-back of its verified repair`;
-}
-
-/** Returns the generated set from the backup; the restore journal makes this itself survive a kill. */
-async function undoFromBackup(dotDir: string, id: string, reason: string): Promise<void> {
-  await writeJournal(dotDir, { version: 1, kind: 'restore', id, reason });
-  await finishRestore(dotDir, id);
 }
 
 async function compareWithTarget(dir: string, target: ReadonlyMap<string, Buffer>): Promise<string | null> {
@@ -201,7 +193,6 @@ async function compareWithTarget(dir: string, target: ReadonlyMap<string, Buffer
   for (const name of inPlace.keys()) if (!target.has(name)) return `an unexpected file ${name}`;
   return null;
 }
-
 
 /**
  * Suggestion folders a write-back or restore could not write to, one line each: found before any

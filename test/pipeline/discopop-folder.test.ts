@@ -1,6 +1,6 @@
 // A .discopop as DiscoPoP's own tools leave it (its test_patchset.py and test_safety.py): a stray
 // .patch file in a suggestion folder, a whitespace-only patch. Each costs only itself, never the run.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
@@ -31,4 +31,21 @@ it('a stray .patch file is left out with one stderr line, recorded, and stays by
   }
   const written = readFileSync(path.join(dotDir, 'patch_repair', 'backups', '2.written'), 'utf8').trim();
   expect(written).toBe(discopopDigest(await readSet(folder)));
+});
+
+it.each([
+  ['empty', ''],
+  ['blank lines only', '\n  \r\n\n'],
+])('a FileMapping.txt that lists no file (%s) refuses the run: exit 2, one line naming it, nothing written', async (_name, text) => {
+  const { dotDir } = useFixture('demo');
+  const mapping = path.join(dotDir, 'FileMapping.txt');
+  writeFileSync(mapping, text);
+  const before = await readSet(path.join(dotDir, 'patch_generator', '2'));
+
+  const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', 'builtin', '-s', '2,3']);
+  expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+  expect(run.stderr.trim().split('\n')).toEqual([`patch-repair: ${mapping}: whole file: lists no source file; expected "<file id><TAB><absolute path>" lines, as DiscoPoP writes them while instrumenting`]);
+  const repairDir = path.join(dotDir, 'patch_repair');
+  for (const name of ['results.json', 'backups', 'run.lock']) expect(existsSync(path.join(repairDir, name)), name).toBe(false);
+  expect(await readSet(path.join(dotDir, 'patch_generator', '2'))).toEqual(before);
 });

@@ -32,7 +32,7 @@ const RECORD_KILL_POINTS: Record<'gcc' | 'clang', string[]> = {
     'pipeline.before-write-back@2',
     'write-back.after-journal-prepared@2',
     'write-back.after-rename@2',
-    'write-back.before-written@2',
+    'write-back.before-journal-removed@2',
     'write-back.after-written@2',
     'pipeline.after-write-back@2',
   ],

@@ -2,17 +2,19 @@
 // backups/<id>.written beside ours. Each tool must restore what the other backed up, byte for byte,
 // and neither may drop the other's backup as stale. DiscoPoP's side is played by discopop-tool.ts,
 // whose digest is pinned to golden values computed with DiscoPoP's own backups.py.
-import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restoreAll, restoreLogPath, upgradeWrittenDigests, writeBack } from '../../src/store/index.js';
 import { digestSet, discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 import type { Suggestion } from '../../src/formats/types.js';
-import { discopopFolderDigest, discopopRepair, discopopRestore } from './discopop-tool.js';
+import { discopopBackup, discopopFolderDigest, discopopRepair, discopopRestore } from './discopop-tool.js';
 import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
 import { useFixture } from '../helpers/fixture.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { describeOutcome, runProcess } from '../../src/process.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 interface Golden {
@@ -126,7 +128,7 @@ describe('backups either tool can restore', () => {
     await rm(written1());
     writeFileSync(patch1(), repaired);
     const summary = await restoreAll(dotDir);
-    expect(summary.dropped.map((d) => d.id)).toEqual(['1']);
+    expect(summary.movedAside.map((d) => d.id)).toEqual(['1']);
     expect(readFileSync(patch1()).equals(repaired)).toBe(true);
     expect(await readFolder(join(dotDir, 'patch_repair', 'backups'))).toEqual({});
   });
@@ -154,9 +156,96 @@ describe('cross-tool restore after real runs of the CLI', () => {
     expect(run.stdout).toContain('Restored 1 patch set (1)');
     expect(readFolderBytes(join(dot, 'patch_generator', '1'))).toEqual(generated);
   });
+
+  it.each(['write-back.after-written', 'write-back.before-journal-removed'])(
+    "patch-repair SIGKILLed at %s, then DiscoPoP's restore, then patch-repair again: the generated set comes back and the next run repairs it",
+    async (point) => {
+      const { dotDir: dot } = useFixture('demo');
+      const generated = readFolderBytes(join(dot, 'patch_generator', '2'));
+      const args = ['--dot-dp-path', dot, '--backend', 'builtin', '-s', '2'];
+      const killed = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd: dot, env: { PATCH_REPAIR_FAULT: point }, timeoutMs: 240_000 });
+      expect(killed.kind === 'signaled' && killed.signal, describeOutcome(killed)).toBe('SIGKILL');
+      discopopRestore(dot);
+      expect(readdirSync(join(dot, 'patch_generator', '2'))).toEqual(Object.keys(generated));
+
+      const again = await runCli(dot, args);
+      expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+      expect(again.stderr + again.stdout).toContain('suggestion 2: an interrupted write-back was undone');
+      expect(readdirSync(join(dot, 'patch_generator'))).not.toContain('.patch-repair-staging');
+      const restore = await runCli(dot, ['--dot-dp-path', dot, '--restore']);
+      expect(restore.exitCode, restore.stdout + restore.stderr).toBe(0);
+      expect(readFolderBytes(join(dot, 'patch_generator', '2'))).toEqual(generated);
+    },
+  );
 });
 
 function readFolderBytes(dir: string): Record<string, Buffer> {
   return Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name))]));
 }
 
+
+// DiscoPoP's tool stopped by a signal while it builds a candidate (issue 35): its cleanup runs only
+// for Python exceptions, so the folder keeps the unverified candidate, backups/<id>/ holds the
+// generated set and no .written exists. DiscoPoP's rule calls that backup stale; it is the only copy
+// of the generated set, and patch-repair must never lose it.
+describe("DiscoPoP's tool killed during a candidate's verification build", () => {
+  const verifyScript = join(import.meta.dirname, 'children', 'discopop-verify.py');
+
+  /** Runs DiscoPoP's verification step in a real python3 and sends its process group `signal` mid-build. */
+  async function killedMidBuild(signal: NodeJS.Signals): Promise<{ generated: Buffer; candidate: Buffer; repaired: Buffer }> {
+    const { generated, repaired } = await demoSuggestion1();
+    const candidate = Buffer.from(generated.toString('utf8').replace('#pragma omp parallel for', '#pragma omp parallel for schedule(dynamic)'));
+    expect(candidate.equals(generated)).toBe(false);
+    const candidateDir = join(dotDir, '..', 'candidate');
+    mkdirSync(candidateDir);
+    writeFileSync(join(candidateDir, '3.patch'), candidate);
+    discopopBackup(dotDir, 1);
+    const child = spawn('python3', [verifyScript, join(dotDir, 'patch_generator', '1'), candidateDir], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    process.kill(-child.pid!, signal);
+    await exited;
+    return { generated, candidate, repaired };
+  }
+
+  it.each(['SIGTERM', 'SIGHUP', 'SIGKILL'] as const)('%s: the folder keeps the candidate, the backup the generated set, and patch-repair --restore moves it aside instead of deleting it', async (signal) => {
+    const { generated, candidate } = await killedMidBuild(signal);
+    expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+    expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(generated)).toBe(true);
+    expect(existsSync(written1())).toBe(false);
+
+    const summary = await restoreAll(dotDir);
+    expect(summary.restored).toEqual([]);
+    expect(summary.movedAside.map((m) => m.id)).toEqual(['1']);
+    expect(summary.line).toContain(`1 to ${summary.movedAside[0]!.to}`);
+    expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
+    expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+    expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toContain(`moved the stale backup of 1 aside to ${summary.movedAside[0]!.to}`);
+    // Neither tool lists the moved backup: DiscoPoP's restore after it finds nothing to drop.
+    expect(discopopRestore(dotDir)).toEqual([]);
+    expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
+  });
+
+  it.each(['SIGTERM', 'SIGKILL'] as const)('%s, then a patch-repair repair: the generated backup is moved aside, not replaced, and survives DiscoPoP\'s restore', async (signal) => {
+    const { generated, candidate, repaired } = await killedMidBuild(signal);
+    const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
+    expect(result).toMatchObject({ written: true, superseded: expect.stringMatching(/^patch_repair\/superseded\/1-/) });
+    const aside = join(dotDir, (result as { superseded: string }).superseded);
+    expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
+    expect(readFileSync(patch1()).equals(repaired)).toBe(true);
+    // The new backup holds what the repair replaced: DiscoPoP's candidate.
+    expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(candidate)).toBe(true);
+
+    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+    expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
+  });
+
+  it('SIGINT is a Python exception: its cleanup puts the generated set back, and nothing is stale', async () => {
+    const { generated } = await killedMidBuild('SIGINT');
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+    const summary = await restoreAll(dotDir);
+    expect(summary.movedAside).toEqual([]);
+    expect(readFileSync(patch1()).equals(generated)).toBe(true);
+  });
+});

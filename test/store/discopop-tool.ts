@@ -73,3 +73,12 @@ export function discopopRestore(dotDir: string): number[] {
   }
   return restored;
 }
+
+/** `backup_patch_set` as its repair loop calls it before putting a candidate on disk to build it. */
+export function discopopBackup(dotDir: string, id: number): void {
+  const destination = join(backups(dotDir), String(id));
+  if (existsSync(destination) && !isCurrent(dotDir, id)) discard(dotDir, id);
+  if (existsSync(destination)) return;
+  mkdirSync(backups(dotDir), { recursive: true });
+  cpSync(join(dotDir, 'patch_generator', String(id)), destination, { recursive: true });
+}

@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
+import { discopopRestore } from './discopop-tool.js';
 import { discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 import { digestDir, recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
 import type { PatchSet, Suggestion } from '../../src/formats/types.js';
@@ -93,6 +94,7 @@ async function expectConsistent(dotDir: string, allowed: FileSet[]): Promise<voi
   expect(await readdir(join(dotDir, 'patch_repair', 'journal')).catch(() => [])).toEqual([]);
   const backups = await readdir(join(dotDir, 'patch_repair', 'backups')).catch(() => []);
   expect(backups.filter((name) => name.startsWith('.'))).toEqual([]);
+  expect(await readdir(join(dotDir, 'patch_generator'))).toEqual([ID]);
 }
 
 async function expectRestoredToGenerated(dotDir: string): Promise<void> {
@@ -142,6 +144,33 @@ describe('restore killed at every fault point', () => {
       await recoverWriteBack(dotDir);
       await expectConsistent(dotDir, [generated]);
       await expectRestoredToGenerated(dotDir);
+    });
+  }
+});
+
+// DiscoPoP's own --restore run between the kill and patch-repair's next start (issue 35): it drops
+// a backup whose folder matches neither the backup nor .written, which a half-written folder does.
+// Whatever the point, the generated set must come back, and nothing may be left in patch_generator/.
+describe("write-back or restore killed, then DiscoPoP's restore, then the next start", () => {
+  async function killThenDiscopopRestore(point: string, scenario: Scenario): Promise<boolean> {
+    const dotDir = await setUp(scenario);
+    const request = point.startsWith('restore.') ? { op: 'restore', dotDir } : { op: 'write-back', dotDir, id: ID, canonical };
+    if (point.startsWith('restore.')) await written(dotDir, new Map(Object.entries(canonical)));
+    const outcome = await runChild(request, point);
+    const killed = outcome.kind === 'signaled';
+    discopopRestore(dotDir);
+    await recoverWriteBack(dotDir);
+    await expectConsistent(dotDir, scenario === 'repaired-earlier' ? [generated, repaired, earlierRepair] : [generated, repaired]);
+    await restoreAll(dotDir);
+    expect(await readFolder(folder(dotDir)), `${point} ${scenario}`).toEqual(generated);
+    return killed;
+  }
+
+  for (const point of WRITE_BACK_FAULT_POINTS) {
+    it(`${point}: the generated set is recovered`, async () => {
+      const scenarios: Scenario[] = point.startsWith('restore.') ? ['fresh'] : SCENARIOS;
+      const killed = await Promise.all(scenarios.map((scenario) => killThenDiscopopRestore(point, scenario)));
+      expect(killed.some(Boolean), `${point} was never reached`).toBe(true);
     });
   }
 });

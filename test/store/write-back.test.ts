@@ -86,35 +86,45 @@ it('--restore puts every repaired set back byte for byte, removing files the rep
   expect(log[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+ restored 4: /);
 });
 
-it('--restore leaves a suggestion the generator rewrote since the repair alone and drops its stale backup', async () => {
+it('--restore leaves a suggestion the generator rewrote since the repair alone and moves its stale backup aside, never deleting it', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
   await written('4', new Map([['1', fixed1]]));
   const regenerated = { '1.patch': patchText('1', '#pragma omp parallel for simd '), '2.patch': generated['2.patch'] };
   await writeSuggestion(dotDir, '4', regenerated);
+  const writtenDigest = await readFile(join(backups(), '4.written'), 'utf8');
 
   const summary = await restoreAll(dotDir);
 
   expect(summary.restored).toEqual([]);
-  expect(summary.dropped).toEqual([{ id: '4', reason: 'patch_generator/4/ was regenerated since the repair; the newer patches are left alone' }]);
-  expect(summary.line).toBe('Dropped 1 stale backup (4), leaving the newer patches alone.');
+  expect(summary.dropped).toEqual([]);
+  expect(summary.movedAside).toEqual([{ id: '4', reason: expect.stringContaining('holds neither the backup nor the repair'), to: expect.stringMatching(/^patch_repair\/superseded\/4-\d{8}T\d{6}Z\/$/) }]);
+  const to = summary.movedAside[0]!.to;
+  expect(summary.line).toBe(`Moved 1 stale backup aside, leaving the patches in patch_generator/ alone: 4 to ${to}.`);
   expect(await readFolder(folder('4'))).toEqual(regenerated);
   expect(await readFolder(backups())).toEqual({});
-  expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain('dropped the backup of 4: patch_generator/4/ was regenerated');
+  expect(await readFolder(join(dotDir, to, '4'))).toEqual(generated);
+  expect(await readFile(join(dotDir, to, '4.written'), 'utf8')).toBe(writtenDigest);
+  expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain(`moved the stale backup of 4 aside to ${to} (nothing deleted)`);
 });
 
-it('a repair of a regenerated suggestion replaces the stale backup with the new generation', async () => {
+it('a repair of a regenerated suggestion moves the stale backup aside and backs up the new generation', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
   await written('4', new Map([['1', fixed1]]));
   const regenerated = { '1.patch': patchText('1', '#pragma omp parallel for simd '), '2.patch': generated['2.patch'] };
   await writeSuggestion(dotDir, '4', regenerated);
 
-  await written('4', new Map([['1', fixed1]]));
+  const result = await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]));
 
+  expect(result).toMatchObject({ written: true, superseded: expect.stringMatching(/^patch_repair\/superseded\/4-/) });
+  const to = (result as { superseded: string }).superseded;
   expect(await readFolder(join(backups(), '4'))).toEqual(regenerated);
+  expect(await readFolder(join(dotDir, to, '4'))).toEqual(generated);
+  expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain(`moved the stale backup of 4 aside to ${to}`);
   await restoreAll(dotDir);
   expect(await readFolder(folder('4'))).toEqual(regenerated);
+  expect(await readFolder(join(dotDir, to, '4'))).toEqual(generated);
 });
 
 it('--restore with no backups says so and changes nothing', async () => {

@@ -5,6 +5,7 @@ import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../formats/types.js';
 import { saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import type { BuildPool } from './pool.js';
+import { screenAndConfirm } from './confirm.js';
 import { describeDiagnostic } from './result.js';
 
 export interface DiscoveryResult {
@@ -36,10 +37,12 @@ export async function discover(o: {
   const reference = await o.pool.referenceBuild();
   const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
   if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));
-  const pending = toBuild.map(async (s) => {
-    const build = await o.pool.build(s.id, generatedPatchSet(s), 'discovery');
-    await o.onBuilt?.(s.id, build);
-    return build;
+  const pending = screenAndConfirm({
+    dp: o.dp,
+    pool: o.pool,
+    emit: o.emit,
+    toBuild: toBuild.map((s) => ({ id: s.id, patchSet: generatedPatchSet(s) })),
+    onBuilt: async (id, build) => o.onBuilt?.(id, build),
   });
   let built: BuildResult[];
   try {

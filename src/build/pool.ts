@@ -15,11 +15,16 @@ import { programRun, runExecuteScript } from './execute.js';
 import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
 import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
-import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
+import { createLauncher, type Launcher } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import type { ConfiguredFolder } from './location.js';
-import { rootSpellings, Workspaces, type PlacedWorkspace, type WorkspacePlacement } from './placement.js';
+import { rootSpellings, Workspaces, type WorkspacePlacement } from './placement.js';
 import { referenceSourceOf, type Workspace, type ReferenceSources } from './workspace.js';
+import { isLaunchFailed, LAUNCH_RETRIES, type BuildEvents, type BuildPurpose, type Job, type LaunchFailed, type ReferenceRunJob, type Worker } from './pool-jobs.js';
+import { runRecordedCompiles } from './screen.js';
+import type { RecordedCompile } from './compiler-record.js';
+
+export { LAUNCH_RETRIES, type BuildPurpose } from './pool-jobs.js';
 
 export interface BuildPoolOptions {
   dp: DotDiscopop;
@@ -36,40 +41,6 @@ export interface BuildPoolOptions {
   exclude?: readonly string[];
   /** Where compile.sh runs; by default on this machine. */
   launcher?: Launcher;
-}
-
-/** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
-export const LAUNCH_RETRIES = 2;
-
-/** A probe build goes ahead of the queue: the run may refuse on its result. */
-export type BuildPurpose = 'probe' | 'discovery' | 'verify';
-
-type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
-
-function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
-  return 'kind' in value && value.kind === 'launch-failed';
-}
-
-interface Worker extends PlacedWorkspace {
-  patchDir: string;
-  busy: boolean;
-}
-
-interface Job {
-  id: string;
-  patchSet: PatchSet;
-  purpose: BuildPurpose;
-  /** Runs the built program in the workspace before its rollback; only after a build that passed. */
-  then?: (program: ProgramRunner) => Promise<unknown>;
-  resolve: (result: { build: BuildResult; ran: unknown }) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Runs the reference program in an idle workspace, which holds the reference build between builds. */
-interface ReferenceRunJob {
-  then: (program: ProgramRunner) => Promise<unknown>;
-  resolve: (ran: unknown) => void;
-  reject: (error: unknown) => void;
 }
 
 export class BuildPool {
@@ -154,13 +125,18 @@ export class BuildPool {
   }
 
   /** Builds the project with `patchSet` applied, in isolation. Waits for the reference build. */
-  async build(id: string, patchSet: PatchSet, purpose: BuildPurpose): Promise<BuildResult> {
-    return (await this.enqueue({ id, patchSet, purpose })).build;
+  async build(id: string, patchSet: PatchSet, purpose: BuildPurpose, events: BuildEvents = 'all'): Promise<BuildResult> {
+    return (await this.enqueue({ id, patchSet, purpose, events })).build;
+  }
+
+  /** `patchSet` applied, then only `commands` (the changed units' recorded compiles) instead of compile.sh. */
+  async screen(id: string, patchSet: PatchSet, commands: readonly RecordedCompile[], events: BuildEvents): Promise<BuildResult> {
+    return (await this.enqueue({ id, patchSet, purpose: 'discovery', commands, events })).build;
   }
 
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
   async buildThen<T>(id: string, patchSet: PatchSet, purpose: BuildPurpose, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
-    const { build, ran } = await this.enqueue({ id, patchSet, purpose, then });
+    const { build, ran } = await this.enqueue({ id, patchSet, purpose, then, events: 'all' });
     return { build, ran: build.ok ? (ran as T) : null };
   }
 
@@ -306,13 +282,13 @@ export class BuildPool {
         job.resolve(await this.referenceRunIn(worker, job.then));
         return;
       }
-      this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
+      if (job.events !== 'none') this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
       const what = job.purpose === 'probe' ? 'the OpenMP probe build' : `the build of suggestion ${job.id}`;
       let ran: unknown = null;
       const result = await this.withLaunchRetries(what, () =>
-        this.buildIn(worker, job.id, job.patchSet, job.then && (async (program) => void (ran = await job.then!(program)))),
+        this.buildIn(worker, job, job.then && (async (program) => void (ran = await job.then!(program)))),
       );
-      this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
+      if (job.events === 'all') this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
       job.resolve({ build: result, ran });
     } catch (error) {
       job.reject(error);
@@ -326,8 +302,9 @@ export class BuildPool {
    * One build in `worker`, rolled back afterwards. A step Slurm could not run comes back as
    * `launch-failed` with the workspace rolled back, so it can be tried again from the start.
    */
-  private async buildIn(worker: Worker, label: string, patchSet: PatchSet, then?: (program: ProgramRunner) => Promise<void>): Promise<BuildResult | LaunchFailed> {
+  private async buildIn(worker: Worker, job: Job, then?: (program: ProgramRunner) => Promise<void>): Promise<BuildResult | LaunchFailed> {
     const { dp, threads } = this.o;
+    const { id: label, patchSet, commands } = job;
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
     const started = Date.now();
@@ -340,7 +317,8 @@ export class BuildPool {
       await worker.workspace.markChanged(applied.changed);
       faultPoint('build.after-patch');
       const timeoutMs = remaining();
-      const outcome = await runCompileScript({ dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal });
+      const step = { dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal };
+      const outcome = await (commands ? runRecordedCompiles({ ...step, commands }) : runCompileScript(step));
       faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;

@@ -1,0 +1,47 @@
+// What the build pool queues and runs: its workspaces and jobs.
+import type { BuildResult, PatchSet } from '../formats/types.js';
+import type { ProgramRunner } from '../formats/outcome.js';
+import type { RunOutcome } from '../process.js';
+import type { RecordedCompile } from './compiler-record.js';
+import type { StepOutcome } from './launcher.js';
+import type { PlacedWorkspace } from './placement.js';
+
+/** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
+export const LAUNCH_RETRIES = 2;
+
+/** A probe build goes ahead of the queue: the run may refuse on its result. */
+export type BuildPurpose = 'probe' | 'discovery' | 'verify';
+
+export type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
+
+export function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
+  return 'kind' in value && value.kind === 'launch-failed';
+}
+
+export interface Worker extends PlacedWorkspace {
+  patchDir: string;
+  busy: boolean;
+}
+
+export interface Job {
+  id: string;
+  patchSet: PatchSet;
+  purpose: BuildPurpose;
+  /** The recorded compiles of the changed units instead of compile.sh: a screen (screen.ts). */
+  commands?: readonly RecordedCompile[];
+  /** Which of build-started and build-finished the pool emits; the caller emits the rest. */
+  events: BuildEvents;
+  /** Runs the built program in the workspace before its rollback; only after a build that passed. */
+  then?: (program: ProgramRunner) => Promise<unknown>;
+  resolve: (result: { build: BuildResult; ran: unknown }) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs the reference program in an idle workspace, which holds the reference build between builds. */
+export interface ReferenceRunJob {
+  then: (program: ProgramRunner) => Promise<unknown>;
+  resolve: (ran: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export type BuildEvents = 'all' | 'started' | 'none';

@@ -1,4 +1,4 @@
-// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data]
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data,scale] [--sizes 40,120]
 // Discovery (reference build + every suggestion built alone) with BuildPool against what
 // DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
 // of the built project, `patch`, compile.sh, delete the copy, one after the other. Runs on the
@@ -186,12 +186,42 @@ async function comparePathDependent(dp, pathDependent, base, jobs, broken) {
   console.log(`  failing ids identical: ${sameIds(ours.failing, plain.failing) ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
 }
 
+/** Considered suggestions per size of the issue's scale project (issue 38); other sizes get as many per unit. */
+const SCALE_SUGGESTIONS = { 40: 43, 120: 162 };
+
+/**
+ * The scale curve: discovery (screens and grouped confirmations) against the autotuner's loop on
+ * the generated project at each size, both in this process, one after the other.
+ */
+async function scaleCurve(sizes, jobs, fillers) {
+  const rows = [];
+  for (const tus of sizes) {
+    const base = await mkdtemp(join(tmpdir(), 'pr-bench-scale-'));
+    try {
+      const suggestions = SCALE_SUGGESTIONS[tus] ?? Math.ceil(tus * 1.35);
+      const { dp, broken } = await generateProject(base, tus, suggestions, fillers);
+      const ours = await runOurs(dp, base, jobs);
+      const baseline = await runBaseline(dp, base);
+      const identical = sameIds(ours.failing, baseline.failing) && sameIds(ours.failing, broken);
+      rows.push({ tus, suggestions, broken: broken.size, ours: ours.seconds, baseline: baseline.seconds, identical });
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  }
+  console.log(`\nscale curve (${fillers} filler functions a unit, -j ${jobs}): discovery against the autotuner's loop (copy, patch, compile.sh per suggestion, one after the other)`);
+  console.log('  units  considered/broken  discovery  autotuner loop  ratio  failing ids identical');
+  for (const r of rows) {
+    console.log(`  ${String(r.tus).padStart(5)}  ${`${r.suggestions} / ${r.broken}`.padStart(17)}  ${`${r.ours.toFixed(1)} s`.padStart(9)}  ${`${r.baseline.toFixed(1)} s`.padStart(14)}  ${`${(r.baseline / r.ours).toFixed(1)}x`.padStart(5)}  ${r.identical ? 'yes' : 'NO'}`);
+  }
+}
+
 export default async function bench(args) {
   const tus = Number(option(args, '--tus', 40));
   const suggestions = Number(option(args, '--suggestions', 100));
   const jobs = Number(option(args, '--jobs', availableParallelism()));
   const dataMb = Number(option(args, '--data-mb', 500));
-  const only = option(args, '--only', 'plain,pathdep,data').split(',');
+  const only = option(args, '--only', 'plain,pathdep,data,scale').split(',');
+  const sizes = option(args, '--sizes', '40,120').split(',').map(Number);
   // Filler functions per unit: how much a compile costs relative to copying the tree.
   const fillers = Number(option(args, '--fillers', 10));
   const launcher = option(args, '--launcher', 'local');
@@ -212,6 +242,7 @@ export default async function bench(args) {
       await addDataFiles(dp.projectRoot, dataMb);
       await compare(`with ${dataMb} MB of data files in the project tree`, dp, base, jobs, broken);
     }
+    if (only.includes('scale')) await scaleCurve(sizes, jobs, fillers);
   } finally {
     await rm(base, { recursive: true, force: true });
   }

@@ -8,7 +8,8 @@ import { BACKEND_OPTION_NAMES, LlmConfigSchema, type LlmConfig, type SharedLlmSe
 import type { Descriptor } from '../formats/descriptor.js';
 import { fileProblem, UsageError } from '../errors.js';
 import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
-import { configProblems, isDescriptorPath, loadDescriptor } from './descriptor.js';
+import { isDescriptorPath, loadDescriptor } from './descriptor.js';
+import { zodProblems } from '../formats/zod-problems.js';
 import { isolationProblems, isSet, type BackendOptionValue, type CallAdditions } from './isolation.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>>;
@@ -54,7 +55,7 @@ export async function readLlmConfig(file: string, explicit: boolean): Promise<Ll
   const parsed = LlmConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const credentialLine = credential ? `${file}: ${credential.join('.')}:` : null;
-    problems.push(...configProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
+    problems.push(...zodProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
   }
   if (problems.length > 0 || !parsed.success) throw new UsageError(problems.join('\n'));
   return parsed.data;

@@ -5,8 +5,8 @@ import { readFile, access, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { z } from 'zod';
 import { DescriptorSchema, type Descriptor } from '../formats/descriptor.js';
+import { zodProblems } from '../formats/zod-problems.js';
 import { fileProblem, UsageError } from '../errors.js';
 
 /** `backends/` of the installed package, found from this module in src/ (tests) or dist/ (built). */
@@ -57,24 +57,6 @@ export async function readDescriptorFile(file: string, namedBy?: string): Promis
   return parseDescriptor(text, file);
 }
 
-/**
- * One line per problem, `<file>: <key path>: <what is wrong>`, every problem at once, as the
- * .discopop reader reports them: a hand-written file usually has more than one.
- */
-export function configProblems(file: string, error: z.ZodError): string[] {
-  const lines = new Map<string, string>();
-  for (const issue of error.issues) {
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
-    const what = issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
-    for (const path of keys) {
-      const where = `${file}: ${path.length > 0 ? path.join('.') : '(top level)'}`;
-      // One line per key: a refinement failing after a failed check says the same again.
-      if (!lines.has(where)) lines.set(where, `${where}: ${what}`);
-    }
-  }
-  return [...lines.values()];
-}
-
 export function parseDescriptor(text: string, file: string): Descriptor {
   let raw: unknown;
   try {
@@ -83,6 +65,6 @@ export function parseDescriptor(text: string, file: string): Descriptor {
     throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
   const parsed = DescriptorSchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(configProblems(file, parsed.error).join('\n'));
+  if (!parsed.success) throw new UsageError(zodProblems(file, parsed.error).join('\n'));
   return parsed.data;
 }

@@ -2,6 +2,7 @@
 // DiscoPoP run; listing them all in one go saves the user a fix-and-rerun loop per problem.
 import type { z } from 'zod';
 import { fileProblem, UsageError } from '../errors.js';
+import { zodProblems } from '../formats/zod-problems.js';
 
 export class Problems {
   readonly lines: string[] = [];
@@ -22,21 +23,10 @@ export class Problems {
   }
 
   addZodIssues(file: string, error: z.ZodError): void {
-    for (const issue of error.issues) this.add(file, formatPath(issue.path), issue.message);
+    for (const line of zodProblems(file, error)) this.push(line);
   }
 
   throwIfAny(): void {
     if (this.lines.length > 0) throw new UsageError(this.lines.join('\n'));
   }
-}
-
-/** `patterns.do_all[3].start_line`, the way a user would point at the value in the JSON. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return 'top level';
-  let text = '';
-  for (const key of path) {
-    if (typeof key === 'number') text += `[${key}]`;
-    else text += text === '' ? String(key) : `.${String(key)}`;
-  }
-  return text;
 }

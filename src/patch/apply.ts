@@ -1,7 +1,7 @@
 // Applies one file block to one source, hunk by hunk in order, all or nothing.
 import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
 import { FileView } from './file-view.js';
-import { differingContext, locateHunk, newSide, oldSide, type Located } from './locate.js';
+import { differingContext, differingPhrase, locateHunk, newSide, oldSide, type Located } from './locate.js';
 import type { LineMatch } from './similarity.js';
 import { belowAnchors } from './v4a.js';
 
@@ -62,12 +62,12 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const reading = noOp ? locateHunk({ ...request, locateNoOp: true }) : null;
     const readingDiffers = reading !== null && reading.start !== null ? differingContext(reading, hunk) : [];
     if (reading !== null && readingDiffers.length > 0) {
-      contextOnly.push({ hunk, located: reading, start: reading.start!, span: coveredLines(reading, expected.length), differing: readingDiffers });
+      contextOnly.push({ hunk, located: reading, start: reading.start!, span: coveredLines(reading, expected.length), differing: readingDiffers.map((line) => line.index) });
     }
     const report = hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span });
-    reports.push(readingDiffers.length > 0 ? { ...report, detail: `${report.detail}; it fits at line ${reading!.start! + 1} but context ${lineList(readingDiffers.map((at) => fileLineOf(reading!, at) + 1))} from the file: kept the file's, its own offered as a second reading` } : report);
+    reports.push(readingDiffers.length > 0 ? { ...report, detail: `${report.detail}; it fits at line ${reading!.start! + 1} but ${differingPhrase(readingDiffers)}: kept the file's, its own offered as a second reading` } : report);
     if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
-    placements.push({ hunk, located, start: located.start, span, differing: differingContext(located, hunk) });
+    placements.push({ hunk, located, start: located.start, span, differing: differingContext(located, hunk).map((line) => line.index) });
     minStart = located.start + span;
     if (nominal !== null) {
       const growth = located.status === 'already-applied' ? replacement.length - expected.length : 0;
@@ -87,14 +87,6 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     hunkContextResult: failed ? null : hunkContextReading(text, placements, contextOnly),
     hunks: reports,
   };
-}
-
-function fileLineOf(located: Located, oldIndex: number): number {
-  return located.alignment === null ? located.start! + oldIndex : located.alignment[oldIndex]!;
-}
-
-function lineList(lines: number[]): string {
-  return lines.length === 1 ? `line ${lines[0]} differs` : `lines ${lines.join(', ')} differ`;
 }
 
 /**

@@ -244,21 +244,37 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
   };
 }
 
+/** A context line that stands for a file line it differs from: its old-side index and that file line (0-based). */
+export interface DifferingContext {
+  index: number;
+  fileLine: number;
+}
+
 /**
- * Old-side indexes of the context lines that stand for a file line they differ from (not only in
- * whitespace) at a fuzzy placement: where diff semantics keep the file's line, and where the model
- * may have written its fix.
+ * The context lines that stand for a file line they differ from (not only in whitespace) at a
+ * fuzzy placement: where diff semantics keep the file's line, and where the model may have
+ * written its fix.
  */
-export function differingContext(located: Located, hunk: Hunk): number[] {
+export function differingContext(located: Located, hunk: Hunk): DifferingContext[] {
   if (located.status !== 'fuzzy' || located.levels === null) return [];
-  const kinds = hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.kind);
-  const differing: number[] = [];
+  const kinds = oldSideKinds(hunk);
+  const differing: DifferingContext[] = [];
   located.levels.forEach((level, index) => {
     if (kinds[index] !== 'context' || level === 'exact' || level === 'loose') return;
-    const line = located.alignment === null ? located.start! + index : located.alignment[index];
-    if (line !== null && line !== undefined) differing.push(index);
+    const fileLine = located.alignment === null ? located.start! + index : located.alignment[index];
+    if (fileLine !== null && fileLine !== undefined) differing.push({ index, fileLine });
   });
   return differing;
+}
+
+/** `context line 5 differs from the file` / `context lines 5, 9 differ from the file`, 1-based. */
+export function differingPhrase(differing: readonly DifferingContext[]): string {
+  const lines = differing.map((line) => line.fileLine + 1);
+  return lines.length === 1 ? `context line ${lines[0]} differs from the file` : `context lines ${lines.join(', ')} differ from the file`;
+}
+
+function oldSideKinds(hunk: Hunk): string[] {
+  return hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.kind);
 }
 
 /**
@@ -267,12 +283,11 @@ export function differingContext(located: Located, hunk: Hunk): number[] {
  */
 function noteDifferingContext(located: Located, hunk: Hunk): Located {
   if (located.status !== 'fuzzy' || located.levels === null) return located;
-  const kept = differingContext(located, hunk).map((index) => (located.alignment === null ? located.start! + index : located.alignment[index]!) + 1);
-  const kinds = hunk.lines.filter((line) => line.kind !== 'add').map((line) => line.kind);
+  const kept = differingContext(located, hunk);
+  const kinds = oldSideKinds(hunk);
   const unplaced = located.alignment === null ? 0 : located.alignment.filter((line, index) => line === null && kinds[index] === 'context').length;
   const notes: string[] = [];
-  if (kept.length === 1) notes.push(`context line ${kept[0]} differs from the file: kept the file's line`);
-  if (kept.length > 1) notes.push(`context lines ${kept.join(', ')} differ from the file: kept the file's lines`);
+  if (kept.length > 0) notes.push(`${differingPhrase(kept)}: kept the file's line${kept.length > 1 ? 's' : ''}`);
   if (unplaced > 0) notes.push(`${unplaced} context line${unplaced > 1 ? 's' : ''} of the hunk not in the file: ignored`);
   return notes.length === 0 ? located : { ...located, detail: `${located.detail}; ${notes.join('; ')}` };
 }

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir } from './paths.js';
 import { type ResultsFile, ResultsFileSchema } from '../formats/results.js';
+import { zodProblems } from '../formats/zod-problems.js';
 
 export function resultsPath(dotDir: string): string {
   return join(repairDir(dotDir), 'results.json');
@@ -35,8 +36,7 @@ export async function readResults(dotDir: string): Promise<ResultsFile | null> {
   }
   const parsed = ResultsFileSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(`${path}: ${issue?.path.join('.') || 'top level'}: ${issue?.message ?? 'invalid'}`);
+    throw new UsageError(zodProblems(path, parsed.error).join('\n'));
   }
   return parsed.data;
 }

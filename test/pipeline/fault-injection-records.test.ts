@@ -1,5 +1,5 @@
 // A resumed run is one run: killed at each repair-stage point under gcc (and at the first and last
-// under clang) and continued with --resume, its results.json and `show` are the uninterrupted run's
+// under clang) and continued with --resume, its results.json, `show` and review page are the uninterrupted run's
 // (docs/fault-injection.md). `show` runs in-process through the CLI's own entry, main(). A few kills
 // are real SIGKILLs; the others are copies of the uninterrupted run taken while it was paused there.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { show } from '../../src/report/index.js';
+import { report, show } from '../../src/report/index.js';
 import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
 import { cli, pausedCopies } from './fault-runs.js';
 
@@ -71,6 +71,7 @@ describe.each(['gcc', 'clang'] as const)('a run killed in the repair stage under
     const record = await recordOf(dotDir, root, workDir);
     expect(record.results).toEqual(reference.results);
     expect(record.show).toEqual(reference.show);
+    expect(record.page).toEqual(reference.page);
   }
 
   describe.concurrent('', () => {
@@ -108,9 +109,11 @@ interface RunRecordView {
   statuses: Record<string, string>;
   results: unknown;
   show: string;
+  /** The review page `patch-repair report` writes. */
+  page: string;
 }
 
-/** results.json and `show` of the last run, without what differs between any two runs: ids, times, durations, the fixture's root and --work-dir. */
+/** results.json, `show` and the review page of the last run, without what differs between any two runs: ids, times, durations, the fixture's root and --work-dir. */
 async function recordOf(dotDir: string, root: string, workDir: string): Promise<RunRecordView> {
   const results = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8'));
   const statuses = Object.fromEntries(results.suggestions.map((s: { id: string; status: string }) => [s.id, s.status]));
@@ -121,14 +124,19 @@ async function recordOf(dotDir: string, root: string, workDir: string): Promise<
     const out = await showInProcess(dotDir, id);
     shown.push(`exit ${out.exitCode}\n${out.stdout}${out.stderr}`);
   }
-  const show = shown
-    .join('\n')
-    .replaceAll(root, '<root>')
-    .replaceAll(workDir, '<work>')
-    .replace(/\d{8}T\d{6}-[0-9a-f]{6}/g, '<run>')
-    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<time>')
-    .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
-  return { statuses, results: withoutTimes({ ...results, run: { ...run, options: kept } }, root, workDir), show };
+  const anyRun = (text: string) =>
+    text
+      .replaceAll(root, '<root>')
+      .replaceAll(workDir, '<work>')
+      .replace(/\d{8}T\d{6}-[0-9a-f]{6}/g, '<run>')
+      .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<time>')
+      .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
+  await report({ dotDir, stream: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+  // diff2html numbers its file blocks at random; the page lists the run's options, --resume among them.
+  const page = anyRun(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8'))
+    .replace(/d2h-\d+/g, 'd2h-<n>')
+    .replace(/&#34;resume&#34;: (true|false)/g, '&#34;resume&#34;: <resume>');
+  return { statuses, results: withoutTimes({ ...results, run: { ...run, options: kept } }, root, workDir), show: anyRun(shown.join('\n')), page };
 }
 
 /** `patch-repair show [id] --dot-dp-path <dotDir>` through the CLI's main(), its output as a pipe would carry it. */

@@ -34,5 +34,5 @@ it('names the file and the field when results.json was damaged by hand', async (
   await writeFile(resultsPath(dotDir), JSON.stringify(damaged));
   const error = await readResults(dotDir).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(UsageError);
-  expect((error as Error).message).toMatch(/results\.json: suggestions\.0\.status: /);
+  expect((error as Error).message).toMatch(/results\.json: suggestions\[0\]\.status: /);
 });

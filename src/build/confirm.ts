@@ -52,7 +52,12 @@ export function screenAndConfirm(o: { dp: DotDiscopop; pool: BuildPool; emit: Em
   return o.toBuild.map(async (s) => {
     const plan = (await planned).get(s.id);
     if (!plan?.ok) return alone(s, 'all');
-    const screen = await pool.screen(s.id, s.patchSet, plan.commands, 'started');
+    const screen = await pool.screen(s.id, s.patchSet, plan.commands, 'started').catch((error: unknown) => {
+      // An interrupted screen still counts: the suggestions waiting for their confirmation are
+      // then handed to the (aborted) pool, which rejects them, rather than waiting for ever.
+      confirming.settle();
+      throw error;
+    });
     if (screen.ok) return confirming.add(s);
     confirming.settle();
     // A patch that does not apply fails the full build the same way. A compile failure decides
@@ -81,6 +86,7 @@ class Confirmations {
     this.flush();
   }
 
+  /** A screen that passed: its suggestion waits for a group. */
   add(s: ToBuild): Promise<BuildResult> {
     return new Promise((resolve, reject) => {
       this.pending.push({ s, resolve, reject });

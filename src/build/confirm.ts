@@ -39,12 +39,18 @@ export function screenAndConfirm(o: { dp: DotDiscopop; pool: BuildPool; emit: Em
     const plans = new Map(o.toBuild.map((s) => [s.id, screenPlan(o.dp, recorded, s.patchSet)]));
     const screened = [...plans.values()].filter((plan) => plan.ok).length;
     for (const [id, plan] of plans) if (!plan.ok) fallbacks.push(`suggestion ${id}: ${plan.reason}`);
-    const source = recorded.ok ? `the compiler calls of the reference build (${recorded.compiles.length} recorded through PATH)` : null;
-    if (source && screened > 0) emit({ type: 'notice', level: 'info', message: `discovery compiles each suggestion's changed units alone with ${source}, then confirms those that compile with compile.sh builds carrying several suggestions at once` });
-    if (fallbacks.length > 0) {
-      const named = fallbacks.slice(0, NAMED_REASONS).join('; ');
-      const more = fallbacks.length > NAMED_REASONS ? ` (and ${fallbacks.length - NAMED_REASONS} more)` : '';
-      emit({ type: 'notice', level: 'info', message: `${fallbacks.length} suggestion(s) are built alone with compile.sh, as no exact compiler command is known for them: ${named}${more}` });
+    if (!recorded.ok) {
+      emit({ type: 'notice', level: 'info', message: `discovery builds every suggestion alone with compile.sh: ${recorded.reason}` });
+    } else {
+      if (screened > 0) {
+        const source = `the compiler calls of the reference build (${recorded.compiles.length} recorded through PATH)`;
+        emit({ type: 'notice', level: 'info', message: `discovery compiles each suggestion's changed units alone with ${source}, then confirms those that compile with compile.sh builds carrying several suggestions at once` });
+      }
+      if (fallbacks.length > 0) {
+        const named = fallbacks.slice(0, NAMED_REASONS).join('; ');
+        const more = fallbacks.length > NAMED_REASONS ? ` (and ${fallbacks.length - NAMED_REASONS} more)` : '';
+        emit({ type: 'notice', level: 'info', message: `${fallbacks.length} suggestion(s) are built alone with compile.sh, as no exact compiler command is known for them: ${named}${more}` });
+      }
     }
     confirming.expect(screened);
     return plans;

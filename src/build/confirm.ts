@@ -124,7 +124,7 @@ class Confirmations {
     }
     const label = `${group[0]!.s.id}+${group.length - 1}`;
     const merged: PatchSet = new Map(group.flatMap((entry) => [...entry.s.patchSet]));
-    const build = await this.pool.build(label, merged, 'discovery', 'none');
+    const build = await this.pool.confirm(label, merged, group.map((entry) => entry.s.id));
     if (build.ok) {
       const share = Math.round(build.durationMs / group.length);
       for (const entry of group) entry.resolve(await this.decided(entry.s.id, { ok: true, output: build.output, diagnostics: [], durationMs: share }));

@@ -1,4 +1,5 @@
 // What the build pool queues and runs: its workspaces and jobs.
+import type { Emit } from '../formats/events.js';
 import type { BuildResult, PatchSet } from '../formats/types.js';
 import type { ProgramRunner } from '../formats/outcome.js';
 import type { RunOutcome } from '../process.js';
@@ -29,6 +30,8 @@ export interface Job {
   purpose: BuildPurpose;
   /** The recorded compiles of the changed units instead of compile.sh: a screen (screen.ts). */
   commands?: readonly RecordedCompile[];
+  /** A screen's objects to place over the patched sources before compile.sh (see Workspace.placeOutputs). */
+  outputs?: readonly { rel: string; from: string }[];
   /** Which of build-started and build-finished the pool emits; the caller emits the rest. */
   events: BuildEvents;
   /** Runs the built program in the workspace before its rollback; only after a build that passed. */
@@ -45,3 +48,7 @@ export interface ReferenceRunJob {
 }
 
 export type BuildEvents = 'all' | 'started' | 'none';
+
+export function buildFinished(id: string | null, purpose: 'reference' | BuildPurpose, result: BuildResult): Extract<Parameters<Emit>[0], { type: 'build-finished' }> {
+  return { type: 'build-finished', id, purpose, ok: result.ok, error_class: result.errorClass ?? null, first_error: result.firstError ?? null, duration_ms: result.durationMs };
+}

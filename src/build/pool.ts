@@ -20,8 +20,8 @@ import { compileResult, patchFailure, patchNotes } from './result.js';
 import type { ConfiguredFolder } from './location.js';
 import { rootSpellings, Workspaces, type WorkspacePlacement } from './placement.js';
 import { referenceSourceOf, type Workspace, type ReferenceSources } from './workspace.js';
-import { isLaunchFailed, LAUNCH_RETRIES, type BuildEvents, type BuildPurpose, type Job, type LaunchFailed, type ReferenceRunJob, type Worker } from './pool-jobs.js';
-import { runRecordedCompiles } from './screen.js';
+import { buildFinished, isLaunchFailed, LAUNCH_RETRIES, type BuildEvents, type BuildPurpose, type Job, type LaunchFailed, type ReferenceRunJob, type Worker } from './pool-jobs.js';
+import { keepObjects, runRecordedCompiles } from './screen.js';
 import type { RecordedCompile } from './compiler-record.js';
 
 export { LAUNCH_RETRIES, type BuildPurpose } from './pool-jobs.js';
@@ -51,6 +51,8 @@ export class BuildPool {
   private cloning = 0;
   private reference?: Promise<BuildResult>;
   private recorded: RecordedCompiles = { ok: false, reason: 'the reference build has not run' };
+  /** By suggestion: the objects its passed screen compiled, kept for its confirmation build. */
+  private readonly screenOutputs = new Map<string, { rel: string; from: string }[]>();
   /** Workspace 0's reference outputs; set once the reference build has finished. */
   private sources?: ReferenceSources;
   /** A workspace could not be made: do not try again for every job that finishes. */
@@ -129,9 +131,15 @@ export class BuildPool {
     return (await this.enqueue({ id, patchSet, purpose, events })).build;
   }
 
-  /** `patchSet` applied, then only `commands` (the changed units' recorded compiles) instead of compile.sh. */
+  /** `patchSet` applied, then the changed units' recorded compiles instead of compile.sh. */
   async screen(id: string, patchSet: PatchSet, commands: readonly RecordedCompile[], events: BuildEvents): Promise<BuildResult> {
     return (await this.enqueue({ id, patchSet, purpose: 'discovery', commands, events })).build;
+  }
+
+  /** Builds with compile.sh, the objects of these suggestions' passed screens in place. */
+  async confirm(label: string, patchSet: PatchSet, screened: readonly string[]): Promise<BuildResult> {
+    const outputs = screened.flatMap((id) => this.screenOutputs.get(id) ?? []);
+    return (await this.enqueue({ id: label, patchSet, purpose: 'discovery', events: 'none', outputs })).build;
   }
 
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
@@ -151,9 +159,8 @@ export class BuildPool {
   }
 
   /**
-   * --check-run's reference when the suggestions build with other settings than seq_settings.json:
-   * a clean build of the user's tree with `settings`, in a workspace of its own removed afterwards.
-   * `then` runs the program there when the build passed.
+   * --check-run's reference with settings other than the suggestions': a clean build of the user's
+   * tree with `settings` in a workspace of its own, removed afterwards; `then` runs its program.
    */
   async withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
     await this.referenceBuild();
@@ -237,7 +244,7 @@ export class BuildPool {
     });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
     const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
-    this.emitFinished(null, 'reference', result);
+    this.o.emit(buildFinished(null, 'reference', result));
     return result;
   }
 
@@ -288,7 +295,7 @@ export class BuildPool {
       const result = await this.withLaunchRetries(what, () =>
         this.buildIn(worker, job, job.then && (async (program) => void (ran = await job.then!(program)))),
       );
-      if (job.events === 'all') this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
+      if (job.events === 'all') this.o.emit(buildFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result));
       job.resolve({ build: result, ran });
     } catch (error) {
       job.reject(error);
@@ -314,7 +321,8 @@ export class BuildPool {
       if (!applied.ok) {
         return patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot, durationMs: Date.now() - started });
       }
-      await worker.workspace.markChanged(applied.changed);
+      const stamp = await worker.workspace.markChanged(applied.changed);
+      if (job.outputs && job.outputs.length > 0) await worker.workspace.placeOutputs(job.outputs, stamp);
       faultPoint('build.after-patch');
       const timeoutMs = remaining();
       const step = { dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal };
@@ -325,11 +333,18 @@ export class BuildPool {
       // The message names the limit the user set, not what was left of it after patching.
       const result = compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
       if (result.ok && then) await then(this.programIn(workspaceRoot, label));
+      if (result.ok && commands) await this.keepScreenOutputs(label, commands, workspaceRoot);
       return result;
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));
     }
+  }
+
+  /** A passed screen's objects, kept only where all workspaces copy one reference build's outputs (not path-dependent ones). */
+  private async keepScreenOutputs(id: string, commands: readonly RecordedCompile[], workspaceRoot: string): Promise<void> {
+    if (this.workspacePlacement?.outputs !== 'copied') return;
+    this.screenOutputs.set(id, await keepObjects(commands, { projectRoot: this.o.dp.projectRoot, workspaceRoot, stash: join(this.root, 'screened', id) }));
   }
 
   /** The reference program's runs in an idle worker; whatever they write is rolled back. */
@@ -369,18 +384,6 @@ export class BuildPool {
       }
       this.o.emit({ type: 'notice', level: 'warning', message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})` });
     }
-  }
-
-  private emitFinished(id: string | null, purpose: 'reference' | BuildPurpose, result: BuildResult): void {
-    this.o.emit({
-      type: 'build-finished',
-      id,
-      purpose,
-      ok: result.ok,
-      error_class: result.errorClass ?? null,
-      first_error: result.firstError ?? null,
-      duration_ms: result.durationMs,
-    });
   }
 
   private rejectQueued(): void {

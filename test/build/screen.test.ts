@@ -4,7 +4,7 @@
 // verdict, failing stage, class, first error and diagnostics equal those of building it alone with
 // compile.sh, while compile.sh runs far fewer times than once per suggestion.
 import { readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
@@ -55,6 +55,7 @@ async function againstIsolated(dp: DotDiscopop, considered: Suggestion[], o: { j
     const isolated = await Promise.all(withPatch.map((s) => alone.build(s.id, generatedPatchSet(s), 'discovery')));
     return {
       found: Object.fromEntries([...found.builds].map(([id, b]) => [id, verdict(b)])),
+      outputs: Object.fromEntries([...found.builds].map(([id, b]) => [id, b.output])),
       isolated: Object.fromEntries(withPatch.map((s, i) => [s.id, verdict(isolated[i]!)])),
       events,
       scripts,
@@ -99,10 +100,38 @@ describe.each(['gcc', 'clang'])('screened discovery of a make project under %s',
       // The reference build; 5 and 4 alone; 1, 3, 6 and 9 in two groups, the one holding 6 split
       // down to it (at most two more); 2, 7 and 8 decided by their screens.
       expect(run.scripts).toBeLessThanOrEqual(8);
+      // 3 and 9 passed in one group, which linked the objects their screens had compiled.
+      expect(run.outputs['3']).toBe(run.outputs['9']);
+      expect(run.outputs['3']).toMatch(/-o prog /);
+      expect(run.outputs['3']).not.toMatch(/-c -o src\/(?:b|main)\.o/);
       expect(run.scripts).toBeGreaterThanOrEqual(5);
       // One build-finished per suggestion, as the progress bar counts them.
       const finished = run.events.filter((e) => e.type === 'build-finished' && e.purpose === 'discovery').map((e) => (e as { id: string }).id);
       expect(finished.sort()).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    } finally {
+      await p.remove();
+    }
+  }, 120_000);
+});
+
+describe('screened discovery of a make project whose compile.sh sets the compiler\'s environment', () => {
+  it.concurrent('compiles a unit with the CPATH and the defines the reference build had, at the workspace\'s paths', async () => {
+    // N comes from a header found only through CPATH, which compile.sh sets to a folder of the copy.
+    const compileSh = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nCPATH="$DP_PROJECT_ROOT_DIR/config"; export CPATH\nmake CC="$CC" CFLAGS="$CFLAGS -include sizes.h"\n';
+    const p = await makeProject({ compileSh });
+    try {
+      await mkdir(join(p.root, 'config'));
+      await writeFile(join(p.root, 'config', 'sizes.h'), '#define SCREEN_SIZE 8\n');
+      const patch = (line: string) => generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', line));
+      const considered = [
+        suggestion(p, '1', { 'src/a.c': await patch('#pragma omp parallel for num_threads(SCREEN_SIZE)') }),
+        suggestion(p, '2', { 'src/a.c': await patch('#pragma omp parallel for num_threads(SCREEN_SIZES)') }),
+      ];
+      const run = await againstIsolated(p.dp, considered, { jobs: 1, scratch: p.scratch });
+      expect(run.found).toEqual(run.isolated);
+      expect(failing(run.found)).toEqual(['2']);
+      expect(run.found['2']!.firstError).toMatch(/SCREEN_SIZES/);
+      expect(screenNotice(run.events)).toBeDefined();
     } finally {
       await p.remove();
     }

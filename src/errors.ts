@@ -22,7 +22,6 @@ export const EXIT_CODES = {
     reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock, cluster)',
     unfinished: { code: 'refused', words: 'not built: the run was refused' },
   },
-  clusterFailed: { code: 3, reason: 'the cluster could not run the builds', unfinished: { code: 'cluster-failed', words: 'the cluster could not run its builds' } },
   fatalAgent: { code: 4, reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call', unfinished: null },
   SIGINT: { code: 130, reason: 'interrupted by SIGINT', unfinished: { code: 'interrupted', words: 'interrupted' } },
   SIGTERM: { code: 143, reason: 'interrupted by SIGTERM', unfinished: { code: 'interrupted', words: 'interrupted' } },
@@ -67,7 +66,10 @@ export class InterruptedError extends PatchRepairError {
  * The cluster could not run a build even on fresh job steps: a failure of Slurm, not of the
  * build, so the run stops (exit 3) instead of recording the suggestion as failed.
  */
-export class ClusterError extends RefusedError {}
+export class ClusterError extends RefusedError {
+  /** What the suggestions the run could not finish are recorded with (skipped, `cluster-failed`). */
+  readonly unfinished = { code: 'cluster-failed', words: 'the cluster could not run its builds' } as const;
+}
 
 /**
  * The one table of system error codes in words, used by every reader and writer: a user should

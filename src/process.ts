@@ -1,8 +1,38 @@
 // The only module that starts processes. Every child gets its own process group so that a
 // timeout or an interrupt ends the whole tree (compile.sh → make → gcc, or an agent CLI and its
 // helpers), not just the direct child.
+import { access, constants, readdir } from 'node:fs/promises';
+import { delimiter, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { decodeBytes } from './bytes.js';
+
+/**
+ * The executables in the folders of `searchPath` whose name `wanted` accepts, each by name with
+ * the path the shell would run (the first folder's wins). A folder that cannot be read adds none;
+ * a file without the execute bit is no command. The one PATH scan: the agent CLIs and the bare
+ * clang of the settings are found the same way.
+ */
+export async function executablesOnPath(searchPath: string, wanted: (name: string) => boolean): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const dir of searchPath.split(delimiter)) {
+    if (dir === '') continue;
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (found.has(name) || !wanted(name)) continue;
+      if (await isExecutable(join(dir, name))) found.set(name, join(dir, name));
+    }
+  }
+  return found;
+}
+
+/** Where `command` runs from: itself when it names a path, else the first executable of that name on `searchPath`; null when none. */
+export async function findExecutable(command: string, searchPath: string): Promise<string | null> {
+  if (command.includes('/')) return (await isExecutable(resolve(command))) ? resolve(command) : null;
+  return (await executablesOnPath(searchPath, (name) => name === command)).get(command) ?? null;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  return access(file, constants.X_OK).then(() => true, () => false);
+}
 
 export interface RunRequest {
   command: string;

@@ -1,7 +1,7 @@
 // An Agent over any CLI a descriptor describes: one process per call through runProcess (its
 // own timeout and process-group kill), every turn in the conversation's empty directory,
 // follow-ups forked from the last answered turn or, without session support, replayed.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { runProcess, type RunOutcome } from '../process.js';
 import type { Descriptor } from '../formats/descriptor.js';
@@ -41,6 +41,7 @@ export class CliAgent implements Agent {
   private readonly d: Descriptor;
   private readonly usesSystemPrompt: boolean;
   private version: Promise<string | undefined> | undefined;
+  private prepared: Promise<void> | undefined;
 
   constructor(private readonly o: CliAgentOptions) {
     this.d = o.descriptor;
@@ -70,6 +71,7 @@ export class CliAgent implements Agent {
 
   async call(conversation: Conversation, prompt: string, signal?: AbortSignal): Promise<CallResult> {
     const cliVersion = await this.cliVersion();
+    await this.prepare();
     const resume = conversation.turns.length > 0 && this.d.followUp !== undefined && conversation.sessionId !== undefined;
     let text = conversation.turns.length > 0 && !resume ? replay(conversation.turns, prompt) : prompt;
     if (!this.usesSystemPrompt && !resume) text = `${this.o.systemPrompt}\n\n${text}`;
@@ -134,6 +136,22 @@ export class CliAgent implements Agent {
     return file;
   }
 
+  /**
+   * The descriptor's `prepare` step, once per agent, awaited by every call: the calls of a run
+   * with --agent-jobs above 1 start together, and their first starts would race for the state it
+   * creates. A failing step is not an error here: the calls then show what is wrong.
+   */
+  private prepare(): Promise<void> {
+    const step = this.d.prepare;
+    if (step === undefined) return Promise.resolve();
+    this.prepared ??= (async () => {
+      const env = agentEnvironment({ descriptor: this.d, cwd: this.o.scratchDir, values: {}, configured: this.o.configuredEnv, extra: this.o.env });
+      if (step.unlessDataFile !== undefined && (await exists(join(dataHome(env), step.unlessDataFile)))) return;
+      await runProcess({ command: this.executable, args: step.args, cwd: this.o.scratchDir, env, extendEnv: false, timeoutMs: this.o.timeoutMs });
+    })();
+    return this.prepared;
+  }
+
   private cliVersion(): Promise<string | undefined> {
     const args = this.d.version;
     if (args === undefined) return Promise.resolve(undefined);
@@ -148,6 +166,20 @@ export class CliAgent implements Agent {
       outcome.kind === 'exited' && outcome.exitCode === 0 ? outcome.stdout.trim().split('\n')[0] || undefined : undefined,
     );
     return this.version;
+  }
+}
+
+/** The XDG data directory the CLI sees, as XDG-following CLIs (opencode) resolve it. */
+function dataHome(env: Readonly<Record<string, string>>): string {
+  return env.XDG_DATA_HOME || join(env.HOME ?? '', '.local', 'share');
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
   }
 }
 

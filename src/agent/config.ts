@@ -87,6 +87,8 @@ export async function resolveAgentSettings(input: {
   cwd?: string;
   /** Where DISCOPOP_CLAUDE and DISCOPOP_OPENCODE are read. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Gets what is read but questionable in the file, said at the run's start. */
+  warn?: (message: string) => void;
 }): Promise<AgentSettings> {
   const { flags, llmConfigPath: file } = input;
   const config = await readLlmConfig(file, input.llmConfigExplicit);
@@ -107,7 +109,12 @@ export async function resolveAgentSettings(input: {
   const pick = <K extends keyof Shared>(key: K): Shared[K] => layers.find((l) => l[key] !== undefined)?.[key];
 
   const settings: AgentSettings = {
-    agentTimeoutS: flags.agentTimeoutS ?? pick('agent_timeout') ?? descriptorDefaults.agent_timeout ?? AGENT_DEFAULTS.agentTimeoutS,
+    agentTimeoutS:
+      flags.agentTimeoutS ??
+      connectionTimeout(connection, `${file}: connections.${connectionName}`, input.warn) ??
+      entry?.agent_timeout ??
+      descriptorDefaults.agent_timeout ??
+      AGENT_DEFAULTS.agentTimeoutS,
     prompts: flags.prompts ?? pick('prompts') ?? AGENT_DEFAULTS.prompts,
     retries: flags.retries ?? pick('retries') ?? AGENT_DEFAULTS.retries,
     maxAttempts: flags.maxAttempts ?? pick('max_attempts') ?? AGENT_DEFAULTS.maxAttempts,
@@ -135,6 +142,16 @@ export async function resolveAgentSettings(input: {
 
 type Connection = LlmConfig['connections'][string];
 type BackendEntry = LlmConfig['backends'][string];
+
+/** The connection's agent_timeout, else DiscoPoP's `timeout` (0 and null unset it there). */
+function connectionTimeout(connection: Connection | undefined, place: string, warn: ((message: string) => void) | undefined): number | undefined {
+  const discopop = connection?.timeout || undefined;
+  const ours = connection?.agent_timeout;
+  if (ours !== undefined && discopop !== undefined && ours !== discopop) {
+    warn?.(`${place}: agent_timeout ${ours} s and DiscoPoP's timeout ${discopop} s are both set; agent_timeout is used`);
+  }
+  return ours ?? discopop;
+}
 
 /** `executable` or DiscoPoP's `binary` (both given, they must agree), replaced by DISCOPOP_<BACKEND>. */
 function executableOf(

@@ -1,8 +1,8 @@
 // Turns resolved settings into an Agent, detecting the installed CLI only now, when an agent is
 // really needed (never for --discover-only, --restore, show or report).
-import { access, constants } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AgentUnavailableError, UsageError } from '../errors.js';
+import { findExecutable } from '../process.js';
 import type { AgentSettings } from '../formats/run-options.js';
 import { CliAgent, type CliAgentOptions } from './cli-agent.js';
 import type { Descriptor } from '../formats/descriptor.js';
@@ -92,15 +92,3 @@ async function detectInstalled(searchPath: string): Promise<{ descriptor: Descri
   return found;
 }
 
-export async function findExecutable(command: string, searchPath: string): Promise<string | null> {
-  const candidates = isAbsolute(command) || command.includes('/') ? [resolve(command)] : searchPath.split(delimiter).filter(Boolean).map((dir) => join(dir, command));
-  for (const candidate of candidates) {
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here; keep looking.
-    }
-  }
-  return null;
-}

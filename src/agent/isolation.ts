@@ -34,7 +34,7 @@ export function isolationProblems(descriptor: Descriptor, additions: CallAdditio
     if (isSet(value) && refused.options.includes(name)) problems.push(`${places.option(name)}: ${REFUSAL}`);
   }
   for (const arg of additions.extraArgs) {
-    if (flagsIn(arg).some((flag) => refused.args.includes(flag))) problems.push(`${places.arg(arg)}: '${arg}' ${REFUSAL}`);
+    if (flagsIn(arg, refused.valueFlags).some((flag) => refused.args.includes(flag))) problems.push(`${places.arg(arg)}: '${arg}' ${REFUSAL}`);
   }
   for (const name of Object.keys(additions.env)) {
     if (refused.env.includes(name) || name in descriptor.env) problems.push(`${places.env(name)}: ${REFUSAL}`);
@@ -44,12 +44,18 @@ export function isolationProblems(descriptor: Descriptor, additions: CallAdditio
 
 /**
  * Every flag a CLI's parser reads from one argument: `--flag=value` is `--flag`, and a short
- * argument is each of its letters, since `-rID` carries -r's value and `-ic` groups -i and -c.
+ * argument is its letters up to the first flag that takes a value, since `-ic` groups -i and -c
+ * while `-mopenai/gpt-5` is -m and its value and `-rID` is -r and its value.
  */
-function flagsIn(arg: string): string[] {
+function flagsIn(arg: string, valueFlags: readonly string[]): string[] {
   if (arg.startsWith('--')) return [arg.split('=')[0]!];
-  if (arg.startsWith('-')) return [...arg.slice(1)].map((letter) => `-${letter}`);
-  return [];
+  if (!arg.startsWith('-')) return [];
+  const flags: string[] = [];
+  for (const letter of arg.slice(1)) {
+    flags.push(`-${letter}`);
+    if (valueFlags.includes(`-${letter}`)) break;
+  }
+  return flags;
 }
 
 /** The arguments of the options the descriptor declares, in its order; the others are ignored. */

@@ -5,7 +5,7 @@
 // as `/bin/bash <script>` from the copy's root (formats.md §1.8).
 import { access, constants } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import type { BuildConfig, DotDiscopop } from '../formats/types.js';
+import type { DotDiscopop } from '../formats/types.js';
 import type { Launcher, StepOutcome } from './launcher.js';
 
 export interface CompileRequest {
@@ -27,18 +27,12 @@ export interface CompileLayout {
   env: Record<string, string>;
 }
 
-/** The configuration's compile.sh in the user's tree; settings may name it relative to the configuration folder. */
-export function compileScriptOf(config: Pick<BuildConfig, 'dir' | 'compileScript'>): string {
-  return isAbsolute(config.compileScript) ? config.compileScript : join(config.dir, config.compileScript);
-}
-
 /** Where compile.sh and its folder are in the workspace, and the environment it gets. */
 export function compileLayout(o: { dp: DotDiscopop; workspaceRoot: string; threads: number }): CompileLayout {
   const { dp, workspaceRoot } = o;
   const inWorkspace = (abs: string) => join(workspaceRoot, workspacePath(dp, abs));
-  const scriptInProject = compileScriptOf(dp.config);
   return {
-    script: inWorkspace(scriptInProject),
+    script: inWorkspace(dp.config.compileScript),
     cwd: dp.config.layout === 'shared' ? workspaceRoot : inWorkspace(dp.config.dir),
     env: {
       ...dp.config.settings,

@@ -8,6 +8,7 @@
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import type { BuildPool } from './pool.js';
+import { buildFinished } from './pool-jobs.js';
 import { screenPlan } from './screen.js';
 
 export interface ToBuild {
@@ -22,16 +23,28 @@ const NAMED_REASONS = 3;
  * The verdict of every suggestion of `toBuild`, equal to its isolated compile.sh build's: `onBuilt`
  * sees each as soon as it is known, with its `build-finished` event.
  */
-export function screenAndConfirm(o: { dp: DotDiscopop; pool: BuildPool; emit: Emit; toBuild: readonly ToBuild[]; onBuilt: (id: string, build: BuildResult) => Promise<void> }): Promise<BuildResult>[] {
+export function screenAndConfirm(o: {
+  dp: DotDiscopop;
+  pool: BuildPool;
+  emit: Emit;
+  toBuild: readonly ToBuild[];
+  /** The build as the run judges it beyond the compiler's word, after its build-finished event and before onBuilt. */
+  judge: (id: string, build: BuildResult) => Promise<BuildResult>;
+  onBuilt: (id: string, build: BuildResult) => Promise<void>;
+}): Promise<BuildResult>[] {
   const { pool, emit } = o;
+  const judged = async (id: string, build: BuildResult): Promise<BuildResult> => {
+    const verdict = await o.judge(id, build);
+    await o.onBuilt(id, verdict);
+    return verdict;
+  };
   const decided = async (id: string, build: BuildResult): Promise<BuildResult> => {
-    emit({ type: 'build-finished', id, purpose: 'discovery', ok: build.ok, error_class: build.errorClass ?? null, first_error: build.firstError ?? null, duration_ms: build.durationMs });
-    await o.onBuilt(id, build);
-    return build;
+    emit(buildFinished(id, 'discovery', build));
+    return judged(id, build);
   };
   const alone = async (s: ToBuild, events: 'all' | 'none') => {
     const build = await pool.build(s.id, s.patchSet, 'discovery', events);
-    return events === 'all' ? (await o.onBuilt(s.id, build), build) : decided(s.id, build);
+    return events === 'all' ? judged(s.id, build) : decided(s.id, build);
   };
   const confirming = new Confirmations(pool, decided, alone);
   const fallbacks: string[] = [];

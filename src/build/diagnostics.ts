@@ -149,9 +149,14 @@ export function classifyByPosition(diagnostics: readonly Diagnostic[], directive
     if (above !== undefined && TASK_WITHOUT_STATEMENT.test(d.message) && parseDirective(above)?.construct === 'task') return { ...d, errorClass: 'task-region-brace' };
     if (PARSED_AS_LOOP.test(d.message) && above !== undefined) return { ...d, errorClass: 'directive-not-before-loop' };
     if (text !== undefined && d.column !== undefined && clauseAt(text, d.column - 1) === 'reduction') return { ...d, errorClass: 'invalid-reduction' };
+    // `shared(A,+:B)` from older explorer output: a reduction written into another list.
+    if (text !== undefined && d.column !== undefined && LIST_WITH_REDUCTION_ENTRY.test(text) && LISTS.has(clauseAt(text, d.column - 1) ?? '')) return { ...d, errorClass: 'invalid-reduction' };
     return d;
   });
 }
+
+const LISTS = new Set(['shared', 'private', 'firstprivate', 'lastprivate']);
+const LIST_WITH_REDUCTION_ENTRY = /\b(?:shared|private|firstprivate|lastprivate)\s*\((?:[^()]*,)?\s*(?:[-+*&|^]|&&|\|\||max|min)\s*:/;
 
 /** The clause (its name or parentheses) at `index` of a directive line, if any: gcc may point at its '('. */
 function clauseAt(line: string, index: number): string | null {
@@ -236,7 +241,9 @@ const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
   [/'this' allowed in OpenMP only|expected variable name or data member of current class/, 'this-in-clause'],
   [/appears more than once in data clauses|appears both in data and map clauses|\b(?:private|shared|firstprivate|lastprivate|reduction|linear) variable cannot be (?:private|shared|firstprivate|lastprivate|reduction|linear)\b|variable can appear only once in OpenMP/, 'duplicate-data-sharing'],
   // The iteration variable is predetermined private; no other data-sharing clause may name it.
-  [/iteration variable '[^']+' should not be|loop iteration variable in the associated loop of '[^']+' directive may not be|'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has (?:an )?incomplete type|variable (?:of|with) incomplete type|invalid use of array with unspecified bounds/, 'invalid-privatization'],
+  // gcc 8 and older predetermine a const object shared and reject it in shared/private (recorded
+  // wording from gcc's test suite; gcc 8 is not installable here).
+  [/iteration variable '[^']+' should not be|loop iteration variable in the associated loop of '[^']+' directive may not be|'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has (?:an )?incomplete type|variable (?:of|with) incomplete type|invalid use of array with unspecified bounds|^'[^']+' is predetermined 'shared' for '(?:shared|private|firstprivate|lastprivate)'$/, 'invalid-privatization'],
   // clang rejects `reduction(+:s)` on a struct and `reduction(^:d)` on a double only through the
   // combiner it cannot build ("invalid operands to binary expression"). The unpatched project
   // compiled, so in a patched build that wording comes from the added reduction clause.

@@ -30,18 +30,23 @@ export async function discover(o: {
   reused?: ReadonlyMap<string, BuildResult>;
   settled?: ReadonlySet<string>;
   onBuilt?: (id: string, build: BuildResult) => Promise<void>;
+  /** The build as the run judges it beyond the compiler's word (the static collapse check), before onBuilt sees it. */
+  judge?: (suggestion: Suggestion, build: BuildResult) => Promise<BuildResult>;
 }): Promise<DiscoveryResult> {
+  const judge = o.judge ?? (async (_suggestion: Suggestion, build: BuildResult) => build);
   const withPatch = o.considered.filter((s) => s.files.length > 0 && !o.settled?.has(s.id));
   const toBuild = withPatch.filter((s) => !o.reused?.has(s.id));
   o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, reused: withPatch.length - toBuild.length, jobs: o.pool.jobs });
   const reference = await o.pool.referenceBuild();
   const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
   if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));
+  const byId = new Map(toBuild.map((s) => [s.id, s]));
   const pending = screenAndConfirm({
     dp: o.dp,
     pool: o.pool,
     emit: o.emit,
     toBuild: toBuild.map((s) => ({ id: s.id, patchSet: generatedPatchSet(s) })),
+    judge: (id, build) => judge(byId.get(id) as Suggestion, build),
     onBuilt: async (id, build) => o.onBuilt?.(id, build),
   });
   let built: BuildResult[];

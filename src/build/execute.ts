@@ -30,11 +30,11 @@ export function programRun(threads: number, outcome: RunOutcome): ProgramRun {
   const durationMs = outcome.durationMs;
   switch (outcome.kind) {
     case 'exited':
-      return { threads, ending: 'exited', exitCode: outcome.exitCode, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
+      return { threads, ending: 'exited', exitCode: outcome.exitCode, signal: null, output: outcome.stdout + outcome.stderr, durationMs, validation: null };
     case 'signaled':
-      return { threads, ending: 'signaled', exitCode: null, signal: outcome.signal, output: outcome.stdout + outcome.stderr, durationMs };
+      return { threads, ending: 'signaled', exitCode: null, signal: outcome.signal, output: outcome.stdout + outcome.stderr, durationMs, validation: null };
     case 'timeout':
-      return { threads, ending: 'timeout', exitCode: null, signal: null, output: outcome.stdout + outcome.stderr, durationMs };
+      return { threads, ending: 'timeout', exitCode: null, signal: null, output: outcome.stdout + outcome.stderr, durationMs, validation: null };
     case 'canceled':
     case 'spawn-failed':
       // An abort is thrown before this; sh itself always starts.

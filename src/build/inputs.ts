@@ -8,7 +8,6 @@ import { readFile, realpath } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { runProcess } from '../process.js';
 import type { DotDiscopop } from '../formats/types.js';
-import { compileScriptOf } from './compile.js';
 import { expandExcludes } from './location.js';
 import { scanTree } from './tree.js';
 
@@ -22,37 +21,51 @@ const COMPILER_ID_TIMEOUT_MS = 30_000;
 export interface BuildInputs {
   tree: Record<string, string>;
   environment: Record<string, string>;
+  /** The same inputs as run-state.json version 1 kept them (one digest), to compare a state an earlier release wrote. */
+  version1: string;
 }
 
 export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude: readonly string[]; signal?: AbortSignal }): Promise<BuildInputs> {
   const projectRoot = await realpath(dp.projectRoot);
   const dotDir = await realpath(dp.dotDir);
   // What --exclude leaves out of the workspaces cannot change a build; the list itself can.
-  const scriptInProject = compileScriptOf(dp.config);
-  const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, scriptInProject)) });
+  const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)) });
   const skipped = new Set([join(dotDir, 'patch_repair'), join(dotDir, 'patch_generator'), ...excluded.paths]);
   const manifest = await scanTree(projectRoot, (abs) => skipped.has(abs));
   const tree: Record<string, string> = {};
+  // Version 1's digest, byte for byte as the earlier release computed it (folder sizes included).
+  const version1 = createHash('sha256').update(`exclude\0${JSON.stringify([...o.exclude].sort())}\n`);
   for (const [rel, e] of [...manifest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // A folder's own size and time only follow its entries, which are listed themselves.
     tree[rel] = e.kind === 'dir' ? 'dir' : `${e.kind} ${e.size} ${e.mtimeNs}${e.link === undefined ? '' : ` -> ${e.link}`}`;
+    version1.update(`${rel}\0${e.kind}\0${e.size}\0${e.kind === 'dir' ? '' : e.mtimeNs}\0${e.link ?? ''}\n`);
   }
+  const script = await readFile(dp.config.compileScript, 'utf8');
+  const settings = JSON.stringify(Object.entries(dp.config.settings).sort());
+  const compilers = await compilerIdentity(dp, o.signal);
+  version1.update(`compile.sh\0${script}\nsettings\0${settings}\nconfig\0${dp.config.name}\0threads\0${o.threads}\ncompilers\0${compilers}\n`);
   const digest = (text: string) => createHash('sha256').update(text).digest('hex');
   return {
     tree,
     environment: {
-      'compile.sh': digest(await readFile(dp.config.compileScript, 'utf8')),
-      settings: digest(JSON.stringify(Object.entries(dp.config.settings).sort())),
+      'compile.sh': digest(script),
+      settings: digest(settings),
       configuration: digest(`${dp.config.name}\0threads\0${o.threads}`),
-      compilers: digest(await compilerIdentity(dp, o.signal)),
+      compilers: digest(compilers),
       '--exclude': digest(JSON.stringify([...o.exclude].sort())),
     },
+    version1: version1.digest('hex'),
   };
 }
 
 /** One patch set's build: what every build depends on but the tree (compared entry by entry), plus the set itself. */
 export function suggestionBuildDigest(environment: Record<string, string>, patchSetDigest: string): string {
   return createHash('sha256').update(`${JSON.stringify(Object.entries(environment).sort())}\0${patchSetDigest}`).digest('hex');
+}
+
+/** One patch set's build as run-state.json version 1 digested it: its inputs digest plus the set. */
+export function version1BuildDigest(inputs: string, patchSetDigest: string): string {
+  return createHash('sha256').update(`${inputs}\0${patchSetDigest}`).digest('hex');
 }
 
 async function compilerIdentity(dp: DotDiscopop, signal?: AbortSignal): Promise<string> {

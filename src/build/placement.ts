@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop } from '../formats/types.js';
 import { repairDir } from '../store/paths.js';
-import { compileScriptOf, dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP } from './compile.js';
+import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP } from './compile.js';
 import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest, type SourceOf } from './tree.js';
 import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
@@ -53,8 +53,7 @@ export class Workspaces {
     const { dp } = o;
     const projectRoot = await realpath(dp.projectRoot);
     const granularityNs = await timestampGranularityNs(o.root);
-    const scriptInProject = compileScriptOf(dp.config);
-    const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, scriptInProject)) });
+    const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)) });
     for (const glob of excluded.unmatched) {
       o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${projectRoot}` });
     }

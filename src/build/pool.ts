@@ -11,9 +11,9 @@ import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import type { RunOutcome } from '../process.js';
 import type { ProgramRunner } from '../formats/outcome.js';
-import { programRun, runExecuteScript } from './execute.js';
 import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
+import { programRunner } from './program.js';
 import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
 import { createLauncher, type Launcher } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
@@ -356,18 +356,18 @@ export class BuildPool {
     }
   }
 
-  /** execute.sh in `workspaceRoot`, as a step of the launcher; a run Slurm could not start is tried again. */
+  /** execute.sh in `workspaceRoot`, then validate.sh when there is one (program.ts); a step Slurm could not start is tried again. */
   private programIn(workspaceRoot: string, label: string, dp: DotDiscopop = this.o.dp): ProgramRunner {
     const signal = this.controller.signal;
-    return {
-      run: async (threads, timeoutMs) => {
-        const outcome = await this.withLaunchRetries(`a run of ${label === 'reference' || label === 'sequential' ? `the ${label} build` : `suggestion ${label}`}`, () =>
-          runExecuteScript({ dp, launcher: this.launcher, label: `${label}-run`, workspaceRoot, threads, timeoutMs, signal }),
-        );
+    const what = label === 'reference' || label === 'sequential' ? `the ${label} build` : `suggestion ${label}`;
+    return programRunner({
+      build: { dp, launcher: this.launcher, workspaceRoot, signal, label, threads: this.o.threads, timeoutMs: this.o.timeoutMs },
+      step: async (name, attempt) => {
+        const outcome = await this.withLaunchRetries(`${name} of ${what}`, attempt);
         if (outcome.kind === 'canceled') signal.throwIfAborted();
-        return programRun(threads, outcome);
+        return outcome;
       },
-    };
+    });
   }
 
   /**

@@ -4,6 +4,7 @@
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { fileDiff, generatedHeaderLines } from './answer-diff.js';
 import { isBuildFailure } from '../formats/types.js';
+import { atMacroUse } from './macro-errors.js';
 import { repairFile } from './repair-file.js';
 import type { FileDiagnostic } from './rules/rule.js';
 
@@ -15,7 +16,7 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   // The build stage's parsed diagnostics: the same ones the prompt and results.json show.
   const fileIds = new Set(suggestion.files.map((file) => file.fileId));
   // Errors, and the warnings that failed the build (a directive the compiler partly ignored).
-  const errors = build.diagnostics.filter(isBuildFailure);
+  const errors = atMacroUse(build.diagnostics.filter(isBuildFailure), fileIds);
   const link = errors.find((error) => error.errorClass === 'link');
   if (link) return declined(`the build failed at the link step (${link.message}); no directive rule can help`);
   const foreign = errors.find((error) => error.fileId === undefined || !fileIds.has(error.fileId) || error.line === undefined);

@@ -5,6 +5,9 @@ import { parseDirective, renderDirective } from '../patch/openmp.js';
 import { findAddedDirectives, type AddedDirective } from './added-directives.js';
 import type { FileDiagnostic } from './rules/rule.js';
 import { arrayElementReduction } from './rules/array-element-reduction.js';
+import { namedElements } from './rules/named-elements.js';
+import { aggregateReduction } from './rules/aggregate-reduction.js';
+import { moveUnitLines } from './unit-moves.js';
 import { canonicalLoopTest } from './rules/canonical-loop-test.js';
 import { classReduction } from './rules/class-reduction.js';
 import { collapseDepth } from './rules/collapse-depth.js';
@@ -19,6 +22,8 @@ import { memberReduction } from './rules/member-reduction.js';
 import { outOfScopeNames, undeclaredName } from './rules/out-of-scope-names.js';
 import { restructuringReason } from './rules/restructuring.js';
 import { moveTaskRegionBraces, TASK_REGION_BRACE } from './rules/task-region-brace.js';
+import { predeterminedShared } from './rules/predetermined-shared.js';
+import { reductionEntry } from './rules/reduction-entry.js';
 import { scalarSection } from './rules/scalar-section.js';
 import { NO_EDITS, type DirectiveState, type Rule, type RuleInput, type SourceEdits } from './rules/rule.js';
 import { sharedOnWorksharing } from './rules/shared-on-worksharing.js';
@@ -34,9 +39,9 @@ import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './tr
  * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
  */
 export const RULES: readonly Rule[] = [
-  dependSpelling, scalarSection, memberReduction, structReduction, arrayElementReduction, thisInClause, outOfScopeNames, duplicateDataSharing,
-  iterationVariable, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
-  classReduction, canonicalLoopTest,
+  dependSpelling, reductionEntry, scalarSection, memberReduction, structReduction, arrayElementReduction, namedElements, thisInClause, outOfScopeNames, duplicateDataSharing,
+  iterationVariable, predeterminedShared, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
+  aggregateReduction, classReduction, canonicalLoopTest,
 ];
 
 export type FileRepair =
@@ -78,7 +83,11 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   if (braces.kind === 'declined') return braces;
   if (braces.kind === 'moved') {
     const moved = braces.lines.map((line, row) => line + (braces.carriageReturns[row] ? '\r' : '')).join('\n');
-    const rest = await repairFile({ ...input, patched: moved, errors: braces.errors });
+    // The unit was made from the file before the move: it moves the same way, or is left out
+    // (a stretch it cannot follow row for row) rather than read one line off.
+    const { translationUnit: before, ...withoutUnit } = input;
+    const unitMoved = before === undefined ? null : moveUnitLines(before, braces.moves);
+    const rest = await repairFile({ ...withoutUnit, patched: moved, errors: braces.errors, ...(unitMoved !== null && { translationUnit: unitMoved }) });
     if (rest.kind === 'declined') return rest;
     return rest.kind === 'unchanged' ? { kind: 'repaired', source: moved, rules: [TASK_REGION_BRACE] } : { ...rest, rules: [TASK_REGION_BRACE, ...rest.rules] };
   }
@@ -95,6 +104,7 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
     lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors,
     root: tree.rootNode, isCxx: o.isCxx,
     types: unit ? { root: unit.tree.rootNode, lines: unit.lines } : { root: tree.rootNode, lines: o.patched.split('\n') },
+    ...(unit && { expanded: (row: number) => unit.textOf(row + 1) }),
   };
   const usedRules: string[] = [];
   const replacements = new Map<number, { state: DirectiveState; lineCount: number }>();
@@ -114,7 +124,7 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
 }
 
 /** Rules that rewrite the loop's header or the reduced variable's uses in it. */
-const RULES_EDITING_THE_LOOP = new Set(['reduce-member-copy', 'reduce-struct-members', 'reduce-array-element', 'canonical-loop-test']);
+const RULES_EDITING_THE_LOOP = new Set(['reduce-member-copy', 'reduce-struct-members', 'reduce-array-element', 'reduce-named-elements', 'canonical-loop-test']);
 
 /**
  * Edits go to the file's lines only; when the loop itself, or a use of a reduced variable in it,
@@ -239,6 +249,7 @@ interface Context {
   root: RuleInput['root'];
   isCxx: boolean;
   types: TypeScope;
+  expanded?: (row: number) => string;
 }
 
 function repairDirective(entry: Located, context: Context): DirectiveRepair {
@@ -252,7 +263,7 @@ function repairDirective(entry: Located, context: Context): DirectiveRepair {
     const input: RuleInput = {
       state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
       undeclaredInFunction, lines: context.lines, addedRows: context.addedRows, root: context.root, isCxx: context.isCxx,
-      types: context.types,
+      types: context.types, ...(context.expanded && { expanded: context.expanded }),
     };
     const outcome = rule.apply(input);
     if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };

@@ -332,13 +332,6 @@ function namesDeclaredIn(node: SyntaxNode): Set<string> {
   return names;
 }
 
-/** Loops nested perfectly under `loop` (itself included): each body is exactly one `for`. */
-export function perfectlyNestedDepth(loop: SyntaxNode): number {
-  let depth = 1;
-  for (let inner = onlyLoopInBody(loop); inner; inner = onlyLoopInBody(inner)) depth++;
-  return depth;
-}
-
 /** The loop `levels - 1` perfectly nested levels below `loop` (`loop` itself for 1). */
 export function nestedLoop(loop: SyntaxNode, levels: number): SyntaxNode {
   let current = loop;

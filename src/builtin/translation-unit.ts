@@ -10,12 +10,14 @@ export interface TranslationUnit {
   lines: readonly string[];
   /** The first row of the unit that holds the main file's `line` (1-based) or the next line it holds; null past its end. */
   rowOf(line: number): number | null;
+  /** The main file's line (1-based) that the unit's `row` holds; null for a row of another file. */
+  lineOf(row: number): number | null;
   /** The unit's text of the main file's `line` (1-based): the line with its macros expanded; '' when the unit lacks it. */
   textOf(line: number): string;
 }
 
 /** `# 12 "src/x.c" 2`: gcc's and clang's line markers (`#line 12 "x.c"` under some flags). */
-const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
+export const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
 
 export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
   const lines = text.split('\n');
@@ -39,6 +41,7 @@ export async function parseTranslationUnit(text: string): Promise<TranslationUni
   return {
     tree,
     lines,
+    lineOf: (row) => mainRows.find((entry) => entry.row === row)?.line ?? null,
     rowOf: (wanted) => mainRows.find((entry) => entry.line >= wanted)?.row ?? null,
     textOf: (wanted) => mainRows.filter((entry) => entry.line === wanted).map((entry) => lines[entry.row]).join('\n'),
   };

@@ -2,8 +2,7 @@
 // one that is, as DiscoPoP's project manager has it: Debian's clang-14 packages install
 // `clang-14`, not `clang`. Only the run's settings in memory change; compile.sh and the settings
 // files on disk stay as the user wrote them.
-import { readdir } from 'node:fs/promises';
-import { delimiter } from 'node:path';
+import { executablesOnPath } from '../process.js';
 import type { BuildConfig } from '../formats/types.js';
 
 const BARE = { CC: 'clang', CXX: 'clang++' } as const;
@@ -44,26 +43,17 @@ function newestVersioned(bare: string, onPath: ReadonlySet<string>): string | un
   return best?.name;
 }
 
-/** The names in the folders of `searchPath`; a folder that cannot be read adds none. */
-export async function namesOnPath(searchPath: string): Promise<Set<string>> {
-  const names = new Set<string>();
-  for (const dir of searchPath.split(delimiter)) {
-    if (dir === '') continue;
-    const entries = await readdir(dir).catch(() => []);
-    for (const name of entries) names.add(name);
-  }
-  return names;
-}
 
 /**
  * The configuration with its settings (and seq settings) resolved against the PATH the build
  * gets, and the one notice that says so, or null when nothing changed.
  */
 export async function resolveBareClangInConfig(config: BuildConfig, parentPath: string): Promise<{ config: BuildConfig; notice: string | null }> {
-  const searchPath = config.settings['PATH'] ?? parentPath;
-  const onPath = await namesOnPath(searchPath);
-  const par = resolveBareClang(config.settings, onPath);
-  const seq = config.seqSettings === undefined ? undefined : resolveBareClang(config.seqSettings, onPath);
+  // Each settings file is resolved against the PATH its own builds get.
+  const clangsOn = async (settings: Record<string, string>) =>
+    new Set((await executablesOnPath(settings['PATH'] ?? parentPath, (name) => /^clang(?:\+\+)?(?:-\d+)?$/.test(name))).keys());
+  const par = resolveBareClang(config.settings, await clangsOn(config.settings));
+  const seq = config.seqSettings === undefined ? undefined : resolveBareClang(config.seqSettings, await clangsOn(config.seqSettings));
   const replaced = new Map([...par.replaced, ...(seq?.replaced ?? [])]);
   if (replaced.size === 0) return { config, notice: null };
   const bare = [...replaced.keys()];

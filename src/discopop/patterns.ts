@@ -58,6 +58,11 @@ function loopPattern(type: string, entry: z.output<typeof LoopPatternSchema>): P
   };
   if (entry.pragma !== undefined) info.pragma = entry.pragma;
   if (entry.collapse_level !== undefined) info.collapseLevel = entry.collapse_level;
+  // Only shown to the model, so a value of another shape in another DiscoPoP version is left out, not an error.
+  const scheduling = entry['scheduling_clause'];
+  if (typeof scheduling === 'string' && scheduling.trim() !== '') info.scheduling = scheduling.trim();
+  const iterations = entry['average_iteration_count'];
+  if (typeof iterations === 'number' && Number.isFinite(iterations) && iterations >= 0) info.averageIterationCount = iterations;
   return info;
 }
 

@@ -59,7 +59,10 @@ export function isBuildFailure(d: Diagnostic): boolean {
 
 export const BuildResultSchema = z.object({
   ok: z.boolean(),
-  failedAt: z.enum(['patch', 'compile', 'timeout']).optional().describe("where it failed: GNU patch could not apply the set, or compile.sh failed"),
+  failedAt: z
+    .enum(['patch', 'compile', 'timeout', 'static-check'])
+    .optional()
+    .describe("where it failed: GNU patch could not apply the set, compile.sh failed, or it built and patch-repair's static check found an added collapse over loops that are not perfectly nested"),
   output: z.string().describe("raw output: patch's own words, or compile.sh's stdout+stderr"),
   diagnostics: z.array(DiagnosticSchema),
   errorClass: z.enum(ERROR_CLASSES).optional().describe("the first error's class; absent when the build passed"),

@@ -79,6 +79,16 @@ export const DescriptorSchema = z
     prompt: z.enum(['stdin', 'argument', 'file']).default('stdin'),
     /** Arguments that make the CLI print its version without network; no probe when absent. */
     version: z.array(z.string()).optional(),
+    /**
+     * Run once before an agent's first call, for a CLI that creates its state on its first start
+     * and whose first starts race when several begin at once (opencode's database). Skipped when
+     * `unlessDataFile` (relative to the CLI's XDG data directory: $XDG_DATA_HOME, else
+     * $HOME/.local/share) already exists.
+     */
+    prepare: z
+      .object({ args: z.array(z.string()).min(1), unlessDataFile: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     output: z.union([TextOutput, StructuredOutput]).default({ format: 'text' }),
     /** Checked before the built-in rules (HTTP status, common provider wording). */
     signs: z.array(Sign).default([]),
@@ -101,9 +111,14 @@ export const DescriptorSchema = z
         options: z.array(z.string()).default([]),
         args: z.array(z.string()).default([]),
         env: z.array(z.string()).default([]),
+        /**
+         * Short flags that take a value: in one argument, what follows such a flag is its value
+         * (`-mopenai/gpt-5`), not more flags; any other short argument is a group (`-ic`).
+         */
+        valueFlags: z.array(z.string().regex(/^-[A-Za-z0-9]$/, 'a short flag, e.g. "-m"')).default([]),
       })
       .strict()
-      .default({ options: [], args: [], env: [] }),
+      .default({ options: [], args: [], env: [], valueFlags: [] }),
     defaults: z
       .object({ model: z.string().optional(), agent_timeout: z.number().positive().optional() })
       .strict()

@@ -14,6 +14,21 @@ export interface ProgramRun {
   signal: string | null;
   output: string;
   durationMs: number;
+  /** The configuration's validate.sh after this run; null without one, or when execute.sh did not exit 0. */
+  validation: ValidationRun | null;
+}
+
+/** DiscoPoP's validation step after one execute.sh run: its build when compile_validate.sh makes one, then validate.sh. */
+export interface ValidationRun {
+  /** The script that ended the step: validate.sh, or the build before it when that failed. */
+  script: 'validate.sh' | 'compile_validate.sh' | 'compile.sh';
+  builtBy: 'compile_validate.sh' | 'compile.sh';
+  ending: 'exited' | 'signaled' | 'timeout';
+  exitCode: number | null;
+  signal: string | null;
+  output: string;
+  /** The whole step, build included. */
+  durationMs: number;
 }
 
 /** Runs execute.sh in a workspace that holds a finished build. */

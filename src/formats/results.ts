@@ -53,7 +53,17 @@ export const RecordedDiagnosticSchema = z.object({
 });
 export type RecordedDiagnostic = z.infer<typeof RecordedDiagnosticSchema>;
 
-export const RUN_VERDICTS = ['same', 'differs', 'crashed', 'timeout', 'not-run'] as const;
+export const RUN_VERDICTS = ['same', 'differs', 'crashed', 'timeout', 'invalid', 'not-run'] as const;
+
+export const RunValidationSchema = z
+  .object({
+    runs: z.number().int().nonnegative().describe('validate.sh runs: one after each execute.sh run that exited 0'),
+    passed: z.boolean().describe('every one of them exited 0 (and its build, when compile_validate.sh makes one, passed)'),
+    built_by: z.enum(['compile_validate.sh', 'compile.sh']).describe("which build validate.sh checked: compile_validate.sh's own, or compile.sh's when the configuration has no compile_validate.sh"),
+    seconds: z.number().nonnegative().describe('wall time of the validation steps (compile_validate.sh and validate.sh), summed over the runs'),
+  })
+  .describe("the configuration's validate.sh, run after execute.sh (DiscoPoP's output validation)");
+export type RunValidation = z.infer<typeof RunValidationSchema>;
 
 export const RunCheckSchema = z
   .object({
@@ -61,8 +71,9 @@ export const RunCheckSchema = z
     repeats: z.number().int().positive().describe('runs at that many threads'),
     verdict: z
       .enum(RUN_VERDICTS)
-      .describe('same: every run exits and prints like the sequential build; differs: an exit code or output line differs; crashed: a run was killed by a signal; timeout: a run went over --run-timeout; not-run: nothing of this suggestion was run'),
+      .describe('same: every run exits and prints like the sequential build (and validate.sh, when there is one, exits 0); differs: an exit code or output line differs; crashed: a run was killed by a signal; timeout: a run went over --run-timeout; invalid: validate.sh (or compile_validate.sh before it) failed after a run; not-run: nothing of this suggestion was run'),
     first_difference: z.string().nullable().describe('which run differed first and how, e.g. "at 4 threads, run 2 of 3: line 12 `…` expected, `…` got"'),
+    validate: RunValidationSchema.nullable().default(null).describe('null when the configuration has no validate.sh or no run reached it'),
   })
   .describe('check 7 (--check-run): the repaired build, or with --check-run all the generated one, run with execute.sh at 1 and N threads');
 export type RunCheck = z.infer<typeof RunCheckSchema>;

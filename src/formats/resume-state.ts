@@ -27,6 +27,26 @@ export const RunStateSchema = z.object({
 export type RunState = z.infer<typeof RunStateSchema>;
 
 /**
+ * Version 1, written by releases before the project tree was kept entry by entry: one digest of
+ * everything every build depends on. Still read, so a run stopped before an upgrade is resumed
+ * after it (pipeline/resume.ts converts it in memory); never written.
+ */
+export const RunStateVersion1Schema = z.object({
+  version: z.literal(1),
+  run_id: z.string(),
+  mode: z.enum(['repair', 'dry-run']),
+  inputs: z.string().describe('digest of what every build depends on: project tree, compile.sh, settings, compiler identity, threads'),
+  builds: z.record(z.string(), z.object({ digest: z.string().describe('inputs plus the patch set built'), build: BuildResultSchema })),
+  finished: z.record(z.string(), SuggestionRecordSchema),
+  complete: z.boolean(),
+});
+export type RunStateVersion1 = z.infer<typeof RunStateVersion1Schema>;
+
+/** run-state.json as --resume reads it: this release's version, or the one before. */
+export const StoredRunStateSchema = z.discriminatedUnion('version', [RunStateSchema, RunStateVersion1Schema]);
+export type StoredRunState = z.infer<typeof StoredRunStateSchema>;
+
+/**
  * attempts/<id>/<n>/call.json: an answer that came back, written before verification starts, so
  * a run killed while checking it can be resumed by checking it again instead of asking again.
  */

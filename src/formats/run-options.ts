@@ -66,6 +66,8 @@ export interface RunOptions {
   builtin: boolean;
   agent: AgentSettings;
   llmConfigPath: string;
+  /** What reading the options found questionable but used (llm_config.json), said at the run's start; not recorded. */
+  notices?: string[];
   promptDir?: string;
   contextLines: number;
   maxErrorChars: number;
@@ -81,7 +83,7 @@ export interface RunOptions {
 }
 
 /** The settings a command-line flag sets; every other field of RunOptions is derived. */
-export type FlagKey = Exclude<keyof RunOptions, 'agent'> | Exclude<keyof AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>;
+export type FlagKey = Exclude<keyof RunOptions, 'agent' | 'notices'> | Exclude<keyof AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>;
 
 /**
  * Agent settings when neither a flag nor the LLM configuration nor the backend descriptor sets

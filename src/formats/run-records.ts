@@ -79,7 +79,18 @@ export function unrepairedRecord(
   build: BuildResult | null,
   o: { status: 'failed' | 'skipped'; reason: Reason | null },
 ): SuggestionRecord {
-  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: o.reason?.words ?? null, reason_code: o.reason?.code ?? null };
+  const words = build ? staticCheckReason(build, o.reason?.words ?? null) : o.reason?.words ?? null;
+  return { ...baseRecord(suggestion), ...(build ? failure(build) : {}), status: o.status, reason: words, reason_code: o.reason?.code ?? null };
+}
+
+/**
+ * A build the compiler passed and the static collapse check failed: the reason says so first,
+ * naming what stands between the loops, since no compiler error explains the status.
+ */
+function staticCheckReason(build: BuildResult, reason: string | null): string | null {
+  if (build.failedAt !== 'static-check') return reason;
+  const finding = `the build passed, but ${build.firstError ?? 'the static check failed'}`;
+  return reason === null ? finding : `${finding}; ${reason}`;
 }
 
 export function outcomeRecord(
@@ -116,7 +127,7 @@ export function outcomeRecord(
       may_race: outcome.mayRace,
     };
   }
-  return { ...common, status: outcome.status, reason: outcome.reason, reason_code: outcome.reasonCode };
+  return { ...common, status: outcome.status, reason: staticCheckReason(build, outcome.reason), reason_code: outcome.reasonCode };
 }
 
 function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
@@ -265,7 +276,7 @@ export function startedRun(run: RunFromEvents): RunRecord | null {
 }
 
 function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
-  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why };
+  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why, validate: null };
 }
 
 /** With --check-run every record says whether it ran; when it did not, its status says why. */

@@ -51,6 +51,10 @@ export interface PatternInfo {
   shared: string[];
   reduction: string[];
   collapseLevel?: number;
+  /** do_all's `scheduling_clause` ("static"), which the generator never writes into code. */
+  scheduling?: string;
+  /** `average_iteration_count`, when DiscoPoP measured one (not -1). */
+  averageIterationCount?: number;
 }
 
 export interface Suggestion {
@@ -69,6 +73,7 @@ export interface BuildConfig {
   name: string;
   /** Absolute path of project/configs/<name>/ in the user's tree. */
   dir: string;
+  /** Absolute path of the compile.sh the builds run: the configuration's own, or the shared one (discopop/build-config.ts). */
   compileScript: string;
   /** Environment from par_settings.json, or derived in memory from seq_settings.json. */
   settings: Record<string, string>;

@@ -128,7 +128,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 
   const llm = llmConfigLocation(flags.llmConfig, dotDir, ctx);
-  return { ...partial, llmConfigPath: llm.path, agent: await agentSettings(mode, agentFlags, llm, ctx.cwd, ctx.env) };
+  const notices: string[] = [];
+  const agent = await agentSettings(mode, agentFlags, llm, ctx.cwd, ctx.env, (message) => notices.push(message));
+  return { ...partial, llmConfigPath: llm.path, agent, ...(notices.length > 0 && { notices }) };
 }
 
 /**
@@ -142,13 +144,14 @@ async function agentSettings(
   llm: { path: string; explicit: boolean },
   cwd: string,
   env: OptionsContext['env'],
+  warn: (message: string) => void,
 ): Promise<AgentSettings> {
   if (mode === 'restore' || mode === 'discover-only') {
     // Unused in these modes, but a misspelt --backend is still bad usage, as it is in a repair run.
     if (flags.backend !== undefined && flags.backend !== 'builtin') await loadDescriptor(flags.backend, cwd);
     return { ...AGENT_DEFAULTS, ...definedOnly(flags) };
   }
-  return resolveAgentSettings({ flags, llmConfigPath: llm.path, llmConfigExplicit: llm.explicit, cwd, env });
+  return resolveAgentSettings({ flags, llmConfigPath: llm.path, llmConfigExplicit: llm.explicit, cwd, env, warn });
 }
 
 /** A path the user named (flag or environment) must exist; the default location may be absent. */

@@ -54,7 +54,8 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
     const thorough = !reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
-    const floor = hunk.anchors === undefined ? minStart : belowAnchors(text.lines, hunk.anchors, minStart);
+    const anchored = hunk.anchors === undefined ? { floor: minStart, passedOver: [] } : belowAnchors(view.squeezed, hunk.anchors, minStart);
+    const floor = anchored.floor;
     const request = { file: view, hunk, declared, minStart: floor, expected, replacement, thorough };
     const located = locateHunk(request);
     const span = located.status === 'already-applied' ? replacement.length : coveredLines(located, expected.length);
@@ -65,8 +66,10 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
       contextOnly.push({ hunk, located: reading, start: reading.start!, span: coveredLines(reading, expected.length), differing: readingDiffers.map((line) => line.index) });
     }
     const report = hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span });
-    reports.push(readingDiffers.length > 0 ? { ...report, detail: `${report.detail}; it fits at line ${reading!.start! + 1} but ${differingPhrase(readingDiffers)}: kept the file's, its own offered as a second reading` } : report);
-    if (located.start === null || located.status === 'ambiguous' || located.status === 'failed') return;
+    const troubled = located.status === 'ambiguous' || located.status === 'failed';
+    const explained = troubled && anchored.passedOver.length > 0 ? { ...report, detail: [report.detail, ...anchored.passedOver].join('; ') } : report;
+    reports.push(readingDiffers.length > 0 ? { ...explained, detail: `${explained.detail}; it fits at line ${reading!.start! + 1} but ${differingPhrase(readingDiffers)}: kept the file's, its own offered as a second reading` } : explained);
+    if (located.start === null || troubled) return;
     placements.push({ hunk, located, start: located.start, span, differing: differingContext(located, hunk).map((line) => line.index) });
     minStart = located.start + span;
     if (nominal !== null) {

@@ -4,6 +4,7 @@
 // after, and the hunk's own lines say the rest. A repair only changes files of its patch set, so
 // adding, deleting or renaming a file is refused with a reason.
 import type { Hunk, HunkLine } from './model.js';
+import { squeeze } from './similarity.js';
 
 const OPERATION = /^\*\*\*\s*(Update|Add|Delete)\s+File:\s*(.*?)\s*$/i;
 const MOVE = /^\*\*\*\s*Move\s+to:\s*(.*?)\s*$/i;
@@ -121,22 +122,42 @@ function hunkGoesOn(lines: readonly string[], from: number): boolean {
   return false;
 }
 
+export interface AnchorFloor {
+  /** The first line the hunk may start at. */
+  floor: number;
+  /** Anchors that pinned nothing, each with why; said when the hunk then fails. */
+  passedOver: string[];
+}
+
 /**
  * Where a hunk with anchors may start: below the last anchor, each looked for after the one
- * before it (whitespace aside, then as part of a longer line, since models shorten a signature).
- * An anchor the file does not have is passed over: the hunk's own lines still locate it.
+ * before it. Lines compare without whitespace (models re-space a signature, as they re-space
+ * context lines); the first such line below is the anchor, as in V4A. Failing that, an anchor may
+ * be part of one longer line (models shorten a signature), but only of exactly one: a short
+ * anchor inside several lines would pin the hunk below an unrelated one. An anchor that pins
+ * nothing is passed over: the hunk's own lines still locate it.
  */
-export function belowAnchors(fileLines: readonly string[], anchors: readonly string[], from: number): number {
+export function belowAnchors(squeezedLines: readonly string[], anchors: readonly string[], from: number): AnchorFloor {
   let floor = from;
   let searchFrom = from;
+  const passedOver: string[] = [];
   for (const anchor of anchors) {
-    const wanted = anchor.trim();
-    let at = fileLines.findIndex((line, index) => index >= searchFrom && line.trim() === wanted);
-    if (at < 0 && wanted.length >= 3) at = fileLines.findIndex((line, index) => index >= searchFrom && line.includes(wanted));
+    const wanted = squeeze(anchor);
+    let at = squeezedLines.findIndex((line, index) => index >= searchFrom && line === wanted);
+    if (at < 0 && wanted.length >= 3) {
+      const containing = squeezedLines.flatMap((line, index) => (index >= searchFrom && line.includes(wanted) ? [index] : []));
+      if (containing.length === 1) at = containing[0]!;
+      else if (containing.length > 1) passedOver.push(`its anchor \`@@ ${anchor.trim()}\` is part of ${containing.length} lines (${lineNumbers(containing)}), so it names none of them`);
+    }
     if (at < 0) continue;
     // The anchor line itself may open the hunk: models often repeat it as the first context line.
     floor = at;
     searchFrom = at + 1;
   }
-  return floor;
+  return { floor, passedOver };
+}
+
+function lineNumbers(indexes: readonly number[]): string {
+  const shown = indexes.slice(0, 5).map((index) => index + 1).join(', ');
+  return indexes.length > 5 ? `lines ${shown}, …` : `lines ${shown}`;
 }

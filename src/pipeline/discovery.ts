@@ -2,15 +2,17 @@
 // built on its own (or its build taken over by --resume) → the suggestions that fail. Each build is
 // an event (`discovered`, with the digest of what it depended on) as soon as it finished, so an
 // interrupted discovery still knows it.
-import { BuildPool, discover, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from '../build/index.js';
+import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { runFromEvents, settledByDiscovery, type Failing } from '../formats/run-records.js';
 import type { SuggestionRecord, Workspaces } from '../formats/results.js';
-import type { BuildResult, DotDiscopop } from '../formats/types.js';
+import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
+import { withCollapseFindings } from '../builtin/collapse-check.js';
 import type { Preflight } from './preflight.js';
 import { emitFinished } from './records.js';
 import type { RunContext } from './session.js';
+import { collapseCheckFor, patchedFromDisk } from './static-check.js';
 
 export interface Discovery {
   failing: Failing[];
@@ -51,7 +53,13 @@ export async function discoveryStage(
   const { options, emit, interrupt } = context;
   const { dp, considered } = pre;
   const digest = (id: string) => o.digests.get(id) ?? null;
-  for (const [id, build] of o.reused ?? []) emit({ type: 'discovered', id, digest: digest(id), reused: true, build });
+  const judge = staticJudge(dp, pool);
+  // A build taken over from a stopped run (of an older release, too) is judged like a fresh one.
+  const reused = o.reused && new Map(await Promise.all([...o.reused].map(async ([id, build]) => {
+    const suggestion = considered.find((s) => s.id === id);
+    return [id, suggestion ? await judge(suggestion, build) : build] as const;
+  })));
+  for (const [id, build] of reused ?? []) emit({ type: 'discovered', id, digest: digest(id), reused: true, build });
   // The probe is queued first and runs beside the first discovery builds; when it refuses,
   // disposing the pool cancels those, and their rejection is expected. With nothing to build
   // there is nothing the probe could protect. A resumed run probes again: the probe is one build.
@@ -64,7 +72,8 @@ export async function discoveryStage(
     settled: finished,
     pool,
     emit,
-    reused: o.reused,
+    reused,
+    judge,
     onBuilt: async (id, build) => emit({ type: 'discovered', id, digest: digest(id), reused: false, build }),
   });
   discovering.catch(() => undefined);
@@ -79,6 +88,19 @@ export async function discoveryStage(
   for (const record of settled.records) emitFinished(context, record);
   await context.saved();
   return { failing: settled.failing, held: settled.held };
+}
+
+/**
+ * A build as the run judges it: the compiler's verdict, and the static collapse check whatever
+ * that verdict was (clang builds a collapse over an imperfect nest; gcc's own error keeps its path).
+ */
+function staticJudge(dp: DotDiscopop, pool: BuildPool): (suggestion: Suggestion, build: BuildResult) => Promise<BuildResult> {
+  const check = collapseCheckFor(dp, pool);
+  const patched = patchedFromDisk(dp);
+  return async (suggestion, build) => {
+    if (!build.ok && build.failedAt !== 'compile') return build;
+    return withCollapseFindings(build, await check(generatedPatchSet(suggestion), patched));
+  };
 }
 
 /** At most this many path-holding outputs are named in results.json; the count says how many there are. */

@@ -41,16 +41,12 @@ export async function finish(
     }
     const build = run.builds.get(suggestion.id)?.build ?? null;
     // A refused run's builds prove nothing (the probe compiled, the cluster failed them): none is kept.
-    const record = withRunCheck(
-      o.refused
-        ? unrepairedRecord(suggestion, build, { status: 'skipped', reason: unfinishedReason })
-        : unfinishedRecord(suggestion, build, { reason: unfinishedReason, repairedEarlier: scope.repairedEarlier.has(suggestion.id), discoverOnly: options.mode === 'discover-only' }),
-      options,
-    );
+    const record = o.refused
+      ? unrepairedRecord(suggestion, build, { status: 'skipped', reason: unfinishedReason })
+      : unfinishedRecord(suggestion, build, { reason: unfinishedReason, repairedEarlier: scope.repairedEarlier.has(suggestion.id), discoverOnly: options.mode === 'discover-only' });
     // Nothing of a refused run's suggestions is under way, and a build that finished settled its
-    // suggestion: each is finished, and show lists it so.
-    if (o.refused || record.status !== 'skipped') emitFinished(context, record);
-    suggestions.push(record);
+    // suggestion: each is finished, and show lists it so. Either way the record is completed once.
+    suggestions.push(o.refused || record.status !== 'skipped' ? emitFinished(context, record) : withRunCheck(record, options));
   }
   const base = runRecord(context, { identity: run.identity, workspaces: run.workspaces, resumedFrom: run.resumedFrom, notConsidered: scope.notConsidered });
   const { results, exitCode } = finishedResults(base, suggestions, {
@@ -104,7 +100,7 @@ export function runRecord(
 
 /** The agent's environment may hold what only the agent should see: its names are recorded, never its values. */
 function recordedOptions(options: RunOptions): Record<string, unknown> {
-  const { agent, ...rest } = options;
+  const { agent, notices: _said, ...rest } = options;
   const { env, ...settings } = agent;
   return { ...rest, agent: { ...settings, ...(env !== undefined && { env: Object.keys(env) }) } };
 }

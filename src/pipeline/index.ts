@@ -38,7 +38,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
     const context = await session.begin();
     const { emit } = context;
     emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null, notConsidered: pre.notConsidered }) });
-    for (const notice of [...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });
+    for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });
 
     const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
     const scope: RunScope = { considered: pre.considered, notConsidered: pre.notConsidered, repairedEarlier };
@@ -75,7 +75,7 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
         throw interrupted;
       }
       // The cluster failed, not the builds: what finished is kept, the rest is not judged.
-      if (error instanceof ClusterError) await end(error.exitCode, EXIT_CODES.clusterFailed.unfinished);
+      if (error instanceof ClusterError) await end(error.exitCode, error.unfinished);
       // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
       // results.json that says why, for show and for tools; the refusal itself is the one line printed.
       else if (error instanceof RefusedError) await end(error.exitCode, EXIT_CODES.refused.unfinished, true);

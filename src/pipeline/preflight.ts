@@ -2,14 +2,14 @@
 // run, and (after the session began) work out what --resume takes over from the run before.
 import { readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { buildInputs, suggestionBuildDigest } from '../build/index.js';
+import { buildInputs, suggestionBuildDigest, version1BuildDigest } from '../build/index.js';
 import { notConsidered, readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { atLeast } from '../log.js';
 import { loadPromptLadder, type PromptLadder } from '../repair/index.js';
 import type { RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
-import type { RunState } from '../formats/resume-state.js';
+import type { StoredRunState } from '../formats/resume-state.js';
 import type { NotConsidered } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
@@ -18,7 +18,7 @@ import { readWrittenDigest, writtenNames } from '../store/backup.js';
 import { digestSet, readSet } from '../store/patch-set-files.js';
 import { suggestionDir } from '../store/paths.js';
 import { emitFinished } from './records.js';
-import { carriedEvents, planResume, type ResumePlan } from './resume.js';
+import { carriedEvents, planResume, upgradeRunState, type ResumePlan } from './resume.js';
 import { keepRunState } from './run-state.js';
 import type { RunContext } from './session.js';
 
@@ -30,7 +30,7 @@ export interface Preflight {
   /** null for --discover-only, which asks nobody. */
   ladder: PromptLadder | null;
   /** The run-state of the run --resume continues, read before the rotation moves it to history/. */
-  previousState: RunState | null;
+  previousState: StoredRunState | null;
 }
 
 export async function preflight(options: RunOptions): Promise<Preflight> {
@@ -81,13 +81,21 @@ export async function prepareResume(context: RunContext, pre: Preflight, o: { re
   const { dp, considered, previousState } = pre;
   const previousDir = context.previousDir;
   const mode = options.mode === 'dry-run' ? 'dry-run' : 'repair';
-  const { tree, environment } = await buildInputs(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
+  const { tree, environment, version1 } = await buildInputs(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
   const inputs = { tree, environment, outputs: await ownOutputFiles(dp.projectRoot) };
   const digests = new Map<string, string>();
-  for (const s of considered) if (s.files.length > 0) digests.set(s.id, suggestionBuildDigest(environment, await digestDir(s.dir)));
-  const plan: ResumePlan = options.resume
-    ? planResume({ previous: previousState, previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier })
-    : { from: null, notice: '', builds: new Map(), kept: new Map() };
+  const patchSets = new Map<string, string>();
+  for (const s of considered) {
+    if (s.files.length === 0) continue;
+    patchSets.set(s.id, await digestDir(s.dir));
+    digests.set(s.id, suggestionBuildDigest(environment, patchSets.get(s.id)!));
+  }
+  const upgraded = previousState && upgradeRunState(previousState, { inputs, mode, version1, patchSets, digests, version1Digest: (set) => version1BuildDigest(version1, set) });
+  const plan: ResumePlan = !options.resume
+    ? { from: null, notice: '', builds: new Map(), kept: new Map() }
+    : upgraded && 'fresh' in upgraded
+      ? { from: null, notice: `--resume: ${upgraded.fresh}; starting afresh`, builds: new Map(), kept: new Map() }
+      : planResume({ previous: upgraded?.state ?? null, previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier });
   if (options.resume) {
     // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
     emit({ type: 'notice', level: 'info', message: plan.notice });

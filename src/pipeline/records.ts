@@ -4,6 +4,9 @@ import { withRunCheck } from '../formats/run-records.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { RunContext } from './session.js';
 
-export function emitFinished(context: Pick<RunContext, 'emit' | 'options'>, record: SuggestionRecord): void {
-  context.emit({ type: 'suggestion-finished', record: withRunCheck(record, context.options) });
+/** Emits the record as the run keeps it (with --check-run, saying whether it ran) and returns that. */
+export function emitFinished(context: Pick<RunContext, 'emit' | 'options'>, record: SuggestionRecord): SuggestionRecord {
+  const kept = withRunCheck(record, context.options);
+  context.emit({ type: 'suggestion-finished', record: kept });
+  return kept;
 }

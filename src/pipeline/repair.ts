@@ -18,6 +18,7 @@ import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
 import { emitFinished } from './records.js';
+import { collapseCheckFor } from './static-check.js';
 import type { RunContext } from './session.js';
 
 /**
@@ -58,6 +59,7 @@ export async function repairStage(
     scratchDir: context.scratchDir,
     ladder: o.ladder,
     ...(o.runCheck && { runCheck: o.runCheck }),
+    collapseCheck: candidateCollapseCheck(o.dp, o.pool),
   };
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
   let writesStopped: string | null = null;
@@ -109,6 +111,12 @@ export async function repairStage(
     throw error;
   }
   return agentEnd(budget);
+}
+
+/** The static collapse check on a candidate's canonical patch set and the code it leaves. */
+function candidateCollapseCheck(dp: DotDiscopop, pool: BuildPool): RepairDeps['collapseCheck'] {
+  const check = collapseCheckFor(dp, pool);
+  return (patchSet, resulting) => check(patchSet, async (fileId) => resulting.get(fileId) ?? null);
 }
 
 function agentEnd(budget: RunBudget): AgentEnd {

@@ -6,7 +6,7 @@
 // for a repair the old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
 // the events of what it takes over are carried into its own progress.jsonl, so its funnel, `show`
 // and review page count them as the uninterrupted run would have.
-import type { RunState } from '../formats/resume-state.js';
+import type { RunState, StoredRunState } from '../formats/resume-state.js';
 import type { RunEvent } from '../formats/events.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
@@ -28,6 +28,32 @@ export interface ResumePlan {
   builds: Map<string, BuildResult>;
   /** Records kept as they are; these suggestions are neither built nor asked again. */
   kept: Map<string, SuggestionRecord>;
+}
+
+/**
+ * A run-state.json of version 1 (the release before) in this release's form, in memory: version 1
+ * kept one digest of everything the builds depend on, so it is trusted only when that digest,
+ * computed today the way it was then (`version1`), is the same. Then the tree and environment are
+ * today's, and a discovery build stands when its version-1 digest matches today's patch set; a
+ * changed digest cannot say what changed, and nothing of the run is taken over.
+ */
+export function upgradeRunState(
+  previous: StoredRunState,
+  now: { inputs: CurrentInputs; mode: 'repair' | 'dry-run'; version1: string; patchSets: ReadonlyMap<string, string>; digests: ReadonlyMap<string, string>; version1Digest: (patchSet: string) => string },
+): { state: RunState } | { fresh: string } {
+  if (previous.version === 2) return { state: previous };
+  // A finished run, or one of the other mode, is not resumed whatever its digest: planResume says so.
+  if (previous.inputs !== now.version1 && !previous.complete && previous.mode === now.mode) {
+    return { fresh: `the project changed since run ${previous.run_id}, or its compiler, compile.sh or settings did (an earlier release recorded that run, as one digest that cannot name what changed), so nothing of it is trusted` };
+  }
+  const builds: RunState['builds'] = {};
+  for (const [id, { digest, build }] of Object.entries(previous.builds)) {
+    const patchSet = now.patchSets.get(id);
+    const same = patchSet !== undefined && digest === now.version1Digest(patchSet);
+    builds[id] = { digest: same ? now.digests.get(id)! : `version 1: ${digest}`, build };
+  }
+  const { tree, environment } = now.inputs;
+  return { state: { version: 2, run_id: previous.run_id, mode: previous.mode, tree: { ...tree }, environment: { ...environment }, outputs: [...now.inputs.outputs], builds, finished: previous.finished, complete: previous.complete } };
 }
 
 export function planResume(o: {

@@ -8,6 +8,7 @@ import type { DotDiscopop } from '../formats/types.js';
 import type { RunBudget } from './budget.js';
 import type { PromptLadder } from './ladder.js';
 import type { RunCheckSettings } from './checks/runs.js';
+import type { CollapseCheck } from './verify.js';
 
 export interface RepairDeps {
   dp: DotDiscopop;
@@ -24,6 +25,8 @@ export interface RepairDeps {
   scratchDir: string;
   /** Check 7 (--check-run): the reference program's runs and how to compare; absent without --check-run. */
   runCheck?: RunCheckSettings;
+  /** The static collapse check of a candidate that builds; absent in tests that build nothing real. */
+  collapseCheck?: CollapseCheck;
   /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */
   ladder?: PromptLadder;
 }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { PatternInfo } from '../formats/types.js';
 import type { RepairTask } from '../formats/task.js';
+import { sourceLines, sourceWindows, type PatchSide } from './source-windows.js';
 
 export function identityText(task: RepairTask): string {
   const implicated = implicatedFileIds(task);
@@ -27,43 +28,27 @@ export function patchBlocksText(task: RepairTask): string {
 }
 
 /**
- * Each file's source before (`original`) or after (`patched`) the generated patch: the lines around
- * each hunk's start, numbered like the file, with `...` where lines are left out; the whole file
- * when the patch says nowhere.
+ * Each file's source before (`original`) or after (`patched`) the generated patch, in the windows
+ * sourceWindows() gives, numbered like the file, with `...` where lines are left out.
  */
-export function sourceWindowsText(task: RepairTask, side: 'original' | 'patched', contextLines: number): string {
+export function sourceWindowsText(task: RepairTask, side: PatchSide, contextLines: number): string {
   const blocks: string[] = [];
   for (const file of task.suggestion.files) {
     const source = (side === 'original' ? task.sources : task.patched).get(file.fileId);
     if (source === undefined) continue;
-    const starts = hunkStarts(task.generated.get(file.fileId) ?? file.text, side);
+    const patch = task.generated.get(file.fileId) ?? file.text;
     const label = side === 'original' ? 'before' : 'after';
-    blocks.push(`### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`, '```', windowText(source, starts, contextLines), '```\n');
+    blocks.push(`### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`, '```', windowText(source, patch, side, contextLines), '```\n');
   }
   return blocks.length > 0 ? blocks.join('\n') : '(not included)';
 }
 
-function hunkStarts(patch: string, side: 'original' | 'patched'): number[] {
-  return [...patch.matchAll(/^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/gm)].map((match) => Number(side === 'original' ? match[1] : match[2]));
-}
-
-function windowText(source: string, starts: readonly number[], contextLines: number): string {
-  const lines = source.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const shown = new Set<number>();
-  if (starts.length === 0) lines.forEach((_, index) => shown.add(index + 1));
-  for (const start of starts) {
-    for (let line = start - contextLines; line <= start + contextLines; line++) if (line >= 1 && line <= lines.length) shown.add(line);
-  }
+function windowText(source: string, patch: string, side: PatchSide, contextLines: number): string {
+  const lines = sourceLines(source);
   const width = String(lines.length).length;
-  const out: string[] = [];
-  let previous: number | null = null;
-  for (const line of [...shown].sort((a, b) => a - b)) {
-    if (previous !== null && line !== previous + 1) out.push(`${' '.repeat(width)}  ...`);
-    out.push(`${String(line).padStart(width)}  ${lines[line - 1]}`);
-    previous = line;
-  }
-  return out.join('\n');
+  return sourceWindows(patch, side, lines.length, contextLines)
+    .map(([from, to]) => lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`).join('\n'))
+    .join(`\n${' '.repeat(width)}  ...\n`);
 }
 
 export function patternMetadataText(pattern: PatternInfo | null): string {
@@ -78,21 +63,32 @@ export function patternMetadataText(pattern: PatternInfo | null): string {
   return [
     ...(pattern.pragma ? [`* Directive DiscoPoP generated: \`${pattern.pragma}\``] : []),
     ...clauses.map(([clause, values]) => `* \`${clause}\`: ${values.length > 0 ? values.join(', ') : '(empty)'}`),
+    ...(pattern.scheduling !== undefined ? [`* Scheduling: ${pattern.scheduling}`] : []),
     ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 0 ? [`* Collapse level: ${pattern.collapseLevel}`] : []),
+    ...(pattern.averageIterationCount !== undefined ? [`* Average iteration count: ${pattern.averageIterationCount}`] : []),
     `* Region (file id:line): ${pattern.fileId}:${pattern.startLine} to ${pattern.fileId}:${pattern.endLine}`,
   ].join('\n');
 }
 
-/** DiscoPoP's answer format, spelled out for the file ids of this suggestion. */
+/**
+ * DiscoPoP's answer format, spelled out for the file ids of this suggestion, saying everything
+ * DiscoPoP's own contract says (prompts.py `output_contract`): a DiscoPoP template set was written
+ * and tuned against that text.
+ */
 export function outputContractText(task: RepairTask): string {
   const ids = task.suggestion.files.map((file) => file.fileId);
   const example = ids[0] ?? '0';
   return [
     '## How to answer',
     '',
-    'Use no tools: do not read or edit files or run commands. Everything you need is in this message; answer with text only.',
+    '**Use no tools.** Do not read or edit files and do not run commands: everything you need is in',
+    'this message, and the project you would find on disk is not the one this patch belongs to.',
+    'Answer with text only.',
     '',
-    'Answer with the corrected patch: one block per file whose patch must change, none for a file whose patch is already right, and no explanation inside the blocks:',
+    'Answer with the corrected patch and nothing else -- no explanation outside the blocks, no code fences inside them.',
+    '',
+    'Give **one block per file whose patch must change**, and no block for a file whose patch is',
+    'already right:',
     '',
     '```',
     `===BEGIN PATCH ${example}===`,
@@ -108,10 +104,17 @@ export function outputContractText(task: RepairTask): string {
     '',
     'Rules:',
     '',
-    '* Write the diff against the original file, before the patch: the `#pragma omp` line the patch adds is not in it. To change the directive, change the `+` line of the patch.',
-    '* Keep the parallelization: every `#pragma omp` directive the patch adds must stay above the same statement. Fix its clauses (`private`, `firstprivate`, `shared`, `reduction`, `collapse`) rather than removing it.',
-    '* Change nothing outside the region the patch touches.',
-    '* The line numbers in `@@` headers need not be exact, but context lines must match the code.',
+    '* **Write the diff against the ORIGINAL, UNPATCHED file.** This is the easiest thing to get',
+    '  wrong here: the patch above *adds* the OpenMP directive, so the original file does not contain',
+    '  it. To change the directive, change the `+` line of the patch. A diff that removes the current',
+    '  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
+    '* **Keep the parallelization.** Do not delete the `#pragma omp` directives: a patch that fixes',
+    '  the error by removing them compiles, but turns the suggestion into a no-op, and is rejected.',
+    '* Prefer correcting the directive\'s clauses (`private`, `firstprivate`, `shared`, `reduction`,',
+    '  `collapse`) over restructuring the code.',
+    '* Change nothing outside the region the original patch touches.',
+    '* The line numbers in the `@@` headers need not be exact (the patch is re-derived once it',
+    '  applies), but the context lines must match the real code.',
   ].join('\n');
 }
 

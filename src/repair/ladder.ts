@@ -3,7 +3,7 @@
 // every problem with them is found here, before the first build, as one UsageError line.
 // --prompt-dir also takes DiscoPoP's template set as it is (minimal.md → context.md → guided.md,
 // retry.md; single-brace placeholders, filled as DiscoPoP's prompts.py fills them): a file of the
-// set that is missing is the built-in rung of the same place, and its ladder cycles as DiscoPoP's.
+// set that is missing is DiscoPoP's own (prompts/discopop/), and its ladder cycles as DiscoPoP's.
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,8 @@ export interface PromptLadder {
 }
 
 export const BUILTIN_PROMPT_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
+/** DiscoPoP's own templates (BSD-3-Clause, see its ORIGIN.md): what a DiscoPoP set lacks comes from here. */
+const DISCOPOP_PROMPT_DIR = path.join(BUILTIN_PROMPT_DIR, 'discopop');
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const SINGLE_PLACEHOLDER = /\{([A-Za-z_]\w*)\}/g;
@@ -93,15 +95,15 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
 
 /**
  * DiscoPoP's set, read as DiscoPoP reads it: no placeholder is required and an unknown `{word}`
- * stays in the text (templates quote C code), named once per file. A missing file is the built-in
- * template of the same place; the system prompt is always the built-in one.
+ * stays in the text (templates quote C code), named once per file. A missing file is DiscoPoP's own
+ * template of that name (prompts/discopop/, with its licence), as DiscoPoP's tool falls back to
+ * its built-in one; the system prompt is always patch-repair's.
  */
 async function loadDiscopopSet(root: string, names: readonly string[]): Promise<PromptLadder> {
   const builtin = await loadPromptLadder();
   const warnings: string[] = [];
-  const read = async (name: string, known: readonly string[], fallback: Template): Promise<Template> => {
-    if (!names.includes(name)) return fallback;
-    const file = path.join(root, name);
+  const read = async (name: string, known: readonly string[]): Promise<Template> => {
+    const file = path.join(names.includes(name) ? root : DISCOPOP_PROMPT_DIR, name);
     const text = stripLeadingComment(await readText(file));
     const placeholders = new Set<string>();
     const unknown = new Set<string>();
@@ -109,10 +111,8 @@ async function loadDiscopopSet(root: string, names: readonly string[]): Promise<
     if (unknown.size > 0) warnings.push(`${file}: ${[...unknown].map((word) => `{${word}}`).join(', ')} left as written: not a placeholder of DiscoPoP's templates`);
     return { name, file, text, placeholders, braces: 'single' };
   };
-  const rungs = await Promise.all(
-    DISCOPOP_RUNGS.map((name, index) => read(name, DISCOPOP_RUNG_PLACEHOLDERS, builtin.rungs[Math.min(index, builtin.rungs.length - 1)]!)),
-  );
-  const followUp = await read(DISCOPOP_FOLLOW_UP, DISCOPOP_FOLLOW_UP_PLACEHOLDERS, builtin.followUp);
+  const rungs = await Promise.all(DISCOPOP_RUNGS.map((name) => read(name, DISCOPOP_RUNG_PLACEHOLDERS)));
+  const followUp = await read(DISCOPOP_FOLLOW_UP, DISCOPOP_FOLLOW_UP_PLACEHOLDERS);
   return { dir: root, system: builtin.system, rungs, followUp, cycle: true, warnings };
 }
 

@@ -294,7 +294,7 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
 }
 
 async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number, tally: SuggestionTally): Promise<Verification> {
-  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }) });
+  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }), ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }) });
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   for (const candidate of verification.candidates) {
     for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });

@@ -8,6 +8,7 @@ import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './l
 import type { RepairTask } from '../formats/task.js';
 import { isOmpPragma } from '../patch/index.js';
 import { identityText, outputContractText, patchBlocksText, patternMetadataText, sourceWindowsText } from './discopop-prompt.js';
+import { sourceLines, sourceWindows } from './source-windows.js';
 
 type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
 
@@ -40,7 +41,8 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
   const template = rungFor(o.ladder, o.conversation);
   const { task, limits } = o;
   const finding = o.builtinFinding ? builtinFindingText(o.builtinFinding, limits.maxErrorChars) : '';
-  const diagnostics = cutText(diagnosticsText(task), limits.maxErrorChars);
+  // DiscoPoP's templates get the compiler's output as DiscoPoP sends it; ours get it parsed, with project paths.
+  const diagnostics = cutText(template.braces === 'single' ? task.build.output.trim() || '(none)' : diagnosticsText(task), limits.maxErrorChars);
   const left = '(left out: the prompt size limit)';
   const base: RungValues = {
     suggestion_id: task.suggestion.id,
@@ -158,42 +160,20 @@ function placeOf(d: { file: string; line?: number; column?: number }): string {
   return [d.file, d.line, d.column].filter((part) => part !== undefined).join(':');
 }
 
-const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm;
-
 /** The original source around every hunk of the generated patch, numbered like the file. */
 export function sourceContextText(task: RepairTask, contextLines: number): string {
   const blocks: string[] = [];
   for (const file of task.suggestion.files) {
     const source = task.sources.get(file.fileId);
-    const patch = task.generated.get(file.fileId) ?? file.text;
     if (source === undefined) continue;
-    const lines = source.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    const ranges = mergeRanges(
-      [...patch.matchAll(HUNK_HEADER)].map((m) => {
-        const start = Number(m[1]);
-        const length = m[2] === undefined ? 1 : Number(m[2]);
-        return [Math.max(1, start - contextLines), Math.min(lines.length, start + Math.max(length, 1) - 1 + contextLines)] as const;
-      }),
-    );
+    const lines = sourceLines(source);
     const width = String(lines.length).length;
-    for (const [from, to] of ranges) {
+    for (const [from, to] of sourceWindows(task.generated.get(file.fileId) ?? file.text, 'original', lines.length, contextLines)) {
       const numbered = lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`);
       blocks.push(`### ${file.source.relPath}, lines ${from}-${to}\n\n\`\`\`\n${numbered.join('\n')}\n\`\`\``);
     }
   }
   return blocks.join('\n\n') || '(no source available)';
-}
-
-function mergeRanges(ranges: (readonly [number, number])[]): [number, number][] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
-  for (const [from, to] of sorted) {
-    const last = merged.at(-1);
-    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
-    else merged.push([from, to]);
-  }
-  return merged;
 }
 
 function findingsText(pattern: PatternInfo | null): string {

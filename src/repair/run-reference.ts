@@ -6,12 +6,13 @@
 // against: the run is refused before any repair (exit 3), with one line saying why.
 import { access } from 'node:fs/promises';
 import { executeScriptOf } from '../build/execute.js';
-import type { ProgramRun, ProgramRunner, VerifyBuilder } from '../formats/outcome.js';
+import type { ProgramRun, ProgramRunner, ValidationRun, VerifyBuilder } from '../formats/outcome.js';
+import { validateScriptOf } from '../build/validate.js';
 import type { RunCheck } from '../formats/results.js';
 import { RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type RunOptions } from '../formats/run-options.js';
 import type { BuildConfig, BuildResult, PatchSet } from '../formats/types.js';
 import { differsEverywhere, noiseFloor, outputLines } from './output-compare.js';
-import { judgeRuns, type RunCheckSettings } from './checks/runs.js';
+import { judgeRuns, validationPassed, type RunCheckSettings } from './checks/runs.js';
 
 /** What the reference runs need from the build stage (BuildPool). */
 export interface ReferenceProgram {
@@ -49,6 +50,15 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
   const [first, second] = runs;
   const failed = [first, second].find((run) => run.ending !== 'exited' || run.exitCode !== 0);
   if (failed) return refuse(`the project without any suggestion ${failure(failed)}; fix execute.sh (DiscoPoP's placeholder exits 1) so that it runs the program and exits 0`);
+  const invalid = [first, second].find((run) => run.validation && !validationPassed(run.validation));
+  if (invalid?.validation) {
+    const v = invalid.validation;
+    const where = v.script === 'validate.sh' ? validateScriptOf(o.config) : v.script;
+    return {
+      ok: false,
+      refusal: `--check-run: ${where}: after a run of the project without any suggestion, ${v.script} ${validationFailure(v)}; a validation that rejects the sequential program cannot tell a right repair from a wrong one, so fix it first`,
+    };
+  }
   const floor = noiseFloor(first.output, second.output);
   if (differsEverywhere(floor)) {
     return refuse(`two runs of the project without any suggestion print different output on every one of their ${floor.lines.length} lines, so nothing is left to compare; make execute.sh print the program's results`);
@@ -74,7 +84,16 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
 /** --check-run all: each suggestion that builds as generated, built again and run like a candidate. */
 export async function runGenerated(pool: VerifyBuilder, id: string, generated: PatchSet, settings: RunCheckSettings): Promise<RunCheck> {
   const { build, ran } = await pool.buildThen(id, generated, 'verify', (program) => judgeRuns(program, settings));
-  return ran?.record ?? { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}` };
+  return ran?.record ?? { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}`, validate: null };
+}
+
+/** One line: the refusal names the script, its exit code and its last line. */
+function validationFailure(v: ValidationRun): string {
+  const last = outputLines(v.output).at(-1);
+  const said = last === undefined ? ', printing nothing' : `; its last line: ${last.trim()}`;
+  if (v.ending === 'timeout') return `did not finish within the time limit${said}`;
+  if (v.ending === 'signaled') return `was killed by ${v.signal}${said}`;
+  return `exits with code ${v.exitCode}${said}`;
 }
 
 function failure(run: ProgramRun): string {

@@ -8,14 +8,14 @@ import type { FilePatch } from '../patch/model.js';
 import type { CheckName, CheckResult } from '../formats/events.js';
 import type { CandidateVerification, DirectivesKept, Verification } from '../formats/attempt.js';
 import type { RunOptions } from '../formats/run-options.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
+import type { BuildResult, Diagnostic, DotDiscopop, PatchSet } from '../formats/types.js';
 import { resultingCode, type Applied } from './checks/apply.js';
 import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
 import { directivesKept } from './checks/directives.js';
 import { dryRunApply, type DryRun } from './checks/dry-run.js';
 import { extractCandidates, type Extracted } from './checks/extraction.js';
-import { pass, type CheckOutcome } from './checks/result.js';
+import { pass, reject, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
 import { runsOutcome, type RunCheckSettings } from './checks/runs.js';
 import type { RunCheck } from '../formats/results.js';
@@ -35,7 +35,12 @@ export interface VerifyDeps {
   scratchDir: string;
   /** Check 7 with --check-run: the reference to run like and how; absent without it. */
   runCheck?: RunCheckSettings;
+  /** The static collapse check on a candidate that builds (src/pipeline/static-check.ts): its findings reject it. */
+  collapseCheck?: CollapseCheck;
 }
+
+/** Findings of the static collapse check for a patch set, given each file's resulting code. */
+export type CollapseCheck = (patchSet: PatchSet, resulting: ReadonlyMap<string, string>) => Promise<Diagnostic[]>;
 
 /** One candidate on its way through the checks; `alive` until a check rejects it. */
 class CandidateRun {
@@ -154,8 +159,11 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   let winner: CandidateRun | null = null;
   for (const run of alive()) {
     const { built, ran } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
-    if (!run.record('builds', built)) continue;
-    run.build = built.value;
+    // A build is not the last word: clang builds a collapse over loops OpenMP cannot collapse.
+    const findings = built.ok && deps.collapseCheck ? await deps.collapseCheck(run.canonicalSet!, run.applied!.results) : [];
+    const judged: CheckOutcome<BuildResult> = findings.length > 0 ? reject(collapseRejection(findings)) : built;
+    if (!run.record('builds', judged)) continue;
+    run.build = judged.value;
     if (ran) {
       run.runCheck = ran.record;
       if (!run.record('runs', runsOutcome(ran))) continue;
@@ -176,6 +184,11 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   const readings = runs.length > extraction.value.length ? `, read ${runs.length} ways (also with the context lines that differ from the file written as the answer has them),` : '';
   const reason = `The answer ${offered}${readings} and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
   return { ...verdict, reason, candidates };
+}
+
+function collapseRejection(findings: readonly Diagnostic[]): string {
+  const lines = findings.map((d) => `${d.file}:${d.line}:${d.column}: error: ${d.message}`);
+  return `The project builds with the corrected patch set, but patch-repair's static check rejects it: a collapse must cover perfectly nested loops. Lower the collapse to the loops that are perfectly nested (or remove it) rather than moving code:\n${lines.join('\n')}`;
 }
 
 function passedChecks(run: CandidateRun): number {

@@ -11,6 +11,7 @@ import { candidateOf } from './candidate.js';
 import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening } from '../repair/checks/strict.js';
+import { validateText } from './run-check-text.js';
 import { renderSummary, usageLine } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter, terminalWidth } from './terminal.js';
 
@@ -120,6 +121,8 @@ export function renderSuggestion(v: SuggestionView): string {
   if (runs && runs.verdict !== 'not-run') {
     const verdict = `Runs (--check-run, execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
     lines.push(runs.verdict === 'same' ? verdict : v.paint('red', `${verdict}: ${runs.first_difference ?? ''}`));
+    const validated = validateText(runs);
+    if (validated) lines.push(`  ${validated}`);
   }
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {

@@ -4,7 +4,7 @@
 // still in patch_repair/ (the most recent run) can be resumed.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RunStateSchema, type RunState } from '../formats/resume-state.js';
+import { RunStateSchema, StoredRunStateSchema, type RunState, type StoredRunState } from '../formats/resume-state.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir } from './paths.js';
 
@@ -12,8 +12,8 @@ export function runStatePath(dotDir: string): string {
   return join(repairDir(dotDir), 'run-state.json');
 }
 
-/** The state in patch_repair/, or null when there is none or it cannot be read as one. */
-export async function readRunState(dotDir: string): Promise<RunState | null> {
+/** The state in patch_repair/ (of this release's version or the one before), or null when there is none or it cannot be read as one. */
+export async function readRunState(dotDir: string): Promise<StoredRunState | null> {
   let text: string;
   try {
     text = await readFile(runStatePath(dotDir), 'utf8');
@@ -22,7 +22,7 @@ export async function readRunState(dotDir: string): Promise<RunState | null> {
     throw error;
   }
   try {
-    const parsed = RunStateSchema.safeParse(JSON.parse(text));
+    const parsed = StoredRunStateSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

@@ -2,7 +2,7 @@
 // follow-ups, every failure mode, and proof that it cannot write anything.
 // The tests run at the same time, as a run's parallel repairs call the agent, against one stub,
 // which tells their calls apart by prompt.
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -18,7 +18,7 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
   let env: Record<string, string>;
   let agent: Agent;
 
-  const make = async (extraEnv: Record<string, string> = {}, agentTimeoutS = 20) =>
+  const make = async (extraEnv: Record<string, string> = {}, agentTimeoutS = 20, backendOptions?: Record<string, string>) =>
     realAgent({
       backend: 'claude',
       executable: claude!,
@@ -26,6 +26,7 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
       env: { ...env, ...extraEnv },
       agentTimeoutS,
       scratchDir: scratch,
+      backendOptions,
     });
 
   beforeAll(async () => {
@@ -142,5 +143,38 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(c.dir)).toEqual([]);
     await agent.close(c);
+  });
+
+  // DiscoPoP's llm_config.json may name a claude agent (`backend_options.agent`, passed as --agent).
+  it('an `agent` option naming claude\'s built-in agent with every tool still offers the model no tool, and its tool calls run nothing', async ({ expect }) => {
+    const withAgent = await make({}, 20, { agent: 'general-purpose' });
+    const outside = mkdtempSync(join(tmpdir(), 'pr-claude-target-'));
+    const target = join(outside, 'written-by-agent');
+    const prompt = 'Write the file (agent option).';
+    const route = stub.route(prompt, [{ toolCall: { name: 'Bash', input: { command: `echo pwned > ${target}` } } }, { text: 'DONE' }]);
+    const c = await withAgent.open();
+    const r = await withAgent.call(c, prompt);
+    expect(r).toMatchObject({ kind: 'answered', text: 'DONE' });
+    expect(route.modelCalls().map((call) => call.body?.tools)).toEqual([[], []]);
+    expect(JSON.stringify(route.modelCalls().at(-1)!.body?.messages)).toMatch(/No such tool available: Bash/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(c.dir)).toEqual([]);
+    await withAgent.close(c);
+  });
+
+  it('an `agent` option naming the user\'s own agent (tools, bypassPermissions) is not loaded: fatal, misconfigured, no model request', async ({ expect }) => {
+    const agents = join(env.CLAUDE_CONFIG_DIR!, 'agents');
+    mkdirSync(agents, { recursive: true });
+    writeFileSync(join(agents, 'coder.md'), '---\nname: coder\ndescription: writes code\ntools: Bash, Read, Edit, Write\npermissionMode: bypassPermissions\n---\nYou write code.\n');
+    const own = await startStubProvider([{ text: 'unused' }]);
+    try {
+      const withAgent = await make({ ANTHROPIC_BASE_URL: own.url }, 20, { agent: 'coder' });
+      const r = await once('user-agent', [{ text: 'unused' }], withAgent);
+      expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
+      if (r.kind === 'fatal') expect(r.detail).toContain("--agent 'coder' not found");
+      expect(own.modelCalls()).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 // Which agent a run gets: detection only when an agent is needed, the only installed CLI named
 // before use, no guess between several, the built-in repairer alone (and said) when none is
 // installed, and a named agent that cannot start refused with exit 4.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -201,5 +201,28 @@ describe('prompt passing and cancellation', () => {
     setTimeout(() => controller.abort(), 300);
     const r = await agent.call(await agent.open(), 'p', controller.signal);
     expect(r).toMatchObject({ kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered' });
+  });
+});
+
+describe("a descriptor's prepare step (opencode creates its database on its first start)", () => {
+  it('runs once before the first calls, which all wait for it, and not at all once its data file exists', async () => {
+    const home = temp('pr-prepare-home-');
+    const log = join(home, 'prepare.log');
+    // The CLI's first start creates its state slowly; a call that starts before it is there fails.
+    const cli = executable(temp('pr-prepare-bin-'), 'tool', [
+      'if [ "$1" = init ]; then echo init >> "$PREPARE_LOG"; sleep 0.3; mkdir -p "$XDG_DATA_HOME/tool"; touch "$XDG_DATA_HOME/tool/state.db"; exit 0; fi',
+      '[ -f "$XDG_DATA_HOME/tool/state.db" ] || { echo "Failed query: CREATE TABLE" >&2; exit 1; }',
+      'echo answer',
+    ].join('\n'));
+    const descriptor = join(home, 'tool.json');
+    writeFileSync(descriptor, JSON.stringify({ name: 'tool', command: [cli], prepare: { args: ['init'], unlessDataFile: 'tool/state.db' } }));
+    const env = { PREPARE_LOG: log, HOME: home, XDG_DATA_HOME: join(home, 'data') };
+    const make = async () => (await createAgent({ settings: { ...BASE, backend: descriptor }, scratchDir: temp('pr-prepare-'), systemPrompt: 's', env })).agent!;
+    const agent = await make();
+    const results = await Promise.all([1, 2, 3, 4].map(async () => agent.call(await agent.open(), 'p')));
+    expect(results.map((r) => r.kind === 'answered' && r.text.trim())).toEqual(['answer', 'answer', 'answer', 'answer']);
+    const again = await make();
+    expect(await again.call(await again.open(), 'p')).toMatchObject({ kind: 'answered' });
+    expect(readFileSync(log, 'utf8')).toBe('init\n');
   });
 });

@@ -102,6 +102,35 @@ describe('llm_config.json written by DiscoPoP', () => {
     expect(await resolve({ connection: 'sonnet' }, configFile(config))).toMatchObject({ executable: '/opt/claude/bin/claude' });
   });
 
+  it("reads a connection's DiscoPoP timeout as the per-call timeout, and accepts its name and description", async () => {
+    const config = discopopWritten();
+    Object.assign(config.connections.sonnet, { timeout: 600, name: 'Sonnet, high effort', description: 'the lab default' });
+    const warnings: string[] = [];
+    const settings = await resolveAgentSettings({ flags: { connection: 'sonnet' }, llmConfigPath: configFile(config), llmConfigExplicit: true, env: {}, warn: (m) => warnings.push(m) });
+    expect(settings.agentTimeoutS).toBe(600);
+    expect(warnings).toEqual([]);
+    // --agent-timeout still wins over both.
+    expect((await resolve({ connection: 'sonnet', agentTimeoutS: 45 }, configFile(config))).agentTimeoutS).toBe(45);
+  });
+
+  it("prefers agent_timeout over DiscoPoP's timeout when both are set, with a warning naming the connection", async () => {
+    const config = discopopWritten();
+    Object.assign(config.connections.qwen, { timeout: 600 });
+    const file = configFile(config);
+    const warnings: string[] = [];
+    const settings = await resolveAgentSettings({ flags: { connection: 'qwen' }, llmConfigPath: file, llmConfigExplicit: true, env: {}, warn: (m) => warnings.push(m) });
+    expect(settings.agentTimeoutS).toBe(900);
+    expect(warnings).toEqual([`${file}: connections.qwen: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used`]);
+  });
+
+  it("a DiscoPoP timeout of 0 or null is unset, as there: the backend's or the default timeout applies", async () => {
+    for (const timeout of [0, null]) {
+      const config = discopopWritten();
+      Object.assign(config.connections.sonnet, { timeout });
+      expect((await resolve({ connection: 'sonnet' }, configFile(config))).agentTimeoutS).toBe(300);
+    }
+  });
+
   it('any other unknown key is still an error naming the file and the key', async () => {
     const config = discopopWritten();
     Object.assign(config.connections.sonnet.backend_options, { temperature: 0.2 });
@@ -148,5 +177,31 @@ describe('what would undo the isolation is refused, naming the key', () => {
     await refusal((c) => Object.assign(c.connections.qwen.env, { OPENCODE_CONFIG_CONTENT: '{"permission":{"*":"allow"}}' }), 'qwen', 'connections\\.qwen\\.env\\.OPENCODE_CONFIG_CONTENT');
     await refusal((c) => Object.assign(c.backends.opencode.env, { OPENCODE_PERMISSION: '{"*":"allow"}' }), 'qwen', 'backends\\.opencode\\.env\\.OPENCODE_PERMISSION');
     await refusal((c) => Object.assign(c.connections.sonnet.env, { CLAUDE_CODE_DISABLE_CLAUDE_MDS: '0' }), 'sonnet', 'connections\\.sonnet\\.env\\.CLAUDE_CODE_DISABLE_CLAUDE_MDS');
+  });
+
+  it("opencode's permission skipping, in either spelling, and --server, which attaches to another opencode", async () => {
+    for (const args of [['--dangerously-skip-permissions'], ['--dangerouslySkipPermissions'], ['--server', 'http://localhost:4096'], ['--server=http://localhost:4096']]) {
+      await refusal((c) => (c.connections.qwen.extra_args as string[]).push(...args), 'qwen', 'connections\\.qwen\\.extra_args');
+    }
+    await refusal((c) => (c.backends.opencode.extra_args as string[]).push('--dangerously-skip-permissions'), 'qwen', 'backends\\.opencode\\.extra_args');
+  });
+
+  it('an environment that chooses the agent\'s configuration, and with it its permissions: HOME, XDG_CONFIG_HOME, CLAUDE_CONFIG_DIR', async () => {
+    for (const name of ['HOME', 'XDG_CONFIG_HOME']) {
+      await refusal((c) => Object.assign(c.connections.qwen.env, { [name]: '/home/me' }), 'qwen', `connections\\.qwen\\.env\\.${name}`);
+      await refusal((c) => Object.assign(c.connections.sonnet.env, { [name]: '/home/me' }), 'sonnet', `connections\\.sonnet\\.env\\.${name}`);
+    }
+    await refusal((c) => Object.assign(c.connections.sonnet.env, { CLAUDE_CONFIG_DIR: '/home/me/.claude' }), 'sonnet', 'connections\\.sonnet\\.env\\.CLAUDE_CONFIG_DIR');
+    await refusal((c) => Object.assign(c.backends.claude.env, { CLAUDE_CONFIG_DIR: '/home/me/.claude' }), 'sonnet', 'backends\\.claude\\.env\\.CLAUDE_CONFIG_DIR');
+  });
+
+  it('a short flag with its value attached is that flag alone: opencode\'s -mopenai/gpt-5 passes, -s with a session id does not', async () => {
+    const config = discopopWritten();
+    (config.connections.qwen.extra_args as string[]).push('-mopenai/gpt-5');
+    (config.connections.sonnet.extra_args as string[]).push('-nnightly-run');
+    const file = configFile(config);
+    expect((await resolve({ connection: 'qwen' }, file)).extraArgs).toEqual(['-mopenai/gpt-5']);
+    expect((await resolve({ connection: 'sonnet' }, file)).extraArgs).toContain('-nnightly-run');
+    await refusal((c) => (c.connections.qwen.extra_args as string[]).push('-sses_123'), 'qwen', 'connections\\.qwen\\.extra_args');
   });
 });

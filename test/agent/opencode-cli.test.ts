@@ -24,13 +24,15 @@ describe.skipIf(opencode === null).concurrent('opencode CLI against the loopback
   let agent: Agent;
   let short: Agent;
   let closed: Agent;
+  let home: ReturnType<typeof isolatedHome>;
+  let scratch: string;
 
   beforeAll(async () => {
     stub = await startStubProvider();
-    const scratch = mkdtempSync(join(tmpdir(), 'pr-opencode-'));
+    scratch = mkdtempSync(join(tmpdir(), 'pr-opencode-'));
     const make = async (env: Record<string, string>, agentTimeoutS: number) =>
       realAgent({ backend: 'opencode', executable: opencode!, model: 'stub/stub-model', env, agentTimeoutS, scratchDir: scratch });
-    const home = isolatedHome();
+    home = isolatedHome();
     writeOpencodeUserConfig(home.home, stub.url);
     await createOpencodeDatabase(home.env);
     agent = await make(home.env, CALL_TIMEOUT_S);
@@ -141,4 +143,33 @@ describe.skipIf(opencode === null).concurrent('opencode CLI against the loopback
     expect(readdirSync(c.dir)).toEqual([]);
     await agent.close(c);
   });
+
+  // opencode prints its usage text, and no error message, for any argument it cannot read: a flag
+  // it does not know, or a short flag with its value attached, which its parser takes for more flags.
+  it('an argument opencode cannot read is fatal, misconfigured, not a crash the run retries', async ({ expect }) => {
+    const results = await Promise.all(
+      [['--no-such-flag'], ['-mstub/stub-model']].map(async (extraArgs) => {
+        const withArgs = await realAgent({ backend: 'opencode', executable: opencode!, model: 'stub/stub-model', env: home.env, agentTimeoutS: CALL_TIMEOUT_S, scratchDir: scratch, extraArgs });
+        return once(`bad-argument ${extraArgs[0]}`, [{ text: 'unused' }], withArgs);
+      }),
+    );
+    for (const r of results) expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
+  });
+
+  // A user's first run with --agent-jobs 4 on a machine where opencode never ran: four first calls
+  // at once in a HOME without opencode's database, which two first starts at once race to create.
+  it('in a fresh HOME, answers four concurrent first calls: the agent creates the database once before they start', async ({ expect }) => {
+    const own = await startStubProvider();
+    try {
+      const home = isolatedHome();
+      writeOpencodeUserConfig(home.home, own.url);
+      const fresh = await realAgent({ backend: 'opencode', executable: opencode!, model: 'stub/stub-model', env: home.env, agentTimeoutS: CALL_TIMEOUT_S, scratchDir: mkdtempSync(join(tmpdir(), 'pr-opencode-fresh-')) });
+      expect(existsSync(join(home.home, '.local', 'share', 'opencode', 'opencode.db'))).toBe(false);
+      const names = ['first-a', 'first-b', 'first-c', 'first-d'];
+      const results = await Promise.all(names.map((name) => callOnce(own, fresh, name, [{ text: `ANSWER ${name}` }])));
+      expect(results.map((r) => (r.kind === 'answered' ? r.text : `${r.kind}: ${r.reason} ${r.detail}`))).toEqual(names.map((name) => `ANSWER ${name}`));
+    } finally {
+      await own.close();
+    }
+  }, (2 * CALL_TIMEOUT_S + 30) * 1000);
 });

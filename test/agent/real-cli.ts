@@ -89,8 +89,9 @@ export function writeOpencodeUserConfig(home: string, baseUrl: string): void {
 
 /**
  * opencode creates its database at its first start in a HOME, and two first starts at once race
- * (one fails: "Failed query: CREATE TABLE ..."). Tests that call it side by side start it once
- * first, with its cheapest command that opens the database.
+ * (one fails: "Failed query: CREATE TABLE ..."). An agent prepares it once before its own calls
+ * (backends/opencode.json `prepare`); tests that make several agents on one HOME, each of which
+ * would prepare it at once, create it first.
  */
 export async function createOpencodeDatabase(env: Record<string, string>): Promise<void> {
   const outcome = await runProcess({ command: binaryOf('opencode'), args: ['db', 'path'], cwd: env.HOME!, env, timeoutMs: 120_000 });
@@ -113,6 +114,10 @@ export async function realAgent(o: {
   agentTimeoutS: number;
   scratchDir: string;
   systemPrompt?: string;
+  /** llm_config.json's backend options (claude's `agent`, `effort`…). */
+  backendOptions?: Record<string, string | boolean>;
+  /** llm_config.json's extra_args. */
+  extraArgs?: string[];
 }): Promise<Agent> {
   const { agent } = await createAgent({
     settings: {
@@ -124,6 +129,8 @@ export async function realAgent(o: {
       retries: 2,
       maxAttempts: 6,
       agentErrorRetries: 2,
+      ...(o.backendOptions ? { backendOptions: o.backendOptions } : {}),
+      ...(o.extraArgs ? { extraArgs: o.extraArgs } : {}),
     },
     scratchDir: o.scratchDir,
     systemPrompt: o.systemPrompt ?? 'You repair OpenMP patches. Answer with one unified diff.',

@@ -3,7 +3,7 @@
 // the patched file with real gcc/g++ or clang/clang++, parses the output as the build stage does,
 // and checks an answer with real GNU patch and the same compiler again.
 import { readFileSync } from 'node:fs';
-import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addedDirectiveLines, addedLineNumbers } from '../../src/build/apply.js';
 import { preprocessPatched, type Preprocessed } from '../../src/build/preprocess.js';
@@ -11,6 +11,7 @@ import { classifyByPosition, firstError, judgeDiagnostics, parseDiagnostics } fr
 import { runProcess } from '../../src/process.js';
 import { projectWith } from '../diagnostics/compilers.js';
 import { checkDirectivesKept } from '../../src/patch/index.js';
+import { addsCollapse, collapseFindings, withCollapseFindings } from '../../src/builtin/collapse-check.js';
 import type { BuiltinResult, RepairTask } from '../../src/formats/task.js';
 import type { BuildResult, Diagnostic, Suggestion } from '../../src/formats/types.js';
 
@@ -157,14 +158,15 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   await copyProject(fixture, workspace);
   await writeFile(join(workspace, fixture.spec.file), patched);
   const compiled = await compile(workspace, fixture.spec.file, family, { original, project: fixture.project });
-  const unit = compiled.ok ? null : await translationUnit(workspace, fixture, family, patched);
-  const build: BuildResult = {
+  // The pipeline's static collapse check judges the build whatever the compiler said; it reads the same unit.
+  const unit = compiled.ok && !addsCollapse(generated) ? null : await translationUnit(workspace, fixture, family, patched);
+  const build: BuildResult = withCollapseFindings({
     ok: compiled.ok,
     ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
     output: compiled.output,
     diagnostics: compiled.diagnostics,
     durationMs: compiled.durationMs,
-  };
+  }, await collapseFindings([{ fileId: '1', relPath: fixture.spec.file, patch: generated, patched, ...(unit?.ok && { translationUnit: unit.text }) }]));
   const suggestion: Suggestion = {
     id: '1',
     dir: patchDir,
@@ -204,14 +206,9 @@ async function translationUnit(workspace: string, fixture: Fixture, family: Comp
   return preprocessPatched({ dp, source: dp.files.get('1')!, patched });
 }
 
-/** Copies what a fixture builds from into `to`: its whole project, or its one source file. */
+/** Copies what a fixture builds from into `to`: its whole project folder, headers beside the source included. */
 async function copyProject(fixture: Fixture, to: string): Promise<void> {
-  if (fixture.project) {
-    await cp(fixture.project.projectDir, to, { recursive: true });
-    return;
-  }
-  await mkdir(dirname(join(to, fixture.spec.file)), { recursive: true });
-  await copyFile(join(fixture.dir, 'project', fixture.spec.file), join(to, fixture.spec.file));
+  await cp(fixture.project?.projectDir ?? join(fixture.dir, 'project'), to, { recursive: true });
 }
 
 const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };

@@ -22,7 +22,9 @@ import {
   type CompilerFamily, type Expectation, type Fixture, type FixtureSpec, type ProgramBuild, type ProjectBuild, type Run,
 } from './harness.js';
 
-const realDir = join(import.meta.dirname, '..', '..', 'fixtures', 'real');
+// BUILTIN_REAL_DIR=<folder> runs the same test on codes laid out the same way outside the repository
+// (upstream code that may not be committed, measured where it was fetched).
+const realDir = process.env.BUILTIN_REAL_DIR ?? join(import.meta.dirname, '..', '..', 'fixtures', 'real');
 
 interface RealSpec extends FixtureSpec {
   /** The program of code.json the suggestion's file belongs to. */

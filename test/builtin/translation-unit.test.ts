@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preprocessPatched } from '../../src/build/preprocess.js';
 import { analyzeSite } from '../../src/builtin/scope.js';
 import { parseTranslationUnit } from '../../src/builtin/translation-unit.js';
+import { moveUnitLines } from '../../src/builtin/unit-moves.js';
 import { projectWith } from '../diagnostics/compilers.js';
 
 const HEADER = `#define N 64
@@ -66,5 +67,57 @@ describe.each(['gcc', 'clang'])('%s -E', (compiler) => {
     const dp = project(compiler, '-fopenmp -include missing-header.h');
     const unit = await preprocessPatched({ dp, source: dp.files.get('1')!, patched: SOURCE });
     expect(unit).toMatchObject({ ok: false, reason: expect.stringContaining(`'${compiler} -E' with the settings on src/kernel.c failed`) });
+  });
+});
+
+// move-task-region-brace moves the region's closing brace below the last task's statement and
+// repairs the rest of the file again: the unit, made before the move, must move the same way, or
+// the rows between the old and the new brace are read one line off (the macro check compares the
+// last task's statement with the brace).
+const REGION = `#include "kernel.h"
+static real_t ARRAY_1D(out, N);
+
+void halves(int n)
+{
+  real_t a, b;
+  #pragma omp parallel
+  #pragma omp single
+  {
+  #pragma omp task
+  a = out[0] * n;
+  #pragma omp task
+  }
+  b = out[1] * n;
+  out[2] = a + b;
+}
+`;
+
+describe.each(['gcc', 'clang'])('%s -E, after the task region brace moved', (compiler) => {
+  it('reads the last task statement at its new row, as the moved file has it', async () => {
+    const dp = project(compiler, '-fopenmp');
+    const unit = await preprocessPatched({ dp, source: dp.files.get('1')!, patched: REGION });
+    expect(unit.ok, unit.ok ? '' : unit.reason).toBe(true);
+    if (!unit.ok) return;
+    const lines = REGION.split('\n');
+    const brace = lines.findIndex((line) => line.trim() === '}');
+    const statement = brace + 1;
+    const stale = await parseTranslationUnit(unit.text);
+    // Before: the brace's row holds the brace, the statement's row the statement.
+    expect(stale.textOf(brace + 1).trim()).toBe('}');
+
+    const moved = moveUnitLines(unit.text, [{ from: brace, to: statement }]);
+    expect(moved).not.toBeNull();
+    const tu = await parseTranslationUnit(moved!);
+    // After: the statement is where the moved file has it, and the brace right below it.
+    expect(tu.textOf(brace + 1).trim()).toBe('b = out[1] * n;');
+    expect(tu.textOf(statement + 1).trim()).toBe('}');
+    const site = analyzeSite(tu.tree, tu.rowOf(brace + 1)!);
+    expect(site.target?.text).toBe('b = out[1] * n;');
+    expect(site.visible.get('out')).toMatchObject({ isArray: true, typeText: 'real_t' });
+  });
+
+  it('leaves the unit out rather than misread it when a line marker stands inside the moved stretch', () => {
+    const text = ['# 1 "k.c"', 'int x;', '{', '# 3 "k.c"', 'x = 1;', ''].join('\n');
+    expect(moveUnitLines(text, [{ from: 1, to: 2 }])).toBeNull();
   });
 });

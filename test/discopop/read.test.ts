@@ -261,8 +261,8 @@ describe('explorer/patterns.json', () => {
         patterns: {
           optimizer_output: [],
           merged_pattern: [],
-          reduction: [{ ...doAllEntry(5, '1:12', '1:15'), reduction: ['+:sum'], shared: ['a'] }],
-          do_all: [{ ...doAllEntry(3, '1:4', '1:9'), collapse_level: 2, private: ['j'] }],
+          reduction: [{ ...doAllEntry(5, '1:12', '1:15'), reduction: ['+:sum'], shared: ['a'], average_iteration_count: -1, scheduling_clause: null }],
+          do_all: [{ ...doAllEntry(3, '1:4', '1:9'), collapse_level: 2, private: ['j'], scheduling_clause: 'static', average_iteration_count: 4096 }],
           task: [{ pattern_id: 8, start_line: '1:20', end_line: '1:30', pragma: ['task'], shared: ['x'] }],
           geometric_decomposition: [{ pattern_id: 'not a number' }],
         },
@@ -283,8 +283,13 @@ describe('explorer/patterns.json', () => {
       shared: [],
       reduction: [],
       collapseLevel: 2,
+      scheduling: 'static',
+      averageIterationCount: 4096,
     });
     expect(byId.get('5')).toMatchObject({ type: 'reduction', startLine: 12, reduction: ['+:sum'], shared: ['a'] });
+    // -1 is DiscoPoP's "not measured"; a null clause is none.
+    expect(byId.get('5')).not.toHaveProperty('averageIterationCount');
+    expect(byId.get('5')).not.toHaveProperty('scheduling');
     // A list-valued task pragma is not a directive text, so it is left out.
     expect(byId.get('8')).toEqual({
       type: 'task',

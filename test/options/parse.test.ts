@@ -142,6 +142,14 @@ it('resolves a relative --backend descriptor path against the working directory'
   expect(options.agent.backend).toBe(join(root, 'agents', 'my-agent.json'));
 });
 
+it("carries what llm_config.json's reading warned about to the run, which says it at its start", async () => {
+  const config = { connections: { qwen: { backend: 'opencode', model: 'local/qwen', agent_timeout: 900, timeout: 600 } } };
+  const { root, dot } = minimalProject({ 'llm.json': JSON.stringify(config) });
+  const options = await runOptions(['--llm-config', '../llm.json'], dot);
+  expect(options.agent.agentTimeoutS).toBe(900);
+  expect(options.notices).toEqual([`${join(root, 'llm.json')}: connections.qwen: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used`]);
+});
+
 describe('modes that call no agent', () => {
   it.each(['--restore', '--discover-only'])('%s does not read the LLM configuration, so a broken one cannot block it', async (mode) => {
     const { dot } = minimalProject({ 'broken.json': '{ not json' });

@@ -97,6 +97,50 @@ describe('applyFilePatch', () => {
     expect(report.result).toBe(MAIN_C_PATCHED);
   });
 
+  it('takes a V4A anchor that differs from its file line only in whitespace, as models re-space a signature', () => {
+    const { source, second } = twinLoops();
+    const lines = source.split('\n');
+    lines.splice(second - 4, 0, 'static void second_half(void) {');
+    for (const written of ['static void second_half( void ){', '\tstatic void  second_half(void)\t{']) {
+      const answer = ['*** Begin Patch', '*** Update File: src/main.c', `@@ ${written}`, ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+      const report = applyFilePatch(lines.join('\n'), patchOf(answer));
+      expect(report.ok, written).toBe(true);
+      expect(report.result!.split('\n')[second]).toBe(REDUCTION_PRAGMA);
+    }
+  });
+
+  it('takes a shortened V4A anchor that is part of exactly one line', () => {
+    const { source, second } = twinLoops();
+    const lines = source.split('\n');
+    lines.splice(second - 4, 0, 'static void second_half(double *restrict a, double *restrict b) {');
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ static void second_half(', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const report = applyFilePatch(lines.join('\n'), patchOf(answer));
+    expect(report.ok).toBe(true);
+    expect(report.result!.split('\n')[second]).toBe(REDUCTION_PRAGMA);
+  });
+
+  it('never pins a hunk below a short anchor that is part of several lines: the hunk locates by its own lines', () => {
+    const helpers = ['static double scaled(double sum, double f) { return sum * f; }', 'static double shifted(double sum, double d) { return sum + d; }'];
+    const source = `${MAIN_C}${helpers.join('\n')}\n`;
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ double sum', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const report = applyFilePatch(source, patchOf(answer));
+    expect(report.ok).toBe(true);
+    expect(report.result).toBe(`${MAIN_C_PATCHED}${helpers.join('\n')}\n`);
+  });
+
+  it('fails a hunk whose anchor is part of several lines and whose lines fit two loops, saying why the anchor named none', () => {
+    const { source, second } = twinLoops();
+    const lines = source.split('\n');
+    lines.splice(second - 4, 0, 'static void second_half(void) {');
+    lines.splice(3, 0, 'static void first_half(void) {');
+    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ half(void)', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const report = applyFilePatch(lines.join('\n'), patchOf(answer));
+    expect(report.ok).toBe(false);
+    expect(report.result).toBeNull();
+    expect(report.hunks[0]!.status).toBe('ambiguous');
+    expect(report.hunks[0]!.detail).toContain('its anchor `@@ half(void)` is part of 2 lines (lines 4, ' + (second - 2) + '), so it names none of them');
+  });
+
   it('takes the identical loop the declared line points at exactly', () => {
     const { source, second } = twinLoops();
     const report = applyFilePatch(source, patchOf(hunkText(second - 3, REDUCTION_HUNK)));

@@ -9,7 +9,7 @@ import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 import { readResults, runCli } from '../helpers/cli.js';
 
-const DISCOPOP_SET = path.resolve('fixtures/discopop-prompts');
+const DISCOPOP_SET = path.resolve('prompts/discopop');
 
 /** The built-in repairer's verified patch of each file of suggestion `id`, for the project at `root`. */
 async function verifiedPatches(root: string, id: string): Promise<Map<string, string>> {

@@ -2,8 +2,8 @@
 // preflight stage): pure functions, tested on values. test/pipeline/resume.test.ts and the
 // fault-injection suite run them end to end.
 import { describe, expect, it } from 'vitest';
-import { carriedEvents, planResume, projectChange, type CurrentInputs } from '../../src/pipeline/resume.js';
-import type { RunState } from '../../src/formats/resume-state.js';
+import { carriedEvents, planResume, projectChange, upgradeRunState, type CurrentInputs } from '../../src/pipeline/resume.js';
+import type { RunState, RunStateVersion1 } from '../../src/formats/resume-state.js';
 import type { PriorTry } from '../../src/formats/outcome.js';
 import type { EventInput, RunEvent } from '../../src/formats/events.js';
 import type { BuildResult } from '../../src/formats/types.js';
@@ -51,6 +51,41 @@ describe('planResume', () => {
     const changed = plan(state({ '3': failed }), { digests: { '2': 'd2', '3': 'regenerated' }, written: [] });
     expect(changed.kept.size).toBe(0);
     expect(changed.notice).toMatch(/1 changed patch set\(s\) start afresh/);
+  });
+});
+
+describe('upgradeRunState: a version-1 state of the release before', () => {
+  const v1: RunStateVersion1 = {
+    version: 1, run_id: 'old', mode: 'repair', inputs: 'inputs-then',
+    builds: { '2': { digest: 'v1(inputs-then,set2)', build: failing }, '3': { digest: 'v1(inputs-then,set3-old)', build: failing } },
+    finished: { '2': suggestionRecord('2') }, complete: false,
+  };
+  const now = (version1: string, mode: 'repair' | 'dry-run' = 'repair') => ({
+    inputs, mode, version1,
+    patchSets: new Map([['2', 'set2'], ['3', 'set3']]),
+    digests: new Map([['2', 'd2'], ['3', 'd3']]),
+    version1Digest: (set: string) => `v1(${version1},${set})`,
+  });
+
+  it("is today's form when its one digest is today's: a build stands only when its patch set is the same", () => {
+    const upgraded = upgradeRunState(v1, now('inputs-then'));
+    expect(upgraded).toEqual({ state: { ...state({ '2': suggestionRecord('2') }), builds: { '2': { digest: 'd2', build: failing }, '3': { digest: 'version 1: v1(inputs-then,set3-old)', build: failing } } } });
+    const resumed = plan((upgraded as { state: RunState }).state, { digests: { '2': 'd2', '3': 'd3' }, written: [] });
+    expect([...resumed.kept.keys()]).toEqual([]);
+    expect([...resumed.builds.keys()]).toEqual(['2']);
+    expect(resumed.notice).toMatch(/1 changed patch set\(s\) start afresh/);
+  });
+
+  it('is not trusted when the digest differs, and says that it cannot name what changed', () => {
+    expect(upgradeRunState(v1, now('inputs-today'))).toEqual({ fresh: expect.stringMatching(/^the project changed since run old, or its compiler, compile.sh or settings did \(an earlier release recorded that run, as one digest that cannot name what changed\)/) });
+  });
+
+  it('leaves a finished run or one of the other mode to planResume, which says so', () => {
+    const finished = upgradeRunState({ ...v1, complete: true }, now('inputs-today'));
+    expect(plan((finished as { state: RunState }).state, { digests: {}, written: [] }).notice).toBe('--resume: run old finished; starting afresh');
+    expect(upgradeRunState(v1, now('inputs-today', 'dry-run'))).toHaveProperty('state');
+    const v2 = state({});
+    expect(upgradeRunState(v2, now('whatever'))).toEqual({ state: v2 });
   });
 });
 

@@ -16,6 +16,7 @@ import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm-cluster.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
+import { RACE_C, RACE_LOOP_LINE, writeRunProject } from '../helpers/run-project-files.mjs';
 
 const CLI = path.resolve('dist/cli.js');
 const skip = slurmUnavailable();
@@ -118,7 +119,7 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     expect(results(remote.dotDir).suggestions).toEqual(results(local.dotDir).suggestions);
     const repaired = results(remote.dotDir).suggestions.filter((s) => s.status === 'repaired');
     expect(repaired).toHaveLength(6);
-    for (const record of repaired) expect(record.run_check).toEqual({ threads: 2, repeats: 3, verdict: 'same', first_difference: null });
+    for (const record of repaired) expect(record.run_check).toEqual({ threads: 2, repeats: 3, verdict: 'same', first_difference: null, validate: null });
     expect(results(remote.dotDir).run.run_reference).toMatchObject({ noise_lines: 0 });
     // The written patch sets are the same bytes, up to where each copy of the project lives.
     const written = (copy: { root: string; dotDir: string }) =>
@@ -143,6 +144,23 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     expect(await ourJobs()).toEqual([]);
     expect(readdirSync(work)).toEqual([]);
   }, 300_000);
+
+  it("runs the configuration's validate.sh after each execute.sh run, each a job step of its own", async () => {
+    const { root, dot } = await writeRunProject({ mainC: RACE_C, loopLine: RACE_LOOP_LINE, generated: '    #pragma omp parallel for shared(a,tmp_var7) private(t)' });
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const marks = path.join(workDir(), 'validations');
+    const validate = path.join(dot, 'project', 'configs', 'tiny', 'validate.sh');
+    writeFileSync(validate, `#!/bin/sh\necho "\${SLURM_JOB_ID:-none} \${SLURM_STEP_ID:-none} $OMP_NUM_THREADS" >> ${marks}\n"$DP_PROJECT_ROOT_DIR/demo" | grep -qx "sum 90000.000000"\n`);
+    const run = await cli(dot, ['--backend', 'builtin', '--launcher', 'slurm', '--work-dir', workDir(), '--check-run', '--run-threads', '2', '--run-repeats', '1']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(results(dot).suggestions[0]).toMatchObject({ status: 'repaired', run_check: { verdict: 'same', validate: { runs: 2, passed: true, built_by: 'compile.sh' } } });
+    // The reference's two runs at 1 thread, then the repair's run at 1 and its one at 2 threads.
+    const validations = readFileSync(marks, 'utf8').trim().split('\n').map((line) => line.split(' '));
+    expect(validations.map(([, , threads]) => threads)).toEqual(['1', '1', '1', '2']);
+    expect(new Set(validations.map(([job]) => job)).size).toBe(4);
+    expect(validations.every(([job, step]) => /^\d+$/.test(job!) && /^\d+$/.test(step!))).toBe(true);
+    expect(await ourJobs()).toEqual([]);
+  }, 120_000);
 
   it('refuses with exit 3 and Slurm\'s own words when the job is rejected, before any build', async () => {
     const { dotDir } = useFixture('demo');

@@ -1,14 +1,14 @@
 // The prompt ladder: built-in rungs show the original source and what DiscoPoP found, the last rung
 // repeats, substitution is one pass, and --prompt-dir names an unknown placeholder's file and line and
 // refuses gaps and rungs missing the patches or diagnostics.
-import { cp, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { BUILTIN_PROMPT_DIR, loadPromptLadder, renderTemplate, rungFor } from '../../src/repair/ladder.js';
 
-const DISCOPOP_SET = path.resolve('fixtures/discopop-prompts');
+const DISCOPOP_SET = path.resolve('prompts/discopop');
 
 async function copyOf(dir: string): Promise<string> {
   const copy = await mkdtemp(path.join(os.tmpdir(), 'ladder-'));
@@ -139,14 +139,29 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
     expect(ladder.rungs[0]!.text.startsWith('You are fixing a compiler error')).toBe(true);
   });
 
-  it('falls back to the built-in template of the same place for a file the set lacks', async () => {
+  it("falls back to DiscoPoP's own template of that name for a file the set lacks, as DiscoPoP does", async () => {
     const dir = await copyOf(DISCOPOP_SET);
+    await writeFile(path.join(dir, 'minimal.md'), 'Our lab wording.\n\n{patch_blocks}\n\n{diagnostics}\n');
     await unlink(path.join(dir, 'guided.md'));
     await unlink(path.join(dir, 'retry.md'));
     const ladder = await loadPromptLadder(dir);
-    expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'context.md', 'rung-3.md']);
-    expect(ladder.followUp.name).toBe('follow-up.md');
+    expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'context.md', 'guided.md']);
+    expect(ladder.rungs[0]!.text).toBe('Our lab wording.\n\n{patch_blocks}\n\n{diagnostics}\n');
+    // DiscoPoP's guided text, shipped with patch-repair under its licence, without the licence header.
+    const own = await readFile(path.join(BUILTIN_PROMPT_DIR, 'discopop', 'guided.md'), 'utf8');
+    expect(own).toContain('3-Clause BSD License');
+    expect(ladder.rungs[2]!.file).toBe(path.join(BUILTIN_PROMPT_DIR, 'discopop', 'guided.md'));
+    expect(own.endsWith(ladder.rungs[2]!.text)).toBe(true);
+    expect([...ladder.rungs[2]!.placeholders]).toContain('pattern_metadata');
+    expect(ladder.followUp).toMatchObject({ name: 'retry.md', braces: 'single', file: path.join(BUILTIN_PROMPT_DIR, 'discopop', 'retry.md') });
+    expect(ladder.warnings).toEqual([]);
     expect(rungFor(ladder, 4).name).toBe('minimal.md');
+  });
+
+  it("ships DiscoPoP's templates with their licence and origin", async () => {
+    const dir = path.join(BUILTIN_PROMPT_DIR, 'discopop');
+    expect(await readFile(path.join(dir, 'LICENSE'), 'utf8')).toContain('Copyright (c) 2020, Technische Universitaet Darmstadt, Germany');
+    expect(await readFile(path.join(dir, 'ORIGIN.md'), 'utf8')).toContain('53a01f2');
   });
 
   it('leaves any other {word} as written, with one warning naming the file', async () => {

@@ -152,13 +152,34 @@ describe('limits', () => {
 describe("DiscoPoP's template set", () => {
   let discopop: PromptLadder;
   beforeAll(async () => {
-    discopop = await loadPromptLadder(path.resolve('fixtures/discopop-prompts'));
+    discopop = await loadPromptLadder(path.resolve('prompts/discopop'));
   });
+  /** What gcc printed for the patched main.c, as compile.sh passed it on. */
+  const GCC_OUTPUT = [
+    "src/main.c: In function 'main':",
+    "src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)",
+    '   11 |     #pragma omp parallel for private(i) shared(a,b,tmp_var37) reduction(+:sum)',
+    '      |                                                 ^~~~~~~~~',
+    'src/main.c:11:49: note: each undeclared identifier is reported only once for each function it appears in',
+    'make: *** [Makefile:4: main] Error 1',
+    '',
+  ].join('\n');
   const patched = () => {
     const lines = MAIN_C.split('\n');
     lines.splice(10, 0, '    #pragma omp parallel for private(i) shared(a,b,tmp_var37) reduction(+:sum) ');
-    return { ...task(), patched: new Map([['1', lines.join('\n')]]) };
+    return { ...task({ output: GCC_OUTPUT }), patched: new Map([['1', lines.join('\n')]]) };
   };
+
+  it("fills {diagnostics} with the compiler's output as DiscoPoP sends it, cut at a line end, not with our parsed lines", () => {
+    const { text } = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits });
+    expect(text).toContain(`\`\`\`\n${GCC_OUTPUT.trim()}\n\`\`\``);
+    const cut = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits: { ...limits, maxErrorChars: 200 } }).text;
+    expect(cut).toContain("```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n[… ");
+    const none = rungPrompt({ ladder: discopop, conversation: 1, task: { ...patched(), build: { ...patched().build, output: '\n' } }, limits }).text;
+    expect(none).toContain('```\n(none)\n```');
+    // The built-in ladder still gets the parsed diagnostics.
+    expect(rungPrompt({ ladder, conversation: 1, task: patched(), limits }).text).not.toContain('make: *** [Makefile:4: main] Error 1');
+  });
 
   it('fills every placeholder as DiscoPoP does: identity, the patch blocks, the sources before and after, the findings, the contract', () => {
     const { text, template } = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits: { ...limits, contextLines: 2 } });
@@ -166,14 +187,33 @@ describe("DiscoPoP's template set", () => {
     expect(text).not.toMatch(/\{(identity|patch_blocks|original_source|patched_source|pattern_metadata|diagnostics|output_contract)\}/);
     expect(text).toContain(`## The suggestion\n\n* DiscoPoP suggestion id: 1\n* Pattern type: reduction\n* Files (DiscoPoP file id -> path):\n    * 1 -> ${ROOT}/src/main.c  <- the compiler errors are in this file`);
     expect(text).toContain(`## The patch to fix\n\n### File id 1 (main.c)\n\n\`\`\`\n${GENERATED.trimEnd()}\n\`\`\``);
-    // The hunk starts at line 8 on both sides; two lines around it.
-    expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n```');
+    // The hunk covers lines 8-13 of the original; two lines around it.
+    expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```');
     expect(text).toContain('### File id 1 (main.c), after the patch\n\n```');
-    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum');
+    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum\n* Region (file id:line)');
     expect(text).toContain('* `firstprivate`: (empty)');
-    expect(text).toContain("```\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
+    const measured = { ...patched(), suggestion: { ...patched().suggestion, pattern: { ...PATTERN, type: 'do_all', scheduling: 'static', collapseLevel: 1, averageIterationCount: 4096 } } };
+    expect(rungPrompt({ ladder: discopop, conversation: 3, task: measured, limits }).text).toContain(
+      '* `reduction`: +:sum\n* Scheduling: static\n* Collapse level: 1\n* Average iteration count: 4096\n* Region (file id:line): 1:11 to 1:13',
+    );
+    expect(text).toContain("```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
     expect(text).toContain('===BEGIN PATCH 1===\n--- a/<path>');
     expect(text).toContain('The file ids of this suggestion are: 1.');
+    // What DiscoPoP's own contract says, point by point.
+    for (const point of [
+      '**Use no tools.**',
+      'the project you would find on disk is not the one this patch belongs to',
+      'Answer with the corrected patch and nothing else -- no explanation outside the blocks, no code fences inside them.',
+      'no block for a file whose patch is',
+      '**Write the diff against the ORIGINAL, UNPATCHED file.**',
+      'A diff that removes the current\n  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
+      '**Keep the parallelization.**',
+      'Prefer correcting the directive',
+      'Change nothing outside the region the original patch touches.',
+      'but the context lines must match the real code.',
+    ]) {
+      expect(text).toContain(point);
+    }
   });
 
   it('shows the original source on the first rung, and the retry turn gets the failure and the contract', () => {
@@ -185,6 +225,27 @@ describe("DiscoPoP's template set", () => {
     expect(retry.template).toBe('retry.md');
     expect(retry.text).toMatch(/^That did not work\.\n\nsrc\/main\.c: hunk 1 does not apply\n\nTry again\./);
     expect(retry.text).toContain('===END PATCH 1===');
+  });
+
+  it('shows a long hunk whole with the same source lines as the built-in ladder', () => {
+    // A 40-line loop body the generated patch's hunk spans from its pragma to its closing brace.
+    const body = Array.from({ length: 40 }, (_, k) => `        c[i] += ${k}.0 * a[i];`);
+    const source = ['#include <stdio.h>', '#define N 1000', 'double a[N], c[N];', 'int main(void) {', '    int i;', '    for (i = 0; i < N; i++) {', ...body, '    }', '    printf("%f\\n", c[0]);', '    return 0;', '}', ''].join('\n');
+    const lines = source.split('\n');
+    const hunk = [' int main(void) {', '     int i;', '+    #pragma omp parallel for', ...lines.slice(5, 47).map((line) => ` ${line}`), '     printf("%f\\n", c[0]);'];
+    const patch = `--- ${ROOT}/src/main.c\n+++ ${ROOT}/src/main.c.discopop_patch_generator.temp\n@@ -4,45 +4,46 @@\n${hunk.join('\n')}\n`;
+    const patchedLines = [...lines];
+    patchedLines.splice(5, 0, '    #pragma omp parallel for');
+    const base = task();
+    const file = { ...base.suggestion.files[0]!, text: patch };
+    const long: RepairTask = { ...base, suggestion: { ...base.suggestion, files: [file] }, sources: new Map([['1', source]]), generated: new Map([['1', patch]]), patched: new Map([['1', patchedLines.join('\n')]]) };
+    const shortLimits = { ...limits, contextLines: 2 };
+    const numbered = (text: string, from: string, to: string) => text.split(from)[1]!.split(to)[0]!.split('\n').filter((line) => /^\s*\d+  /.test(line));
+    const builtin = numbered(rungPrompt({ ladder, conversation: 2, task: long, limits: shortLimits }).text, '### src/main.c, lines 2-50\n\n```\n', '\n```');
+    const theirs = numbered(rungPrompt({ ladder: discopop, conversation: 2, task: long, limits: shortLimits }).text, '### File id 1 (main.c), before the patch\n\n```\n', '\n```');
+    expect(builtin).toHaveLength(49);
+    expect(theirs).toEqual(builtin);
+    expect(theirs.at(-1)).toBe('50  }');
   });
 
   it('drops the sources before the findings and never the patches under --max-prompt-chars', () => {

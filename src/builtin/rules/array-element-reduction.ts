@@ -4,13 +4,16 @@
 // array section over the extent the code states (array-uses.ts).
 import type { SyntaxNode } from '../syntax.js';
 import { elementUses, sectionOf, type ElementUse } from './array-uses.js';
+import { readsKeptApart } from './kept-apart.js';
 import { replaceEntry } from './clauses.js';
 import { copyEdits, loopOf, NOT_FOUND, onDirective, reductionEntries, type Copy } from './local-copy.js';
 import { reductionEntryAt, type Rule, type RuleInput, unchanged } from './rule.js';
 import { findRecord, freshName, identifiersOf, loopVariablesOf, NOT_AFTER_ACCESS, writtenIn } from './source-facts.js';
 
-/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter. */
-const CLANG_POINTER = /^invalid operands to binary expression \('[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)' and '[^']*(?:\*|\(\*\)(?:\[[^'\]]*\])+)'\)/;
+/** One operand type of clang's pointer wording, with the `(aka 'double *')` clang adds for a typedef. */
+const CLANG_POINTER_TYPE = "'[^']*(?:\\*|\\(\\*\\)(?:\\[[^'\\]]*\\])+)'(?: \\(aka '[^']*'\\))?";
+/** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter, `('real_t *' (aka 'double *') and …)`. */
+const CLANG_POINTER = new RegExp(`^invalid operands to binary expression \\(${CLANG_POINTER_TYPE} and ${CLANG_POINTER_TYPE}\\)`);
 
 /**
  * A pointer, or an array parameter (a pointer too, to the compiler), in a reduction. When the loop
@@ -41,11 +44,16 @@ export const arrayElementReduction: Rule = {
       if (typeof uses === 'string') return { kind: 'declined', reason: uses };
       const elements = new Set(uses.map((use) => use.text));
       const varying = uses.flatMap((use) => use.indices).flatMap(identifiersOf).find((id) => loopVariablesOf(loop).has(id) || writtenIn(input, loop, [id]) !== null);
-      const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses);
+      const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses) ?? readsKeptApart(input, loop, entry, uses);
       if (single !== null) {
         const { element } = single;
-        if (element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!)) {
-          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}[${element.indices[0]}:1]`) };
+        const constant = element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!);
+        // The loop as the only statement of an unbraced outer loop (`for (i…) for (j…) x[i] += …`)
+        // has no block for a local copy; when it touches the array only at that element, a
+        // one-element section (`x[i:1]`) reduces exactly it, under both compilers.
+        const unbraced = loop.parent?.type !== 'compound_statement' && single.reads === undefined && uses.every((use) => use.update);
+        if (constant || unbraced) {
+          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}${element.indices.map((index) => `[${index}:1]`).join('')}`) };
         } else {
           const declaration = input.site.visible.get(entry)!;
           const copy: Copy = {

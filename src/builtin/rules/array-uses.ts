@@ -13,7 +13,9 @@ export interface ElementUse {
 }
 
 /** Every use of `name` in the loop as an element, or why the loop uses it otherwise. */
-export function elementUses(text: string, name: string, operator: string): ElementUse[] | string {
+export function elementUses(code: string, name: string, operator: string): ElementUse[] | string {
+  // A commented-out debug print (`/* printf(… x[0] …) */`) is no use of the array.
+  const text = withoutComments(code);
   const uses: ElementUse[] = [];
   const consumed = new Set<number>();
   const compound = operator === '+' || operator === '-' ? '[-+]=' : `${operator.replace(/[|^*&]/g, '\\$&')}=`;
@@ -42,6 +44,11 @@ export function elementUses(text: string, name: string, operator: string): Eleme
   }
   if (uses.length === 0) return `'${name}' is not used in the loop`;
   return uses;
+}
+
+/** The text with every comment blanked, offsets kept. */
+export function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (comment) => comment.replace(/[^\n]/g, ' '));
 }
 
 /** The `[…]` groups at the start of `text`, indices without spaces, and how much text they take. */

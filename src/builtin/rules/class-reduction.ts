@@ -33,6 +33,8 @@ export const classReduction: Rule = {
       if (!declaration || declaration.kind === 'function') return declined(`'${name}' is not a variable visible at the directive`);
       if (declaration.isPointer || declaration.isArray || declaration.isReference) return declined(`'${name}' is a pointer, array or reference of class type; a declared reduction needs an object`);
       const type = declaration.typeText.replace(/\b(const|volatile|static)\s+/g, '').trim();
+      // A rule before this one declared a member-wise reduction for the struct (aggregate-reduction.ts).
+      if ([...edits.before.values()].flat().some((line) => line.includes(`declare reduction(${operator} : ${type} :`))) continue;
       if (!input.isCxx) return declined(`'${name}' is a struct ('${type}'): C has no operator to combine two of them, so the reduction needs a combiner written by hand`);
       if (!ZERO_IDENTITY.has(operator)) return declined(`'${name}': the identity of '${operator}' for '${type}' is not its value-initialized state; the initializer must be written by hand`);
       if (type === '' || /\bauto\b|\bdecltype\b/.test(type)) return declined(`'${name}': its type is not written out`);
@@ -71,13 +73,13 @@ function combinerFor(root: SyntaxNode, lines: readonly string[], type: string, t
   return null;
 }
 
-function enclosingFunction(node: SyntaxNode | null): SyntaxNode | null {
+export function enclosingFunction(node: SyntaxNode | null): SyntaxNode | null {
   for (let current = node; current; current = current.parent) if (current.type === 'function_definition') return current;
   return null;
 }
 
 /** The row above the comment lines that lead into a function, so the pragma does not split them off. */
-function aboveComments(lines: readonly string[], row: number): number {
+export function aboveComments(lines: readonly string[], row: number): number {
   let first = row;
   while (first > 0 && /^\s*(\/\/|\/\*|\*)/.test(lines[first - 1] ?? '')) first--;
   return first;

@@ -1,6 +1,7 @@
-// `collapse(n)` over loops that are not perfectly nested: lowered to the depth that is (a
-// collapse of 1 is the plain loop, so the clause goes).
-import { nestedLoop, perfectlyNestedDepth } from '../scope.js';
+// `collapse(n)` over loops that are not perfectly nested (or whose inner bounds read an outer
+// index): lowered to the depth that is (a collapse of 1 is the plain loop, so the clause goes).
+import { collapsibleNest } from '../collapse-nest.js';
+import { nestedLoop } from '../scope.js';
 import { type Rule, unchanged } from './rule.js';
 
 const COLLAPSE_ERROR = /perfectly nested|not enough (for )?loops|collapse|^expected \d+ for loops after/;
@@ -12,7 +13,7 @@ export const collapseDepth: Rule = {
     const index = directive.clauses.findIndex((clause) => clause.name === 'collapse');
     const requested = index >= 0 ? Number(directive.clauses[index]!.args) : NaN;
     if (!Number.isInteger(requested) || input.site.lookup.kind !== 'loop') return unchanged(input);
-    const depth = perfectlyNestedDepth(input.site.lookup.loop);
+    const { depth } = collapsibleNest(input.site.lookup.loop, input.lines, requested);
     if (depth >= requested) return unchanged(input);
     const clauses = [...directive.clauses];
     if (depth <= 1) clauses.splice(index, 1);

@@ -1,7 +1,7 @@
 // A reduction over a struct or class member (`reduction(+:a.sum)`, `p->sum`, `this->total`):
 // the loop reduces a local copy of the member (local-copy.ts).
 import { replaceEntry } from './clauses.js';
-import { copyEdits, loopOf, memberCopy, memberPattern, NOT_FOUND, onDirective, otherwiseOnlyRead, reductionEntries } from './local-copy.js';
+import { copyEdits, loopOf, memberCopy, memberPattern, NOT_FOUND, onDirective, otherwiseOnlyRead, reductionEntries, type Copy } from './local-copy.js';
 import { type Rule, unchanged } from './rule.js';
 
 const MEMBER_ACCESS = /^[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)+$/;
@@ -17,12 +17,21 @@ export const memberReduction: Rule = {
     if (typeof loop === 'string') return { kind: 'declined', reason: loop };
     let state = input.state;
     const bases = new Set<string>();
+    const copies: Copy[] = [];
     for (const { entry } of entries) {
       const copy = memberCopy(input, entry);
       if (typeof copy === 'string') return { kind: 'declined', reason: copy };
-      // The struct otherwise only read in the loop (`m.count` next to `m.sum += …`): its other
-      // members stay in the shared object, so only the reduced member's spelling must be gone.
-      const readOnly = copy.base !== 'this' && otherwiseOnlyRead(loop.text.replace(copy.pattern, copy.local), copy.base);
+      copies.push(copy);
+    }
+    for (const copy of copies) {
+      // Every reduced member of the same object gets its own copy (`m.sum`, `m.sumsq`, `m.count`
+      // in one loop), so the object is judged with all of them replaced. When it is otherwise
+      // only read (`m.scale` next to `m.sum += …`) the other members stay in the shared object,
+      // and only the reduced members' spellings must be gone.
+      const siblings = copies.filter((other) => other.base === copy.base);
+      const rest = siblings.reduce((text, other) => text.replace(other.pattern, other.local), loop.text);
+      const readOnly = copy.base !== 'this' && otherwiseOnlyRead(rest, copy.base);
+      const entry = copy.original;
       const edits = copyEdits({ ...input, state }, loop, readOnly ? { ...copy, basePattern: memberPattern(entry) } : copy);
       if (typeof edits === 'string') return { kind: 'declined', reason: edits };
       state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };

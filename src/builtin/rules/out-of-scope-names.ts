@@ -16,6 +16,7 @@ const NOT_DECLARED = [
 /** gcc's follow-up when an IR name such as `in.addr` breaks the clause, and clang's word for it. */
 const BROKEN_ENTRY = /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, (?:data member of current class, )?array element or array section)?$/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
+const TYPO_GUESS = / did you mean '[^']+'\?$/;
 const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
 
 export const outOfScopeNames: Rule = {
@@ -33,9 +34,19 @@ export const outOfScopeNames: Rule = {
     };
     const directive = removeEntries(input.state.directive, drop);
     const droppedLeads = new Set([...dropped].map(leadingIdentifier));
+    const isDropped = (name: string | null) => name !== null && (dropped.has(name) || droppedLeads.has(name));
+    // clang goes on with its guess for an undeclared name ("use of undeclared identifier 'dopp_c';
+    // did you mean 'dopp'?") and reports what the guess breaks at the same column ("firstprivate
+    // variable cannot be private", "expected variable name" for a function), or an error about
+    // another entry with a note there ("private variable cannot be reduction" … "defined as
+    // private"): they go with the name.
+    const guessed = onLine.filter((message) => TYPO_GUESS.test(message.message) && isDropped(undeclaredName(message.message)));
     const resolved = onLine.filter((message) => {
       const named = undeclaredName(message.message);
-      if (named !== null) return dropped.has(named) || droppedLeads.has(named);
+      if (named !== null) return isDropped(named);
+      const atGuess = (at: { line?: number; column?: number }) => guessed.some((guess) => guess.line === at.line && guess.column === at.column);
+      // At the guess, or about another entry with a note at the guess ("defined as private").
+      if (atGuess(message) || message.notes.some(atGuess)) return true;
       return BROKEN_ENTRY.test(message.message) && [...dropped].some((entry) => !IDENTIFIER.test(entry));
     });
     return { kind: 'result', state: { ...input.state, directive }, resolved };

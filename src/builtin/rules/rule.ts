@@ -69,6 +69,8 @@ export interface RuleInput {
   isCxx: boolean;
   /** Where records, typedefs and operators are looked up: the translation unit when preprocessed, else the file. */
   types: TypeScope;
+  /** A row's text as the compiler sees it (the translation unit, macros expanded); absent without the unit. */
+  expanded?: (row: number) => string;
 }
 
 export type RuleOutcome =

@@ -10,13 +10,14 @@ import { parseDirective } from '../../patch/openmp.js';
 import { findAddedLines, type AddedDirective } from '../added-directives.js';
 import { analyzeSite } from '../scope.js';
 import type { SyntaxTree } from '../syntax.js';
+import type { LineMove } from '../unit-moves.js';
 import type { FileDiagnostic } from './rule.js';
 
 export const TASK_REGION_BRACE = 'move-task-region-brace';
 
 export type BraceMoves =
   | { kind: 'none' }
-  | { kind: 'moved'; lines: string[]; carriageReturns: boolean[]; errors: FileDiagnostic[] }
+  | { kind: 'moved'; lines: string[]; carriageReturns: boolean[]; errors: FileDiagnostic[]; moves: LineMove[] }
   | { kind: 'declined'; reason: string };
 
 export interface BraceInput {
@@ -44,6 +45,7 @@ export function moveTaskRegionBraces(input: BraceInput): BraceMoves {
   const lines = [...input.lines];
   const carriageReturns = [...input.carriageReturns];
   let errors = [...input.errors];
+  const moves: LineMove[] = [];
   // Bottom up: a move renumbers only the rows below the brace it moves.
   for (const brace of [...braces].reverse()) {
     const statement = analyzeSite(input.tree, brace + 1).target;
@@ -56,8 +58,9 @@ export function moveTaskRegionBraces(input: BraceInput): BraceMoves {
     const [cr] = carriageReturns.splice(brace, 1);
     lines.splice(last, 0, text!);
     carriageReturns.splice(last, 0, cr!);
+    moves.push({ from: brace, to: last });
     errors = errors.filter((error) => error.line - 1 !== brace)
       .map((error) => (error.line - 1 > brace && error.line - 1 <= last ? { ...error, line: error.line - 1 } : error));
   }
-  return { kind: 'moved', lines, carriageReturns, errors };
+  return { kind: 'moved', lines, carriageReturns, errors, moves };
 }

@@ -23,6 +23,8 @@ export function resultingCode(task: RepairTask, contents: ReadonlyMap<string, st
     if (result !== generatedResult) changed.push(file.fileId);
   }
   if (changed.length === 0) {
+    // A build the compiler passed fails only by the static collapse check: say that, not "does not build".
+    if (task.build.failedAt === 'static-check') return reject(`The answer leaves the code exactly as the generated patch set does, which builds but fails patch-repair's static check: ${task.build.firstError ?? ''}`);
     return reject('The answer leaves the code exactly as the generated patch set does, and that code does not build. Change the directives (or the code) so that it compiles.');
   }
   return pass({ results, changed });

@@ -3,8 +3,8 @@
 // floor, at 1 thread and in every one of K runs at N threads (a race shows up in some runs only).
 // The first run that differs ends the check; its description is what the model is told.
 import { constants } from 'node:os';
-import type { ProgramRun, ProgramRunner } from '../../formats/outcome.js';
-import type { RunCheck } from '../../formats/results.js';
+import type { ProgramRun, ProgramRunner, ValidationRun } from '../../formats/outcome.js';
+import type { RunCheck, RunValidation } from '../../formats/results.js';
 import { compareOutput, outputLines, type NoiseFloor } from '../output-compare.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 
@@ -36,16 +36,23 @@ export interface RunJudgement {
 const TAIL_LINES = 8;
 
 export async function judgeRuns(program: ProgramRunner, s: RunCheckSettings): Promise<RunJudgement> {
+  let validate: RunValidation | null = null;
+  const runAt = async (threads: number) => {
+    const run = await program.run(threads, s.reference.timeoutMs);
+    if (run.validation) validate = tallyValidation(validate, run.validation);
+    return run;
+  };
   const record = (verdict: RunCheck['verdict'], firstDifference: string | null): RunCheck => ({
     threads: s.threads,
     repeats: s.repeats,
     verdict,
     first_difference: firstDifference,
+    validate,
   });
-  const sequential = judgeRun(await program.run(1, s.reference.timeoutMs), s);
+  const sequential = judgeRun(await runAt(1), s);
   if (sequential) return { record: record(sequential.verdict, `at 1 thread: ${sequential.text}`), reason: `at 1 thread: ${sequential.text}` };
   for (let repeat = 1; repeat <= s.repeats; repeat++) {
-    const parallel = judgeRun(await program.run(s.threads, s.reference.timeoutMs), s);
+    const parallel = judgeRun(await runAt(s.threads), s);
     if (!parallel) continue;
     const where = `at ${s.threads} threads, run ${repeat} of ${s.repeats}: ${parallel.text}`;
     return { record: record(parallel.verdict, where), reason: `${where}\nAt 1 thread the output matches${repeat > 1 ? `, and so did the ${repeat - 1} run${repeat > 2 ? 's' : ''} at ${s.threads} threads before` : ''}.` };
@@ -56,6 +63,11 @@ export async function judgeRuns(program: ProgramRunner, s: RunCheckSettings): Pr
 /** Check 7's outcome for the verify sequence: the judgement passes or its reason goes to the model. */
 export function runsOutcome(judgement: RunJudgement): CheckOutcome<RunCheck> {
   if (judgement.reason === null) return pass(judgement.record);
+  if (judgement.record.verdict === 'invalid') {
+    return reject(
+      `The project builds with the corrected patch set and its program runs, but the configuration's validate.sh, which checks a run's results, rejects a run:\n${judgement.reason}\nA data-sharing clause that lets threads write one variable (shared instead of private, a missing or wrong reduction) does this; keep every directive and fix its clauses.`,
+    );
+  }
   return reject(
     `The project builds with the corrected patch set, but the program does not run like the sequential build (the configuration's execute.sh, compared outside the lines that differ between two sequential runs):\n${judgement.reason}\nA data-sharing clause that lets threads write one variable (shared instead of private, a missing or wrong reduction) does this; keep every directive and fix its clauses.`,
   );
@@ -71,8 +83,35 @@ function judgeRun(run: ProgramRun, s: RunCheckSettings): { verdict: Exclude<RunC
     const how = `exits with code ${run.exitCode}${killed ? ` (a process killed by ${killed})` : ''}, the sequential build with ${reference.exitCode}`;
     return { verdict: killed ? 'crashed' : 'differs', text: `${how}${tail(run.output)}` };
   }
+  if (run.validation && !validationPassed(run.validation)) return { verdict: 'invalid', text: describeValidation(run.validation, reference.limit) };
   const comparison = compareOutput(reference.floor, run.output, s.tolerance);
   return comparison.same ? null : { verdict: 'differs', text: comparison.difference };
+}
+
+export function validationPassed(v: ValidationRun): boolean {
+  return v.script === 'validate.sh' && v.ending === 'exited' && v.exitCode === 0;
+}
+
+/** How a failed validation step reads in a rejection (and in the reference's refusal); `limit` is validate.sh's. */
+export function describeValidation(v: ValidationRun, limit: string): string {
+  const what =
+    v.script === 'validate.sh'
+      ? 'validate.sh'
+      : v.script === 'compile_validate.sh'
+        ? 'compile_validate.sh (the build validate.sh checks)'
+        : "compile.sh, run again after compile_validate.sh replaced the build,";
+  if (v.ending === 'timeout') return `${what} runs over ${v.script === 'validate.sh' ? limit : 'the --build-timeout'} and was stopped${tail(v.output)}`;
+  if (v.ending === 'signaled') return `${what} was killed by ${v.signal}${tail(v.output)}`;
+  return `${what} exits with code ${v.exitCode}${tail(v.output)}`;
+}
+
+function tallyValidation(sum: RunValidation | null, v: ValidationRun): RunValidation {
+  return {
+    runs: (sum?.runs ?? 0) + (v.script === 'validate.sh' ? 1 : 0),
+    passed: (sum?.passed ?? true) && validationPassed(v),
+    built_by: v.builtBy,
+    seconds: Math.round(((sum?.seconds ?? 0) + v.durationMs / 1000) * 1000) / 1000,
+  };
 }
 
 /** A shell reports a child killed by signal n as exit code 128 + n. */

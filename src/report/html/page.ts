@@ -13,6 +13,7 @@ import { agentLabel } from '../run-replay.js';
 import { describeNotConsidered, ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
 import { describeWeakening } from '../../repair/checks/strict.js';
+import { validateText } from '../run-check-text.js';
 import { describeProbe } from '../event-line.js';
 
 const STATUS_TITLES: Record<SuggestionStatus | 'unfinished', string> = {
@@ -156,6 +157,8 @@ function section(s: SuggestionReview): string {
   if (runs && runs.verdict !== 'not-run') {
     const how = `Runs (--check-run: execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
     lines.push(`<p class="${runs.verdict === 'same' ? 'usage' : 'warning'}" data-run-check="${esc(runs.verdict)}">${esc(how)}${runs.first_difference ? `: <code>${esc(runs.first_difference)}</code>` : ''}</p>`);
+    const validated = validateText(runs);
+    if (validated) lines.push(`<p class="${runs.validate?.passed ? 'usage' : 'warning'}" data-validate="${runs.validate?.passed ? 'passed' : 'failed'}">${esc(validated)}</p>`);
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);

@@ -1,0 +1,40 @@
+// One workspace's program as check 7 runs it: execute.sh, then DiscoPoP's validation step when the
+// configuration has a validate.sh (validate.ts). compile_validate.sh may overwrite what execute.sh
+// runs (DiscoPoP's own example rebuilds a.out with -DVALIDATE), which is why DiscoPoP runs it after
+// the timed run; a workspace that ran it is built again with compile.sh before its next execute.sh
+// run, so every run executes compile.sh's build.
+import type { ProgramRunner } from '../formats/outcome.js';
+import type { RunOutcome } from '../process.js';
+import { runCompileScript, type CompileRequest } from './compile.js';
+import { programRun, runExecuteScript } from './execute.js';
+import type { StepOutcome } from './launcher.js';
+import { findValidationScripts, passed, runValidation, validationRun, type ValidationScripts } from './validate.js';
+
+export interface ProgramRequest {
+  /** compile.sh's request for this workspace: its label, threads and the build timeout. */
+  build: CompileRequest;
+  /** One launcher step, tried again when Slurm could not run it; throws on an abort. */
+  step: (what: string, attempt: () => Promise<StepOutcome>) => Promise<RunOutcome>;
+}
+
+export function programRunner(o: ProgramRequest): ProgramRunner {
+  const { build, step } = o;
+  // Looked up once per build: a few file checks, and every run of one build is judged alike.
+  let lookup: Promise<ValidationScripts | null> | undefined;
+  let validationBuilt = false;
+  return {
+    run: async (threads, timeoutMs) => {
+      const scripts = await (lookup ??= findValidationScripts(build.dp.config));
+      if (validationBuilt) {
+        const started = Date.now();
+        const rebuilt = await step('compile.sh', () => runCompileScript(build));
+        if (!passed(rebuilt)) return { ...programRun(threads, { kind: 'exited', exitCode: 0, stdout: '', stderr: '', truncated: false, durationMs: 0 }), validation: validationRun('compile.sh', 'compile_validate.sh', rebuilt, started) };
+      }
+      const run = programRun(threads, await step('a run', () => runExecuteScript({ ...build, label: `${build.label}-run`, threads, timeoutMs })));
+      if (!scripts || run.ending !== 'exited' || run.exitCode !== 0) return run;
+      validationBuilt = scripts.compileValidate !== null;
+      const validation = await runValidation({ scripts, request: { ...build, threads }, runTimeoutMs: timeoutMs, buildTimeoutMs: build.timeoutMs, step });
+      return { ...run, validation };
+    },
+  };
+}

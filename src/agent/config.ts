@@ -9,7 +9,7 @@ import type { Descriptor } from '../formats/descriptor.js';
 import { fileProblem, UsageError } from '../errors.js';
 import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
 import { isDescriptorPath, loadDescriptor } from './descriptor.js';
-import { zodProblems } from '../formats/zod-problems.js';
+import { keyPath, zodProblems } from '../formats/zod-problems.js';
 import { isolationProblems, isSet, type BackendOptionValue, type CallAdditions } from './isolation.js';
 
 export type AgentFlags = Partial<Omit<AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>>;
@@ -49,12 +49,12 @@ export async function readLlmConfig(file: string, explicit: boolean): Promise<Ll
   const credential = credentialKeyPath(raw);
   if (credential) {
     problems.push(
-      `${file}: ${credential.join('.')}: credentials do not belong here; the agent CLI owns authentication (log in with it, or set its own environment variables), so remove this key`,
+      `${file}: ${keyPath(credential)}: credentials do not belong here; the agent CLI owns authentication (log in with it, or set its own environment variables), so remove this key`,
     );
   }
   const parsed = LlmConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const credentialLine = credential ? `${file}: ${credential.join('.')}:` : null;
+    const credentialLine = credential ? `${file}: ${keyPath(credential)}:` : null;
     problems.push(...zodProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
   }
   if (problems.length > 0 || !parsed.success) throw new UsageError(problems.join('\n'));

@@ -17,25 +17,34 @@ export interface TranslationUnit {
 }
 
 /** `# 12 "src/x.c" 2`: gcc's and clang's line markers (`#line 12 "x.c"` under some flags). */
-export const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
+const LINE_MARKER = /^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"/;
 
-export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
-  const lines = text.split('\n');
+/** Each unit row that holds a line of the main file (the first file the markers name), with that line's number (1-based). */
+export function mainFileRows(lines: readonly string[]): { line: number; row: number }[] {
   let main: string | null = null;
   let file = '';
   let line = 0;
-  const mainRows: { line: number; row: number }[] = [];
+  const rows: { line: number; row: number }[] = [];
   lines.forEach((content, row) => {
     const marker = LINE_MARKER.exec(content);
     if (marker) {
       file = marker[2]!;
       main ??= file;
       line = Number(marker[1]);
-      lines[row] = ' '.repeat(content.length);
       return;
     }
-    if (file === main) mainRows.push({ line, row });
+    if (file === main) rows.push({ line, row });
     line++;
+  });
+  return rows;
+}
+
+export async function parseTranslationUnit(text: string): Promise<TranslationUnit> {
+  const lines = text.split('\n');
+  const mainRows = mainFileRows(lines);
+  // Markers are blanked, not removed, so rows stay the preprocessor's.
+  lines.forEach((content, row) => {
+    if (LINE_MARKER.test(content)) lines[row] = ' '.repeat(content.length);
   });
   const tree = await parseSource(lines.join('\n'));
   return {

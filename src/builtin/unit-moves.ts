@@ -1,7 +1,7 @@
 // The translation unit follows the file when a rule moves a whole line (the task region's closing
 // brace, task-region-brace.ts): the unit's rows of the moved stretch are moved the same way, so
 // every later question about a row of the file is asked of the same row of the unit.
-import { LINE_MARKER } from './translation-unit.js';
+import { mainFileRows } from './translation-unit.js';
 
 /** A line of the file taken from row `from` and put back at row `to` (0-based, `to` ≥ `from`, counted after the removal). */
 export interface LineMove { from: number; to: number }
@@ -14,7 +14,9 @@ export interface LineMove { from: number; to: number }
 export function moveUnitLines(text: string, moves: readonly LineMove[]): string | null {
   let lines = text.split('\n');
   for (const move of moves) {
-    const rows = mainRows(lines);
+    const rows = new Map<number, number>();
+    // A line the unit spans over several rows starts at its first.
+    for (const { line, row } of mainFileRows(lines)) if (!rows.has(line)) rows.set(line, row);
     const first = rows.get(move.from + 1);
     if (first === undefined) return null;
     for (let line = move.from + 1; line <= move.to + 1; line++) {
@@ -26,24 +28,4 @@ export function moveUnitLines(text: string, moves: readonly LineMove[]): string 
     lines = moved;
   }
   return lines.join('\n');
-}
-
-/** The unit row of each line of the main file (1-based line → 0-based row), the first when it spans several. */
-function mainRows(lines: readonly string[]): Map<number, number> {
-  const rows = new Map<number, number>();
-  let main: string | null = null;
-  let file = '';
-  let line = 0;
-  lines.forEach((content, row) => {
-    const marker = LINE_MARKER.exec(content);
-    if (marker) {
-      file = marker[2]!;
-      main ??= file;
-      line = Number(marker[1]);
-      return;
-    }
-    if (file === main && !rows.has(line)) rows.set(line, row);
-    line++;
-  });
-  return rows;
 }

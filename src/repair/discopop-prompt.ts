@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { PatternInfo } from '../formats/types.js';
 import type { RepairTask } from '../formats/task.js';
-import { sourceLines, sourceWindows, type PatchSide } from './source-windows.js';
+import { numberedWindows, type PatchSide } from './source-windows.js';
 
 export function identityText(task: RepairTask): string {
   const implicated = implicatedFileIds(task);
@@ -44,11 +44,8 @@ export function sourceWindowsText(task: RepairTask, side: PatchSide, contextLine
 }
 
 function windowText(source: string, patch: string, side: PatchSide, contextLines: number): string {
-  const lines = sourceLines(source);
-  const width = String(lines.length).length;
-  return sourceWindows(patch, side, lines.length, contextLines)
-    .map(([from, to]) => lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`).join('\n'))
-    .join(`\n${' '.repeat(width)}  ...\n`);
+  const windows = numberedWindows(source, patch, side, contextLines);
+  return windows.map((window) => window.text).join(`\n${' '.repeat(windows[0]?.width ?? 1)}  ...\n`);
 }
 
 export function patternMetadataText(pattern: PatternInfo | null): string {

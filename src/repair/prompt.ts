@@ -8,7 +8,7 @@ import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './l
 import type { RepairTask } from '../formats/task.js';
 import { isOmpPragma } from '../patch/index.js';
 import { identityText, outputContractText, patchBlocksText, patternMetadataText, sourceWindowsText } from './discopop-prompt.js';
-import { sourceLines, sourceWindows } from './source-windows.js';
+import { numberedWindows } from './source-windows.js';
 
 type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
 
@@ -166,11 +166,8 @@ export function sourceContextText(task: RepairTask, contextLines: number): strin
   for (const file of task.suggestion.files) {
     const source = task.sources.get(file.fileId);
     if (source === undefined) continue;
-    const lines = sourceLines(source);
-    const width = String(lines.length).length;
-    for (const [from, to] of sourceWindows(task.generated.get(file.fileId) ?? file.text, 'original', lines.length, contextLines)) {
-      const numbered = lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`);
-      blocks.push(`### ${file.source.relPath}, lines ${from}-${to}\n\n\`\`\`\n${numbered.join('\n')}\n\`\`\``);
+    for (const { from, to, text } of numberedWindows(source, task.generated.get(file.fileId) ?? file.text, 'original', contextLines)) {
+      blocks.push(`### ${file.source.relPath}, lines ${from}-${to}\n\n\`\`\`\n${text}\n\`\`\``);
     }
   }
   return blocks.join('\n\n') || '(no source available)';

@@ -7,7 +7,7 @@
 import { access } from 'node:fs/promises';
 import { executeScriptOf } from '../build/execute.js';
 import type { ProgramRun, ProgramRunner, ValidationRun, VerifyBuilder } from '../formats/outcome.js';
-import { validateScriptOf } from '../build/validate.js';
+import { findValidationScripts } from '../build/validate.js';
 import type { RunCheck } from '../formats/results.js';
 import { RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type RunOptions } from '../formats/run-options.js';
 import type { BuildConfig, BuildResult, PatchSet } from '../formats/types.js';
@@ -26,7 +26,7 @@ export type RunReferenceResult =
 
 type RunSettings = Pick<RunOptions, 'runThreads' | 'runRepeats' | 'runTolerance' | 'runTimeoutS' | 'buildTimeoutS'>;
 
-export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir' | 'seqSettings' | 'seqSettingsProblem'>; options: RunSettings }): Promise<RunReferenceResult> {
+export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir' | 'compileScript' | 'seqSettings' | 'seqSettingsProblem'>; options: RunSettings }): Promise<RunReferenceResult> {
   if (o.config.seqSettingsProblem) return { ok: false, refusal: `--check-run: the sequential program cannot be built: ${o.config.seqSettingsProblem}` };
   const script = executeScriptOf(o.config);
   const refuse = (why: string): RunReferenceResult => ({ ok: false, refusal: `--check-run: ${script}: ${why}` });
@@ -53,10 +53,12 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
   const invalid = [first, second].find((run) => run.validation && !validationPassed(run.validation));
   if (invalid?.validation) {
     const v = invalid.validation;
-    const where = v.script === 'validate.sh' ? validateScriptOf(o.config) : v.script;
+    const scripts = await findValidationScripts(o.config);
+    const where = v.script === 'validate.sh' ? scripts?.validate : v.script === 'compile_validate.sh' ? scripts?.compileValidate : o.config.compileScript;
+    const limit = o.options.runTimeoutS === undefined ? `the ${limitMs / 1000} s the reference may take` : `the --run-timeout of ${o.options.runTimeoutS} s`;
     return {
       ok: false,
-      refusal: `--check-run: ${where}: after a run of the project without any suggestion, ${v.script} ${validationFailure(v)}; a validation that rejects the sequential program cannot tell a right repair from a wrong one, so fix it first`,
+      refusal: `--check-run: ${where ?? v.script}: after a run of the project without any suggestion, ${v.script} ${validationFailure(v, limit)}; a validation that rejects the sequential program cannot tell a right repair from a wrong one, so fix it first`,
     };
   }
   const floor = noiseFloor(first.output, second.output);
@@ -87,11 +89,11 @@ export async function runGenerated(pool: VerifyBuilder, id: string, generated: P
   return ran?.record ?? { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}`, validate: null };
 }
 
-/** One line: the refusal names the script, its exit code and its last line. */
-function validationFailure(v: ValidationRun): string {
+/** One line (the refusal's): the script's exit code or how it ended, and its last line. */
+function validationFailure(v: ValidationRun, limit: string): string {
   const last = outputLines(v.output).at(-1);
   const said = last === undefined ? ', printing nothing' : `; its last line: ${last.trim()}`;
-  if (v.ending === 'timeout') return `did not finish within the time limit${said}`;
+  if (v.ending === 'timeout') return `did not finish within ${v.script === 'validate.sh' ? limit : 'the --build-timeout'}${said}`;
   if (v.ending === 'signaled') return `was killed by ${v.signal}${said}`;
   return `exits with code ${v.exitCode}${said}`;
 }

@@ -11,7 +11,7 @@ const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm;
  * not only its start) and `contextLines` on each side of it; the whole file when the patch names
  * no place.
  */
-export function sourceWindows(patch: string, side: PatchSide, lineCount: number, contextLines: number): [number, number][] {
+function sourceWindows(patch: string, side: PatchSide, lineCount: number, contextLines: number): [number, number][] {
   if (lineCount === 0) return [];
   const hunks = [...patch.matchAll(HUNK_HEADER)].map((match) => {
     const start = Number(side === 'original' ? match[1] : match[3]);
@@ -34,8 +34,20 @@ export function sourceWindows(patch: string, side: PatchSide, lineCount: number,
 }
 
 /** A source's lines, without the empty string after its final newline. */
-export function sourceLines(source: string): string[] {
+function sourceLines(source: string): string[] {
   const lines = source.split('\n');
   if (lines.at(-1) === '') lines.pop();
   return lines;
+}
+
+/** Each window's lines numbered like the file (the number right-aligned to the file's widest). */
+export function numberedWindows(source: string, patch: string, side: PatchSide, contextLines: number): { from: number; to: number; text: string; width: number }[] {
+  const lines = sourceLines(source);
+  const width = String(lines.length).length;
+  return sourceWindows(patch, side, lines.length, contextLines).map(([from, to]) => ({
+    from,
+    to,
+    width,
+    text: lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`).join('\n'),
+  }));
 }

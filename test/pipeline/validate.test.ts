@@ -63,7 +63,7 @@ describe.concurrent('--check-run with validate.sh', () => {
 
     const calls = await scriptedCalls(stateFile);
     expect(calls).toHaveLength(2);
-    expect(calls[1]!.prompt).toContain("but the configuration's validate.sh, which checks a run's results, rejects a run:");
+    expect(calls[1]!.prompt).toContain("but the configuration's validation (validate.sh checks a run's results, on the build compile_validate.sh makes when there is one) does not pass:");
     expect(calls[1]!.prompt).toMatch(/at 2 threads, run 1 of 3: validate\.sh exits with code 1; the last 3 lines of its output:\niterations 300\nsum (?!90000\.000000)\d+\.\d+\nwrong sum\nAt 1 thread the output matches\./);
 
     const verdict = JSON.parse(readFileSync(path.join(dot, 'patch_repair', 'attempts', '1', '1', 'verdict.json'), 'utf8'));

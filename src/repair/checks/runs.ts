@@ -65,7 +65,7 @@ export function runsOutcome(judgement: RunJudgement): CheckOutcome<RunCheck> {
   if (judgement.reason === null) return pass(judgement.record);
   if (judgement.record.verdict === 'invalid') {
     return reject(
-      `The project builds with the corrected patch set and its program runs, but the configuration's validate.sh, which checks a run's results, rejects a run:\n${judgement.reason}\nA data-sharing clause that lets threads write one variable (shared instead of private, a missing or wrong reduction) does this; keep every directive and fix its clauses.`,
+      `The project builds with the corrected patch set and its program runs, but the configuration's validation (validate.sh checks a run's results, on the build compile_validate.sh makes when there is one) does not pass:\n${judgement.reason}\nWhen validate.sh rejects the results, a data-sharing clause that lets threads write one variable (shared instead of private, a missing or wrong reduction) does this; keep every directive and fix its clauses.`,
     );
   }
   return reject(
@@ -92,8 +92,8 @@ export function validationPassed(v: ValidationRun): boolean {
   return v.script === 'validate.sh' && v.ending === 'exited' && v.exitCode === 0;
 }
 
-/** How a failed validation step reads in a rejection (and in the reference's refusal); `limit` is validate.sh's. */
-export function describeValidation(v: ValidationRun, limit: string): string {
+/** How a failed validation step reads in a candidate's rejection; `limit` is validate.sh's. */
+function describeValidation(v: ValidationRun, limit: string): string {
   const what =
     v.script === 'validate.sh'
       ? 'validate.sh'

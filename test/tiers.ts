@@ -63,6 +63,7 @@ export const FULL_TIER: readonly string[] = [
   'test/build/launcher.test.ts',
   'test/build/placement.test.ts',
   'test/build/pool.test.ts',
+  'test/build/screen.test.ts',
   'test/builtin/classes.test.ts',
   'test/builtin/loop-test.test.ts',
   'test/builtin/min-max.test.ts',

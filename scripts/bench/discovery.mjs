@@ -1,4 +1,4 @@
-// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data]
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data,scale] [--sizes 40,120]
 // Discovery (reference build + every suggestion built alone) with BuildPool against what
 // DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
 // of the built project, `patch`, compile.sh, delete the copy, one after the other. Runs on the
@@ -10,7 +10,7 @@
 // Discovery with the local launcher, then with every build a Slurm job step (the cluster srun
 // reaches, e.g. through SLURM_CONF), on the same project and job count: the overhead per build.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,139 +18,11 @@ import { BuildPool, createLauncher, discover } from '../../dist/build/index.js';
 import { splitLauncherArgs } from '../../dist/build/launcher.js';
 import { filesHoldingPath } from '../../dist/build/location.js';
 import { runProcess } from '../../dist/process.js';
+import { generateProject } from '../scale-project.mjs';
 
 function option(args, name, fallback) {
   const index = args.indexOf(name);
   return index >= 0 ? args[index + 1] : fallback;
-}
-
-const SETTINGS = { CC: 'gcc', CXX: 'g++', CFLAGS: '-O2 -fopenmp', CXXFLAGS: '-O2 -fopenmp' };
-const MAKEFILE = [
-  'SRCS = $(sort $(wildcard src/*.c))',
-  'OBJS = $(SRCS:.c=.o)',
-  'prog: $(OBJS)',
-  '\t$(CC) $(CFLAGS) -o $@ $(OBJS) -lm',
-  'src/%.o: src/%.c src/common.h',
-  '\t$(CC) $(CFLAGS) -c -o $@ $<',
-  '',
-].join('\n');
-const COMPILE_SH = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS"\n';
-/** The same build, plus what CMake does in miniature: a file that remembers where it was configured. */
-const PATH_DEPENDENT_COMPILE_SH = [
-  '#!/bin/sh',
-  'cd "$DP_PROJECT_ROOT_DIR" || exit 1',
-  'if [ -f configured-in ] && [ "$(cat configured-in)" != "$DP_PROJECT_ROOT_DIR" ]; then echo "error: configured in $(cat configured-in)"; exit 1; fi',
-  'echo "$DP_PROJECT_ROOT_DIR" > configured-in',
-  'make CC="$CC" CFLAGS="$CFLAGS"',
-  '',
-].join('\n');
-
-/** One loop kernel; `pragma` is inserted above its `for` by the suggestions. */
-function kernel(tu, k) {
-  return [
-    `double k${tu}_${k}(int n, double *restrict a, const double *restrict b) {`,
-    '    int i;',
-    '    double s = 0.0;',
-    '    for (i = 0; i < n; i++) {',
-    `        double t = b[i] * 1.0001 + ${k}.0;`,
-    '        a[i] = t * t + sqrt(t);',
-    '        s += a[i];',
-    '    }',
-    '    return s;',
-    '}',
-  ].join('\n');
-}
-
-/** Work for the optimiser so one translation unit takes a realistic fraction of a second. */
-function filler(tu, f) {
-  const cases = Array.from({ length: 24 }, (_, c) => `        case ${c}: acc = acc * ${c + 2}.5 + x[(j + ${c}) % m] / (1.0 + acc * acc); break;`);
-  return [
-    `double f${tu}_${f}(const double *x, int m, int steps) {`,
-    '    double acc = 0.0;',
-    '    for (int j = 0; j < steps; j++) {',
-    '        switch ((j * 7 + m) % 24) {',
-    ...cases,
-    '        }',
-    '    }',
-    '    return acc;',
-    '}',
-  ].join('\n');
-}
-
-/** The generator's insertion: a new line right above the loop of the named kernel. */
-function insertAboveLoop(text, signature, line) {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l.startsWith(signature));
-  const loop = lines.findIndex((l, i) => i > start && l.startsWith('    for (i = 0'));
-  lines.splice(loop, 0, line);
-  return lines.join('\n');
-}
-
-async function generateProject(base, tus, suggestions, fillers) {
-  const root = join(base, 'project');
-  const dotDir = join(root, '.discopop');
-  const configDir = join(dotDir, 'project', 'configs', 'bench');
-  await mkdir(join(root, 'src'), { recursive: true });
-  await mkdir(configDir, { recursive: true });
-  const loopsPerTu = Math.ceil(suggestions / tus);
-  await writeFile(join(root, 'Makefile'), MAKEFILE);
-  await writeFile(join(root, 'src', 'common.h'), '#include <math.h>\n#define N 1024\n');
-  const files = new Map();
-  for (let tu = 0; tu < tus; tu++) {
-    const rel = `src/tu_${String(tu).padStart(3, '0')}.c`;
-    const parts = ['#include "common.h"'];
-    for (let k = 0; k < loopsPerTu; k++) parts.push(kernel(tu, k));
-    for (let f = 0; f < fillers; f++) parts.push(filler(tu, f));
-    await writeFile(join(root, rel), parts.join('\n\n') + '\n');
-    files.set(String(tu + 1), { id: String(tu + 1), path: join(root, rel), relPath: rel });
-  }
-  const main = ['#include <stdio.h>', '#include "common.h"', 'int main(void) {', '    printf("ok\\n");', '    return 0;', '}', ''].join('\n');
-  await writeFile(join(root, 'src', 'main.c'), main);
-  await writeFile(join(dotDir, 'FileMapping.txt'), [...files.values()].map((f) => `${f.id}\t${f.path}\n`).join(''));
-  await writeFile(join(configDir, 'compile.sh'), COMPILE_SH);
-  await chmod(join(configDir, 'compile.sh'), 0o755);
-  await writeFile(join(configDir, 'par_settings.json'), JSON.stringify(SETTINGS));
-  const pathDependentDir = join(dotDir, 'project', 'configs', 'bench-path-dependent');
-  await mkdir(pathDependentDir, { recursive: true });
-  await writeFile(join(pathDependentDir, 'compile.sh'), PATH_DEPENDENT_COMPILE_SH);
-  await chmod(join(pathDependentDir, 'compile.sh'), 0o755);
-  await writeFile(join(pathDependentDir, 'par_settings.json'), JSON.stringify(SETTINGS));
-
-  const list = [];
-  const broken = new Set();
-  for (let s = 0; s < suggestions; s++) {
-    const tu = s % tus;
-    const loop = Math.floor(s / tus);
-    const file = files.get(String(tu + 1));
-    // About one in ten names a body-local in private(): "'t' undeclared", as DiscoPoP does.
-    const bad = s % 10 === 3;
-    if (bad) broken.add(String(s));
-    const pragma = `    #pragma omp parallel for private(i${bad ? ',t' : ''}) shared(a,b) reduction(+:s) `;
-    const original = await readFile(file.path, 'utf8');
-    const patched = insertAboveLoop(original, `double k${tu}_${loop}(`, pragma);
-    const temp = `${file.path}.discopop_patch_generator.temp`;
-    await writeFile(temp, patched);
-    const diff = await runProcess({ command: 'diff', args: ['-Naru', file.path, temp], cwd: dotDir });
-    await rm(temp);
-    if (diff.kind !== 'exited' || diff.exitCode !== 1) throw new Error(`diff -Naru failed for suggestion ${s}`);
-    const dir = join(dotDir, 'patch_generator', String(s));
-    await mkdir(dir, { recursive: true });
-    const patchPath = join(dir, `${file.id}.patch`);
-    await writeFile(patchPath, diff.stdout);
-    list.push({ id: String(s), dir, files: [{ fileId: file.id, patchPath, text: diff.stdout, source: file }], pattern: null, hotspot: 'YES' });
-  }
-  const dp = {
-    dotDir,
-    projectRoot: root,
-    files,
-    suggestions: list,
-    config: { name: 'bench', dir: configDir, compileScript: join(configDir, 'compile.sh'), settings: SETTINGS, settingsSource: 'par_settings.json' },
-    applied: [],
-    hasHotspotData: false,
-    notices: [],
-  };
-  const pathDependent = { ...dp, config: { ...dp.config, name: 'bench-path-dependent', dir: pathDependentDir, compileScript: join(pathDependentDir, 'compile.sh') } };
-  return { root, dp, pathDependent, broken };
 }
 
 async function addDataFiles(root, megabytes) {
@@ -314,12 +186,42 @@ async function comparePathDependent(dp, pathDependent, base, jobs, broken) {
   console.log(`  failing ids identical: ${sameIds(ours.failing, plain.failing) ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
 }
 
+/** Considered suggestions per size of the issue's scale project (issue 38); other sizes get as many per unit. */
+const SCALE_SUGGESTIONS = { 40: 43, 120: 162 };
+
+/**
+ * The scale curve: discovery (screens and grouped confirmations) against the autotuner's loop on
+ * the generated project at each size, both in this process, one after the other.
+ */
+async function scaleCurve(sizes, jobs, fillers) {
+  const rows = [];
+  for (const tus of sizes) {
+    const base = await mkdtemp(join(tmpdir(), 'pr-bench-scale-'));
+    try {
+      const suggestions = SCALE_SUGGESTIONS[tus] ?? Math.ceil(tus * 1.35);
+      const { dp, broken } = await generateProject(base, tus, suggestions, fillers);
+      const ours = await runOurs(dp, base, jobs);
+      const baseline = await runBaseline(dp, base);
+      const identical = sameIds(ours.failing, baseline.failing) && sameIds(ours.failing, broken);
+      rows.push({ tus, suggestions, broken: broken.size, ours: ours.seconds, baseline: baseline.seconds, identical });
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  }
+  console.log(`\nscale curve (${fillers} filler functions a unit, -j ${jobs}): discovery against the autotuner's loop (copy, patch, compile.sh per suggestion, one after the other)`);
+  console.log('  units  considered/broken  discovery  autotuner loop  ratio  failing ids identical');
+  for (const r of rows) {
+    console.log(`  ${String(r.tus).padStart(5)}  ${`${r.suggestions} / ${r.broken}`.padStart(17)}  ${`${r.ours.toFixed(1)} s`.padStart(9)}  ${`${r.baseline.toFixed(1)} s`.padStart(14)}  ${`${(r.baseline / r.ours).toFixed(1)}x`.padStart(5)}  ${r.identical ? 'yes' : 'NO'}`);
+  }
+}
+
 export default async function bench(args) {
   const tus = Number(option(args, '--tus', 40));
   const suggestions = Number(option(args, '--suggestions', 100));
   const jobs = Number(option(args, '--jobs', availableParallelism()));
   const dataMb = Number(option(args, '--data-mb', 500));
-  const only = option(args, '--only', 'plain,pathdep,data').split(',');
+  const only = option(args, '--only', 'plain,pathdep,data,scale').split(',');
+  const sizes = option(args, '--sizes', '40,120').split(',').map(Number);
   // Filler functions per unit: how much a compile costs relative to copying the tree.
   const fillers = Number(option(args, '--fillers', 10));
   const launcher = option(args, '--launcher', 'local');
@@ -340,6 +242,7 @@ export default async function bench(args) {
       await addDataFiles(dp.projectRoot, dataMb);
       await compare(`with ${dataMb} MB of data files in the project tree`, dp, base, jobs, broken);
     }
+    if (only.includes('scale')) await scaleCurve(sizes, jobs, fillers);
   } finally {
     await rm(base, { recursive: true, force: true });
   }

@@ -9,6 +9,9 @@ import { access, chmod, constants, mkdir, readdir, readFile, writeFile } from 'n
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { leavesRoot } from './compile.js';
 
+/** What the compiler reads from its environment: search paths, its own parts, reproducibility, messages. */
+const RECORDED_ENV = ['PATH', 'CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH', 'OBJC_INCLUDE_PATH', 'LIBRARY_PATH', 'COMPILER_PATH', 'GCC_EXEC_PREFIX', 'DEPENDENCIES_OUTPUT', 'SUNPRO_DEPENDENCIES', 'SOURCE_DATE_EPOCH', 'TMPDIR', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'GCC_COLORS', 'OMPI_CC', 'OMPI_CXX', 'MPICH_CC', 'MPICH_CXX'];
+
 const COMMON_COMPILERS = ['cc', 'c++', 'gcc', 'g++', 'clang', 'clang++'];
 
 /** Options whose value is the next argument (`-I dir`, `-o out`). */
@@ -25,6 +28,8 @@ export interface RecordedCompile {
   args: string[];
   /** Its operands (sources, objects), relative to the project root. */
   operands: string[];
+  /** The variables of RECORDED_ENV it ran with (PATH without the wrappers), as set. */
+  env: Record<string, string>;
 }
 
 export type RecordedCompiles = { ok: true; compiles: RecordedCompile[] } | { ok: false; reason: string };
@@ -53,7 +58,6 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
     const script = [
       '#!/bin/sh',
       `recorder=${quote(dir)}`,
-      `printf '%s\\0' ${quote(name)} "$PWD" "$#" "$@" >> "$recorder/compiles.$$.log"`,
       'kept=',
       'set -f',
       'IFS=:',
@@ -61,6 +65,15 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
       'unset IFS',
       'PATH=$kept',
       'export PATH',
+      // The variables that change what a compiler does, each as NAME=value when it is set.
+      'set_vars=',
+      'for var in ' + RECORDED_ENV.join(' ') + '; do eval "[ -n \\"\\${$var+x}\\" ]" && set_vars="$set_vars $var"; done',
+      '{',
+      `  printf '%s\\0' ${quote(name)} "$PWD" "$#" "$@"`,
+      '  count=0; for var in $set_vars; do count=$((count + 1)); done',
+      `  printf '%s\\0' "$count"`,
+      '  for var in $set_vars; do eval "printf \'%s\\\\0\' \\"$var=\\$$var\\""; done',
+      '} >> "$recorder/compiles.$$.log"',
       `exec ${quote(name)} "$@"`,
       '',
     ].join('\n');
@@ -97,8 +110,15 @@ function parseLog(text: string, o: { toProject: (text: string) => string; projec
     const count = Number(fields[at + 2]);
     const args = fields.slice(at + 3, at + 3 + count).map(o.toProject);
     at += 3 + count;
+    const envCount = Number(fields[at]);
+    const env: Record<string, string> = {};
+    for (const entry of fields.slice(at + 1, at + 1 + envCount)) {
+      const equals = entry.indexOf('=');
+      env[entry.slice(0, equals)] = o.toProject(entry.slice(equals + 1));
+    }
+    at += 1 + envCount;
     const cwd = o.toProject(ranIn);
-    compiles.push({ compiler, cwd, args, operands: operandsOf(args).map((operand) => relative(o.projectRoot, resolve(cwd, operand))).filter((rel) => !leavesRoot(rel)) });
+    compiles.push({ compiler, cwd, args, env, operands: operandsOf(args).map((operand) => relative(o.projectRoot, resolve(cwd, operand))).filter((rel) => !leavesRoot(rel)) });
   }
   return compiles;
 }

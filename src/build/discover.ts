@@ -5,6 +5,7 @@ import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../formats/types.js';
 import { saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import type { BuildPool } from './pool.js';
+import { screenAndConfirm } from './confirm.js';
 import { describeDiagnostic } from './result.js';
 
 export interface DiscoveryResult {
@@ -39,10 +40,14 @@ export async function discover(o: {
   const reference = await o.pool.referenceBuild();
   const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
   if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));
-  const pending = toBuild.map(async (s) => {
-    const build = await judge(s, await o.pool.build(s.id, generatedPatchSet(s), 'discovery'));
-    await o.onBuilt?.(s.id, build);
-    return build;
+  const byId = new Map(toBuild.map((s) => [s.id, s]));
+  const pending = screenAndConfirm({
+    dp: o.dp,
+    pool: o.pool,
+    emit: o.emit,
+    toBuild: toBuild.map((s) => ({ id: s.id, patchSet: generatedPatchSet(s) })),
+    judge: (id, build) => judge(byId.get(id) as Suggestion, build),
+    onBuilt: async (id, build) => o.onBuilt?.(id, build),
   });
   let built: BuildResult[];
   try {

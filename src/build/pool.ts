@@ -7,20 +7,23 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
-import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import type { RunOutcome } from '../process.js';
 import type { IsolatedBuild, IsolatedBuildRequest, ProgramRunner } from '../formats/outcome.js';
 import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
-import { programRunner } from './program.js';
+import { programIn } from './program.js';
 import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
-import { createLauncher, type Launcher, type StepOutcome } from './launcher.js';
+import { createLauncher, type Launcher } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import type { ConfiguredFolder } from './location.js';
-import { rootSpellings, Workspaces, type PlacedWorkspace, type WorkspacePlacement } from './placement.js';
+import { rootSpellings, Workspaces, type WorkspacePlacement } from './placement.js';
 import { referenceSourceOf, type Workspace, type ReferenceSources } from './workspace.js';
 import { Slots } from './slots.js';
+import { buildFinished, withLaunchRetries, type BuildEvents, type BuildPurpose, type Job, type LaunchFailed, type LaunchRetries, type ReferenceRunJob, type Worker } from './pool-jobs.js';
+import { keepObjects, runRecordedCompiles } from './screen.js';
+import type { RecordedCompile } from './compiler-record.js';
+
+export { LAUNCH_RETRIES, type BuildPurpose } from './pool-jobs.js';
 
 export interface BuildPoolOptions {
   dp: DotDiscopop;
@@ -39,40 +42,6 @@ export interface BuildPoolOptions {
   launcher?: Launcher;
 }
 
-/** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
-export const LAUNCH_RETRIES = 2;
-
-/** A probe build goes ahead of the queue: the run may refuse on its result. */
-export type BuildPurpose = 'probe' | 'discovery' | 'verify';
-
-type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
-
-function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
-  return 'kind' in value && value.kind === 'launch-failed';
-}
-
-interface Worker extends PlacedWorkspace {
-  patchDir: string;
-  busy: boolean;
-}
-
-interface Job {
-  id: string;
-  patchSet: PatchSet;
-  purpose: BuildPurpose;
-  /** Runs the built program in the workspace before its rollback; only after a build that passed. */
-  then?: (program: ProgramRunner) => Promise<unknown>;
-  resolve: (result: { build: BuildResult; ran: unknown }) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Runs the reference program in an idle workspace, which holds the reference build between builds. */
-interface ReferenceRunJob {
-  then: (program: ProgramRunner) => Promise<unknown>;
-  resolve: (ran: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
 export class BuildPool {
   private readonly workers: Worker[] = [];
   private readonly queue: (Job | ReferenceRunJob)[] = [];
@@ -81,6 +50,8 @@ export class BuildPool {
   private cloning = 0;
   private reference?: Promise<BuildResult>;
   private recorded: RecordedCompiles = { ok: false, reason: 'the reference build has not run' };
+  /** By suggestion: the objects its passed screen compiled, kept for its confirmation build. */
+  private readonly screenOutputs = new Map<string, { rel: string; from: string }[]>();
   /** Workspace 0's reference outputs; set once the reference build has finished. */
   private sources?: ReferenceSources;
   /** A workspace could not be made: do not try again for every job that finishes. */
@@ -88,6 +59,7 @@ export class BuildPool {
   private disposed?: Promise<void>;
   private readonly launcher: Launcher;
   private readonly isolatedSlots: Slots;
+  private readonly retries: LaunchRetries;
 
   private constructor(
     private readonly o: BuildPoolOptions,
@@ -97,6 +69,7 @@ export class BuildPool {
   ) {
     this.launcher = o.launcher ?? createLauncher({ name: 'local', args: [], runId: '' });
     this.isolatedSlots = new Slots(Math.max(1, o.jobs));
+    this.retries = { signal: this.controller.signal, emit: o.emit };
     // One listener per build in flight, removed when it ends; -j may well exceed Node's default of 10.
     setMaxListeners(0, this.controller.signal);
     const onAbort = () => {
@@ -157,13 +130,24 @@ export class BuildPool {
   }
 
   /** Builds the project with `patchSet` applied, in isolation. Waits for the reference build. */
-  async build(id: string, patchSet: PatchSet, purpose: BuildPurpose): Promise<BuildResult> {
-    return (await this.enqueue({ id, patchSet, purpose })).build;
+  async build(id: string, patchSet: PatchSet, purpose: BuildPurpose, events: BuildEvents = 'all'): Promise<BuildResult> {
+    return (await this.enqueue({ id, patchSet, purpose, events })).build;
+  }
+
+  /** `patchSet` applied, then the changed units' recorded compiles instead of compile.sh. */
+  async screen(id: string, patchSet: PatchSet, commands: readonly RecordedCompile[], events: BuildEvents): Promise<BuildResult> {
+    return (await this.enqueue({ id, patchSet, purpose: 'discovery', commands, events })).build;
+  }
+
+  /** Builds with compile.sh, the objects of these suggestions' passed screens in place. */
+  async confirm(label: string, patchSet: PatchSet, screened: readonly string[]): Promise<BuildResult> {
+    const outputs = screened.flatMap((id) => this.screenOutputs.get(id) ?? []);
+    return (await this.enqueue({ id: label, patchSet, purpose: 'discovery', events: 'none', outputs })).build;
   }
 
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
   async buildThen<T>(id: string, patchSet: PatchSet, purpose: BuildPurpose, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
-    const { build, ran } = await this.enqueue({ id, patchSet, purpose, then });
+    const { build, ran } = await this.enqueue({ id, patchSet, purpose, then, events: 'all' });
     return { build, ran: build.ok ? (ran as T) : null };
   }
 
@@ -177,11 +161,7 @@ export class BuildPool {
     });
   }
 
-  /**
-   * --check-run's reference when the suggestions build with other settings than seq_settings.json:
-   * a clean build of the user's tree with `settings`, in a workspace of its own removed afterwards.
-   * `then` runs the program there when the build passed.
-   */
+  /** --check-run's reference with settings other than the suggestions': an isolated build (below) of no patch set. */
   async withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
     return this.isolatedBuildThen({ folder: 'sequential', label: 'sequential', settings, patchSet: new Map(), threads: 1 }, (program) => then(program));
   }
@@ -217,15 +197,14 @@ export class BuildPool {
       const started = Date.now();
       const applied = await patchWorkspace({ dp, patchSet: o.patchSet, workspaceRoot: workspace.root, patchDir: join(this.root, o.folder, 'patches'), timeoutMs: this.o.timeoutMs, signal });
       if (!applied.ok) return { build: patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot: workspace.root, durationMs: Date.now() - started }), ran: null };
-      const outcome = await this.withLaunchRetries(`the ${o.label} build`, () =>
+      const outcome = await withLaunchRetries(this.retries, `the ${o.label} build`, () =>
         runCompileScript({ dp, launcher: this.launcher, label: o.label, workspaceRoot: workspace.root, threads: o.threads, timeoutMs: this.o.timeoutMs, signal }),
       );
       faultPoint('build.isolated-after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       const build = compileResult({ dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
       const added = new Map([...applied.added].flatMap(([fileId, lines]) => { const file = dp.files.get(fileId); return file ? [[file.relPath, lines] as const] : []; }));
-      const built = { workspaceRoot: workspace.root, added, scratch: join(this.root, o.folder) };
-      return { build, ran: build.ok ? await then(this.programIn(workspace.root, o.label, dp), built) : null };
+      return { build, ran: build.ok ? await then(this.programIn(workspace.root, o.label, dp), { workspaceRoot: workspace.root, added, scratch: join(this.root, o.folder) }) : null };
     } finally {
       await rm(join(this.root, o.folder), { recursive: true, force: true });
     }
@@ -281,7 +260,7 @@ export class BuildPool {
     this.o.emit({ type: 'build-started', id: null, purpose: 'reference' });
     const started = Date.now();
     const signal = this.controller.signal;
-    const outcome = await this.withLaunchRetries('the reference build', async () => {
+    const outcome = await withLaunchRetries(this.retries, 'the reference build', async () => {
       const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal, ...(extraEnv && { extraEnv }) });
       // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
       if (step.kind === 'launch-failed') await workspace.rollback(this.workspaces.projectSource());
@@ -289,7 +268,7 @@ export class BuildPool {
     });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
     const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
-    this.emitFinished(null, 'reference', result);
+    this.o.emit(buildFinished(null, 'reference', result));
     return result;
   }
 
@@ -334,13 +313,13 @@ export class BuildPool {
         job.resolve(await this.referenceRunIn(worker, job.then));
         return;
       }
-      this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
+      if (job.events !== 'none') this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
       const what = job.purpose === 'probe' ? 'the OpenMP probe build' : `the build of suggestion ${job.id}`;
       let ran: unknown = null;
-      const result = await this.withLaunchRetries(what, () =>
-        this.buildIn(worker, job.id, job.patchSet, job.then && (async (program) => void (ran = await job.then!(program)))),
+      const result = await withLaunchRetries(this.retries, what, () =>
+        this.buildIn(worker, job, job.then && (async (program) => void (ran = await job.then!(program)))),
       );
-      this.emitFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result);
+      if (job.events === 'all') this.o.emit(buildFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result));
       job.resolve({ build: result, ran });
     } catch (error) {
       job.reject(error);
@@ -354,8 +333,9 @@ export class BuildPool {
    * One build in `worker`, rolled back afterwards. A step Slurm could not run comes back as
    * `launch-failed` with the workspace rolled back, so it can be tried again from the start.
    */
-  private async buildIn(worker: Worker, label: string, patchSet: PatchSet, then?: (program: ProgramRunner) => Promise<void>): Promise<BuildResult | LaunchFailed> {
+  private async buildIn(worker: Worker, job: Job, then?: (program: ProgramRunner) => Promise<void>): Promise<BuildResult | LaunchFailed> {
     const { dp, threads } = this.o;
+    const { id: label, patchSet, commands } = job;
     const signal = this.controller.signal;
     const workspaceRoot = worker.workspace.root;
     const started = Date.now();
@@ -365,21 +345,30 @@ export class BuildPool {
       if (!applied.ok) {
         return patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot, durationMs: Date.now() - started });
       }
-      await worker.workspace.markChanged(applied.changed);
+      const stamp = await worker.workspace.markChanged(applied.changed);
+      if (job.outputs && job.outputs.length > 0) await worker.workspace.placeOutputs(job.outputs, stamp);
       faultPoint('build.after-patch');
       const timeoutMs = remaining();
-      const outcome = await runCompileScript({ dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal });
+      const step = { dp, launcher: this.launcher, label, workspaceRoot, threads, timeoutMs, signal };
+      const outcome = await (commands ? runRecordedCompiles({ ...step, commands }) : runCompileScript(step));
       faultPoint('build.after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;
       // The message names the limit the user set, not what was left of it after patching.
       const result = compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
       if (result.ok && then) await then(this.programIn(workspaceRoot, label));
+      if (result.ok && commands) await this.keepScreenOutputs(label, commands, workspaceRoot);
       return result;
     } finally {
       // After an abort the workspace is about to be deleted; restoring it would only delay that.
       if (!signal.aborted) await worker.workspace.rollback(referenceSourceOf(worker.sources));
     }
+  }
+
+  /** A passed screen's objects, kept only where all workspaces copy one reference build's outputs (not path-dependent ones). */
+  private async keepScreenOutputs(id: string, commands: readonly RecordedCompile[], workspaceRoot: string): Promise<void> {
+    if (this.workspacePlacement?.outputs !== 'copied') return;
+    this.screenOutputs.set(id, await keepObjects(commands, { projectRoot: this.o.dp.projectRoot, workspaceRoot, stash: join(this.root, 'screened', id) }));
   }
 
   /** The reference program's runs in an idle worker; whatever they write is rolled back. */
@@ -393,44 +382,7 @@ export class BuildPool {
 
   /** execute.sh in `workspaceRoot`, then validate.sh when there is one (program.ts); a step Slurm could not start is tried again. */
   private programIn(workspaceRoot: string, label: string, dp: DotDiscopop = this.o.dp): ProgramRunner {
-    const signal = this.controller.signal;
-    const what = label === 'reference' || label === 'sequential' || label === 'race reference' ? `the ${label} build` : `suggestion ${label}`;
-    return programRunner({
-      build: { dp, launcher: this.launcher, workspaceRoot, signal, label, threads: this.o.threads, timeoutMs: this.o.timeoutMs },
-      step: async (name, attempt) => {
-        const outcome = await this.withLaunchRetries(`${name} of ${what}`, attempt);
-        if (outcome.kind === 'canceled') signal.throwIfAborted();
-        return outcome;
-      },
-    });
-  }
-
-  /**
-   * Runs `attempt` again on a fresh step while Slurm, not the build, failed, up to LAUNCH_RETRIES
-   * more times; then the run cannot go on and says why.
-   */
-  private async withLaunchRetries<T extends BuildResult | RunOutcome>(what: string, attempt: () => Promise<T | LaunchFailed>): Promise<T> {
-    for (let retry = 0; ; retry++) {
-      const outcome = await attempt();
-      if (!isLaunchFailed(outcome)) return outcome;
-      this.controller.signal.throwIfAborted();
-      if (retry >= LAUNCH_RETRIES) {
-        throw new ClusterError(`${what} could not run on the cluster (${retry + 1} tries): ${outcome.reason}`);
-      }
-      this.o.emit({ type: 'notice', level: 'warning', message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})` });
-    }
-  }
-
-  private emitFinished(id: string | null, purpose: 'reference' | BuildPurpose, result: BuildResult): void {
-    this.o.emit({
-      type: 'build-finished',
-      id,
-      purpose,
-      ok: result.ok,
-      error_class: result.errorClass ?? null,
-      first_error: result.firstError ?? null,
-      duration_ms: result.durationMs,
-    });
+    return programIn({ dp, launcher: this.launcher, workspaceRoot, label, threads: this.o.threads, timeoutMs: this.o.timeoutMs, retries: this.retries });
   }
 
   private rejectQueued(): void {

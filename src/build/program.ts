@@ -8,6 +8,7 @@ import type { RunOutcome } from '../process.js';
 import { runCompileScript, type CompileRequest } from './compile.js';
 import { programRun, runExecuteScript } from './execute.js';
 import type { StepOutcome } from './launcher.js';
+import { withLaunchRetries, type LaunchRetries } from './pool-jobs.js';
 import { findValidationScripts, passed, runValidation, validationRun, type ValidationScripts } from './validate.js';
 
 export interface ProgramRequest {
@@ -40,4 +41,20 @@ export function programRunner(o: ProgramRequest): ProgramRunner {
       return { ...run, validation };
     },
   };
+}
+
+/** The program of one workspace, each of its steps through the launcher with launch retries. */
+export function programIn(o: Omit<CompileRequest, 'signal'> & { retries: LaunchRetries }): ProgramRunner {
+  const { retries, ...build } = o;
+  const signal = retries.signal;
+  const label = build.label;
+  const what = label === 'reference' || label === 'sequential' || label === 'race reference' ? `the ${label} build` : `suggestion ${label}`;
+  return programRunner({
+    build: { ...build, signal },
+    step: async (name, attempt) => {
+      const outcome = await withLaunchRetries(retries, `${name} of ${what}`, attempt);
+      if (outcome.kind === 'canceled') signal.throwIfAborted();
+      return outcome;
+    },
+  });
 }

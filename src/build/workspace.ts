@@ -3,7 +3,7 @@
 // is rolled back to it afterwards, restoring only what the build changed. So a make-based build
 // recompiles just the translation units the patch set touches, and nothing one build leaves behind
 // (a patched source, its object, a half-written file after a timeout) can leak into the next.
-import { readFile, writeFile, utimes, rm, stat } from 'node:fs/promises';
+import { copyFile, readFile, writeFile, utimes, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OUTSIDE_DOT_DISCOPOP } from './compile.js';
@@ -73,12 +73,30 @@ export class Workspace {
    * costs the same compile time but no copy of the tree, which for projects carrying data files
    * is the expensive part; the rollback afterwards restores the reference objects either way.
    */
-  async markChanged(relPaths: readonly string[]): Promise<void> {
+  async markChanged(relPaths: readonly string[]): Promise<number> {
     const stamp = await this.freshStamp();
     const included = await this.includedNames();
     const standalone = relPaths.every((rel) => isTranslationUnit(rel) && !included.has(basename(rel)));
     const all = standalone ? relPaths : [...new Set([...relPaths, ...this.sourceLikeFiles()])];
     await Promise.all(all.map((rel) => utimes(join(this.root, rel), stamp, stamp)));
+    return stamp;
+  }
+
+  /**
+   * Outputs already made from the patched sources (a screen's objects, compiled with the same
+   * command), copied in with a time newer than `after`, the patched sources' stamp, so the build
+   * system takes them as they are; the rollback removes them like any output.
+   */
+  async placeOutputs(outputs: readonly { rel: string; from: string }[], after: number): Promise<void> {
+    const floor = roundUp(BigInt(Math.round(after * 1e9)) + this.granularityNs, this.granularityNs);
+    const gap = floor - nowNs();
+    if (gap > 0n && gap < 2_000_000_000n) await sleep(Number(gap / 1_000_000n) + 1);
+    const now = roundUp(nowNs(), this.granularityNs);
+    const stamp = seconds(now > floor ? now : floor);
+    for (const output of outputs) {
+      await copyFile(output.from, join(this.root, output.rel));
+      await utimes(join(this.root, output.rel), stamp, stamp);
+    }
   }
 
   /** Puts back every entry the last build created, deleted or wrote, with its baseline times. */

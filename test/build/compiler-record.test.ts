@@ -20,7 +20,7 @@ it('records a call made after compile.sh put another folder before the wrappers 
     command: 'sh',
     args: ['-c', `PATH=${join(scratch, 'not-a-compiler')}:$PATH; export PATH; gcc -DN=4 -c "$1" -o "$2"`, 'sh', 'src/x.c', join(scratch, 'x.o')],
     cwd: scratch,
-    env: recorder.env,
+    env: { ...recorder.env, CPATH: join(scratch, 'include') },
     input: '',
     timeoutMs: 30_000,
   });
@@ -30,6 +30,15 @@ it('records a call made after compile.sh put another folder before the wrappers 
   const recorded = await readRecordedCompiles(recorder, { workspaceRoots: [scratch], projectRoot: '/home/user/project' });
   expect(recorded).toEqual({
     ok: true,
-    compiles: [{ compiler: 'gcc', cwd: '/home/user/project', args: ['-DN=4', '-c', 'src/x.c', '-o', '/home/user/project/x.o'], operands: ['src/x.c'] }],
+    compiles: [
+      {
+        compiler: 'gcc',
+        cwd: '/home/user/project',
+        args: ['-DN=4', '-c', 'src/x.c', '-o', '/home/user/project/x.o'],
+        operands: ['src/x.c'],
+        // What the compiler reads from its environment, as the call had it: PATH without the wrappers.
+        env: expect.objectContaining({ CPATH: '/home/user/project/include', PATH: `/home/user/project/not-a-compiler:${process.env['PATH']}` }),
+      },
+    ],
   });
 });

@@ -31,14 +31,16 @@ function hangingDemo(shell: string): { dotDir: string; work: string } {
 
 describe('--build-timeout', () => {
   it('ends a hung suggestion build as a timeout, records the option, and the other builds are unaffected', async () => {
-    // Suggestion 3 patches matvec.c; its build prints a line and then hangs in a grandchild.
-    const { dotDir, work } = hangingDemo("grep -q 'pragma omp' src/matvec.c && { echo 'compiling matvec'; sleep 600 & wait; }");
+    // Suggestion 1's directive in dot.c makes compile.sh print a line and then hang in a
+    // grandchild. Its units compile, so it is the confirmation build carrying it that hangs first;
+    // that build is split until suggestion 1's own build times out.
+    const { dotDir, work } = hangingDemo("grep -q 'shared(x,y)' src/dot.c && { echo 'compiling dot'; sleep 600 & wait; }");
     const run = await cli(dotDir, ['--discover-only', '--build-timeout', '3', '--work-dir', work]);
     expect(run.exitCode, run.stderr).toBe(1);
     const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
     expect(results.run.options).toMatchObject({ buildTimeoutS: 3 });
     const byId = Object.fromEntries(results.suggestions.map((s) => [s.id, s]));
-    expect(byId['3']).toMatchObject({ status: 'failed', error_class: 'other', first_error: 'compile.sh did not finish within 3 s and was stopped' });
+    expect(byId['1']).toMatchObject({ status: 'failed', error_class: 'other', first_error: 'compile.sh did not finish within 3 s and was stopped' });
     expect(byId['2']).toMatchObject({ status: 'failed', error_class: 'duplicate-data-sharing' });
     expect(byId['0']).toMatchObject({ status: 'ok' });
     expect(processesIn(work)).toEqual([]);

@@ -20,11 +20,14 @@ const IN_FLIGHT_POINTS = [
   'pipeline.after-repair@2',
   'pipeline.before-write-back@2',
   'verify.after-builds@4',
-  // Discovery builds the eight suggestions with a patch (1-8); verification builds come after.
+  // Discovery's builds (the probe, a screen for each of the eight suggestions with a patch, the
+  // confirmation builds), then verification builds.
   'build.after-patch@10',
   'build.after-compile@11',
-  // Killed during discovery: the builds that finished are reused.
-  'build.after-compile@4',
+  // Killed during discovery's screens (the probe, then one per suggestion): the verdicts already
+  // decided — the failing screens of 2, 3 and 4 — are reused; a screen that passed is not a verdict
+  // and runs again.
+  'build.after-compile@6',
   'write-back.after-journal-prepared@2',
   'write-back.after-rename@3',
   'write-back.after-written@1',
@@ -68,7 +71,7 @@ describe.concurrent('a run killed while several repairs are in flight, then --re
       const resumed = await agentRun(dotDir, agentDir, replies, ['--resume']);
       expect(resumed.outcome, resumed.outcome.kind === 'exited' ? resumed.outcome.stdout + resumed.outcome.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
       if (resumed.outcome.kind === 'exited') expect(resumed.outcome.stderr).toMatch(/resuming run \S+:/);
-      if (point === 'build.after-compile@4') {
+      if (point === 'build.after-compile@6') {
         const rebuilt = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { t: string; type: string; purpose?: string })
           .filter((event) => event.type === 'build-started' && event.purpose === 'discovery' && event.t >= resumedFrom);
         expect(rebuilt.length, 'discovery builds the killed run had finished are built again').toBeLessThan(8);

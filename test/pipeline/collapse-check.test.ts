@@ -122,7 +122,7 @@ describe.concurrent('a collapse(2) over an imperfect nest (fixtures/collapse)', 
     const rejected = readEvents(dotDir).find((e): e is Extract<RunEvent, { type: 'check' }> => e.type === 'check' && e.attempt === 1 && !e.passed);
     expect(rejected).toMatchObject({ check: 'builds', reason: expect.stringContaining("patch-repair's static check rejects it") });
     expect(rejected!.reason).toContain("the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14");
-    const followUp = readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '1', '2', 'prompt.md'), 'utf8');
+    const followUp = readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '1', '2', 'prompt.txt'), 'utf8');
     expect(followUp).toContain("the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14");
     expect(await outputsWith(root, '1', 'clang')).toEqual([SEQUENTIAL, SEQUENTIAL]);
   });

@@ -5,10 +5,10 @@
 import { isTranslationUnit } from './workspace.js';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { compileLayout, leavesRoot } from './compile.js';
+import { compileLayout, leavesRoot, type CompileRequest } from './compile.js';
 import type { RecordedCompile, RecordedCompiles } from './compiler-record.js';
 import type { DotDiscopop, PatchSet } from '../formats/types.js';
-import type { Launcher, StepOutcome } from './launcher.js';
+import type { StepOutcome } from './launcher.js';
 
 export type ScreenPlan = { ok: true; commands: RecordedCompile[] } | { ok: false; reason: string };
 
@@ -45,16 +45,7 @@ function commandKey(c: RecordedCompile): string {
  * echoes it) followed by what the compiler said; the outcome is the first failing command's, or
  * the last one's. A step the launcher could not run comes back as it is.
  */
-export async function runRecordedCompiles(o: {
-  dp: DotDiscopop;
-  commands: readonly RecordedCompile[];
-  launcher: Launcher;
-  label: string;
-  workspaceRoot: string;
-  threads: number;
-  timeoutMs: number;
-  signal: AbortSignal;
-}): Promise<StepOutcome> {
+export async function runRecordedCompiles(o: Omit<CompileRequest, 'extraEnv'> & { commands: readonly RecordedCompile[] }): Promise<StepOutcome> {
   const { dp, workspaceRoot } = o;
   const toWorkspace = (text: string) => text.replaceAll(dp.projectRoot, workspaceRoot);
   const { env } = compileLayout({ dp, workspaceRoot, threads: o.threads });

@@ -2,7 +2,6 @@
 import type { FileApplyReport, FilePatch, Hunk, HunkReport } from './model.js';
 import { FileView } from './file-view.js';
 import { differingContext, differingPhrase, locateHunk, newSide, oldSide, type Located } from './locate.js';
-import type { LineMatch } from './similarity.js';
 import { belowAnchors } from './v4a.js';
 
 interface SourceText {

@@ -5,7 +5,7 @@
 import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
-import type { CheckName, CheckResult } from '../formats/events.js';
+import type { CheckName } from '../formats/events.js';
 import type { CandidateVerification, DirectivesKept, Verification } from '../formats/attempt.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { BuildResult, Diagnostic, DotDiscopop, PatchSet } from '../formats/types.js';

@@ -1,7 +1,6 @@
 // The one owner of the terminal during a run. Stages emit events; the reporter turns them into
 // output: progress bars redrawn in place on an interactive terminal, plain one-line messages
 // without escape codes everywhere else (pipes, log files, CI, NO_COLOR).
-import type { RunEvent } from '../formats/events.js';
 import { describeEvent, EventLines } from './event-line.js';
 import { createBarReporter } from './bar-reporter.js';
 import { type Env, isInteractive, type OutputStream, type Reporter, terminalWidth } from './terminal.js';

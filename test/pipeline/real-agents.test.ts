@@ -2,7 +2,7 @@
 // configured the way docs/backends.md tells a user to, talking to the loopback stub provider:
 // a rejected answer, a follow-up in the same conversation, a verified repair written back.
 // The cases run side by side, each with a stub, a HOME and fixture copies of its own.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'vitest';

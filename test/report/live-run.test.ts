@@ -1,7 +1,7 @@
 // One real run of the demo (built-in repairer, every hotspot type, so one suggestion fails) on a
 // pseudo-terminal, then everything a reviewer does with it afterwards: `show`, `show <id>`, and the
 // review page opened in headless Chromium.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';

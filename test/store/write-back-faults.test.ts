@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
 import { discopopRestore } from './discopop-tool.js';
 import { discopopDigest, readSet } from '../../src/store/patch-set-files.js';
-import { digestDir, recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
+import { recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
 import type { PatchSet, Suggestion } from '../../src/formats/types.js';
 import {
   assertDistIsFresh,

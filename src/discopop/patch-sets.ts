@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { decodeBytes } from '../bytes.js';
 import { join } from 'node:path';
-import { compareIds, type PatchFile, type SourceFile } from '../formats/types.js';
+import { compareIds, STAGING_FOLDER, type PatchFile, type SourceFile } from '../formats/types.js';
 import { isNotFound, pathKind } from './path-kind.js';
 import type { Problems } from './problems.js';
 
@@ -40,7 +40,7 @@ export async function readPatchSets(o: {
     return [];
   }
   // patch-repair's own staging folder (store/staging.ts) is no suggestion.
-  const folders = entries.filter((e) => e.isDirectory() && e.name !== '.patch-repair-staging').map((e) => e.name).sort(compareIds);
+  const folders = entries.filter((e) => e.isDirectory() && e.name !== STAGING_FOLDER).map((e) => e.name).sort(compareIds);
   // Ids become folder names under patch_repair/ (backups, transcripts); say so now, not mid-run.
   for (const id of folders.filter((name) => !SUGGESTION_ID.test(name))) {
     o.problems.add(join(root, id), 'folder name', 'expected a suggestion id (letters, digits, ".", "_" or "-"), as the patch generator names them');

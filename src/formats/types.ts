@@ -9,6 +9,12 @@ export const HOTNESS = ['YES', 'NO', 'MAYBE'] as const;
 export type Hotness = (typeof HOTNESS)[number];
 
 
+/**
+ * patch_generator/<this>/: where a write-back or restore stages its bytes (store/staging.ts); the
+ * .discopop reader must not take it for a suggestion.
+ */
+export const STAGING_FOLDER = '.patch-repair-staging';
+
 /** Suggestion and file ids: numeric ids in numeric order, anything else after them in text order. */
 export function compareIds(a: string, b: string): number {
   const na = /^\d+$/.test(a) ? Number(a) : Number.NaN;

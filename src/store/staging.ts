@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { exists, listIfPresent, removeTree, syncDir, writeFileSynced } from './fs-atomic.js';
 import { safeName } from './paths.js';
 import { readSet } from './patch-set-files.js';
+import { STAGING_FOLDER } from '../formats/types.js';
 
-export const STAGING_FOLDER = '.patch-repair-staging';
 
 export function stagingDir(dotDir: string, id: string): string {
   return join(dotDir, 'patch_generator', STAGING_FOLDER, safeName(id, 'suggestion id'));

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { encodeText } from '../bytes.js';
 import { fileProblem, systemErrorCode, systemErrorWords } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import type { PatchSet, Suggestion } from '../formats/types.js';
+import { STAGING_FOLDER, type PatchSet, type Suggestion } from '../formats/types.js';
 import { backupStanding, createBackup, dropBackupDir, removeBackupLeftovers, writeWrittenDigest } from './backup.js';
 import { exists, isNotFound, syncDir } from './fs-atomic.js';
 import type { Journal } from '../formats/run-state.js';
@@ -24,7 +24,7 @@ import { backupDir, journalPath, safeName, suggestionDir } from './paths.js';
 import { digestBytes, digestDir, digestSet, patchFileName, readSet } from './patch-set-files.js';
 import { removeTempFiles } from './install-set.js';
 import { finishRestore } from './restore-one.js';
-import { removeStaging, removeStagingLeftovers, STAGING_FOLDER, stagingDir, writeStagedSet } from './staging.js';
+import { removeStaging, removeStagingLeftovers, stagingDir, writeStagedSet } from './staging.js';
 import { moveBackupAside } from './superseded.js';
 import { recoverCommitted, rollForwardEarlierVersion } from './write-back-recovery.js';
 

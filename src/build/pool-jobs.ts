@@ -16,7 +16,7 @@ export type BuildPurpose = 'probe' | 'discovery' | 'verify';
 
 export type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
 
-export function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
+function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
   return 'kind' in value && value.kind === 'launch-failed';
 }
 

@@ -18,7 +18,7 @@ export interface ProgramRequest {
   step: (what: string, attempt: () => Promise<StepOutcome>) => Promise<RunOutcome>;
 }
 
-export function programRunner(o: ProgramRequest): ProgramRunner {
+function programRunner(o: ProgramRequest): ProgramRunner {
   const { build, step } = o;
   // Looked up once per build: a few file checks, and every run of one build is judged alike.
   let lookup: Promise<ValidationScripts | null> | undefined;

@@ -20,7 +20,7 @@ export interface ValidationScripts {
   compileValidate: string | null;
 }
 
-export function validateScriptOf(config: Pick<BuildConfig, 'dir'>): string {
+function validateScriptOf(config: Pick<BuildConfig, 'dir'>): string {
   return join(config.dir, 'validate.sh');
 }
 

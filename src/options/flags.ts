@@ -1,7 +1,7 @@
 // The flag table (options.md): every flag of a repair run once, keyed by the setting it gives.
 // cli.ts builds commander's options and the help from it; ./index.ts validates what was given.
 import { LAUNCHERS } from '../build/launcher.js';
-import { DEFAULTS, LOG_LEVELS, RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type FlagKey } from '../formats/run-options.js';
+import { DEFAULTS, LOG_LEVELS, RACE_SLOWDOWN, RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type FlagKey } from '../formats/run-options.js';
 
 export const LLM_CONFIG_ENV = 'DISCOPOP_PATCH_REPAIR_LLM_CONFIG';
 /** Builds in flight with --launcher slurm when -j is not given: the scheduler queues the rest. */
@@ -74,7 +74,7 @@ export const FLAGS = {
   runThreads: { flags: '--run-threads <n>', attribute: 'runThreads', help: 'OMP_NUM_THREADS of the N-thread runs of --check-run and of the --check-races run', absent: 'max(2, cores / 2)' },
   runRepeats: { flags: '--run-repeats <k>', attribute: 'runRepeats', help: 'N-thread runs per candidate (races are intermittent)' },
   runTolerance: { flags: '--run-tolerance <r>', attribute: 'runTolerance', help: 'relative tolerance for numbers in the compared output; integers and text exact', absent: '1e-6' },
-  runTimeoutS: { flags: '--run-timeout <s>', attribute: 'runTimeout', help: 'seconds one run of --check-run may take', absent: `${RUN_TIMEOUT_FACTOR} × the sequential run, at least ${RUN_TIMEOUT_FLOOR_S}` },
+  runTimeoutS: { flags: '--run-timeout <s>', attribute: 'runTimeout', help: `seconds one run of --check-run may take (a --check-races run: ${RACE_SLOWDOWN} × that)`, absent: `${RUN_TIMEOUT_FACTOR} × the sequential run, at least ${RUN_TIMEOUT_FLOOR_S}` },
   llmConfigPath: { flags: '--llm-config <path>', attribute: 'llmConfig', help: 'LLM configuration', absent: `$${LLM_CONFIG_ENV}, else <dot-dp-path>/patch_repair/llm_config.json` },
   promptDir: { flags: '--prompt-dir <dir>', attribute: 'promptDir', help: 'prompt templates to use instead of the built-in ones' },
   contextLines: { flags: '--context-lines <n>', attribute: 'contextLines', help: 'source lines of context around each patched region in a prompt' },

@@ -31,13 +31,14 @@ export async function measureRaceReference(o: {
   if (!ran) {
     return refuse(`the project without any suggestion does not build with clang ${RACE_FLAGS} (CC=clang CXX=clang++): ${build.firstError ?? 'no error message'}; ${INSTALL}`);
   }
+  // A run stopped before TSan wrote its log says nothing about whether TSan was there.
+  if (ran.run.ending !== 'exited') return refuse(`the project without any suggestion, built for race detection, ${ran.run.ending === 'timeout' ? 'did not finish its run within the time limit' : `was killed by ${ran.run.signal}`}`);
   if (!ran.instrumented) {
     if (ran.run.ending === 'exited' && ran.run.exitCode !== 0) return refuse(`the project without any suggestion, built for race detection, exits with code ${ran.run.exitCode} from execute.sh; fix execute.sh so that it runs the program and exits 0`);
     return refuse(
       `the project without any suggestion, built with CC=clang and ${RACE_FLAGS}, runs without ThreadSanitizer: compile.sh ignores the settings' compiler or flags (make it use $CC/$CXX and $CFLAGS/$CXXFLAGS), or the TSan runtime is missing; ${INSTALL}`,
     );
   }
-  if (ran.run.ending !== 'exited') return refuse(`the project without any suggestion, built for race detection, ${ran.run.ending === 'timeout' ? 'did not finish its run within the time limit' : `was killed by ${ran.run.signal}`}`);
   const seconds = (Date.now() - started) / 1000;
   const runSeconds = ran.run.durationMs / 1000;
   const timeoutS = o.options.runTimeoutS !== undefined ? o.options.runTimeoutS * RACE_SLOWDOWN : Math.max(RUN_TIMEOUT_FLOOR_S, Math.ceil(RUN_TIMEOUT_FACTOR * runSeconds));
@@ -48,10 +49,10 @@ export async function measureRaceReference(o: {
   };
 }
 
-/** Builds `patchSet` with the race settings and runs it; `not-run` with why when it does not build. */
 /** Race builds of one run, numbered: each gets a folder of its own. */
 let serial = 0;
 
+/** Builds `patchSet` with the race settings and runs it; `not-run` with why when it does not build. */
 export async function checkRaces(pool: IsolatedBuilder, id: string, patchSet: PatchSet, s: RaceCheckSettings): Promise<{ record: RaceCheck; reason: string | null }> {
   const started = Date.now();
   const { build, ran } = await pool.isolatedBuildThen({ folder: `races-${id.replace(/[^\w.-]/g, '_')}-${++serial}`, label: `${id}-races`, settings: s.settings, patchSet, threads: 1 }, (program: ProgramRunner, built: IsolatedBuild): Promise<RaceRun> =>

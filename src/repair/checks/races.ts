@@ -14,7 +14,7 @@ import { pass, reject, type CheckOutcome } from './result.js';
 import { faultPoint } from '../../fault.js';
 
 /** TSan's exit code when it reported something; any other non-zero code is the program's own. */
-export const TSAN_EXIT_CODE = 66;
+const TSAN_EXIT_CODE = 66;
 
 /** The Debian packages a race build needs, named in the refusal when it cannot be made. */
 export const RACE_PACKAGES = 'clang libclang-rt-14-dev libomp-14-dev';

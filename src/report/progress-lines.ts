@@ -7,9 +7,10 @@ import { type DiscopopProgressEvent, DETAIL_LIMIT, DiscopopProgressEventSchema, 
 import { discopopFields, sortedJson } from '../formats/results-document.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import { compareIds } from '../formats/types.js';
+import { seconds } from '../formats/statuses.js';
 
-/** Our checks in the order a candidate meets them: the furthest rejection is the one reported. */
-const CHECK_ORDER: readonly CheckName[] = ['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'strict', 'builds', 'runs'];
+/** Our checks in the order a candidate meets them: the furthest rejection is the one reported. A record, so a new check cannot be left out. */
+const CHECK_RANK: Record<CheckName, number> = { extraction: 0, 'dry-run-apply': 1, apply: 2, canonicalize: 3, 'directives-kept': 4, strict: 5, builds: 6, runs: 7, races: 8 };
 
 interface PendingTry {
   id: string;
@@ -86,7 +87,7 @@ export class ProgressLines {
       }
       case 'check': {
         const pending = this.pending.get(event.id);
-        if (pending && !event.passed && (pending.rejection === null || CHECK_ORDER.indexOf(event.check) >= CHECK_ORDER.indexOf(pending.rejection.check))) {
+        if (pending && !event.passed && (pending.rejection === null || CHECK_RANK[event.check] >= CHECK_RANK[pending.rejection.check])) {
           pending.rejection = { check: event.check, reason: event.reason ?? '' };
         }
         return [];
@@ -133,7 +134,7 @@ export class ProgressLines {
       failed: n('failed') + n('not_applied'),
       unreachable: n('agent_unreachable'),
       considered: this.considered.length,
-      duration_s: Math.round((Date.now() - this.startedAt) / 10) / 100,
+      duration_s: seconds(Date.now() - this.startedAt),
     };
   }
 }

@@ -86,3 +86,20 @@ it("DiscoPoP's splitter finds a line even when other output shares it, and echoe
   expect(events).toHaveLength(1);
   expect(residual).toBe('  42%|##  |\n');
 });
+
+it('reports the furthest check that rejected a try when its blocks are rejected at different checks, the race check last', () => {
+  const two = { candidate: null, candidates: 2 };
+  const lines = linesOf([
+    { type: 'run-started', run: { ...suggestionRunRecord(), mode: 'repair' } },
+    { type: 'discovery-started', suggestions: ['2'], builds: 1, reused: 0, jobs: 1 },
+    { type: 'discovered', id: '2', digest: null, reused: false, build: build(false, 'compile') },
+    { type: 'repair-started', id: '2', index: 1, total: 1 },
+    { type: 'call-started', id: '2', attempt: 1, tier: 'agent', prompt: 1, turn: 0, template: 'rung-1' },
+    { type: 'call-finished', id: '2', attempt: 1, tier: 'agent', outcome: 'answered', detail: null, ...call },
+    { type: 'check', id: '2', attempt: 1, ...two, check: 'races', passed: false, reason: 'races at main.c:11 (t)' },
+    { type: 'check', id: '2', attempt: 1, ...two, check: 'builds', passed: false, reason: 'It still does not compile' },
+    { type: 'suggestion-finished', record: { ...suggestionRecord('2'), status: 'failed', written: false, attempts: 1, accepted_attempt: null } },
+  ]);
+  const attempts = progressEventsOf(lines.map((line) => `${line}\n`).join('')).filter((e) => e.event === 'attempt');
+  expect(attempts).toEqual([{ event: 'attempt', suggestion: 2, attempt: 1, turn: 0, template: 'rung-1', outcome: 'races', detail: 'races at main.c:11 (t)' }]);
+});

@@ -11,6 +11,7 @@ export const WRITE_BACK_FAULT_POINTS = [
   'write-back.after-written',
   'write-back.after-rename',
   'write-back.before-journal-removed',
+  'write-back.after-journal-removed',
   'restore.after-journal',
   'restore.after-file',
   'restore.before-drop-backup',

@@ -33,6 +33,6 @@ export async function finishRestore(dotDir: string, id: string): Promise<void> {
     faultPoint('restore.after-drop-backup');
   }
   await removeWrittenDigest(dotDir, id);
-  await removeStaging(dotDir, id);
   await removeJournal(dotDir, id);
+  await removeStaging(dotDir, id);
 }

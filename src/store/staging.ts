@@ -55,10 +55,14 @@ export async function removeStaging(dotDir: string, id: string): Promise<void> {
   await removeEmptyRoot(dotDir);
 }
 
-/** Trash a kill left behind; and the shared folder itself once no suggestion uses it. */
+/**
+ * After recovery, when no journal is left: whatever a kill left here (trash, or a suggestion's
+ * staging whose journal was already removed, which comes first so that recovery never reads a
+ * journal without its staging), and the shared folder itself.
+ */
 export async function removeStagingLeftovers(dotDir: string): Promise<void> {
   const root = join(dotDir, 'patch_generator', STAGING_FOLDER);
-  for (const name of await listIfPresent(root)) if (name.startsWith('.trash-')) await removeTree(join(root, name));
+  for (const name of await listIfPresent(root)) await removeTree(join(root, name));
   await removeEmptyRoot(dotDir);
 }
 

@@ -48,8 +48,8 @@ export async function recoverCommitted(dotDir: string, journal: WriteBackJournal
     // staged generated set is kept when no backup holds it any more.
     let kept = '';
     if (!backupThere) kept = `; the generated set it had backed up is kept in ${await keepStagedGenerated(dotDir, id, generated)}`;
-    await removeStaging(dotDir, id);
     await removeJournal(dotDir, id);
+    await removeStaging(dotDir, id);
     return `suggestion ${id}: ${what} was not finished: patch_generator/${id}/ has changed since, and is left as it is${kept}`;
   }
 
@@ -61,8 +61,8 @@ export async function recoverCommitted(dotDir: string, journal: WriteBackJournal
     }
     await syncDir(dir);
     if (digestSet(await readSet(dir)) === journal.target_digest) {
-      await removeStaging(dotDir, id);
       await removeJournal(dotDir, id);
+      await removeStaging(dotDir, id);
       return `suggestion ${id}: completed ${what} of its verified repair`;
     }
   }
@@ -75,8 +75,8 @@ export async function recoverCommitted(dotDir: string, journal: WriteBackJournal
   if (!backupThere && !beforeIsGenerated) await installBackup(dotDir, id, generated);
   // A backup this write-back made is a copy of the folder it has just put back.
   if (backupThere && beforeIsGenerated && journal.backup === 'created' && digestSet(await readSet(backupDir(dotDir, id))) === digestSet(before)) await dropBackupDir(dotDir, id);
-  await removeStaging(dotDir, id);
   await removeJournal(dotDir, id);
+  await removeStaging(dotDir, id);
   const cause = immediate ? '' : !backupThere ? ' (its backup was gone: another tool\'s restore dropped it)' : ' (another tool restored the suggestion, or the kill came before any file changed)';
   return `suggestion ${id}: ${what} was undone${cause}; patch_generator/${id}/ holds what it held before`;
 }

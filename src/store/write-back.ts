@@ -133,8 +133,9 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     return { written: false, problem: `${dir}: ${problem} after the write-back`, affectsEveryWrite: false };
   }
   faultPoint('write-back.before-journal-removed');
-  await removeStaging(dotDir, id);
   await removeJournal(dotDir, id);
+  faultPoint('write-back.after-journal-removed');
+  await removeStaging(dotDir, id);
   return { written: true, digest: journal.target_digest, changedFiles, superseded };
 }
 

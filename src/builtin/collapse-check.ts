@@ -12,7 +12,7 @@ import { parseSource, type SyntaxTree } from './syntax.js';
 import { parseTranslationUnit, type TranslationUnit } from './translation-unit.js';
 
 /** One file of a patch set as the check reads it. */
-export interface CheckedFile {
+interface CheckedFile {
   fileId: string;
   /** Project-relative path, as the finding names the file. */
   relPath: string;

@@ -23,8 +23,9 @@ export async function moveBackupAside(dotDir: string, id: string, reason: string
   const backup = backupDir(dotDir, id);
   if (!(await exists(backup))) return null;
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  let name = `${safeName(id, 'suggestion id')}-${stamp}`;
-  for (let n = 2; await exists(join(supersededDir(dotDir), name)); n++) name = `${id}-${stamp}-${n}`;
+  const base = `${safeName(id, 'suggestion id')}-${stamp}`;
+  let name = base;
+  for (let n = 2; await exists(join(supersededDir(dotDir), name)); n++) name = `${base}-${n}`;
   const target = join(supersededDir(dotDir), name);
   await mkdir(target, { recursive: true });
   await writeFileAtomic(join(target, 'reason.txt'), `${reason}\n`);

@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), 'bench');
-const available = readdirSync(here).filter((f) => f.endsWith('.mjs')).map((f) => f.replace(/\.mjs$/, ''));
+const available = readdirSync(here)
+  .filter((f) => f.endsWith('.mjs'))
+  .map((f) => f.replace(/\.mjs$/, ''));
 const [name, ...args] = process.argv.slice(2);
 const selected = name ? [name] : available;
 for (const bench of selected) {

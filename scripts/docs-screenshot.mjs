@@ -64,7 +64,10 @@ async function main() {
   const cli = join(root, 'dist', 'cli.js');
   const { dotDir } = instantiateFixture('demo');
   try {
-    const run = spawnSync(process.execPath, [cli, '--dot-dp-path', dotDir, ...DEMO_RUN_ARGS], { stdio: 'ignore', env: { ...process.env, CI: '1' } });
+    const run = spawnSync(process.execPath, [cli, '--dot-dp-path', dotDir, ...DEMO_RUN_ARGS], {
+      stdio: 'ignore',
+      env: { ...process.env, CI: '1' },
+    });
     // Exit code 1 is expected: the demo has a suggestion the built-in repairer cannot repair.
     if (run.status !== 0 && run.status !== 1) throw new Error(`the demo run ended with exit code ${run.status}`);
     const report = spawnSync(process.execPath, [cli, 'report', '--dot-dp-path', dotDir], { stdio: 'inherit' });

@@ -22,7 +22,11 @@ function agentBinary(name) {
 
 function versionOf(name) {
   try {
-    return execFileSync(agentBinary(name), ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    return execFileSync(agentBinary(name), ['--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
   } catch {
     return null;
   }
@@ -64,7 +68,9 @@ function installAgents({ quiet = false } = {}) {
   for (const [name, pin] of Object.entries(AGENT_PINS)) {
     const got = versionOf(name);
     if (got !== pin.versionOutput) {
-      throw new Error(`${agentBinary(name)} --version printed ${JSON.stringify(got)}, expected ${JSON.stringify(pin.versionOutput)}`);
+      throw new Error(
+        `${agentBinary(name)} --version printed ${JSON.stringify(got)}, expected ${JSON.stringify(pin.versionOutput)}`,
+      );
     }
   }
   // The lock file is npm's, regenerated on every install; keep only the manifest.

@@ -133,29 +133,87 @@ const mainInit = loop(1, 'main', 'for (i = 0; i < N;');
 // the generated pragma, which is what the demo is for.
 const reductions = [
   // Builds.
-  loopPattern('reduction', { id: 1, cu: 4, span: dotLoop, iterations: 4096, workload: 16384,
-    firstPrivate: ['n'], private: ['i'], shared: ['x', 'y'], reduction: ['+:sum'] }),
+  loopPattern('reduction', {
+    id: 1,
+    cu: 4,
+    span: dotLoop,
+    iterations: 4096,
+    workload: 16384,
+    firstPrivate: ['n'],
+    private: ['i'],
+    shared: ['x', 'y'],
+    reduction: ['+:sum'],
+  }),
   // `sum` is both shared and the reduction variable: "appears more than once in data clauses".
-  loopPattern('reduction', { id: 2, cu: 12, span: norm, iterations: 4096, workload: 16384,
-    firstPrivate: ['n'], private: ['i'], shared: ['sum', 'x'], reduction: ['+:sum'] }),
+  loopPattern('reduction', {
+    id: 2,
+    cu: 12,
+    span: norm,
+    iterations: 4096,
+    workload: 16384,
+    firstPrivate: ['n'],
+    private: ['i'],
+    shared: ['sum', 'x'],
+    reduction: ['+:sum'],
+  }),
 ];
 const doAlls = [
   // Builds.
-  loopPattern('do_all', { id: 0, cu: 5, span: stencil, iterations: 4094, workload: 28658,
-    firstPrivate: ['n'], private: ['i'], shared: ['in', 'out'] }),
+  loopPattern('do_all', {
+    id: 0,
+    cu: 5,
+    span: stencil,
+    iterations: 4094,
+    workload: 28658,
+    firstPrivate: ['n'],
+    private: ['i'],
+    shared: ['in', 'out'],
+  }),
   // `acc` is declared inside the body, out of scope at the pragma: "'acc' undeclared".
-  loopPattern('do_all', { id: 3, cu: 3, span: matvecRows, iterations: 64, workload: 20736,
-    firstPrivate: ['cols', 'rows'], private: ['acc', 'i', 'j'], shared: ['a', 'x', 'y'] }),
+  loopPattern('do_all', {
+    id: 3,
+    cu: 3,
+    span: matvecRows,
+    iterations: 64,
+    workload: 20736,
+    firstPrivate: ['cols', 'rows'],
+    private: ['acc', 'i', 'j'],
+    shared: ['a', 'x', 'y'],
+  }),
   // The index is declared in the for-init: "'b' undeclared".
-  loopPattern('do_all', { id: 4, cu: 18, span: normalize, iterations: 16, workload: 64,
-    firstPrivate: ['bins', 'n'], private: ['b'], shared: ['counts', 'freq'] }),
+  loopPattern('do_all', {
+    id: 4,
+    cu: 18,
+    span: normalize,
+    iterations: 16,
+    workload: 64,
+    firstPrivate: ['bins', 'n'],
+    private: ['b'],
+    shared: ['counts', 'freq'],
+  }),
   // A const local in private: "'const' qualified 'w' may appear only in 'shared' or 'firstprivate'".
-  loopPattern('do_all', { id: 5, cu: 14, span: damped, iterations: 4094, workload: 36846,
-    firstPrivate: ['n'], private: ['i', 'w'], shared: ['in', 'out'] }),
+  loopPattern('do_all', {
+    id: 5,
+    cu: 14,
+    span: damped,
+    iterations: 4094,
+    workload: 36846,
+    firstPrivate: ['n'],
+    private: ['i', 'w'],
+    shared: ['in', 'out'],
+  }),
   // The body leaves early: "break statement used with OpenMP for loop". Only restructuring the
   // search would make it parallel; the loop is cold (hotspot NO), so the default -ht skips it.
-  loopPattern('do_all', { id: 8, cu: 26, span: firstFull, iterations: 16, workload: 48,
-    firstPrivate: ['bins', 'limit'], private: ['b'], shared: ['counts', 'found'] }),
+  loopPattern('do_all', {
+    id: 8,
+    cu: 26,
+    span: firstFull,
+    iterations: 16,
+    workload: 48,
+    firstPrivate: ['bins', 'limit'],
+    private: ['b'],
+    shared: ['counts', 'found'],
+  }),
 ];
 
 function stage(fid, line, cu, vars) {
@@ -224,7 +282,13 @@ const NEXT_FREE_PATTERN_ID = 10;
 
 // Measured regions: YES = hot on both measures, MAYBE = on one, NO = on neither.
 const hotspotRegions = [
-  { typ: 'FUNCTION', span: { fid: 1, start: linesOf(1).findIndex((l) => l.startsWith('int main(')) + 1 }, name: 'main', hotness: 'YES', avr: 0.184213 },
+  {
+    typ: 'FUNCTION',
+    span: { fid: 1, start: linesOf(1).findIndex((l) => l.startsWith('int main(')) + 1 },
+    name: 'main',
+    hotness: 'YES',
+    avr: 0.184213,
+  },
   { typ: 'LOOP', span: mainInit, hotness: 'NO', avr: 0.004117 },
   { typ: 'LOOP', span: stencil, hotness: 'YES', avr: 0.031842 },
   { typ: 'LOOP', span: damped, hotness: 'YES', avr: 0.036511 },
@@ -314,7 +378,11 @@ const lineOf = (fidLine) => Number(fidLine.split(':')[1]);
 /** The insertions one explorer pattern asks for: [{fid, line, text}]. */
 function insertionsOf(pattern) {
   if (pattern.stages) {
-    return pattern.stages.map((s) => ({ fid: fileIdOf(s.startsAtLine), line: lineOf(s.startsAtLine), text: stagePragma(s) }));
+    return pattern.stages.map((s) => ({
+      fid: fileIdOf(s.startsAtLine),
+      line: lineOf(s.startsAtLine),
+      text: stagePragma(s),
+    }));
   }
   return [{ fid: fileIdOf(pattern.start_line), line: lineOf(pattern.start_line), text: loopPragma(pattern) }];
 }
@@ -347,9 +415,18 @@ function writePatches(id, insertions, scratchRoot, clock) {
   for (const fid of fids) {
     const original = path.join(scratchRoot, FILES[fid - 1]);
     const temp = `${original}.discopop_patch_generator.temp`;
-    writeFileSync(temp, insert(fid, insertions.filter((i) => i.fid === fid)));
+    writeFileSync(
+      temp,
+      insert(
+        fid,
+        insertions.filter((i) => i.fid === fid),
+      ),
+    );
     touch(temp, clock.next());
-    const diff = run('diff', ['-Naru', original, temp], { cwd: path.join(scratchRoot, '.discopop'), env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' } });
+    const diff = run('diff', ['-Naru', original, temp], {
+      cwd: path.join(scratchRoot, '.discopop'),
+      env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' },
+    });
     rmSync(temp);
     if (diff.status !== 1) throw new Error(`diff for suggestion ${id}, file ${fid}: ${diff.stderr || 'no difference'}`);
     const [minus, plus, ...rest] = diff.stdout.split('\n');
@@ -368,7 +445,9 @@ function writeJson(rel, value, indent) {
 function pythonCompact(value) {
   if (Array.isArray(value)) return `[${value.map(pythonCompact).join(', ')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonCompact(v)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonCompact(v)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value);
 }
@@ -390,13 +469,33 @@ function main() {
     for (const rel of FILES) touch(path.join(scratchRoot, rel), SOURCE_MTIME + FILES.indexOf(rel) * 61.25);
 
     writeText('FileMapping.txt', FILES.map((rel, i) => `${i + 1}\t${PROJECT_ROOT}/${rel}\n`).join(''));
-    writeJson('explorer/patterns.json', {
-      version: VERSION,
-      patterns: { optimizer_output: [], merged_pattern: [], reduction: reductions, do_all: doAlls, pipeline: pipelines, geometric_decomposition: geometric },
-    }, 2);
-    writeJson('optimizer/patterns.json', { version: VERSION, patterns: { optimizer_output: optimizerOutputs, merged_pattern: [] } }, 2);
+    writeJson(
+      'explorer/patterns.json',
+      {
+        version: VERSION,
+        patterns: {
+          optimizer_output: [],
+          merged_pattern: [],
+          reduction: reductions,
+          do_all: doAlls,
+          pipeline: pipelines,
+          geometric_decomposition: geometric,
+        },
+      },
+      2,
+    );
+    writeJson(
+      'optimizer/patterns.json',
+      { version: VERSION, patterns: { optimizer_output: optimizerOutputs, merged_pattern: [] } },
+      2,
+    );
     writeText('next_free_pattern_id.txt', String(NEXT_FREE_PATTERN_ID));
-    writeJson('line_mapping.json', Object.fromEntries(FILES.map((_, i) => [String(i + 1), Object.fromEntries(linesOf(i + 1).map((_, l) => [String(l + 1), l + 1]))])));
+    writeJson(
+      'line_mapping.json',
+      Object.fromEntries(
+        FILES.map((_, i) => [String(i + 1), Object.fromEntries(linesOf(i + 1).map((_, l) => [String(l + 1), l + 1]))]),
+      ),
+    );
     writeJson('patch_applicator/applied_suggestions.json', { applied: [] });
     writeText('hotspot_detection/Hotspots.json', hotspotsJson());
     writeConfig();
@@ -411,7 +510,12 @@ function main() {
       writeText(`patch_generator/${gd.pattern_id}/.gitkeep`, '');
     }
     for (const out of optimizerOutputs) {
-      writePatches(out.pattern_id, out.applied_patterns.flatMap((a) => insertionsOf(byId.get(a.pattern_id))), scratchRoot, clock);
+      writePatches(
+        out.pattern_id,
+        out.applied_patterns.flatMap((a) => insertionsOf(byId.get(a.pattern_id))),
+        scratchRoot,
+        clock,
+      );
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -420,7 +524,10 @@ function main() {
 
 function writeConfig() {
   const cfg = 'project/configs/tiny';
-  writeText(`${cfg}/seq_settings.json`, pythonCompact({ CC: 'gcc', CXX: 'g++', CFLAGS: '-O2 -Wall', CXXFLAGS: '-O2 -Wall' }));
+  writeText(
+    `${cfg}/seq_settings.json`,
+    pythonCompact({ CC: 'gcc', CXX: 'g++', CFLAGS: '-O2 -Wall', CXXFLAGS: '-O2 -Wall' }),
+  );
   writeText(
     `${cfg}/compile.sh`,
     '#!/bin/bash\n# Builds the demo with the compiler and flags of the settings file DiscoPoP selected.\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS"\n',

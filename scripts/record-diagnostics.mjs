@@ -23,10 +23,20 @@ try {
         const args = ['-fopenmp', '-Wall', ...(link ? [] : ['-c']), source, '-o', join(out, link ? 'a.out' : 'a.o')];
         // The C locale: ASCII quotes, no colour; the parser's handling of both is tested on live output.
         // -Wall as in most projects' flags: gcc says it drops an unknown directive only with it.
-        const outcome = await runProcess({ command, args, cwd: root, env: { LC_ALL: 'C', LANG: 'C' }, timeoutMs: 120_000 });
-        if (outcome.kind !== 'exited') throw new Error(`${command} ${source}: ${outcome.kind === 'spawn-failed' ? outcome.message : outcome.kind}`);
+        const outcome = await runProcess({
+          command,
+          args,
+          cwd: root,
+          env: { LC_ALL: 'C', LANG: 'C' },
+          timeoutMs: 120_000,
+        });
+        if (outcome.kind !== 'exited')
+          throw new Error(`${command} ${source}: ${outcome.kind === 'spawn-failed' ? outcome.message : outcome.kind}`);
         // Temporary object names differ on every run; a placeholder keeps re-recordings diffable.
-        const printed = (outcome.stdout + outcome.stderr).split(out).join('<out>').replace(/\/tmp\/[\w.-]+\.o\b/g, '/tmp/<object>.o');
+        const printed = (outcome.stdout + outcome.stderr)
+          .split(out)
+          .join('<out>')
+          .replace(/\/tmp\/[\w.-]+\.o\b/g, '/tmp/<object>.o');
         await writeFile(join(root, `${source}.${family}.txt`), printed);
         written++;
       }

@@ -50,7 +50,10 @@ function kernel(tu, k) {
 
 /** Work for the optimiser so one translation unit takes a realistic fraction of a second. */
 function filler(tu, f) {
-  const cases = Array.from({ length: 24 }, (_, c) => `        case ${c}: acc = acc * ${c + 2}.5 + x[(j + ${c}) % m] / (1.0 + acc * acc); break;`);
+  const cases = Array.from(
+    { length: 24 },
+    (_, c) => `        case ${c}: acc = acc * ${c + 2}.5 + x[(j + ${c}) % m] / (1.0 + acc * acc); break;`,
+  );
   return [
     `double f${tu}_${f}(const double *x, int m, int steps) {`,
     '    double acc = 0.0;',
@@ -91,7 +94,15 @@ export async function generateProject(base, tus, suggestions, fillers) {
     await writeFile(join(root, rel), parts.join('\n\n') + '\n');
     files.set(String(tu + 1), { id: String(tu + 1), path: join(root, rel), relPath: rel });
   }
-  const main = ['#include <stdio.h>', '#include "common.h"', 'int main(void) {', '    printf("ok\\n");', '    return 0;', '}', ''].join('\n');
+  const main = [
+    '#include <stdio.h>',
+    '#include "common.h"',
+    'int main(void) {',
+    '    printf("ok\\n");',
+    '    return 0;',
+    '}',
+    '',
+  ].join('\n');
   await writeFile(join(root, 'src', 'main.c'), main);
   await writeFile(join(dotDir, 'FileMapping.txt'), [...files.values()].map((f) => `${f.id}\t${f.path}\n`).join(''));
   await writeFile(join(configDir, 'compile.sh'), COMPILE_SH);
@@ -124,19 +135,38 @@ export async function generateProject(base, tus, suggestions, fillers) {
     await mkdir(dir, { recursive: true });
     const patchPath = join(dir, `${file.id}.patch`);
     await writeFile(patchPath, diff.stdout);
-    list.push({ id: String(s), dir, files: [{ fileId: file.id, patchPath, text: diff.stdout, source: file }], pattern: null, hotspot: 'YES' });
+    list.push({
+      id: String(s),
+      dir,
+      files: [{ fileId: file.id, patchPath, text: diff.stdout, source: file }],
+      pattern: null,
+      hotspot: 'YES',
+    });
   }
   const dp = {
     dotDir,
     projectRoot: root,
     files,
     suggestions: list,
-    config: { name: 'bench', dir: configDir, compileScript: join(configDir, 'compile.sh'), settings: SETTINGS, settingsSource: 'par_settings.json' },
+    config: {
+      name: 'bench',
+      dir: configDir,
+      compileScript: join(configDir, 'compile.sh'),
+      settings: SETTINGS,
+      settingsSource: 'par_settings.json',
+    },
     applied: [],
     hasHotspotData: false,
     notices: [],
   };
-  const pathDependent = { ...dp, config: { ...dp.config, name: 'bench-path-dependent', dir: pathDependentDir, compileScript: join(pathDependentDir, 'compile.sh') } };
+  const pathDependent = {
+    ...dp,
+    config: {
+      ...dp.config,
+      name: 'bench-path-dependent',
+      dir: pathDependentDir,
+      compileScript: join(pathDependentDir, 'compile.sh'),
+    },
+  };
   return { root, dp, pathDependent, broken };
 }
-

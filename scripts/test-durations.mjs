@@ -15,4 +15,6 @@ const merged = Object.entries({ ...recorded, ...latest })
   .filter(([file]) => existsSync(file))
   .sort(([a], [b]) => (a < b ? -1 : 1));
 writeFileSync('test/durations.json', `${JSON.stringify(Object.fromEntries(merged), null, 2)}\n`);
-console.log(`test/durations.json: ${Object.keys(latest).length} file(s) updated from the last run, ${merged.length} recorded`);
+console.log(
+  `test/durations.json: ${Object.keys(latest).length} file(s) updated from the last run, ${merged.length} recorded`,
+);

@@ -6,7 +6,15 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { asFileError, EXIT_CODES, PatchRepairError, UsageError } from './errors.js';
-import { FLAGS, flagHelp, subcommandDotDir, toRunOptions, type Flag, type OptionsContext, type RunFlags } from './options/index.js';
+import {
+  FLAGS,
+  flagHelp,
+  subcommandDotDir,
+  toRunOptions,
+  type Flag,
+  type OptionsContext,
+  type RunFlags,
+} from './options/index.js';
 import type { FlagKey, RunOptions } from './formats/run-options.js';
 
 export type Invocation =
@@ -44,14 +52,18 @@ export async function main(argv: readonly string[], deps: CliDeps = processDeps(
       case 'run':
         return await (await deps.loadPipeline()).run(invocation.options);
       case 'show':
-        return await (await deps.loadReport()).show({
+        return await (
+          await deps.loadReport()
+        ).show({
           dotDir: invocation.dotDir,
           ...(invocation.id !== undefined && { id: invocation.id }),
           ...(invocation.run !== undefined && { run: invocation.run }),
           ...(invocation.runs === true && { runs: true }),
         });
       case 'report':
-        return await (await deps.loadReport()).report({ dotDir: invocation.dotDir, ...(invocation.run !== undefined && { run: invocation.run }) });
+        return await (
+          await deps.loadReport()
+        ).report({ dotDir: invocation.dotDir, ...(invocation.run !== undefined && { run: invocation.run }) });
     }
   } catch (caught) {
     const error = asFileError(caught) ?? caught;
@@ -79,7 +91,9 @@ export async function parseCommandLine(argv: readonly string[], ctx: CommandLine
     if (error.exitCode === 0) return { command: 'exit', code: 0 };
     // A repair run takes no operand, so a word left over was meant as a subcommand.
     if (error.code === 'commander.excessArguments') {
-      throw new UsageError(`unknown command '${program.args[0]}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see --help)`);
+      throw new UsageError(
+        `unknown command '${program.args[0]}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see --help)`,
+      );
     }
     throw new UsageError(`${error.message.replace(/^error: /, '')} (see patch-repair --help)`);
   }
@@ -88,7 +102,13 @@ export async function parseCommandLine(argv: readonly string[], ctx: CommandLine
   const dotDir = await subcommandDotDir(parsed.dotDpPath, ctx.cwd);
   const run = parsed.run !== undefined ? { run: parsed.run } : {};
   return parsed.command === 'show'
-    ? { command: 'show', dotDir, ...(parsed.id !== undefined && { id: parsed.id }), ...run, ...(parsed.runs === true && { runs: true }) }
+    ? {
+        command: 'show',
+        dotDir,
+        ...(parsed.id !== undefined && { id: parsed.id }),
+        ...run,
+        ...(parsed.runs === true && { runs: true }),
+      }
     : { command: 'report', dotDir, ...run };
 }
 
@@ -132,8 +152,15 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     .option('--runs', 'list the recorded runs: id, start, mode, counts')
     .action((id: string | undefined, o: { dotDpPath?: string; run?: string; runs?: boolean }, cmd: Command) => {
       rejectRunOptions(program, 'show');
-      if (o.runs && (id !== undefined || o.run !== undefined)) throw new UsageError('show --runs lists the runs; it takes no suggestion id and no --run');
-      done({ command: 'show', dotDpPath: o.dotDpPath ?? parentDotDp(cmd), ...(id !== undefined && { id }), ...(o.run !== undefined && { run: o.run }), ...(o.runs === true && { runs: true }) });
+      if (o.runs && (id !== undefined || o.run !== undefined))
+        throw new UsageError('show --runs lists the runs; it takes no suggestion id and no --run');
+      done({
+        command: 'show',
+        dotDpPath: o.dotDpPath ?? parentDotDp(cmd),
+        ...(id !== undefined && { id }),
+        ...(o.run !== undefined && { run: o.run }),
+        ...(o.runs === true && { runs: true }),
+      });
     });
   quiet(program.command('report'))
     .description('write the HTML review page of the last run (or of --run <run id>, into its history folder)')
@@ -141,7 +168,11 @@ function buildProgram(ctx: CommandLineContext, done: (parsed: Parsed) => void): 
     .option('--run <run id>', 'an earlier run, from patch_repair/history/ (see show --runs)')
     .action((o: { dotDpPath?: string; run?: string }, cmd: Command) => {
       rejectRunOptions(program, 'report');
-      done({ command: 'report', dotDpPath: o.dotDpPath ?? parentDotDp(cmd), ...(o.run !== undefined && { run: o.run }) });
+      done({
+        command: 'report',
+        dotDpPath: o.dotDpPath ?? parentDotDp(cmd),
+        ...(o.run !== undefined && { run: o.run }),
+      });
     });
   return program;
 }
@@ -156,7 +187,9 @@ function flagOptions(): Option[] {
     (Array.isArray(entry) ? entry : [entry as Flag]).map((flag) => {
       const option = new Option(flag.flags, flagHelp(key, flag));
       if (option.attributeName() !== flag.attribute) {
-        throw new Error(`${flag.flags}: commander stores it as ${option.attributeName()}, the flag table says ${flag.attribute}`);
+        throw new Error(
+          `${flag.flags}: commander stores it as ${option.attributeName()}, the flag table says ${flag.attribute}`,
+        );
       }
       if (flag.shown !== undefined) option.flags = flag.shown;
       if (flag.repeatable) option.argParser(collect);

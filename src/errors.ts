@@ -13,8 +13,16 @@
  * or writes no results.json.
  */
 export const EXIT_CODES = {
-  done: { code: 0, reason: 'everything considered builds or was repaired (or would be, under --dry-run)', unfinished: null },
-  unfinished: { code: 1, reason: 'some suggestion failed, its agent was unreachable, or its verified repair was not written', unfinished: null },
+  done: {
+    code: 0,
+    reason: 'everything considered builds or was repaired (or would be, under --dry-run)',
+    unfinished: null,
+  },
+  unfinished: {
+    code: 1,
+    reason: 'some suggestion failed, its agent was unreachable, or its verified repair was not written',
+    unfinished: null,
+  },
   internal: { code: 1, reason: 'an internal error: a bug in patch-repair', unfinished: null },
   usage: { code: 2, reason: 'bad usage or input', unfinished: null },
   refused: {
@@ -22,10 +30,17 @@ export const EXIT_CODES = {
     reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock, cluster)',
     unfinished: { code: 'refused', words: 'not built: the run was refused' },
   },
-  fatalAgent: { code: 4, reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call', unfinished: null },
+  fatalAgent: {
+    code: 4,
+    reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call',
+    unfinished: null,
+  },
   SIGINT: { code: 130, reason: 'interrupted by SIGINT', unfinished: { code: 'interrupted', words: 'interrupted' } },
   SIGTERM: { code: 143, reason: 'interrupted by SIGTERM', unfinished: { code: 'interrupted', words: 'interrupted' } },
-} as const satisfies Record<string, { code: number; reason: string; unfinished: { code: string; words: string } | null }>;
+} as const satisfies Record<
+  string,
+  { code: number; reason: string; unfinished: { code: string; words: string } | null }
+>;
 export type ExitReason = keyof typeof EXIT_CODES;
 
 export abstract class PatchRepairError extends Error {
@@ -52,9 +67,7 @@ export class AgentUnavailableError extends RefusedError {
 
 /** Raised when SIGINT/SIGTERM asked the run to stop; carries 130 or 143. */
 export class InterruptedError extends PatchRepairError {
-  constructor(
-    readonly signal: 'SIGINT' | 'SIGTERM',
-  ) {
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
     super(`interrupted by ${signal}`);
   }
   get exitCode(): number {
@@ -117,7 +130,9 @@ export function systemErrorWords(error: unknown): string {
  * or `<path>: is a folder, expected a file`, where the words alone say it.
  */
 export function fileProblem(path: string, action: string, error: unknown): string {
-  return systemErrorCode(error) === 'EISDIR' ? `${path}: ${systemErrorWords(error)}` : `${path}: cannot ${action}: ${systemErrorWords(error)}`;
+  return systemErrorCode(error) === 'EISDIR'
+    ? `${path}: ${systemErrorWords(error)}`
+    : `${path}: cannot ${action}: ${systemErrorWords(error)}`;
 }
 
 /** A file that cannot be read or written where the run expects to: bad input, exit 2. */

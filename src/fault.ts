@@ -7,7 +7,8 @@
 // (SIGCONT); one run thus stands for a kill at each of its points. Unset, this does nothing.
 import { appendFileSync } from 'node:fs';
 
-type Request = { kind: 'kill'; point: string; occurrence: number; signal: NodeJS.Signals } | { kind: 'pause'; file: string };
+type Request =
+  { kind: 'kill'; point: string; occurrence: number; signal: NodeJS.Signals } | { kind: 'pause'; file: string };
 
 const requested = parseRequest(process.env.PATCH_REPAIR_FAULT);
 const reached = new Map<string, number>();
@@ -24,8 +25,14 @@ export function faultPoint(name: string): void {
 
 function parseRequest(value: string | undefined): Request | null {
   if (!value) return null;
-  if (value.startsWith('pause:') && value.length > 'pause:'.length) return { kind: 'pause', file: value.slice('pause:'.length) };
+  if (value.startsWith('pause:') && value.length > 'pause:'.length)
+    return { kind: 'pause', file: value.slice('pause:'.length) };
   const match = /^([^@:]+)(?:@(\d+))?(?::(SIG[A-Z0-9]+))?$/.exec(value);
   if (!match) throw new Error(`PATCH_REPAIR_FAULT: expected <point>[@<n>][:<signal>] or pause:<file>, got '${value}'`);
-  return { kind: 'kill', point: match[1]!, occurrence: Number(match[2] ?? 1), signal: (match[3] ?? 'SIGKILL') as NodeJS.Signals };
+  return {
+    kind: 'kill',
+    point: match[1]!,
+    occurrence: Number(match[2] ?? 1),
+    signal: (match[3] ?? 'SIGKILL') as NodeJS.Signals,
+  };
 }

@@ -44,7 +44,8 @@ export function createLogFile(o: { dotDir: string; threshold: LogLevel }): (even
   return (event) => {
     const level = levelOf(event);
     if (!atLeast(level, o.threshold)) return;
-    const message = describeEvent(event)?.trim() ?? `${event.type} ${JSON.stringify({ ...event, t: undefined, type: undefined })}`;
+    const message =
+      describeEvent(event)?.trim() ?? `${event.type} ${JSON.stringify({ ...event, t: undefined, type: undefined })}`;
     appendFileSync(path, `${event.t} ${level} ${message}\n`);
   };
 }

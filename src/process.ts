@@ -12,7 +12,10 @@ import { decodeBytes } from './bytes.js';
  * a file without the execute bit is no command. The one PATH scan: the agent CLIs and the bare
  * clang of the settings are found the same way.
  */
-export async function executablesOnPath(searchPath: string, wanted: (name: string) => boolean): Promise<Map<string, string>> {
+export async function executablesOnPath(
+  searchPath: string,
+  wanted: (name: string) => boolean,
+): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   for (const dir of searchPath.split(delimiter)) {
     if (dir === '') continue;
@@ -31,7 +34,10 @@ export async function findExecutable(command: string, searchPath: string): Promi
 }
 
 async function isExecutable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(() => true, () => false);
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 export interface RunRequest {
@@ -152,7 +158,8 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   };
   let timeoutTimer: NodeJS.Timeout | undefined;
   const startTimeout = () => {
-    if (request.timeoutMs !== undefined && !timeoutTimer) timeoutTimer = setTimeout(() => terminate('timeout'), request.timeoutMs);
+    if (request.timeoutMs !== undefined && !timeoutTimer)
+      timeoutTimer = setTimeout(() => terminate('timeout'), request.timeoutMs);
   };
   const marker = request.timeoutStartsOn;
   if (marker === undefined) startTimeout();
@@ -185,7 +192,11 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
 
   const durationMs = Date.now() - started;
   if (result.failed && result.exitCode === undefined && result.signal === undefined && !ending) {
-    return { kind: 'spawn-failed', message: result.originalMessage ?? result.shortMessage ?? 'unknown error', durationMs };
+    return {
+      kind: 'spawn-failed',
+      message: result.originalMessage ?? result.shortMessage ?? 'unknown error',
+      durationMs,
+    };
   }
   const captured: Captured = {
     stdout: decodeBytes(Buffer.concat(out.stdout)),

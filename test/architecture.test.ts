@@ -34,7 +34,8 @@ function moduleOf(file: string): string {
 
 function rankOf(module: string): number {
   const rank = LAYERS.findIndex((row) => row.includes(module));
-  if (rank < 0) throw new Error(`src/${module} is in no layer of test/architecture.test.ts; add it where design.md puts it`);
+  if (rank < 0)
+    throw new Error(`src/${module} is in no layer of test/architecture.test.ts; add it where design.md puts it`);
   return rank;
 }
 
@@ -129,7 +130,8 @@ describe('the import graph of src/', () => {
     // Guards the walk itself: a parser that saw nothing would pass every other test here.
     expect(files.length).toBeGreaterThan(50);
     expect(edges.length).toBeGreaterThan(files.length);
-    for (const { from, to } of edges) expect(files, `${rel(from)} imports ${rel(to)}, which does not exist`).toContain(to);
+    for (const { from, to } of edges)
+      expect(files, `${rel(from)} imports ${rel(to)}, which does not exist`).toContain(to);
   });
 
   it('only points down the stack of design.md (Layout)', () => {
@@ -147,7 +149,9 @@ describe('the import graph of src/', () => {
 
   // design.md: the composer only wires the stages beside it; work that creeps into it belongs in a stage.
   it('keeps the composer src/pipeline/index.ts short', () => {
-    expect(readFileSync(path.join(SRC, 'pipeline', 'index.ts'), 'utf8').split('\n').length).toBeLessThanOrEqual(COMPOSER_MAX_LINES);
+    expect(readFileSync(path.join(SRC, 'pipeline', 'index.ts'), 'utf8').split('\n').length).toBeLessThanOrEqual(
+      COMPOSER_MAX_LINES,
+    );
   });
 });
 
@@ -163,7 +167,13 @@ function foreignFieldWrites(file: string, text: string): string[] {
   const found: string[] = [];
   const rootOf = (node: ts.Expression): ts.Expression => {
     let e = node;
-    while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    while (
+      ts.isPropertyAccessExpression(e) ||
+      ts.isElementAccessExpression(e) ||
+      ts.isParenthesizedExpression(e) ||
+      ts.isNonNullExpression(e)
+    )
+      e = e.expression;
     return e;
   };
   const bound = (name: ts.BindingName, into: Set<string>): void => {
@@ -190,11 +200,27 @@ function foreignFieldWrites(file: string, text: string): string[] {
       return ts.isIdentifier(root) && names.has(root.text);
     };
     const written = (target: ts.Expression) => {
-      if ((ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) && handedRoot(target)) report(target);
+      if ((ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) && handedRoot(target))
+        report(target);
     };
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) written(node.left);
-    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) written(node.operand);
-    if (ts.isCallExpression(node) && node.expression.getText() === 'Object.assign' && node.arguments[0] && handedRoot(node.arguments[0])) report(node);
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    )
+      written(node.left);
+    if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)
+    )
+      written(node.operand);
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.getText() === 'Object.assign' &&
+      node.arguments[0] &&
+      handedRoot(node.arguments[0])
+    )
+      report(node);
     ts.forEachChild(node, (child) => visit(child, names));
   };
   visit(source, new Set());

@@ -37,13 +37,21 @@ describe('decodeBytes / encodeText', () => {
 describe('an answer that shows a non-UTF-8 byte as U+FFFD', () => {
   it('still applies, and the file keeps its own byte', async () => {
     const { applyFilePatch, parsePatches } = await import('../src/patch/index.js');
-    const source = decodeBytes(Buffer.from('int f(int n) {\n    int i;\n    double sum = 0.0;\n    /* r\xe9sum\xe9 */\n    for (i = 0; i < n; i++) {\n        sum += i;\n    }\n    return sum;\n}\n', 'latin1'));
+    const source = decodeBytes(
+      Buffer.from(
+        'int f(int n) {\n    int i;\n    double sum = 0.0;\n    /* r\xe9sum\xe9 */\n    for (i = 0; i < n; i++) {\n        sum += i;\n    }\n    return sum;\n}\n',
+        'latin1',
+      ),
+    );
     // What a model echoes from a prompt that carried the byte: the replacement character.
-    const answer = '--- a/x.c\n+++ b/x.c\n@@ -3,4 +3,5 @@\n     double sum = 0.0;\n     /* r\ufffdsum\ufffd */\n+    #pragma omp parallel for reduction(+:sum)\n     for (i = 0; i < n; i++) {\n         sum += i;\n';
+    const answer =
+      '--- a/x.c\n+++ b/x.c\n@@ -3,4 +3,5 @@\n     double sum = 0.0;\n     /* r\ufffdsum\ufffd */\n+    #pragma omp parallel for reduction(+:sum)\n     for (i = 0; i < n; i++) {\n         sum += i;\n';
     const [patch] = parsePatches(answer).patches;
     const applied = applyFilePatch(source, patch!);
     expect(applied.ok).toBe(true);
     const bytes = encodeText(applied.ok ? applied.result! : '');
-    expect(bytes.includes(Buffer.from('    /* r\xe9sum\xe9 */\n    #pragma omp parallel for reduction(+:sum)\n', 'latin1'))).toBe(true);
+    expect(
+      bytes.includes(Buffer.from('    /* r\xe9sum\xe9 */\n    #pragma omp parallel for reduction(+:sum)\n', 'latin1')),
+    ).toBe(true);
   });
 });

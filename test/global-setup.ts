@@ -16,10 +16,12 @@ function works(command: string, args: string[]): boolean {
 
 // clang without libomp-dev runs, but cannot compile OpenMP.
 function clangHasOpenMP(): boolean {
-  return spawnSync('clang', ['-fopenmp', '-x', 'c', '-', '-o', '/dev/null'], {
-    input: '#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n',
-    stdio: ['pipe', 'ignore', 'ignore'],
-  }).status === 0;
+  return (
+    spawnSync('clang', ['-fopenmp', '-x', 'c', '-', '-o', '/dev/null'], {
+      input: '#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n',
+      stdio: ['pipe', 'ignore', 'ignore'],
+    }).status === 0
+  );
 }
 
 export default function setup(): void {
@@ -28,7 +30,9 @@ export default function setup(): void {
   if (missing.size === 0) return;
   const packages = [...missing];
   if (process.getuid?.() !== 0) {
-    console.warn(`tests that build with clang or CMake need Debian's packages: sudo apt-get install -y ${packages.join(' ')}`);
+    console.warn(
+      `tests that build with clang or CMake need Debian's packages: sudo apt-get install -y ${packages.join(' ')}`,
+    );
     return;
   }
   console.warn(`installing Debian's ${packages.join(', ')} for the clang and CMake tests (apt-get, once)`);

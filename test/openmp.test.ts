@@ -21,14 +21,24 @@ describe('parseDirective', () => {
     const line = joinContinuations(['# pragma omp parallel for \\', '   firstprivate(n) collapse(2)']);
     expect(parseDirective(line)).toMatchObject({
       construct: 'parallel for',
-      clauses: [{ name: 'firstprivate', vars: ['n'] }, { name: 'collapse', args: '2' }],
+      clauses: [
+        { name: 'firstprivate', vars: ['n'] },
+        { name: 'collapse', args: '2' },
+      ],
     });
   });
 
   it('keeps nested parentheses and array sections inside one clause', () => {
-    const directive = parseDirective('#pragma omp target teams distribute parallel for device(0) map(to: a[0:n], f(x)) ');
+    const directive = parseDirective(
+      '#pragma omp target teams distribute parallel for device(0) map(to: a[0:n], f(x)) ',
+    );
     expect(directive?.construct).toBe('target teams distribute parallel for');
-    expect(directive?.clauses[1]).toEqual({ name: 'map', args: 'to: a[0:n], f(x)', modifier: 'to', vars: ['a[0:n]', 'f(x)'] });
+    expect(directive?.clauses[1]).toEqual({
+      name: 'map',
+      args: 'to: a[0:n], f(x)',
+      modifier: 'to',
+      vars: ['a[0:n]', 'f(x)'],
+    });
   });
 
   it('reads the generator misspelling depends as a clause', () => {

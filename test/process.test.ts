@@ -37,16 +37,33 @@ describe('runProcess', () => {
 
   it('starts the timeout only when stdout carries the marker (a queued srun is not yet running the build)', async () => {
     // Two seconds of "queue" before the marker, with a one-second timeout: no timeout yet.
-    const queued = await runProcess({ command: 'sh', args: ['-c', 'sleep 2; echo built'], cwd, timeoutMs: 1000, timeoutStartsOn: 'STARTED' });
+    const queued = await runProcess({
+      command: 'sh',
+      args: ['-c', 'sleep 2; echo built'],
+      cwd,
+      timeoutMs: 1000,
+      timeoutStartsOn: 'STARTED',
+    });
     expect(queued).toMatchObject({ kind: 'exited', exitCode: 0, stdout: 'built\n' });
     // The marker split across two writes still starts it, and the limit counts from there.
-    const hung = await runProcess({ command: 'sh', args: ['-c', 'sleep 2; printf STA; printf "RTED\\n"; sleep 600'], cwd, timeoutMs: 1000, timeoutStartsOn: 'STARTED' });
+    const hung = await runProcess({
+      command: 'sh',
+      args: ['-c', 'sleep 2; printf STA; printf "RTED\\n"; sleep 600'],
+      cwd,
+      timeoutMs: 1000,
+      timeoutStartsOn: 'STARTED',
+    });
     expect(hung).toMatchObject({ kind: 'timeout', stdout: 'STARTED\n' });
     expect(hung.kind === 'spawn-failed' ? 0 : hung.durationMs).toBeGreaterThanOrEqual(3000);
   });
 
   it('caps output and says so', async () => {
-    const outcome = await runProcess({ command: 'sh', args: ['-c', 'head -c 100000 /dev/zero'], cwd, maxOutputBytes: 1000 });
+    const outcome = await runProcess({
+      command: 'sh',
+      args: ['-c', 'head -c 100000 /dev/zero'],
+      cwd,
+      maxOutputBytes: 1000,
+    });
     expect(outcome).toMatchObject({ kind: 'exited', truncated: true });
     if (outcome.kind === 'exited') expect(outcome.stdout.length).toBe(1000);
   });
@@ -59,4 +76,3 @@ describe('runProcess', () => {
     expect(outcome.kind).toBe('canceled');
   });
 });
-

@@ -16,7 +16,8 @@ it('puts every test file in exactly one tier', () => {
   const full = files(FULL_TIER);
   const problems = [...files(['test/**/*.test.ts'])].sort().flatMap((file) => {
     if (quick.has(file) && full.has(file)) return [`${file}: in both tiers of test/tiers.ts`];
-    if (!quick.has(file) && !full.has(file)) return [`${file}: in neither tier: add it to QUICK_TIER or FULL_TIER in test/tiers.ts`];
+    if (!quick.has(file) && !full.has(file))
+      return [`${file}: in neither tier: add it to QUICK_TIER or FULL_TIER in test/tiers.ts`];
     return [];
   });
   expect(problems).toEqual([]);
@@ -30,7 +31,9 @@ it('names no file in the tiers that does not exist', () => {
 it('keeps out of the quick tier what needs the build, the cluster, the browser or an agent CLI', () => {
   const problems = [...files(QUICK_TIER)].sort().flatMap((file) => {
     const text = readFileSync(path.join(root, file), 'utf8');
-    return FULL_TIER_ONLY.filter(({ pattern }) => pattern.test(text)).map(({ needs }) => `${file}: needs ${needs}: move it to FULL_TIER`);
+    return FULL_TIER_ONLY.filter(({ pattern }) => pattern.test(text)).map(
+      ({ needs }) => `${file}: needs ${needs}: move it to FULL_TIER`,
+    );
   });
   expect(problems).toEqual([]);
 });

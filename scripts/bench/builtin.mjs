@@ -33,10 +33,19 @@ async function runTables(files, env) {
   const run = await runProcess({
     command: join(ROOT, 'node_modules', '.bin', 'vitest'),
     args: ['run', ...files, '--reporter=dot'],
-    cwd: ROOT, env, timeoutMs: 3_600_000,
+    cwd: ROOT,
+    env,
+    timeoutMs: 3_600_000,
   });
   if (run.kind !== 'exited') throw new Error(`vitest did not finish: ${run.kind}`);
-  if (run.exitCode !== 0) console.log(`  (${files.join(', ')} failed: ${run.stdout.split('\n').filter((line) => /FAIL|failed/.test(line)).slice(0, 5).join(' | ')})`);
+  if (run.exitCode !== 0)
+    console.log(
+      `  (${files.join(', ')} failed: ${run.stdout
+        .split('\n')
+        .filter((line) => /FAIL|failed/.test(line))
+        .slice(0, 5)
+        .join(' | ')})`,
+    );
 }
 
 const FAMILIES = ['gcc', 'clang'];
@@ -46,10 +55,18 @@ function classTable(rows) {
   const count = (family, filter) => {
     const selected = rows.filter((row) => row.family === family && filter(row));
     const by = (outcome) => selected.filter((row) => row.outcome === outcome).length;
-    return { fixtures: selected.length, builds: by('builds'), repaired: by('repaired'), handedOn: by('handed-on'), wrong: by('wrong') };
+    return {
+      fixtures: selected.length,
+      builds: by('builds'),
+      repaired: by('repaired'),
+      handedOn: by('handed-on'),
+      wrong: by('wrong'),
+    };
   };
   const cell = (c) => `${c.repaired} / ${c.handedOn} / ${c.wrong}${c.builds > 0 ? ` (${c.builds} build)` : ''}`;
-  console.log('fixtures repaired / handed on / wrong, per compiler ("build": the compiler accepts the generated patch)');
+  console.log(
+    'fixtures repaired / handed on / wrong, per compiler ("build": the compiler accepts the generated patch)',
+  );
   console.log(`| class | fixtures | ${FAMILIES.join(' | ')} |`);
   console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|`);
   for (const name of classes) {
@@ -61,9 +78,12 @@ function classTable(rows) {
   for (const family of FAMILIES) {
     const t = count(family, () => true);
     const d = count(family, (row) => !NOT_DETERMINISTIC.has(row.class) && row.outcome !== 'builds');
-    console.log(`${family}: ${t.repaired} repaired, ${t.handedOn} handed on, ${t.wrong} wrong, ${t.builds} build as generated; deterministic classes: ${d.repaired}/${d.fixtures} failing fixtures repaired (${((100 * d.repaired) / d.fixtures).toFixed(1)} %)`);
+    console.log(
+      `${family}: ${t.repaired} repaired, ${t.handedOn} handed on, ${t.wrong} wrong, ${t.builds} build as generated; deterministic classes: ${d.repaired}/${d.fixtures} failing fixtures repaired (${((100 * d.repaired) / d.fixtures).toFixed(1)} %)`,
+    );
   }
-  for (const row of rows.filter((r) => r.outcome === 'wrong')) console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
+  for (const row of rows.filter((r) => r.outcome === 'wrong'))
+    console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
 }
 
 /** A decline's reason without its file and line, the names it quotes and the compiler's words. */
@@ -88,26 +108,37 @@ function realTable(rows) {
     const selected = rows.filter((row) => row.family === family && filter(row));
     const by = (outcome) => selected.filter((row) => row.outcome === outcome).length;
     return {
-      suggestions: selected.length, builds: by('builds'), repaired: by('repaired'), declined: by('handed-on'), wrong: by('wrong'),
+      suggestions: selected.length,
+      builds: by('builds'),
+      repaired: by('repaired'),
+      declined: by('handed-on'),
+      wrong: by('wrong'),
       offTarget: selected.filter((row) => !onTarget(row)).length,
     };
   };
   const cell = (c) => `${c.repaired} / ${c.declined} / ${c.wrong} / ${c.builds}`;
-  console.log('\nreal code: suggestions repaired / declined / wrong / build as generated, per compiler; "off target": decisions issue 20 wants otherwise');
+  console.log(
+    '\nreal code: suggestions repaired / declined / wrong / build as generated, per compiler; "off target": decisions issue 20 wants otherwise',
+  );
   console.log(`| code | suggestions | ${FAMILIES.join(' | ')} | off target (${FAMILIES.join(' / ')}) |`);
   console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|---|`);
   for (const code of [...codes, 'total']) {
     const cells = FAMILIES.map((family) => count(family, (row) => code === 'total' || row.code === code));
-    console.log(`| ${code === 'total' ? '**total**' : code} | ${cells[0].suggestions} | ${cells.map(cell).join(' | ')} | ${cells.map((c) => c.offTarget).join(' / ')} |`);
+    console.log(
+      `| ${code === 'total' ? '**total**' : code} | ${cells[0].suggestions} | ${cells.map(cell).join(' | ')} | ${cells.map((c) => c.offTarget).join(' / ')} |`,
+    );
   }
   for (const family of FAMILIES) {
     const declined = rows.filter((row) => row.family === family && row.outcome === 'handed-on');
     const byReason = new Map();
-    for (const row of declined) byReason.set(reasonKind(row.reason), [...(byReason.get(reasonKind(row.reason)) ?? []), row.fixture]);
+    for (const row of declined)
+      byReason.set(reasonKind(row.reason), [...(byReason.get(reasonKind(row.reason)) ?? []), row.fixture]);
     console.log(`${family} declines by reason:`);
-    for (const [reason, fixtures] of [...byReason].sort((a, b) => b[1].length - a[1].length)) console.log(`  ${fixtures.length} × ${reason} (${fixtures.join(', ')})`);
+    for (const [reason, fixtures] of [...byReason].sort((a, b) => b[1].length - a[1].length))
+      console.log(`  ${fixtures.length} × ${reason} (${fixtures.join(', ')})`);
   }
-  for (const row of rows.filter((r) => r.outcome === 'wrong')) console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
+  for (const row of rows.filter((r) => r.outcome === 'wrong'))
+    console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
 }
 
 async function coverage() {
@@ -115,14 +146,16 @@ async function coverage() {
   try {
     const classes = join(dir, 'classes.json');
     const real = join(dir, 'real.json');
-    await runTables(['test/builtin/classes.test.ts', 'test/builtin/real-code.test.ts'], { BUILTIN_TABLE: classes, BUILTIN_REAL_TABLE: real });
+    await runTables(['test/builtin/classes.test.ts', 'test/builtin/real-code.test.ts'], {
+      BUILTIN_TABLE: classes,
+      BUILTIN_REAL_TABLE: real,
+    });
     classTable(JSON.parse(await readFile(classes, 'utf8')));
     realTable(JSON.parse(await readFile(real, 'utf8')));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
-
 
 function option(args, name, fallback) {
   const index = args.indexOf(name);
@@ -159,15 +192,34 @@ export default async function bench(args) {
     await mkdir(join(dir, 'src'));
     await writeFile(source, original);
     await writeFile(`${source}.discopop_patch_generator.temp`, patched);
-    const diff = await runProcess({ command: 'diff', args: ['-Naru', source, `${source}.discopop_patch_generator.temp`], cwd: dir });
+    const diff = await runProcess({
+      command: 'diff',
+      args: ['-Naru', source, `${source}.discopop_patch_generator.temp`],
+      cwd: dir,
+    });
     await writeFile(join(dir, 'src', 'build.c'), patched);
-    const gcc = await runProcess({ command: 'gcc', args: ['-fopenmp', '-c', 'src/build.c', '-o', '/dev/null'], cwd: dir, env: { LC_ALL: 'C' } });
+    const gcc = await runProcess({
+      command: 'gcc',
+      args: ['-fopenmp', '-c', 'src/build.c', '-o', '/dev/null'],
+      cwd: dir,
+      env: { LC_ALL: 'C' },
+    });
     const output = (gcc.stdout + gcc.stderr).replaceAll('src/build.c', 'src/kernels.c');
     const dp = { projectRoot: dir, files: new Map([['1', { id: '1', path: source, relPath: 'src/kernels.c' }]]) };
     const task = {
       suggestion: {
-        id: '1', dir, pattern: null, hotspot: null,
-        files: [{ fileId: '1', patchPath: join(dir, '1.patch'), text: diff.stdout, source: { id: '1', path: source, relPath: 'src/kernels.c' } }],
+        id: '1',
+        dir,
+        pattern: null,
+        hotspot: null,
+        files: [
+          {
+            fileId: '1',
+            patchPath: join(dir, '1.patch'),
+            text: diff.stdout,
+            source: { id: '1', path: source, relPath: 'src/kernels.c' },
+          },
+        ],
       },
       sources: new Map([['1', original]]),
       generated: new Map([['1', diff.stdout]]),
@@ -186,7 +238,9 @@ export default async function bench(args) {
     }
     warm.sort((a, b) => a - b);
     console.log(`builtinRepair on ${lines.length} lines (${kernels} kernels), rules ${first.rules.join(', ')}`);
-    console.log(`  cold ${coldMs.toFixed(1)} ms (tree-sitter load included), warm median ${warm[Math.floor(warm.length / 2)].toFixed(1)} ms over ${samples} calls`);
+    console.log(
+      `  cold ${coldMs.toFixed(1)} ms (tree-sitter load included), warm median ${warm[Math.floor(warm.length / 2)].toFixed(1)} ms over ${samples} calls`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

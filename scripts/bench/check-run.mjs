@@ -11,20 +11,38 @@ import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../dist/process.js';
 import { instantiateFixture } from '../instantiate-fixture.mjs';
 import { scriptedDescriptor } from '../../test/helpers/scripted-agent/descriptor.mjs';
-import { answerText, LAST_C, LAST_RIGHT, LAST_TWICE, RACE_LOOP_LINE, RACY, writeRunProject } from '../../test/helpers/run-project-files.mjs';
+import {
+  answerText,
+  LAST_C,
+  LAST_RIGHT,
+  LAST_TWICE,
+  RACE_LOOP_LINE,
+  RACY,
+  writeRunProject,
+} from '../../test/helpers/run-project-files.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
 
 async function timedRun(dotDir, args) {
   const started = performance.now();
-  const run = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, '--dry-run', ...args], cwd: dotDir, timeoutMs: 1_800_000 });
+  const run = await runProcess({
+    command: process.execPath,
+    args: [CLI, '--dot-dp-path', dotDir, '--dry-run', ...args],
+    cwd: dotDir,
+    timeoutMs: 1_800_000,
+  });
   const seconds = (performance.now() - started) / 1000;
-  if (run.kind !== 'exited' || run.exitCode > 1) throw new Error(`patch-repair ${args.join(' ')}: ${run.kind} ${run.exitCode ?? ''}\n${run.stderr ?? ''}`);
-  const events = (await readFile(join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  if (run.kind !== 'exited' || run.exitCode > 1)
+    throw new Error(`patch-repair ${args.join(' ')}: ${run.kind} ${run.exitCode ?? ''}\n${run.stderr ?? ''}`);
+  const events = (await readFile(join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const rejected = { builtin: 0, agent: 0 };
   const tierOf = new Map(events.filter((e) => e.type === 'call-started').map((e) => [`${e.id}/${e.attempt}`, e.tier]));
-  for (const e of events) if (e.type === 'check' && e.check === 'runs' && !e.passed) rejected[tierOf.get(`${e.id}/${e.attempt}`)] += 1;
+  for (const e of events)
+    if (e.type === 'check' && e.check === 'runs' && !e.passed) rejected[tierOf.get(`${e.id}/${e.attempt}`)] += 1;
   return { seconds, rejected };
 }
 
@@ -39,9 +57,15 @@ async function scriptedAgentProject() {
   const agentDir = join(root, 'agent');
   await mkdir(agentDir);
   const repliesFile = join(agentDir, 'replies.json');
-  await writeFile(repliesFile, JSON.stringify([RACY, LAST_RIGHT].map((directive) => answerText(root, LAST_C, RACE_LOOP_LINE, directive))));
+  await writeFile(
+    repliesFile,
+    JSON.stringify([RACY, LAST_RIGHT].map((directive) => answerText(root, LAST_C, RACE_LOOP_LINE, directive))),
+  );
   const descriptorFile = join(agentDir, 'scripted.json');
-  await writeFile(descriptorFile, JSON.stringify(scriptedDescriptor({ repliesFile, stateFile: join(agentDir, 'state') })));
+  await writeFile(
+    descriptorFile,
+    JSON.stringify(scriptedDescriptor({ repliesFile, stateFile: join(agentDir, 'state') })),
+  );
   return { dir: root, dotDir: dot, args: ['--backend', descriptorFile] };
 }
 
@@ -64,7 +88,9 @@ async function measure(label, prepare, repeats) {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const a = median(without);
   const b = median(withCheck);
-  console.log(`${label.padEnd(36)} ${a.toFixed(1).padStart(7)} s  ${b.toFixed(1).padStart(7)} s  ${(b / a).toFixed(2).padStart(5)}×   built-in ${rejected.builtin}, agent ${rejected.agent}`);
+  console.log(
+    `${label.padEnd(36)} ${a.toFixed(1).padStart(7)} s  ${b.toFixed(1).padStart(7)} s  ${(b / a).toFixed(2).padStart(5)}×   built-in ${rejected.builtin}, agent ${rejected.agent}`,
+  );
 }
 
 export default async function bench(args) {
@@ -79,5 +105,6 @@ export default async function bench(args) {
   ];
   // --only <word>: the rows whose label contains it, to measure one again.
   const only = args.indexOf('--only');
-  for (const [label, prepare] of rows) if (only < 0 || label.includes(args[only + 1])) await measure(label, prepare, repeats);
+  for (const [label, prepare] of rows)
+    if (only < 0 || label.includes(args[only + 1])) await measure(label, prepare, repeats);
 }

@@ -42,7 +42,16 @@ async function runOurs(dp, base, jobs, launcher) {
   const emit = (event) => {
     if (event.type === 'build-finished' && event.purpose === 'discovery') durations.push(event.duration_ms);
   };
-  const pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs, threads: 1, timeoutMs: 600_000, signal: controller.signal, emit, launcher });
+  const pool = await BuildPool.create({
+    dp,
+    scratchDir: join(base, 'scratch'),
+    jobs,
+    threads: 1,
+    timeoutMs: 600_000,
+    signal: controller.signal,
+    emit,
+    launcher,
+  });
   try {
     const result = await discover({ dp, considered: dp.suggestions, pool, emit });
     const failing = [...result.builds].filter(([, r]) => !r.ok).map(([id]) => id);
@@ -64,11 +73,19 @@ async function compareLaunchers(dp, base, jobs, o) {
     const remote = await runOurs(dp, scratch, jobs, slurm);
     const builds = local.durations.length;
     const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length / 1000;
-    console.log(`\nlocal launcher against --launcher slurm${o.launcherArgs.length > 0 ? ` --launcher-args "${o.launcherArgs.join(' ')}"` : ''}, ${builds} discovery builds, -j ${jobs}`);
+    console.log(
+      `\nlocal launcher against --launcher slurm${o.launcherArgs.length > 0 ? ` --launcher-args "${o.launcherArgs.join(' ')}"` : ''}, ${builds} discovery builds, -j ${jobs}`,
+    );
     console.log(`  preflight job: ${preflight.toFixed(2)} s (once per run)`);
-    console.log(`  discovery: local ${local.seconds.toFixed(1)} s, slurm ${remote.seconds.toFixed(1)} s: ${(remote.seconds / local.seconds).toFixed(2)}x`);
-    console.log(`  wall-clock overhead per build: ${(((remote.seconds - local.seconds) / builds) * 1000).toFixed(0)} ms`);
-    console.log(`  mean build (patch + compile.sh): local ${mean(local.durations).toFixed(3)} s, slurm ${mean(remote.durations).toFixed(3)} s: +${((mean(remote.durations) - mean(local.durations)) * 1000).toFixed(0)} ms a build`);
+    console.log(
+      `  discovery: local ${local.seconds.toFixed(1)} s, slurm ${remote.seconds.toFixed(1)} s: ${(remote.seconds / local.seconds).toFixed(2)}x`,
+    );
+    console.log(
+      `  wall-clock overhead per build: ${(((remote.seconds - local.seconds) / builds) * 1000).toFixed(0)} ms`,
+    );
+    console.log(
+      `  mean build (patch + compile.sh): local ${mean(local.durations).toFixed(3)} s, slurm ${mean(remote.durations).toFixed(3)} s: +${((mean(remote.durations) - mean(local.durations)) * 1000).toFixed(0)} ms a build`,
+    );
     console.log(`  failing ids identical: ${sameIds(local.failing, remote.failing) ? 'yes' : 'NO'}`);
   } finally {
     await slurm.cancelAll();
@@ -77,7 +94,8 @@ async function compareLaunchers(dp, base, jobs, o) {
 }
 
 function must(outcome, what) {
-  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) throw new Error(`${what}: ${outcome.kind} ${outcome.stderr ?? outcome.message ?? ''}`);
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0)
+    throw new Error(`${what}: ${outcome.kind} ${outcome.stderr ?? outcome.message ?? ''}`);
   return outcome;
 }
 
@@ -86,7 +104,12 @@ async function compileIn(dp, copyRoot) {
   return runProcess({
     command: join(configDir, 'compile.sh'),
     cwd: configDir,
-    env: { ...dp.config.settings, DP_PROJECT_ROOT_DIR: copyRoot, DOT_DISCOPOP: join(copyRoot, '.discopop'), OMP_NUM_THREADS: '1' },
+    env: {
+      ...dp.config.settings,
+      DP_PROJECT_ROOT_DIR: copyRoot,
+      DOT_DISCOPOP: join(copyRoot, '.discopop'),
+      OMP_NUM_THREADS: '1',
+    },
   });
 }
 
@@ -160,10 +183,14 @@ async function compare(label, dp, base, jobs, broken) {
     `  limit: reference ${baseline.referenceSeconds.toFixed(1)} s + rebuilds ${baseline.rebuildSeconds.toFixed(1)} s / ${jobs} = ${limit.toFixed(1)} s; BuildPool is ${((ours.seconds / limit - 1) * 100).toFixed(0)}% above it`,
   );
   const identical = sameIds(ours.failing, baseline.failing);
-  console.log(`  failing ids: ${ours.failing.length} (BuildPool) vs ${baseline.failing.length} (baseline), identical: ${identical ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
+  console.log(
+    `  failing ids: ${ours.failing.length} (BuildPool) vs ${baseline.failing.length} (baseline), identical: ${identical ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`,
+  );
   console.log(`  workspaces: ${describePlacement(ours.placement)}`);
   const check = baseline.pathCheck;
-  console.log(`  path check over all ${check.files} files of the built tree (the pool reads only the reference outputs): ${check.ms.toFixed(0)} ms, ${check.holding} holding the path`);
+  console.log(
+    `  path check over all ${check.files} files of the built tree (the pool reads only the reference outputs): ${check.ms.toFixed(0)} ms, ${check.holding} holding the path`,
+  );
   return { label, ours: ours.seconds, baseline: baseline.seconds, ratio, limit, identical };
 }
 
@@ -179,11 +206,19 @@ async function comparePathDependent(dp, pathDependent, base, jobs, broken) {
   const plain = await runOurs(dp, base, jobs);
   const ours = await runOurs(pathDependent, base, jobs);
   const extra = (ours.seconds / plain.seconds - 1) * 100;
-  console.log('\npath-dependent project (compile.sh records its folder, as CMake does), against the plain project run just before');
-  console.log(`  BuildPool (-j ${jobs}), plain:          ${plain.seconds.toFixed(1)} s; workspaces: ${describePlacement(plain.placement)}`);
-  console.log(`  BuildPool (-j ${jobs}), path-dependent: ${ours.seconds.toFixed(1)} s; workspaces: ${describePlacement(ours.placement)}`);
+  console.log(
+    '\npath-dependent project (compile.sh records its folder, as CMake does), against the plain project run just before',
+  );
+  console.log(
+    `  BuildPool (-j ${jobs}), plain:          ${plain.seconds.toFixed(1)} s; workspaces: ${describePlacement(plain.placement)}`,
+  );
+  console.log(
+    `  BuildPool (-j ${jobs}), path-dependent: ${ours.seconds.toFixed(1)} s; workspaces: ${describePlacement(ours.placement)}`,
+  );
   console.log(`  cost of the path-dependent case: ${extra >= 0 ? '+' : ''}${extra.toFixed(0)}%`);
-  console.log(`  failing ids identical: ${sameIds(ours.failing, plain.failing) ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`);
+  console.log(
+    `  failing ids identical: ${sameIds(ours.failing, plain.failing) ? 'yes' : 'NO'}; as generated: ${sameIds(ours.failing, broken) ? 'yes' : 'NO'}`,
+  );
 }
 
 /** Considered suggestions per size of the issue's scale project (issue 38); other sizes get as many per unit. */
@@ -208,10 +243,14 @@ async function scaleCurve(sizes, jobs, fillers) {
       await rm(base, { recursive: true, force: true });
     }
   }
-  console.log(`\nscale curve (${fillers} filler functions a unit, -j ${jobs}): discovery against the autotuner's loop (copy, patch, compile.sh per suggestion, one after the other)`);
+  console.log(
+    `\nscale curve (${fillers} filler functions a unit, -j ${jobs}): discovery against the autotuner's loop (copy, patch, compile.sh per suggestion, one after the other)`,
+  );
   console.log('  units  considered/broken  discovery  autotuner loop  ratio  failing ids identical');
   for (const r of rows) {
-    console.log(`  ${String(r.tus).padStart(5)}  ${`${r.suggestions} / ${r.broken}`.padStart(17)}  ${`${r.ours.toFixed(1)} s`.padStart(9)}  ${`${r.baseline.toFixed(1)} s`.padStart(14)}  ${`${(r.baseline / r.ours).toFixed(1)}x`.padStart(5)}  ${r.identical ? 'yes' : 'NO'}`);
+    console.log(
+      `  ${String(r.tus).padStart(5)}  ${`${r.suggestions} / ${r.broken}`.padStart(17)}  ${`${r.ours.toFixed(1)} s`.padStart(9)}  ${`${r.baseline.toFixed(1)} s`.padStart(14)}  ${`${(r.baseline / r.ours).toFixed(1)}x`.padStart(5)}  ${r.identical ? 'yes' : 'NO'}`,
+    );
   }
 }
 
@@ -231,11 +270,15 @@ export default async function bench(args) {
     if (launcher === 'slurm') {
       const launcherArgs = splitLauncherArgs(option(args, '--launcher-args', ''));
       if (!Array.isArray(launcherArgs)) throw new Error(`--launcher-args: ${launcherArgs.problem}`);
-      console.log(`Discovery benchmark, launchers: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions, ${availableParallelism()} cores here`);
+      console.log(
+        `Discovery benchmark, launchers: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions, ${availableParallelism()} cores here`,
+      );
       await compareLaunchers(dp, base, jobs, { launcherArgs, workDir: option(args, '--work-dir', tmpdir()) });
       return;
     }
-    console.log(`Discovery benchmark: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`);
+    console.log(
+      `Discovery benchmark: ${tus} translation units (${fillers} filler functions each), ${suggestions} suggestions (${broken.size} broken), ${availableParallelism()} cores, -j ${jobs}`,
+    );
     if (only.includes('plain')) await compare('plain project', dp, base, jobs, broken);
     if (only.includes('pathdep')) await comparePathDependent(dp, pathDependent, base, jobs, broken);
     if (only.includes('data')) {

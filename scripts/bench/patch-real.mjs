@@ -24,7 +24,12 @@ const ERROR_TOKENS = ['error', 'exception', 'traceback', 'fatal', 'syntaxerror']
  * takes them one flag each (it rejects the comma list). With them, gcc 12's first line on every
  * before.c is the recorded one.
  */
-const GCC14_PERMERRORS = ['implicit-function-declaration', 'implicit-int', 'int-conversion', 'incompatible-pointer-types'].map((name) => `-Werror=${name}`);
+const GCC14_PERMERRORS = [
+  'implicit-function-declaration',
+  'implicit-int',
+  'int-conversion',
+  'incompatible-pointer-types',
+].map((name) => `-Werror=${name}`);
 const TIME_LIMIT_MS = 500;
 const SLOWEST_SHOWN = 5;
 const RETIMINGS = 7;
@@ -56,7 +61,10 @@ function firstError(stderr, stdout) {
 }
 
 function countErrorLines(stderr, stdout) {
-  const lines = `${stderr}\n${stdout}`.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = `${stderr}\n${stdout}`
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const errors = lines.filter((line) => ERROR_TOKENS.some((token) => line.toLowerCase().includes(token))).length;
   return errors === 0 ? lines.length : errors;
 }
@@ -71,7 +79,13 @@ function* cases(dataset) {
         const dir = join(languageDir, name);
         const diffs = join(dir, 'diffs');
         if (!existsSync(join(dir, 'manifest.json')) || !existsSync(diffs)) continue;
-        yield { dir, language, diffs: readdirSync(diffs).filter((file) => file.endsWith('.diff')).sort() };
+        yield {
+          dir,
+          language,
+          diffs: readdirSync(diffs)
+            .filter((file) => file.endsWith('.diff'))
+            .sort(),
+        };
       }
     }
   }
@@ -82,7 +96,8 @@ function applyOurs(before, diffText) {
   const started = performance.now();
   const parsed = engine.parsePatches(diffText);
   const hunks = parsed.patches.flatMap((patch) => patch.hunks);
-  if (hunks.length === 0) return { outcome: 'no hunk parsed', ms: performance.now() - started, result: null, report: null };
+  if (hunks.length === 0)
+    return { outcome: 'no hunk parsed', ms: performance.now() - started, result: null, report: null };
   const report = engine.applyFilePatch(before, { oldPath: null, newPath: null, hunks });
   const ms = performance.now() - started;
   const second = report.hunkContextResult;
@@ -97,7 +112,9 @@ async function fixesC(code, manifest, scratch, recorded) {
   const outcome = await compileC(code, manifest, scratch);
   const first = firstError(recorded.stderr, recorded.stdout);
   const firstGone = first === '' || !(outcome.stderr + outcome.stdout).includes(first);
-  return firstGone && countErrorLines(outcome.stderr, outcome.stdout) < countErrorLines(recorded.stderr, recorded.stdout);
+  return (
+    firstGone && countErrorLines(outcome.stderr, outcome.stdout) < countErrorLines(recorded.stderr, recorded.stdout)
+  );
 }
 
 async function compileC(code, manifest, scratch) {
@@ -123,7 +140,9 @@ function option(args, name) {
 export default async function bench(args) {
   const dataset = option(args, '--dataset');
   if (dataset === undefined || !existsSync(join(dataset, 'benchmarks', 'generated'))) {
-    console.error('patch-real: --dataset DIR must be a checkout of github.com/trickl/llm-patch at 3222602 (DIR/benchmarks/generated missing)');
+    console.error(
+      'patch-real: --dataset DIR must be a checkout of github.com/trickl/llm-patch at 3222602 (DIR/benchmarks/generated missing)',
+    );
     process.exit(2);
   }
   const compile = !args.includes('--no-compile');
@@ -139,18 +158,29 @@ export default async function bench(args) {
       const diffText = readText(join(dir, 'diffs', diffFile));
       const stats = diffStats(diffText);
       const ours = applyOurs(before, diffText);
-      const recorded = Object.fromEntries(APPLIERS.map((applier) => {
-        const path = join(dir, 'results', `${slug}__${applier}.json`);
-        const result = existsSync(path) ? JSON.parse(readText(path)) : {};
-        return [applier, { applied: Boolean(result.patch_applied), fixed: Boolean(result.success) }];
-      }));
+      const recorded = Object.fromEntries(
+        APPLIERS.map((applier) => {
+          const path = join(dir, 'results', `${slug}__${applier}.json`);
+          const result = existsSync(path) ? JSON.parse(readText(path)) : {};
+          return [applier, { applied: Boolean(result.patch_applied), fixed: Boolean(result.success) }];
+        }),
+      );
       let fixed = false;
       let fixedByACandidate = false;
       if (compile && language === 'c' && ours.outcome === 'applied' && !stats.deleteOnly) {
         fixed = await fixesC(ours.result, manifest, scratch, { stderr, stdout });
-        fixedByACandidate = fixed || (ours.second !== null && (await fixesC(ours.second, manifest, scratch, { stderr, stdout })));
+        fixedByACandidate =
+          fixed || (ours.second !== null && (await fixesC(ours.second, manifest, scratch, { stderr, stdout })));
       }
-      rows.push({ id: `${dir.slice(dataset.length + 1)}/diffs/${diffFile}`, language, stats, before, diffText, ours: { ...ours, fixed, fixedByACandidate }, recorded });
+      rows.push({
+        id: `${dir.slice(dataset.length + 1)}/diffs/${diffFile}`,
+        language,
+        stats,
+        before,
+        diffText,
+        ours: { ...ours, fixed, fixedByACandidate },
+        recorded,
+      });
     }
   }
   rmSync(scratch, { recursive: true, force: true });
@@ -160,36 +190,55 @@ export default async function bench(args) {
 }
 
 function report(rows, compile) {
-  const groups = [...Object.keys(EXTENSIONS).map((language) => [language, rows.filter((row) => row.language === language)]), ['all', rows]];
+  const groups = [
+    ...Object.keys(EXTENSIONS).map((language) => [language, rows.filter((row) => row.language === language)]),
+    ['all', rows],
+  ];
   console.log('Applied, of the diffs that hold a hunk (@@ line):');
-  console.log(`${'language'.padEnd(11)}${'diffs'.padStart(6)}${'hunked'.padStart(8)}${'ours'.padStart(18)}${'git'.padStart(18)}${'dmp'.padStart(18)}${'aider'.padStart(18)}`);
+  console.log(
+    `${'language'.padEnd(11)}${'diffs'.padStart(6)}${'hunked'.padStart(8)}${'ours'.padStart(18)}${'git'.padStart(18)}${'dmp'.padStart(18)}${'aider'.padStart(18)}`,
+  );
   for (const [name, group] of groups) {
     const hunked = group.filter((row) => row.stats.hunks > 0);
     const cell = (count) => `${count} ${percent(count, hunked.length)}`.padStart(18);
     const ours = hunked.filter((row) => row.ours.outcome === 'applied').length;
     const others = APPLIERS.map((applier) => hunked.filter((row) => row.recorded[applier].applied).length);
-    console.log(`${name.padEnd(11)}${String(group.length).padStart(6)}${String(hunked.length).padStart(8)}${cell(ours)}${others.map(cell).join('')}`);
+    console.log(
+      `${name.padEnd(11)}${String(group.length).padStart(6)}${String(hunked.length).padStart(8)}${cell(ours)}${others.map(cell).join('')}`,
+    );
   }
   console.log('\nThe rest, as the engine classifies them (diffs that hold a hunk):');
   for (const [name, group] of groups) {
     const rest = group.filter((row) => row.stats.hunks > 0 && row.ours.outcome !== 'applied');
-    const counts = ['no hunk parsed', 'a hunk failed', 'ambiguous'].map((outcome) => `${outcome} ${rest.filter((row) => row.ours.outcome === outcome).length}`);
+    const counts = ['no hunk parsed', 'a hunk failed', 'ambiguous'].map(
+      (outcome) => `${outcome} ${rest.filter((row) => row.ours.outcome === outcome).length}`,
+    );
     const slowest = group.reduce((top, row) => (top === null || row.ours.ms > top.ours.ms ? row : top), null);
     console.log(`  ${name.padEnd(11)} ${counts.join(', ')}; slowest ${slowest.ours.ms.toFixed(1)} ms (${slowest.id})`);
   }
   const slow = rows.filter((row) => row.ours.ms > TIME_LIMIT_MS);
-  console.log(`diffs slower than ${TIME_LIMIT_MS} ms: ${slow.length}${slow.length ? ` (${slow.map((row) => row.id).join(', ')})` : ''}`);
+  console.log(
+    `diffs slower than ${TIME_LIMIT_MS} ms: ${slow.length}${slow.length ? ` (${slow.map((row) => row.id).join(', ')})` : ''}`,
+  );
   const withSecond = rows.filter((row) => row.ours.second !== null && row.ours.second !== undefined);
   console.log(`diffs with a second reading (a context line differs from the file): ${withSecond.length}`);
   if (!compile) return;
   const c = rows.filter((row) => row.language === 'c');
-  const fixed = (pick) => { const count = c.filter(pick).length; return `${count} ${percent(count, c.length)}`; };
+  const fixed = (pick) => {
+    const count = c.filter(pick).length;
+    return `${count} ${percent(count, c.length)}`;
+  };
   console.log(`\nC "fixed" (the benchmark's rule), of all ${c.length} C diffs; gcc 12 ${GCC14_PERMERRORS.join(' ')}:`);
   console.log(`  ours, the benchmark's protocol (the diff's one reading):          ${fixed((row) => row.ours.fixed)}`);
-  console.log(`  ours, the pipeline's protocol (first of the engine's readings):    ${fixed((row) => row.ours.fixedByACandidate)}`);
+  console.log(
+    `  ours, the pipeline's protocol (first of the engine's readings):    ${fixed((row) => row.ours.fixedByACandidate)}`,
+  );
   const bySecond = c.filter((row) => row.ours.fixedByACandidate && !row.ours.fixed);
-  if (bySecond.length > 0) console.log(`  fixed only by the second reading: ${bySecond.map((row) => row.id).join(', ')}`);
-  console.log(`  recorded (gcc 14, one reading): ${APPLIERS.map((applier) => `${applier} ${fixed((row) => row.recorded[applier].fixed)}`).join(', ')}`);
+  if (bySecond.length > 0)
+    console.log(`  fixed only by the second reading: ${bySecond.map((row) => row.id).join(', ')}`);
+  console.log(
+    `  recorded (gcc 14, one reading): ${APPLIERS.map((applier) => `${applier} ${fixed((row) => row.recorded[applier].fixed)}`).join(', ')}`,
+  );
 }
 
 /**
@@ -201,7 +250,9 @@ function retimeSlowest(rows) {
   const reference = largeInput();
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const slowest = [...rows].sort((a, b) => b.ours.ms - a.ours.ms).slice(0, SLOWEST_SHOWN);
-  console.log(`\nSlowest ${SLOWEST_SHOWN} diffs, timed again ${RETIMINGS} times each beside the reference (jsdiff exact apply, ${reference.hunks} hunks, 10,000 lines), medians:`);
+  console.log(
+    `\nSlowest ${SLOWEST_SHOWN} diffs, timed again ${RETIMINGS} times each beside the reference (jsdiff exact apply, ${reference.hunks} hunks, 10,000 lines), medians:`,
+  );
   for (const row of slowest) {
     const ours = [];
     const baseline = [];
@@ -214,7 +265,9 @@ function retimeSlowest(rows) {
       ours.push(performance.now() - started);
     }
     const hunks = row.stats.hunks;
-    console.log(`  ${median(ours).toFixed(1).padStart(7)} ms = ${(median(ours) / median(baseline)).toFixed(1).padStart(5)} × reference (${median(baseline).toFixed(2)} ms); first run ${row.ours.ms.toFixed(1)} ms; ${hunks} hunks, ${row.before.split('\n').length} lines: ${row.id}`);
+    console.log(
+      `  ${median(ours).toFixed(1).padStart(7)} ms = ${(median(ours) / median(baseline)).toFixed(1).padStart(5)} × reference (${median(baseline).toFixed(2)} ms); first run ${row.ours.ms.toFixed(1)} ms; ${hunks} hunks, ${row.before.split('\n').length} lines: ${row.id}`,
+    );
   }
 }
 

@@ -51,7 +51,9 @@ export default async function bench(args) {
       .map((other) => `${cell}: engine ${table[cell].engine.right} < ${other} ${table[cell][other].right}`),
   );
   const refusalsMissed = [...REFUSAL_CELLS].filter((cell) => table[cell].engine.refused !== samples);
-  console.log(`\nengine misplacements: ${misplaced.length}${misplaced.length ? ` (${misplaced.map((m) => `${m.cell}#${m.seed}`).join(', ')})` : ''}`);
+  console.log(
+    `\nengine misplacements: ${misplaced.length}${misplaced.length ? ` (${misplaced.map((m) => `${m.cell}#${m.seed}`).join(', ')})` : ''}`,
+  );
   console.log(`cells where another applier is right more often: ${shortfalls.length ? shortfalls.join('; ') : 'none'}`);
   console.log(`refusal cells not refused every time: ${refusalsMissed.length ? refusalsMissed.join(', ') : 'none'}`);
 
@@ -69,16 +71,25 @@ export default async function bench(args) {
     repeats,
   );
   const same = engineResult !== null && engineResult === jsdiffResult;
-  console.log(`\n${large.source.split('\n').length - 1}-line file, ${large.hunks}-hunk exact patch, ${repeats} runs each (median, 10th percentile):`);
+  console.log(
+    `\n${large.source.split('\n').length - 1}-line file, ${large.hunks}-hunk exact patch, ${repeats} runs each (median, 10th percentile):`,
+  );
   console.log(`  engine (parse + apply): ${engineMs.toFixed(2)} ms, ${engineFast.toFixed(2)} ms`);
   console.log(`  jsdiff applyPatch:      ${jsdiffMs.toFixed(2)} ms, ${jsdiffFast.toFixed(2)} ms`);
-  console.log(`  ratio ${(engineMs / jsdiffMs).toFixed(2)}, ${(engineFast / jsdiffFast).toFixed(2)} (target ≤ 2.00); identical results: ${same}`);
+  console.log(
+    `  ratio ${(engineMs / jsdiffMs).toFixed(2)}, ${(engineFast / jsdiffFast).toFixed(2)} (target ≤ 2.00); identical results: ${same}`,
+  );
 
   // The slow path: every hunk carries a made-up context line, so each one goes through the whole
   // fuzzy ladder including the one-line-gap shapes. No target; it shows what a bad answer costs.
-  const spoiled = large.patch.split('\n').flatMap((line) => (line.startsWith('+') && line.includes('#pragma') ? ['     /* made up */', line] : [line])).join('\n');
+  const spoiled = large.patch
+    .split('\n')
+    .flatMap((line) => (line.startsWith('+') && line.includes('#pragma') ? ['     /* made up */', line] : [line]))
+    .join('\n');
   const fuzzyStarted = performance.now();
   const fuzzy = engine.applyFilePatch(large.source, engine.parsePatches(spoiled).patches[0]);
   const fuzzyMs = performance.now() - fuzzyStarted;
-  console.log(`  engine, same patch with a made-up line in every hunk: ${fuzzyMs.toFixed(0)} ms (${fuzzy.hunks.filter((hunk) => hunk.status === 'fuzzy').length} hunks fuzzy, result ${fuzzy.result === engineResult ? 'identical' : 'DIFFERENT'})`);
+  console.log(
+    `  engine, same patch with a made-up line in every hunk: ${fuzzyMs.toFixed(0)} ms (${fuzzy.hunks.filter((hunk) => hunk.status === 'fuzzy').length} hunks fuzzy, result ${fuzzy.result === engineResult ? 'identical' : 'DIFFERENT'})`,
+  );
 }

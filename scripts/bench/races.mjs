@@ -13,7 +13,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 async function vitest(files, env) {
   const started = Date.now();
-  const run = await runProcess({ command: join(ROOT, 'node_modules', '.bin', 'vitest'), args: ['run', ...files, '--reporter=dot'], cwd: ROOT, env, timeoutMs: 3_600_000 });
+  const run = await runProcess({
+    command: join(ROOT, 'node_modules', '.bin', 'vitest'),
+    args: ['run', ...files, '--reporter=dot'],
+    cwd: ROOT,
+    env,
+    timeoutMs: 3_600_000,
+  });
   if (run.kind !== 'exited') throw new Error(`vitest did not finish: ${run.kind}`);
   return { ok: run.exitCode === 0, seconds: (Date.now() - started) / 1000, output: run.stdout };
 }
@@ -27,17 +33,28 @@ export default async function races() {
   const dir = await mkdtemp(join(tmpdir(), 'bench-races-'));
   try {
     const table = join(dir, 'rows.json');
-    const real = await vitest(['test/builtin/real-code-races.test.ts'], { RACES_REAL_ALL: '1', RACES_REAL_TABLE: table });
+    const real = await vitest(['test/builtin/real-code-races.test.ts'], {
+      RACES_REAL_ALL: '1',
+      RACES_REAL_TABLE: table,
+    });
     const rows = JSON.parse(await readFile(table, 'utf8'));
     const falsePositives = rows.filter((row) => row.inPatch.length > 0);
     const ratios = rows.filter((row) => row.plainSeconds > 0).map((row) => row.raceSeconds / row.plainSeconds);
-    console.log(`fixtures/real built-in repairs race-checked: ${rows.length} (gcc ${rows.filter((r) => r.family === 'gcc').length}, clang ${rows.filter((r) => r.family === 'clang').length}) in ${real.seconds.toFixed(0)} s`);
+    console.log(
+      `fixtures/real built-in repairs race-checked: ${rows.length} (gcc ${rows.filter((r) => r.family === 'gcc').length}, clang ${rows.filter((r) => r.family === 'clang').length}) in ${real.seconds.toFixed(0)} s`,
+    );
     console.log(`races in the lines a repair adds (false positives, must be 0): ${falsePositives.length}`);
     for (const row of falsePositives) console.log(`  ${row.family} ${row.fixture}: ${row.inPatch.join('; ')}`);
-    console.log(`repairs with races elsewhere in the program (evidence only): ${rows.filter((r) => r.elsewhere > 0).length}`);
-    console.log(`race run / plain run time, median over programs: ${median(ratios).toFixed(1)}× (min ${Math.min(...ratios).toFixed(1)}×, max ${Math.max(...ratios).toFixed(1)}×)`);
+    console.log(
+      `repairs with races elsewhere in the program (evidence only): ${rows.filter((r) => r.elsewhere > 0).length}`,
+    );
+    console.log(
+      `race run / plain run time, median over programs: ${median(ratios).toFixed(1)}× (min ${Math.min(...ratios).toFixed(1)}×, max ${Math.max(...ratios).toFixed(1)}×)`,
+    );
     const racing = await vitest(['test/pipeline/check-races.test.ts'], {});
-    console.log(`racing repairs (shared temporary, array reduction made shared, inner index not private): ${racing.ok ? '3 of 3 rejected with the line named, the right repairs accepted' : 'FAILED, see test/pipeline/check-races.test.ts'} (${racing.seconds.toFixed(0)} s)`);
+    console.log(
+      `racing repairs (shared temporary, array reduction made shared, inner index not private): ${racing.ok ? '3 of 3 rejected with the line named, the right repairs accepted' : 'FAILED, see test/pipeline/check-races.test.ts'} (${racing.seconds.toFixed(0)} s)`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

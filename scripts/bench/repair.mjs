@@ -27,7 +27,13 @@ function option(args, name, fallback) {
 
 async function cli(dotDir, args, env = {}) {
   const started = performance.now();
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, env, timeoutMs: 3_600_000 });
+  const outcome = await runProcess({
+    command: process.execPath,
+    args: [CLI, '--dot-dp-path', dotDir, ...args],
+    cwd: dotDir,
+    env,
+    timeoutMs: 3_600_000,
+  });
   return { outcome, wallMs: performance.now() - started };
 }
 
@@ -40,7 +46,9 @@ async function referenceAnswers() {
     return Object.fromEntries(
       FAILING.map((id) => {
         const dir = join(copy.dotDir, 'patch_generator', id);
-        const diffs = readdirSync(dir).map((name) => readFileSync(join(dir, name), 'utf8').replaceAll(copy.root, '<root>'));
+        const diffs = readdirSync(dir).map((name) =>
+          readFileSync(join(dir, name), 'utf8').replaceAll(copy.root, '<root>'),
+        );
         return [id, `Here is the corrected patch set.\n\n${diffs.map((d) => `\`\`\`diff\n${d}\`\`\``).join('\n\n')}\n`];
       }),
     );
@@ -56,7 +64,9 @@ function project(copies) {
   for (let c = 1; c <= copies; c += 1) {
     for (const id of FAILING) {
       const clone = String(c * 100 + Number(id));
-      cpSync(join(copy.dotDir, 'patch_generator', id), join(copy.dotDir, 'patch_generator', clone), { recursive: true });
+      cpSync(join(copy.dotDir, 'patch_generator', id), join(copy.dotDir, 'patch_generator', clone), {
+        recursive: true,
+      });
       failing.push([clone, id]);
     }
   }
@@ -73,7 +83,9 @@ function scriptedAgent(dir, replies, delayMs) {
   writeFileSync(descriptorFile, JSON.stringify(descriptor));
   const calls = () => {
     try {
-      return readFileSync(`${stateFile}.log`, 'utf8').split('\n').filter((l) => l !== '').length;
+      return readFileSync(`${stateFile}.log`, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length;
     } catch {
       return 0;
     }
@@ -82,7 +94,10 @@ function scriptedAgent(dir, replies, delayMs) {
 }
 
 function events(dotDir) {
-  return readFileSync(join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  return readFileSync(join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 }
 
 function repairStageMs(stream) {
@@ -94,15 +109,27 @@ function repairStageMs(stream) {
 async function oneRun(o) {
   const p = project(o.copies);
   try {
-    const replies = [{ when: p.failing.map(([id, original]) => [`parallelizing suggestion ${id} (`, o.answers[original].replaceAll('<root>', p.root)]) }];
+    const replies = [
+      {
+        when: p.failing.map(([id, original]) => [
+          `parallelizing suggestion ${id} (`,
+          o.answers[original].replaceAll('<root>', p.root),
+        ]),
+      },
+    ];
     const agent = scriptedAgent(join(dirname(p.root), 'agent'), replies, o.delayMs);
     const ids = p.failing.map(([id]) => id).join(',');
     const args = ['--backend', agent.descriptorFile, '--no-builtin', '-s', ids, '-j', String(o.jobs)];
-    const run = await cli(p.dotDir, [...args, '--agent-jobs', String(o.agentJobs)], o.fault ? { PATCH_REPAIR_FAULT: o.fault } : {});
+    const run = await cli(
+      p.dotDir,
+      [...args, '--agent-jobs', String(o.agentJobs)],
+      o.fault ? { PATCH_REPAIR_FAULT: o.fault } : {},
+    );
     const result = { failing: p.failing.length, calls: agent.calls(), wallMs: run.wallMs, outcome: run.outcome };
     if (run.outcome.kind === 'exited') {
       const results = JSON.parse(readFileSync(join(p.dotDir, 'patch_repair', 'results.json'), 'utf8'));
-      if (results.run.counts.repaired !== p.failing.length) throw new Error(`only ${results.run.counts.repaired} of ${p.failing.length} repaired`);
+      if (results.run.counts.repaired !== p.failing.length)
+        throw new Error(`only ${results.run.counts.repaired} of ${p.failing.length} repaired`);
       result.repairMs = repairStageMs(events(p.dotDir));
       return result;
     }
@@ -114,7 +141,8 @@ async function oneRun(o) {
     const resumed = await cli(p.dotDir, [...args, '--agent-jobs', String(o.agentJobs), '--resume']);
     if (resumed.outcome.kind !== 'exited' || resumed.outcome.exitCode !== 0) throw new Error('the resumed run failed');
     const results = JSON.parse(readFileSync(join(p.dotDir, 'patch_repair', 'results.json'), 'utf8'));
-    if (results.run.counts.repaired + results.run.counts.ok < p.failing.length) throw new Error('the resumed run did not finish every suggestion');
+    if (results.run.counts.repaired + results.run.counts.ok < p.failing.length)
+      throw new Error('the resumed run did not finish every suggestion');
     return { ...result, calls: agent.calls(), resumedWallMs: resumed.wallMs };
   } finally {
     rmSync(dirname(p.root), { recursive: true, force: true });
@@ -137,15 +165,25 @@ export default async function bench(args) {
     failing = r.failing;
     times.push({ agentJobs, ...r });
   }
-  console.log(`repair stage, ${failing} failing suggestions, scripted agent answering correctly after ${delayMs} ms, -j ${jobs}`);
+  console.log(
+    `repair stage, ${failing} failing suggestions, scripted agent answering correctly after ${delayMs} ms, -j ${jobs}`,
+  );
   const serial = times[0].repairMs;
   for (const t of times) {
-    console.log(`  --agent-jobs ${String(t.agentJobs).padEnd(2)} ${seconds(t.repairMs).padStart(8)}  ${(t.repairMs / serial).toFixed(2)}×  (${t.calls} calls)`);
+    console.log(
+      `  --agent-jobs ${String(t.agentJobs).padEnd(2)} ${seconds(t.repairMs).padStart(8)}  ${(t.repairMs / serial).toFixed(2)}×  (${t.calls} calls)`,
+    );
   }
 
   const fresh = times.find((t) => t.agentJobs === 4);
   const killed = await oneRun({ ...base, agentJobs: 4, fault: `pipeline.after-repair@${Math.floor(failing / 2)}` });
-  console.log(`resume: killed (SIGKILL) after ${Math.floor(failing / 2)} of ${failing} suggestions finished at --agent-jobs 4, then --resume`);
-  console.log(`  agent calls, both runs: ${killed.calls} (uninterrupted: ${fresh.calls}, in flight at the kill: ${killed.inFlight}; target ≤ ${fresh.calls + killed.inFlight})`);
-  console.log(`  resumed run wall time ${seconds(killed.resumedWallMs)} vs a fresh run ${seconds(fresh.wallMs)}: ${(killed.resumedWallMs / fresh.wallMs).toFixed(2)}×`);
+  console.log(
+    `resume: killed (SIGKILL) after ${Math.floor(failing / 2)} of ${failing} suggestions finished at --agent-jobs 4, then --resume`,
+  );
+  console.log(
+    `  agent calls, both runs: ${killed.calls} (uninterrupted: ${fresh.calls}, in flight at the kill: ${killed.inFlight}; target ≤ ${fresh.calls + killed.inFlight})`,
+  );
+  console.log(
+    `  resumed run wall time ${seconds(killed.resumedWallMs)} vs a fresh run ${seconds(fresh.wallMs)}: ${(killed.resumedWallMs / fresh.wallMs).toFixed(2)}×`,
+  );
 }

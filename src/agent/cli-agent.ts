@@ -48,7 +48,12 @@ export class CliAgent implements Agent {
     this.backend = o.descriptor.name;
     this.model = o.model;
     this.executable = o.executable ?? (o.descriptor.command[0] as string);
-    const everywhere = JSON.stringify([o.descriptor.command, o.descriptor.firstCall, o.descriptor.followUp, o.descriptor.env]);
+    const everywhere = JSON.stringify([
+      o.descriptor.command,
+      o.descriptor.firstCall,
+      o.descriptor.followUp,
+      o.descriptor.env,
+    ]);
     this.usesSystemPrompt = placeholdersIn(everywhere).includes('system_prompt');
   }
 
@@ -72,13 +77,17 @@ export class CliAgent implements Agent {
   async call(conversation: Conversation, prompt: string, signal?: AbortSignal): Promise<CallResult> {
     const cliVersion = await this.cliVersion();
     await this.prepare();
-    const resume = conversation.turns.length > 0 && this.d.followUp !== undefined && conversation.sessionId !== undefined;
+    const resume =
+      conversation.turns.length > 0 && this.d.followUp !== undefined && conversation.sessionId !== undefined;
     let text = conversation.turns.length > 0 && !resume ? replay(conversation.turns, prompt) : prompt;
     if (!this.usesSystemPrompt && !resume) text = `${this.o.systemPrompt}\n\n${text}`;
 
     const promptFile = this.d.prompt === 'file' ? await this.writePromptFile(conversation, text) : undefined;
     const values = this.values({ prompt: text, promptFile, sessionId: conversation.sessionId });
-    const args = [...fillArgs([...this.d.command.slice(1), ...(resume ? this.d.followUp! : this.d.firstCall)], values), ...(this.o.extraArgs ?? [])];
+    const args = [
+      ...fillArgs([...this.d.command.slice(1), ...(resume ? this.d.followUp! : this.d.firstCall)], values),
+      ...(this.o.extraArgs ?? []),
+    ];
     if (this.d.prompt === 'argument' && !this.mentions('prompt')) args.push(text);
     if (this.d.prompt === 'file' && !this.mentions('prompt_file')) args.push(promptFile!);
 
@@ -86,7 +95,13 @@ export class CliAgent implements Agent {
       command: this.executable,
       args,
       cwd: conversation.dir,
-      env: agentEnvironment({ descriptor: this.d, cwd: conversation.dir, values, configured: this.o.configuredEnv, extra: this.o.env }),
+      env: agentEnvironment({
+        descriptor: this.d,
+        cwd: conversation.dir,
+        values,
+        configured: this.o.configuredEnv,
+        extra: this.o.env,
+      }),
       extendEnv: false,
       input: this.d.prompt === 'stdin' ? text : undefined,
       timeoutMs: this.o.timeoutMs,
@@ -145,9 +160,22 @@ export class CliAgent implements Agent {
     const step = this.d.prepare;
     if (step === undefined) return Promise.resolve();
     this.prepared ??= (async () => {
-      const env = agentEnvironment({ descriptor: this.d, cwd: this.o.scratchDir, values: {}, configured: this.o.configuredEnv, extra: this.o.env });
+      const env = agentEnvironment({
+        descriptor: this.d,
+        cwd: this.o.scratchDir,
+        values: {},
+        configured: this.o.configuredEnv,
+        extra: this.o.env,
+      });
       if (step.unlessDataFile !== undefined && (await exists(join(dataHome(env), step.unlessDataFile)))) return;
-      await runProcess({ command: this.executable, args: step.args, cwd: this.o.scratchDir, env, extendEnv: false, timeoutMs: this.o.timeoutMs });
+      await runProcess({
+        command: this.executable,
+        args: step.args,
+        cwd: this.o.scratchDir,
+        env,
+        extendEnv: false,
+        timeoutMs: this.o.timeoutMs,
+      });
     })();
     return this.prepared;
   }
@@ -159,11 +187,19 @@ export class CliAgent implements Agent {
       command: this.executable,
       args,
       cwd: this.o.scratchDir,
-      env: agentEnvironment({ descriptor: this.d, cwd: this.o.scratchDir, values: {}, configured: this.o.configuredEnv, extra: this.o.env }),
+      env: agentEnvironment({
+        descriptor: this.d,
+        cwd: this.o.scratchDir,
+        values: {},
+        configured: this.o.configuredEnv,
+        extra: this.o.env,
+      }),
       extendEnv: false,
       timeoutMs: VERSION_TIMEOUT_MS,
     }).then((outcome) =>
-      outcome.kind === 'exited' && outcome.exitCode === 0 ? outcome.stdout.trim().split('\n')[0] || undefined : undefined,
+      outcome.kind === 'exited' && outcome.exitCode === 0
+        ? outcome.stdout.trim().split('\n')[0] || undefined
+        : undefined,
     );
     return this.version;
   }

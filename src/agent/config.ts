@@ -4,7 +4,12 @@
 // read as patch-repair and as DiscoPoP's own patch repair and GUI write it (llm_config.py there).
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { BACKEND_OPTION_NAMES, LlmConfigSchema, type LlmConfig, type SharedLlmSettings as Shared } from '../formats/llm-config.js';
+import {
+  BACKEND_OPTION_NAMES,
+  LlmConfigSchema,
+  type LlmConfig,
+  type SharedLlmSettings as Shared,
+} from '../formats/llm-config.js';
 import type { Descriptor } from '../formats/descriptor.js';
 import { fileProblem, UsageError } from '../errors.js';
 import { AGENT_DEFAULTS, type AgentSettings } from '../formats/run-options.js';
@@ -55,7 +60,9 @@ export async function readLlmConfig(file: string, explicit: boolean): Promise<Ll
   const parsed = LlmConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const credentialLine = credential ? `${file}: ${keyPath(credential)}:` : null;
-    problems.push(...zodProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)));
+    problems.push(
+      ...zodProblems(file, parsed.error).filter((line) => credentialLine === null || !line.startsWith(credentialLine)),
+    );
   }
   if (problems.length > 0 || !parsed.success) throw new UsageError(problems.join('\n'));
   return parsed.data;
@@ -73,7 +80,9 @@ function chooseConnection(config: LlmConfig | null, flags: AgentFlags, file: str
   if (names.length === 1) return names[0];
   // An explicit --backend needs no connection; otherwise the choice must not be a guess.
   if (names.length > 1 && flags.backend === undefined) {
-    throw new UsageError(`${file}: several connections are defined (${names.join(', ')}); choose one with --connection`);
+    throw new UsageError(
+      `${file}: several connections are defined (${names.join(', ')}); choose one with --connection`,
+    );
   }
   return undefined;
 }
@@ -101,8 +110,12 @@ export async function resolveAgentSettings(input: {
   const backend = named !== undefined && isDescriptorPath(named) ? resolve(base, named) : named;
   const entry = named !== undefined ? config?.backends[named] : undefined;
   // A backend named by the connection is blamed on its key in the file, not on a flag never given.
-  const namedBy = flags.backend === undefined && connectionName !== undefined ? `${file}: connections.${connectionName}.backend` : undefined;
-  const descriptor = backend !== undefined && backend !== 'builtin' ? await loadDescriptor(backend, process.cwd(), namedBy) : undefined;
+  const namedBy =
+    flags.backend === undefined && connectionName !== undefined
+      ? `${file}: connections.${connectionName}.backend`
+      : undefined;
+  const descriptor =
+    backend !== undefined && backend !== 'builtin' ? await loadDescriptor(backend, process.cwd(), namedBy) : undefined;
   const descriptorDefaults = descriptor?.defaults ?? {};
 
   const layers: Shared[] = [connection ?? {}, entry ?? {}];
@@ -144,11 +157,17 @@ type Connection = LlmConfig['connections'][string];
 type BackendEntry = LlmConfig['backends'][string];
 
 /** The connection's agent_timeout, else DiscoPoP's `timeout` (0 and null unset it there). */
-function connectionTimeout(connection: Connection | undefined, place: string, warn: ((message: string) => void) | undefined): number | undefined {
+function connectionTimeout(
+  connection: Connection | undefined,
+  place: string,
+  warn: ((message: string) => void) | undefined,
+): number | undefined {
   const discopop = connection?.timeout || undefined;
   const ours = connection?.agent_timeout;
   if (ours !== undefined && discopop !== undefined && ours !== discopop) {
-    warn?.(`${place}: agent_timeout ${ours} s and DiscoPoP's timeout ${discopop} s are both set; agent_timeout is used`);
+    warn?.(
+      `${place}: agent_timeout ${ours} s and DiscoPoP's timeout ${discopop} s are both set; agent_timeout is used`,
+    );
   }
   return ours ?? discopop;
 }
@@ -160,10 +179,13 @@ function executableOf(
   entry: BackendEntry | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): string | undefined {
-  const fromEnv = backend !== undefined && EXECUTABLE_ENV[backend] !== undefined ? env[EXECUTABLE_ENV[backend]] : undefined;
+  const fromEnv =
+    backend !== undefined && EXECUTABLE_ENV[backend] !== undefined ? env[EXECUTABLE_ENV[backend]] : undefined;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   if (entry?.executable !== undefined && entry.binary !== undefined && entry.executable !== entry.binary) {
-    throw new UsageError(`${file}: backends.${backend}: executable '${entry.executable}' and binary '${entry.binary}' name different programs; keep one`);
+    throw new UsageError(
+      `${file}: backends.${backend}: executable '${entry.executable}' and binary '${entry.binary}' name different programs; keep one`,
+    );
   }
   const written = entry?.executable ?? entry?.binary;
   if (written === undefined) return undefined;
@@ -189,7 +211,13 @@ function callAdditions(connection: Connection | undefined, entry: BackendEntry |
 }
 
 /** The key a refused setting was written under, so the message points at the line to change. */
-function placesIn(file: string, connectionName: string | undefined, backend: string | undefined, connection: Connection | undefined, entry: BackendEntry | undefined) {
+function placesIn(
+  file: string,
+  connectionName: string | undefined,
+  backend: string | undefined,
+  connection: Connection | undefined,
+  entry: BackendEntry | undefined,
+) {
   const inConnection = `${file}: connections.${connectionName}`;
   const inBackend = `${file}: backends.${backend}`;
   return {
@@ -199,14 +227,20 @@ function placesIn(file: string, connectionName: string | undefined, backend: str
       if (isSet(connection?.[key])) return `${inConnection}.${name}`;
       return `${inBackend}.options.${name}`;
     },
-    arg: (arg: string) => (connection?.extra_args?.includes(arg) ? `${inConnection}.extra_args` : `${inBackend}.extra_args`),
-    env: (name: string) => (connection?.env?.[name] !== undefined ? `${inConnection}.env.${name}` : `${inBackend}.env.${name}`),
+    arg: (arg: string) =>
+      connection?.extra_args?.includes(arg) ? `${inConnection}.extra_args` : `${inBackend}.extra_args`,
+    env: (name: string) =>
+      connection?.env?.[name] !== undefined ? `${inConnection}.env.${name}` : `${inBackend}.env.${name}`,
   };
 }
 
 /** For a backend found by detection, which no place in the configuration named. */
 export function checkIsolation(descriptor: Descriptor, settings: AgentSettings, file: string): void {
-  const additions = { backendOptions: settings.backendOptions ?? {}, extraArgs: settings.extraArgs ?? [], env: settings.env ?? {} };
+  const additions = {
+    backendOptions: settings.backendOptions ?? {},
+    extraArgs: settings.extraArgs ?? [],
+    env: settings.env ?? {},
+  };
   const problems = isolationProblems(descriptor, additions, {
     option: (name) => `${file}: backend_options.${name}`,
     arg: () => `${file}: extra_args`,

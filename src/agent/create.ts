@@ -41,12 +41,20 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
     const found = await detectInstalled(searchPath);
     if (found.length === 0) {
       const names = (await builtinBackendNames()).join(', ');
-      if (o.required) throw new AgentUnavailableError(`--no-builtin leaves every repair to an agent, and no agent CLI is on PATH (looked for ${names}); install one, or name it with --backend`);
-      return { agent: null, notice: `no agent CLI found on PATH (looked for ${names}); the built-in repairer runs alone` };
+      if (o.required)
+        throw new AgentUnavailableError(
+          `--no-builtin leaves every repair to an agent, and no agent CLI is on PATH (looked for ${names}); install one, or name it with --backend`,
+        );
+      return {
+        agent: null,
+        notice: `no agent CLI found on PATH (looked for ${names}); the built-in repairer runs alone`,
+      };
     }
     if (found.length > 1) {
       const list = found.map((f) => `${f.descriptor.name} (${f.path})`).join(', ');
-      throw new UsageError(`several agent CLIs found on PATH: ${list}; choose one with --backend or a connection in llm_config.json`);
+      throw new UsageError(
+        `several agent CLIs found on PATH: ${list}; choose one with --backend or a connection in llm_config.json`,
+      );
     }
     descriptor = found[0]!.descriptor;
     notice = `using ${descriptor.name} (${found[0]!.path}), the only agent CLI found on PATH`;
@@ -70,11 +78,16 @@ export async function createAgent(o: CreateAgentOptions): Promise<{ agent: Agent
   } catch (error) {
     if (!(error instanceof MissingValue)) throw error;
     const hint = error.placeholder === 'model' ? ': give --model, or "model" in the connection' : '';
-    throw new UsageError(`backend ${descriptor.name}: its command needs {${error.placeholder}}, which has no value${hint}`);
+    throw new UsageError(
+      `backend ${descriptor.name}: its command needs {${error.placeholder}}, which has no value${hint}`,
+    );
   }
   // Found now or never: a run must not spend its builds before learning it cannot call its agent.
   if ((await findExecutable(agent.executable, searchPath)) === null) {
-    const namedBy = settings.connection !== undefined ? `connection ${settings.connection}: backend ${descriptor.name}` : `--backend ${settings.backend ?? descriptor.name}`;
+    const namedBy =
+      settings.connection !== undefined
+        ? `connection ${settings.connection}: backend ${descriptor.name}`
+        : `--backend ${settings.backend ?? descriptor.name}`;
     throw new AgentUnavailableError(
       `${namedBy}: cannot start ${agent.executable}: no such executable${agent.executable.includes('/') ? '' : ' on PATH'}; install it, give its path as "executable" in llm_config.json, or choose --backend builtin`,
     );
@@ -91,4 +104,3 @@ async function detectInstalled(searchPath: string): Promise<{ descriptor: Descri
   }
   return found;
 }
-

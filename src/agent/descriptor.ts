@@ -23,7 +23,10 @@ export function backendsDir(): string {
 
 export async function builtinBackendNames(): Promise<string[]> {
   const files = await readdir(backendsDir());
-  return files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort();
+  return files
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
 }
 
 export function isDescriptorPath(backend: string): boolean {
@@ -35,14 +38,22 @@ export function isDescriptorPath(backend: string): boolean {
  * where the user wrote the name, so an unknown one blames that place: the flag by default, or
  * `<llm_config.json>: connections.<name>.backend` when a connection chose it.
  */
-export async function loadDescriptor(backend: string, cwd: string = process.cwd(), namedBy?: string): Promise<Descriptor> {
+export async function loadDescriptor(
+  backend: string,
+  cwd: string = process.cwd(),
+  namedBy?: string,
+): Promise<Descriptor> {
   if (isDescriptorPath(backend)) return readDescriptorFile(resolve(cwd, backend), namedBy);
   const file = join(backendsDir(), `${backend}.json`);
   try {
     await access(file);
   } catch {
     const known = `known: ${[...(await builtinBackendNames()), 'builtin'].join(', ')}; or give a descriptor file path`;
-    throw new UsageError(namedBy ? `${namedBy}: unknown backend '${backend}' (${known})` : `--backend ${backend}: unknown backend (${known})`);
+    throw new UsageError(
+      namedBy
+        ? `${namedBy}: unknown backend '${backend}' (${known})`
+        : `--backend ${backend}: unknown backend (${known})`,
+    );
   }
   return readDescriptorFile(file);
 }

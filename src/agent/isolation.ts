@@ -20,7 +20,8 @@ export interface Places {
   env(name: string): string;
 }
 
-const REFUSAL = 'refused: it would give the agent tools, permissions, the project or another conversation, which patch-repair never does';
+const REFUSAL =
+  'refused: it would give the agent tools, permissions, the project or another conversation, which patch-repair never does';
 
 /** DiscoPoP's GUI writes every option with its empty default: "" and false mean unset. */
 export function isSet(value: BackendOptionValue | undefined): value is BackendOptionValue {
@@ -34,7 +35,8 @@ export function isolationProblems(descriptor: Descriptor, additions: CallAdditio
     if (isSet(value) && refused.options.includes(name)) problems.push(`${places.option(name)}: ${REFUSAL}`);
   }
   for (const arg of additions.extraArgs) {
-    if (flagsIn(arg, refused.valueFlags).some((flag) => refused.args.includes(flag))) problems.push(`${places.arg(arg)}: '${arg}' ${REFUSAL}`);
+    if (flagsIn(arg, refused.valueFlags).some((flag) => refused.args.includes(flag)))
+      problems.push(`${places.arg(arg)}: '${arg}' ${REFUSAL}`);
   }
   for (const name of Object.keys(additions.env)) {
     if (refused.env.includes(name) || name in descriptor.env) problems.push(`${places.env(name)}: ${REFUSAL}`);

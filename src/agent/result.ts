@@ -23,14 +23,25 @@ export function callResultOf(o: {
   if (o.cliVersion !== undefined) usage.cliVersion = o.cliVersion;
   switch (outcome.kind) {
     case 'spawn-failed':
-      return { kind: 'fatal', reason: 'misconfigured', detail: `${o.executable} ${describeOutcome(outcome)}`, usage, started: false };
+      return {
+        kind: 'fatal',
+        reason: 'misconfigured',
+        detail: `${o.executable} ${describeOutcome(outcome)}`,
+        usage,
+        started: false,
+      };
     case 'canceled':
       return { kind: 'no-answer', reason: 'crashed', detail: 'canceled before the agent answered', usage };
     case 'timeout': {
       const killed = `no answer within ${Math.round(o.timeoutMs / 1000)} s (agent timeout); the CLI was killed`;
       const retrying = lastTransientError(descriptor, outcome.stderr);
       return retrying
-        ? { kind: 'no-answer', reason: retrying.reason, detail: clip(`${killed} while retrying after: ${retrying.line}`), usage }
+        ? {
+            kind: 'no-answer',
+            reason: retrying.reason,
+            detail: clip(`${killed} while retrying after: ${retrying.line}`),
+            usage,
+          }
         : { kind: 'no-answer', reason: 'timeout', detail: killed, usage };
     }
     case 'signaled':
@@ -51,7 +62,11 @@ export function callResultOf(o: {
 
   // An exit code alone never makes an answer: the parsed output must say so too (agents.md §3).
   if (answered) {
-    const next: Conversation = { id: o.conversation.id, dir: o.conversation.dir, turns: [...o.conversation.turns, { prompt: o.prompt, answer: parsed.text }] };
+    const next: Conversation = {
+      id: o.conversation.id,
+      dir: o.conversation.dir,
+      turns: [...o.conversation.turns, { prompt: o.prompt, answer: parsed.text }],
+    };
     if (parsed.sessionId !== undefined) next.sessionId = parsed.sessionId;
     return { kind: 'answered', text: parsed.text, conversation: next, usage };
   }
@@ -66,7 +81,12 @@ export function callResultOf(o: {
   const failure = fixed
     ? classifyFailure({ descriptor: { signs: [{ pattern: '', reason: fixed }] }, message })
     : // stderr only when the output gave no error: opencode logs every retry's error there.
-      classifyFailure({ descriptor, message, status: parsed.error?.status, stderr: parsed.error ? undefined : outcome.stderr });
+      classifyFailure({
+        descriptor,
+        message,
+        status: parsed.error?.status,
+        stderr: parsed.error ? undefined : outcome.stderr,
+      });
   const status = parsed.error?.status !== undefined ? ` (HTTP ${parsed.error.status})` : '';
   const detail = clip(`${message}${status}`);
   return failure.kind === 'fatal'

@@ -78,12 +78,16 @@ export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcom
       continue;
     }
     const reason =
-      outcome.kind === 'exited' ? firstReason(words) ?? `patch ${describeOutcome(outcome)}` : `patch ${describeOutcome(outcome)}`;
+      outcome.kind === 'exited'
+        ? (firstReason(words) ?? `patch ${describeOutcome(outcome)}`)
+        : `patch ${describeOutcome(outcome)}`;
     if (outcome.kind !== 'exited') output.push(reason);
     failures.push({ fileId, relPath: target.relPath, reason });
   }
   const text = output.filter((line) => line.length > 0).join('\n') + '\n';
-  return failures.length === 0 ? { ok: true, changed, added, directives, output: text } : { ok: false, output: text, failures };
+  return failures.length === 0
+    ? { ok: true, changed, added, directives, output: text }
+    : { ok: false, output: text, failures };
 }
 
 /**
@@ -101,7 +105,9 @@ export function addedLineNumbers(before: string, after: string): Set<number> {
 /** Those of the `added` lines (1-based) of `after` that are `#pragma omp` lines, with their text. */
 export function addedDirectiveLines(after: string, added: ReadonlySet<number>): Map<number, string> {
   const lines = after.split('\n');
-  return new Map([...added].flatMap((line) => (isOmpPragma(lines[line - 1] ?? '') ? [[line, lines[line - 1]!] as const] : [])));
+  return new Map(
+    [...added].flatMap((line) => (isOmpPragma(lines[line - 1] ?? '') ? [[line, lines[line - 1]!] as const] : [])),
+  );
 }
 
 type Target = { ok: true; relPath: string } | { ok: false; reason: string };

@@ -84,7 +84,11 @@ export async function runConfigurationScript(request: CompileRequest, script: st
       () => true,
       () => false,
     ));
-  const command = executable ? [script] : request.dp.config.layout === 'shared' ? ['/bin/bash', script] : ['bash', script];
+  const command = executable
+    ? [script]
+    : request.dp.config.layout === 'shared'
+      ? ['/bin/bash', script]
+      : ['bash', script];
   return request.launcher.run({
     label: request.label,
     command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],

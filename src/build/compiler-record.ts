@@ -10,12 +10,58 @@ import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { leavesRoot } from './compile.js';
 
 /** What the compiler reads from its environment: search paths, its own parts, reproducibility, messages. */
-const RECORDED_ENV = ['PATH', 'CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH', 'OBJC_INCLUDE_PATH', 'LIBRARY_PATH', 'COMPILER_PATH', 'GCC_EXEC_PREFIX', 'DEPENDENCIES_OUTPUT', 'SUNPRO_DEPENDENCIES', 'SOURCE_DATE_EPOCH', 'TMPDIR', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'GCC_COLORS', 'OMPI_CC', 'OMPI_CXX', 'MPICH_CC', 'MPICH_CXX'];
+const RECORDED_ENV = [
+  'PATH',
+  'CPATH',
+  'C_INCLUDE_PATH',
+  'CPLUS_INCLUDE_PATH',
+  'OBJC_INCLUDE_PATH',
+  'LIBRARY_PATH',
+  'COMPILER_PATH',
+  'GCC_EXEC_PREFIX',
+  'DEPENDENCIES_OUTPUT',
+  'SUNPRO_DEPENDENCIES',
+  'SOURCE_DATE_EPOCH',
+  'TMPDIR',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'GCC_COLORS',
+  'OMPI_CC',
+  'OMPI_CXX',
+  'MPICH_CC',
+  'MPICH_CXX',
+];
 
 const COMMON_COMPILERS = ['cc', 'c++', 'gcc', 'g++', 'clang', 'clang++'];
 
 /** Options whose value is the next argument (`-I dir`, `-o out`). */
-const SEPARATE_VALUE = new Set(['-o', '-I', '-D', '-U', '-include', '-imacros', '-isystem', '-iquote', '-idirafter', '-iprefix', '-isysroot', '-x', '-MF', '-MT', '-MQ', '-Xlinker', '-Xpreprocessor', '-Xclang', '-Xassembler', '-L', '-l', '-target', '--sysroot']);
+const SEPARATE_VALUE = new Set([
+  '-o',
+  '-I',
+  '-D',
+  '-U',
+  '-include',
+  '-imacros',
+  '-isystem',
+  '-iquote',
+  '-idirafter',
+  '-iprefix',
+  '-isysroot',
+  '-x',
+  '-MF',
+  '-MT',
+  '-MQ',
+  '-Xlinker',
+  '-Xpreprocessor',
+  '-Xclang',
+  '-Xassembler',
+  '-L',
+  '-l',
+  '-target',
+  '--sysroot',
+]);
 /** What a `-E` of stdin must not get: outputs, the language, dependency files, link-only flags. */
 const NOT_FOR_PREPROCESSING = new Set(['-o', '-x', '-MF', '-MT', '-MQ', '-Xlinker', '-Xassembler', '-L', '-l']);
 const STANDALONE_DROPPED = /^(?:-c|-S|-E|-M|-MM|-MD|-MMD|-MP|-MG|-shared|-static|-pie|-rdynamic|-Wl,.*|-l.+|-L.+)$/;
@@ -43,7 +89,10 @@ export interface CompilerRecorder {
 }
 
 /** Writes the wrappers into `dir` for every compiler name found on `searchPath`. */
-export async function makeCompilerRecorder(dir: string, o: { searchPath: string; settings: Record<string, string | undefined> }): Promise<CompilerRecorder> {
+export async function makeCompilerRecorder(
+  dir: string,
+  o: { searchPath: string; settings: Record<string, string | undefined> },
+): Promise<CompilerRecorder> {
   await mkdir(dir, { recursive: true });
   const wanted = new Set(COMMON_COMPILERS);
   for (const key of ['CC', 'CXX']) {
@@ -67,7 +116,9 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
       'export PATH',
       // The variables that change what a compiler does, each as NAME=value when it is set.
       'set_vars=',
-      'for var in ' + RECORDED_ENV.join(' ') + '; do eval "[ -n \\"\\${$var+x}\\" ]" && set_vars="$set_vars $var"; done',
+      'for var in ' +
+        RECORDED_ENV.join(' ') +
+        '; do eval "[ -n \\"\\${$var+x}\\" ]" && set_vars="$set_vars $var"; done',
       '{',
       `  printf '%s\\0' ${quote(name)} "$PWD" "$#" "$@"`,
       '  count=0; for var in $set_vars; do count=$((count + 1)); done',
@@ -88,15 +139,24 @@ export async function makeCompilerRecorder(dir: string, o: { searchPath: string;
  * The log's calls, their paths moved from the workspace they ran in (any of its spellings) to the
  * user's project.
  */
-export async function readRecordedCompiles(recorder: CompilerRecorder, o: { workspaceRoots: string[]; projectRoot: string }): Promise<RecordedCompiles> {
+export async function readRecordedCompiles(
+  recorder: CompilerRecorder,
+  o: { workspaceRoots: string[]; projectRoot: string },
+): Promise<RecordedCompiles> {
   const compiles: RecordedCompile[] = [];
   // The longest spelling first: a root that contains another (/private/var/… and /var/…) moves whole.
   const roots = [...o.workspaceRoots].sort((a, b) => b.length - a.length);
   const toProject = (text: string) => roots.reduce((moved, root) => moved.replaceAll(root, o.projectRoot), text);
   const logs = (await readdir(recorder.dir)).filter((name) => /^compiles\.\d+\.log$/.test(name)).sort();
-  for (const log of logs) compiles.push(...parseLog(await readFile(join(recorder.dir, log), 'utf8'), { toProject, projectRoot: o.projectRoot }));
+  for (const log of logs)
+    compiles.push(
+      ...parseLog(await readFile(join(recorder.dir, log), 'utf8'), { toProject, projectRoot: o.projectRoot }),
+    );
   if (compiles.length === 0) {
-    return { ok: false, reason: `the reference build called none of the compilers recorded (${recorder.names.join(', ') || 'none found on PATH'})` };
+    return {
+      ok: false,
+      reason: `the reference build called none of the compilers recorded (${recorder.names.join(', ') || 'none found on PATH'})`,
+    };
   }
   return { ok: true, compiles };
 }
@@ -104,7 +164,7 @@ export async function readRecordedCompiles(recorder: CompilerRecorder, o: { work
 function parseLog(text: string, o: { toProject: (text: string) => string; projectRoot: string }): RecordedCompile[] {
   const fields = text.split('\0');
   const compiles: RecordedCompile[] = [];
-  for (let at = 0; at + 2 < fields.length; ) {
+  for (let at = 0; at + 2 < fields.length;) {
     const compiler = fields[at] as string;
     const ranIn = fields[at + 1] as string;
     const count = Number(fields[at + 2]);
@@ -118,7 +178,15 @@ function parseLog(text: string, o: { toProject: (text: string) => string; projec
     }
     at += 1 + envCount;
     const cwd = o.toProject(ranIn);
-    compiles.push({ compiler, cwd, args, env, operands: operandsOf(args).map((operand) => relative(o.projectRoot, resolve(cwd, operand))).filter((rel) => !leavesRoot(rel)) });
+    compiles.push({
+      compiler,
+      cwd,
+      args,
+      env,
+      operands: operandsOf(args)
+        .map((operand) => relative(o.projectRoot, resolve(cwd, operand)))
+        .filter((rel) => !leavesRoot(rel)),
+    });
   }
   return compiles;
 }
@@ -136,7 +204,13 @@ export function preprocessingFlags(args: readonly string[]): string[] {
     if (SEPARATE_VALUE.has(arg)) {
       if (!NOT_FOR_PREPROCESSING.has(arg)) kept.push(arg, args[i + 1] as string);
       i++;
-    } else if (arg.startsWith('-') && !STANDALONE_DROPPED.test(arg) && !/^-x./.test(arg) && !/^-o./.test(arg) && !/^-M[FTQ]./.test(arg)) {
+    } else if (
+      arg.startsWith('-') &&
+      !STANDALONE_DROPPED.test(arg) &&
+      !/^-x./.test(arg) &&
+      !/^-o./.test(arg) &&
+      !/^-M[FTQ]./.test(arg)
+    ) {
       kept.push(arg);
     }
   }

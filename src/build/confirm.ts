@@ -53,16 +53,28 @@ export function screenAndConfirm(o: {
     const screened = [...plans.values()].filter((plan) => plan.ok).length;
     for (const [id, plan] of plans) if (!plan.ok) fallbacks.push(`suggestion ${id}: ${plan.reason}`);
     if (!recorded.ok) {
-      emit({ type: 'notice', level: 'info', message: `discovery builds every suggestion alone with compile.sh: ${recorded.reason}` });
+      emit({
+        type: 'notice',
+        level: 'info',
+        message: `discovery builds every suggestion alone with compile.sh: ${recorded.reason}`,
+      });
     } else {
       if (screened > 0) {
         const source = `the compiler calls of the reference build (${recorded.compiles.length} recorded through PATH)`;
-        emit({ type: 'notice', level: 'info', message: `discovery compiles each suggestion's changed units alone with ${source}, then confirms those that compile with compile.sh builds carrying several suggestions at once` });
+        emit({
+          type: 'notice',
+          level: 'info',
+          message: `discovery compiles each suggestion's changed units alone with ${source}, then confirms those that compile with compile.sh builds carrying several suggestions at once`,
+        });
       }
       if (fallbacks.length > 0) {
         const named = fallbacks.slice(0, NAMED_REASONS).join('; ');
         const more = fallbacks.length > NAMED_REASONS ? ` (and ${fallbacks.length - NAMED_REASONS} more)` : '';
-        emit({ type: 'notice', level: 'info', message: `${fallbacks.length} suggestion(s) are built alone with compile.sh, as no exact compiler command is known for them: ${named}${more}` });
+        emit({
+          type: 'notice',
+          level: 'info',
+          message: `${fallbacks.length} suggestion(s) are built alone with compile.sh, as no exact compiler command is known for them: ${named}${more}`,
+        });
       }
     }
     confirming.expect(screened);
@@ -81,7 +93,11 @@ export function screenAndConfirm(o: {
     confirming.settle();
     // A patch that does not apply fails the full build the same way. A compile failure decides
     // when its diagnostics are those of a full build: the one command's, as make stops at it.
-    if (screen.failedAt === 'patch' || (screen.failedAt === 'compile' && plan.commands.length === 1 && screen.diagnostics.length > 0)) return decided(s.id, screen);
+    if (
+      screen.failedAt === 'patch' ||
+      (screen.failedAt === 'compile' && plan.commands.length === 1 && screen.diagnostics.length > 0)
+    )
+      return decided(s.id, screen);
     return alone(s, 'none');
   });
 }
@@ -137,10 +153,17 @@ class Confirmations {
     }
     const label = `${group[0]!.s.id}+${group.length - 1}`;
     const merged: PatchSet = new Map(group.flatMap((entry) => [...entry.s.patchSet]));
-    const build = await this.pool.confirm(label, merged, group.map((entry) => entry.s.id));
+    const build = await this.pool.confirm(
+      label,
+      merged,
+      group.map((entry) => entry.s.id),
+    );
     if (build.ok) {
       const share = Math.round(build.durationMs / group.length);
-      for (const entry of group) entry.resolve(await this.decided(entry.s.id, { ok: true, output: build.output, diagnostics: [], durationMs: share }));
+      for (const entry of group)
+        entry.resolve(
+          await this.decided(entry.s.id, { ok: true, output: build.output, diagnostics: [], durationMs: share }),
+        );
       return;
     }
     const half = Math.ceil(group.length / 2);
@@ -150,7 +173,10 @@ class Confirmations {
 
 /** At most `count` groups, more where patch sets share a file; in each, no file is patched twice. */
 function disjointGroups<T extends { s: ToBuild }>(entries: readonly T[], count: number): T[][] {
-  const groups: { entries: T[]; files: Set<string> }[] = Array.from({ length: Math.max(1, Math.min(count, entries.length)) }, () => ({ entries: [], files: new Set() }));
+  const groups: { entries: T[]; files: Set<string> }[] = Array.from(
+    { length: Math.max(1, Math.min(count, entries.length)) },
+    () => ({ entries: [], files: new Set() }),
+  );
   let next = 0;
   for (const entry of entries) {
     const files = [...entry.s.patchSet.keys()];

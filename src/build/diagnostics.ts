@@ -5,7 +5,13 @@
 // locale) and colour, so everything is normalised before it is matched.
 import path from 'node:path';
 import { isPseudoDirective, parseDirective } from '../patch/openmp.js';
-import { isBuildFailure, type Diagnostic, type DotDiscopop, type ErrorClass, type SourceFile } from '../formats/types.js';
+import {
+  isBuildFailure,
+  type Diagnostic,
+  type DotDiscopop,
+  type ErrorClass,
+  type SourceFile,
+} from '../formats/types.js';
 type Severity = Diagnostic['severity'];
 type Parsed = Omit<Diagnostic, 'notes'>;
 
@@ -146,17 +152,26 @@ export function classifyByPosition(diagnostics: readonly Diagnostic[], directive
     if (text !== undefined && isPseudoDirective(text)) return { ...d, errorClass: 'pseudo-directive' };
     if (d.errorClass !== 'other') return d;
     const above = lines?.get(d.line - 1);
-    if (above !== undefined && TASK_WITHOUT_STATEMENT.test(d.message) && parseDirective(above)?.construct === 'task') return { ...d, errorClass: 'task-region-brace' };
+    if (above !== undefined && TASK_WITHOUT_STATEMENT.test(d.message) && parseDirective(above)?.construct === 'task')
+      return { ...d, errorClass: 'task-region-brace' };
     if (PARSED_AS_LOOP.test(d.message) && above !== undefined) return { ...d, errorClass: 'directive-not-before-loop' };
-    if (text !== undefined && d.column !== undefined && clauseAt(text, d.column - 1) === 'reduction') return { ...d, errorClass: 'invalid-reduction' };
+    if (text !== undefined && d.column !== undefined && clauseAt(text, d.column - 1) === 'reduction')
+      return { ...d, errorClass: 'invalid-reduction' };
     // `shared(A,+:B)` from older explorer output: a reduction written into another list.
-    if (text !== undefined && d.column !== undefined && LIST_WITH_REDUCTION_ENTRY.test(text) && LISTS.has(clauseAt(text, d.column - 1) ?? '')) return { ...d, errorClass: 'invalid-reduction' };
+    if (
+      text !== undefined &&
+      d.column !== undefined &&
+      LIST_WITH_REDUCTION_ENTRY.test(text) &&
+      LISTS.has(clauseAt(text, d.column - 1) ?? '')
+    )
+      return { ...d, errorClass: 'invalid-reduction' };
     return d;
   });
 }
 
 const LISTS = new Set(['shared', 'private', 'firstprivate', 'lastprivate']);
-const LIST_WITH_REDUCTION_ENTRY = /\b(?:shared|private|firstprivate|lastprivate)\s*\((?:[^()]*,)?\s*(?:[-+*&|^]|&&|\|\||max|min)\s*:/;
+const LIST_WITH_REDUCTION_ENTRY =
+  /\b(?:shared|private|firstprivate|lastprivate)\s*\((?:[^()]*,)?\s*(?:[-+*&|^]|&&|\|\||max|min)\s*:/;
 
 /** The clause (its name or parentheses) at `index` of a directive line, if any: gcc may point at its '('. */
 function clauseAt(line: string, index: number): string | null {
@@ -234,34 +249,64 @@ function fileLocator(dp: DotDiscopop, workspaceRoot: string): (printed: string, 
 // "unexpected OpenMP clause 'shared' in directive" is a known clause in the wrong place, not an
 // unknown one). Each entry lists the gcc wording, then clang's, as the compilers print them.
 const CLASS_RULES: ReadonlyArray<readonly [RegExp, ErrorClass]> = [
-  [/Hunk #\d+ FAILED|can't find file to patch|malformed patch|Only garbage was found in the patch input|Reversed \(or previously applied\) patch detected|unexpected end of file in patch/, 'patch-does-not-apply'],
-  [/undefined reference to|multiple definition of|ld returned \d+ exit status|linker command failed|cannot find -l|undefined symbol: /, 'link'],
+  [
+    /Hunk #\d+ FAILED|can't find file to patch|malformed patch|Only garbage was found in the patch input|Reversed \(or previously applied\) patch detected|unexpected end of file in patch/,
+    'patch-does-not-apply',
+  ],
+  [
+    /undefined reference to|multiple definition of|ld returned \d+ exit status|linker command failed|cannot find -l|undefined symbol: /,
+    'link',
+  ],
   // clang says "expected variable name or data member of current class" for `this` and for any
   // other non-variable inside a member function; both are repaired by dropping the entry.
   [/'this' allowed in OpenMP only|expected variable name or data member of current class/, 'this-in-clause'],
-  [/appears more than once in data clauses|appears both in data and map clauses|\b(?:private|shared|firstprivate|lastprivate|reduction|linear) variable cannot be (?:private|shared|firstprivate|lastprivate|reduction|linear)\b|variable can appear only once in OpenMP/, 'duplicate-data-sharing'],
+  [
+    /appears more than once in data clauses|appears both in data and map clauses|\b(?:private|shared|firstprivate|lastprivate|reduction|linear) variable cannot be (?:private|shared|firstprivate|lastprivate|reduction|linear)\b|variable can appear only once in OpenMP/,
+    'duplicate-data-sharing',
+  ],
   // The iteration variable is predetermined private; no other data-sharing clause may name it.
   // gcc 8 and older predetermine a const object shared and reject it in shared/private (recorded
   // wording from gcc's test suite; gcc 8 is not installable here).
-  [/iteration variable '[^']+' should not be|loop iteration variable in the associated loop of '[^']+' directive may not be|'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has (?:an )?incomplete type|variable (?:of|with) incomplete type|invalid use of array with unspecified bounds|^'[^']+' is predetermined 'shared' for '(?:shared|private|firstprivate|lastprivate)'$/, 'invalid-privatization'],
+  [
+    /iteration variable '[^']+' should not be|loop iteration variable in the associated loop of '[^']+' directive may not be|'const' qualified '[^']*'(?: without 'mutable' member)? may appear only in|const-qualified variable cannot be|use of deleted function|call to deleted constructor|no matching constructor for initialization of|no matching function for call to '(?:[\w:]+::)?(\w+)(?:<[^']*>)?::\1\(\)'|has (?:an )?incomplete type|variable (?:of|with) incomplete type|invalid use of array with unspecified bounds|^'[^']+' is predetermined 'shared' for '(?:shared|private|firstprivate|lastprivate)'$/,
+    'invalid-privatization',
+  ],
   // clang rejects `reduction(+:s)` on a struct and `reduction(^:d)` on a double only through the
   // combiner it cannot build ("invalid operands to binary expression"). The unpatched project
   // compiled, so in a patched build that wording comes from the added reduction clause.
-  [/user defined reduction not found|has invalid type for 'reduction|is not valid for specified reduction operation|invalid operands to binary expression|reduction variable must be shared/, 'invalid-reduction'],
+  [
+    /user defined reduction not found|has invalid type for 'reduction|is not valid for specified reduction operation|invalid operands to binary expression|reduction variable must be shared/,
+    'invalid-reduction',
+  ],
   [/is not valid for '#pragma omp|unexpected OpenMP clause '[^']+' in directive/, 'clause-not-allowed'],
   // gcc rejects a misspelt clause; clang only warns that it ignores the rest of the line. A
   // directive name neither knows is the same mistake one word earlier: clang rejects it, gcc drops
   // the whole directive (with -Wunknown-pragmas saying so).
-  [/expected '#pragma omp' clause before|extra tokens at the end of '#pragma omp|expected an OpenMP clause|unknown OpenMP clause|^ignoring '#pragma omp [^']+'(?: \[-Wunknown-pragmas\])?$|^expected an OpenMP directive/, 'unknown-clause'],
-  [/not enough (?:perfectly nested |for )?loops|collapsed loops not perfectly nested|expected \d+ for loops after '#pragma omp/, 'collapse-not-nested'],
+  [
+    /expected '#pragma omp' clause before|extra tokens at the end of '#pragma omp|expected an OpenMP clause|unknown OpenMP clause|^ignoring '#pragma omp [^']+'(?: \[-Wunknown-pragmas\])?$|^expected an OpenMP directive/,
+    'unknown-clause',
+  ],
+  [
+    /not enough (?:perfectly nested |for )?loops|collapsed loops not perfectly nested|expected \d+ for loops after '#pragma omp/,
+    'collapse-not-nested',
+  ],
   [/for statement expected before|statement after '#pragma omp [^']*' must be a for loop/, 'directive-not-before-loop'],
-  [/invalid controlling predicate|missing controlling predicate|invalid increment expression|missing increment expression|invalid type for iteration variable|expected iteration declaration or initialization|condition of OpenMP for loop must be|increment clause of OpenMP for loop|increment expression must cause|initialization clause of OpenMP for loop is not in canonical form|variable must be of integer or pointer type/, 'non-canonical-loop'],
-  [/break statement used with OpenMP for loop|'break' statement cannot be used in OpenMP for loop|invalid (?:branch to\/from|exit from|entry to) OpenMP structured block|cannot return from OpenMP region/, 'early-exit'],
+  [
+    /invalid controlling predicate|missing controlling predicate|invalid increment expression|missing increment expression|invalid type for iteration variable|expected iteration declaration or initialization|condition of OpenMP for loop must be|increment clause of OpenMP for loop|increment expression must cause|initialization clause of OpenMP for loop is not in canonical form|variable must be of integer or pointer type/,
+    'non-canonical-loop',
+  ],
+  [
+    /break statement used with OpenMP for loop|'break' statement cannot be used in OpenMP for loop|invalid (?:branch to\/from|exit from|entry to) OpenMP structured block|cannot return from OpenMP region/,
+    'early-exit',
+  ],
   // One class for every name that is not in scope at the pragma (body local, for-init index,
   // bare member name, IR name): gcc and clang word them all alike.
   // A member access (`a.sum`, `this->total`, IR names like `in.addr`) is not a list item: gcc
   // stops at the `.`/`->`, clang asks for a variable name.
-  [/undeclared \(first use in this function\)|expected '\)' before '(?:\.|->)' token|expected variable name(?:, (?:data member of current class, )?array element or array section)?$|member reference base type '[^']+' is not a structure or union|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/, 'undeclared-in-clause'],
+  [
+    /undeclared \(first use in this function\)|expected '\)' before '(?:\.|->)' token|expected variable name(?:, (?:data member of current class, )?array element or array section)?$|member reference base type '[^']+' is not a structure or union|undeclared here \(not in a function\)|has not been declared|was not declared in this scope|use of undeclared identifier|is not a variable in clause/,
+    'undeclared-in-clause',
+  ],
 ];
 
 function asciiQuotes(text: string): string {

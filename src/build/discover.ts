@@ -36,10 +36,17 @@ export async function discover(o: {
   const judge = o.judge ?? (async (_suggestion: Suggestion, build: BuildResult) => build);
   const withPatch = o.considered.filter((s) => s.files.length > 0 && !o.settled?.has(s.id));
   const toBuild = withPatch.filter((s) => !o.reused?.has(s.id));
-  o.emit({ type: 'discovery-started', suggestions: o.considered.map((s) => s.id), builds: toBuild.length, reused: withPatch.length - toBuild.length, jobs: o.pool.jobs });
+  o.emit({
+    type: 'discovery-started',
+    suggestions: o.considered.map((s) => s.id),
+    builds: toBuild.length,
+    reused: withPatch.length - toBuild.length,
+    jobs: o.pool.jobs,
+  });
   const reference = await o.pool.referenceBuild();
   const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
-  if (!reference.ok || saysConfiguredElsewhere(reference.output)) throw new RefusedError(referenceFailure(o.dp, reference, folders));
+  if (!reference.ok || saysConfiguredElsewhere(reference.output))
+    throw new RefusedError(referenceFailure(o.dp, reference, folders));
   const byId = new Map(toBuild.map((s) => [s.id, s]));
   const pending = screenAndConfirm({
     dp: o.dp,
@@ -79,8 +86,14 @@ function referenceFailure(dp: DotDiscopop, reference: BuildResult, folders: read
   const quoted = quotedLines(reference).map((line) => `  ${line}`);
   const why = reference.ok ? 'passed' : reference.failedAt === 'timeout' ? 'does not finish in time' : 'fails';
   if (reference.ok || folders.length > 0) {
-    const named = folders.length > 0 ? folders.map((f) => (f.folder === '.' ? 'the project root' : `${f.folder}/`)).join(', ') : 'a build folder in the project';
-    const records = folders.length > 0 ? ` (${folders.map((f) => `${f.folder === '.' ? '' : `${f.folder}/`}${f.record}`).join(', ')} records it)` : '';
+    const named =
+      folders.length > 0
+        ? folders.map((f) => (f.folder === '.' ? 'the project root' : `${f.folder}/`)).join(', ')
+        : 'a build folder in the project';
+    const records =
+      folders.length > 0
+        ? ` (${folders.map((f) => `${f.folder === '.' ? '' : `${f.folder}/`}${f.record}`).join(', ')} records it)`
+        : '';
     const excludable = folders.filter((f) => f.folder !== '.').map((f) => `--exclude ${f.folder}`);
     const fixes = [
       excludable.length > 0 && `leave it out of the copies with ${excludable.join(' ')}`,
@@ -106,9 +119,17 @@ function referenceFailure(dp: DotDiscopop, reference: BuildResult, folders: read
  * names (CMake's cache-directory and source-directory errors), else, when the output has no such
  * words, none, so an unrelated failure is never blamed on a build folder that happens to exist.
  */
-function configuredElsewhere(dp: DotDiscopop, reference: BuildResult, configured: readonly ConfiguredFolder[]): ConfiguredFolder[] {
+function configuredElsewhere(
+  dp: DotDiscopop,
+  reference: BuildResult,
+  configured: readonly ConfiguredFolder[],
+): ConfiguredFolder[] {
   if (configured.length === 0 || !saysConfiguredElsewhere(reference.output)) return [];
-  const named = configured.filter((f) => reference.output.includes(f.folder === '.' ? dp.projectRoot : `${f.folder}/`) || reference.output.includes(`/${f.folder}`));
+  const named = configured.filter(
+    (f) =>
+      reference.output.includes(f.folder === '.' ? dp.projectRoot : `${f.folder}/`) ||
+      reference.output.includes(`/${f.folder}`),
+  );
   return named.length > 0 ? named : [...configured];
 }
 

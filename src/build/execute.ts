@@ -22,7 +22,10 @@ export type ExecuteRequest = CompileRequest;
  * compares the same under both launchers.
  */
 export function runExecuteScript(request: ExecuteRequest): Promise<StepOutcome> {
-  return runConfigurationScript(request, join(request.workspaceRoot, workspacePath(request.dp, executeScriptOf(request.dp.config))));
+  return runConfigurationScript(
+    request,
+    join(request.workspaceRoot, workspacePath(request.dp, executeScriptOf(request.dp.config))),
+  );
 }
 
 /** A run of execute.sh as the run check reads it. */
@@ -30,11 +33,35 @@ export function programRun(threads: number, outcome: RunOutcome): ProgramRun {
   const durationMs = outcome.durationMs;
   switch (outcome.kind) {
     case 'exited':
-      return { threads, ending: 'exited', exitCode: outcome.exitCode, signal: null, output: outcome.stdout + outcome.stderr, durationMs, validation: null };
+      return {
+        threads,
+        ending: 'exited',
+        exitCode: outcome.exitCode,
+        signal: null,
+        output: outcome.stdout + outcome.stderr,
+        durationMs,
+        validation: null,
+      };
     case 'signaled':
-      return { threads, ending: 'signaled', exitCode: null, signal: outcome.signal, output: outcome.stdout + outcome.stderr, durationMs, validation: null };
+      return {
+        threads,
+        ending: 'signaled',
+        exitCode: null,
+        signal: outcome.signal,
+        output: outcome.stdout + outcome.stderr,
+        durationMs,
+        validation: null,
+      };
     case 'timeout':
-      return { threads, ending: 'timeout', exitCode: null, signal: null, output: outcome.stdout + outcome.stderr, durationMs, validation: null };
+      return {
+        threads,
+        ending: 'timeout',
+        exitCode: null,
+        signal: null,
+        output: outcome.stdout + outcome.stderr,
+        durationMs,
+        validation: null,
+      };
     case 'canceled':
     case 'spawn-failed':
       // An abort is thrown before this; sh itself always starts.

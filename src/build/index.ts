@@ -6,5 +6,12 @@ export { parseDiagnostics, classifyError } from './diagnostics.js';
 export { compileLayout } from './compile.js';
 export { buildInputs, suggestionBuildDigest, version1BuildDigest, type BuildInputs } from './inputs.js';
 export { createLauncher, cancelLeftJobs, type Launcher, type LauncherName } from './launcher.js';
-export { placeProbe, probeRefusal, runOpenmpProbe, PROBE_DIRECTIVE, PROBE_IDENTIFIER, type ProbePlacement } from './probe.js';
+export {
+  placeProbe,
+  probeRefusal,
+  runOpenmpProbe,
+  PROBE_DIRECTIVE,
+  PROBE_IDENTIFIER,
+  type ProbePlacement,
+} from './probe.js';
 export { preprocessPatched, type Preprocessed } from './preprocess.js';

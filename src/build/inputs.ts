@@ -25,11 +25,19 @@ export interface BuildInputs {
   version1: string;
 }
 
-export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude: readonly string[]; signal?: AbortSignal }): Promise<BuildInputs> {
+export async function buildInputs(
+  dp: DotDiscopop,
+  o: { threads: number; exclude: readonly string[]; signal?: AbortSignal },
+): Promise<BuildInputs> {
   const projectRoot = await realpath(dp.projectRoot);
   const dotDir = await realpath(dp.dotDir);
   // What --exclude leaves out of the workspaces cannot change a build; the list itself can.
-  const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)) });
+  const excluded = await expandExcludes({
+    globs: o.exclude,
+    projectRoot,
+    dp,
+    compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)),
+  });
   const skipped = new Set([join(dotDir, 'patch_repair'), join(dotDir, 'patch_generator'), ...excluded.paths]);
   const manifest = await scanTree(projectRoot, (abs) => skipped.has(abs));
   const tree: Record<string, string> = {};
@@ -37,13 +45,16 @@ export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude
   const version1 = createHash('sha256').update(`exclude\0${JSON.stringify([...o.exclude].sort())}\n`);
   for (const [rel, e] of [...manifest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // A folder's own size and time only follow its entries, which are listed themselves.
-    tree[rel] = e.kind === 'dir' ? 'dir' : `${e.kind} ${e.size} ${e.mtimeNs}${e.link === undefined ? '' : ` -> ${e.link}`}`;
+    tree[rel] =
+      e.kind === 'dir' ? 'dir' : `${e.kind} ${e.size} ${e.mtimeNs}${e.link === undefined ? '' : ` -> ${e.link}`}`;
     version1.update(`${rel}\0${e.kind}\0${e.size}\0${e.kind === 'dir' ? '' : e.mtimeNs}\0${e.link ?? ''}\n`);
   }
   const script = await readFile(dp.config.compileScript, 'utf8');
   const settings = JSON.stringify(Object.entries(dp.config.settings).sort());
   const compilers = await compilerIdentity(dp, o.signal);
-  version1.update(`compile.sh\0${script}\nsettings\0${settings}\nconfig\0${dp.config.name}\0threads\0${o.threads}\ncompilers\0${compilers}\n`);
+  version1.update(
+    `compile.sh\0${script}\nsettings\0${settings}\nconfig\0${dp.config.name}\0threads\0${o.threads}\ncompilers\0${compilers}\n`,
+  );
   const digest = (text: string) => createHash('sha256').update(text).digest('hex');
   return {
     tree,
@@ -60,7 +71,9 @@ export async function buildInputs(dp: DotDiscopop, o: { threads: number; exclude
 
 /** One patch set's build: what every build depends on but the tree (compared entry by entry), plus the set itself. */
 export function suggestionBuildDigest(environment: Record<string, string>, patchSetDigest: string): string {
-  return createHash('sha256').update(`${JSON.stringify(Object.entries(environment).sort())}\0${patchSetDigest}`).digest('hex');
+  return createHash('sha256')
+    .update(`${JSON.stringify(Object.entries(environment).sort())}\0${patchSetDigest}`)
+    .digest('hex');
 }
 
 /** One patch set's build as run-state.json version 1 digested it: its inputs digest plus the set. */

@@ -45,7 +45,15 @@ export function createLauncher(o: { name: LauncherName; args: readonly string[];
 const localLauncher: Launcher = {
   name: 'local',
   async preflight() {},
-  run: (step) => runProcess({ command: step.command[0] as string, args: step.command.slice(1), cwd: step.cwd, env: step.env, timeoutMs: step.timeoutMs, signal: step.signal }),
+  run: (step) =>
+    runProcess({
+      command: step.command[0] as string,
+      args: step.command.slice(1),
+      cwd: step.cwd,
+      env: step.env,
+      timeoutMs: step.timeoutMs,
+      signal: step.signal,
+    }),
   async cancelAll() {},
 };
 
@@ -107,7 +115,7 @@ export function slurmTimeLimit(timeoutMs: number): string {
  */
 const STEP_WRAPPER = [
   't=$1; shift',
-  "trap 'trap \"\" TERM INT HUP; kill -TERM 0; sleep 1; kill -KILL 0' TERM INT HUP",
+  'trap \'trap "" TERM INT HUP; kill -TERM 0; sleep 1; kill -KILL 0\' TERM INT HUP',
   'printf "%s:start\\n" "$t"',
   '"$@" 2>&1 & wait $!; rc=$?',
   'printf "\\n%s:exit:%s\\n" "$t" "$rc"; exit $rc',
@@ -132,7 +140,14 @@ class SlurmLauncher implements Launcher {
     o.signal.throwIfAborted();
     const outcome = await runProcess({
       command: 'srun',
-      args: [...this.srunArgs('preflight', 60_000, o.scratchDir), 'sh', '-c', 'echo "node: $(hostname)"; cat "$1"', 'sh', file],
+      args: [
+        ...this.srunArgs('preflight', 60_000, o.scratchDir),
+        'sh',
+        '-c',
+        'echo "node: $(hostname)"; cat "$1"',
+        'sh',
+        file,
+      ],
       cwd: o.scratchDir,
       signal: o.signal,
     });
@@ -141,7 +156,9 @@ class SlurmLauncher implements Launcher {
     if (outcome.kind === 'canceled') o.signal.throwIfAborted();
     const srun = ['srun', ...this.userArgs].join(' ');
     if (outcome.kind === 'spawn-failed') {
-      throw new RefusedError(`--launcher slurm: ${srun} could not be started (${outcome.message}); run patch-repair where Slurm's commands work, such as a login node`);
+      throw new RefusedError(
+        `--launcher slurm: ${srun} could not be started (${outcome.message}); run patch-repair where Slurm's commands work, such as a login node`,
+      );
     }
     const node = /^node: (.*)$/m.exec(outcome.stdout)?.[1];
     if (node === undefined) {
@@ -149,7 +166,9 @@ class SlurmLauncher implements Launcher {
       throw new RefusedError(`--launcher slurm: Slurm did not run the preflight job (${srun}): ${words}`);
     }
     if (!outcome.stdout.includes(token)) {
-      const why = oneLine(outcome.stderr.replace(/^srun: error: .*task \d+: .*$/gm, '')) || 'the token file read back differently';
+      const why =
+        oneLine(outcome.stderr.replace(/^srun: error: .*task \d+: .*$/gm, '')) ||
+        'the token file read back differently';
       throw new RefusedError(
         `--launcher slurm: the compute node ${node} cannot see --work-dir ${o.workDir} (${why}); choose a --work-dir on a file system the compute nodes share`,
       );
@@ -168,7 +187,15 @@ class SlurmLauncher implements Launcher {
     };
     const outcome = await runProcess({
       command: 'srun',
-      args: [...this.srunArgs(step.label, step.timeoutMs, step.cwd), 'sh', '-c', STEP_WRAPPER, 'sh', this.token, ...step.command],
+      args: [
+        ...this.srunArgs(step.label, step.timeoutMs, step.cwd),
+        'sh',
+        '-c',
+        STEP_WRAPPER,
+        'sh',
+        this.token,
+        ...step.command,
+      ],
       cwd: step.cwd,
       env: step.env,
       timeoutMs: step.timeoutMs,
@@ -177,7 +204,12 @@ class SlurmLauncher implements Launcher {
       graceMs: SRUN_GRACE_MS,
       askToEnd: { ask: cancel, waitMs: SRUN_END_WAIT_MS },
     }).finally(() => clearInterval(repeat));
-    if (outcome.kind === 'spawn-failed') return { kind: 'launch-failed', reason: `srun could not be started: ${outcome.message}`, durationMs: outcome.durationMs };
+    if (outcome.kind === 'spawn-failed')
+      return {
+        kind: 'launch-failed',
+        reason: `srun could not be started: ${outcome.message}`,
+        durationMs: outcome.durationMs,
+      };
     if (outcome.kind === 'timeout' || outcome.kind === 'canceled') {
       // srun signalled after all may have left its job behind.
       await this.cancelJob(step.label);
@@ -187,12 +219,18 @@ class SlurmLauncher implements Launcher {
     const captured = { stdout: text, stderr: '', truncated: outcome.truncated, durationMs: Date.now() - started };
     // Slurm signals every process of the step at once: the build may die first and the wrapper
     // still print its exit line, so Slurm's own cancel line decides.
-    if (/\*\*\* (STEP|JOB) \S+ ON \S+ CANCELLED .*DUE TO TIME LIMIT/.test(outcome.stderr)) return { kind: 'timeout', ...captured };
+    if (/\*\*\* (STEP|JOB) \S+ ON \S+ CANCELLED .*DUE TO TIME LIMIT/.test(outcome.stderr))
+      return { kind: 'timeout', ...captured };
     const endedBySlurm = /\*\*\* (STEP|JOB) \S+ ON \S+ CANCELLED/.test(outcome.stderr);
     if (exitCode !== undefined && !endedBySlurm) return { kind: 'exited', exitCode, ...captured };
     // Output cut at the size limit loses the exit line, not the build's result.
-    if (outcome.truncated && outcome.kind === 'exited' && !endedBySlurm) return { kind: 'exited', exitCode: outcome.exitCode, ...captured };
-    return { kind: 'launch-failed', reason: slurmWords(outcome.stderr) || `srun ${describeOutcome(outcome)} before the build ended`, durationMs: captured.durationMs };
+    if (outcome.truncated && outcome.kind === 'exited' && !endedBySlurm)
+      return { kind: 'exited', exitCode: outcome.exitCode, ...captured };
+    return {
+      kind: 'launch-failed',
+      reason: slurmWords(outcome.stderr) || `srun ${describeOutcome(outcome)} before the build ended`,
+      durationMs: captured.durationMs,
+    };
   }
 
   async cancelAll(say: (line: string) => void): Promise<void> {
@@ -200,7 +238,9 @@ class SlurmLauncher implements Launcher {
     if (upTo === this.cancelledUpTo) return;
     const result = await cancelRunJobs(this.runId, say);
     if ('problem' in result) {
-      say(`could not make sure the Slurm jobs of this run are gone (${result.problem}); look for jobs named ${jobNamePrefix(this.runId)}* in squeue`);
+      say(
+        `could not make sure the Slurm jobs of this run are gone (${result.problem}); look for jobs named ${jobNamePrefix(this.runId)}* in squeue`,
+      );
       return;
     }
     // Jobs still listed were cancelled: waiting for them again would find the same.
@@ -233,7 +273,12 @@ class SlurmLauncher implements Launcher {
   }
 
   private async cancelJob(label: string): Promise<void> {
-    await runProcess({ command: 'scancel', args: [`--name=${jobName(this.runId, label)}`, `--user=${currentUser()}`], cwd: '/', timeoutMs: 30_000 });
+    await runProcess({
+      command: 'scancel',
+      args: [`--name=${jobName(this.runId, label)}`, `--user=${currentUser()}`],
+      cwd: '/',
+      timeoutMs: 30_000,
+    });
   }
 
   /**
@@ -259,12 +304,21 @@ interface ListedJob {
  * it cancelled and what was still listed when the wait ran out, or a line saying why Slurm could
  * not be asked.
  */
-export async function cancelRunJobs(runId: string, say: (line: string) => void = () => {}): Promise<{ cancelled: number; left: ListedJob[] } | { problem: string }> {
+export async function cancelRunJobs(
+  runId: string,
+  say: (line: string) => void = () => {},
+): Promise<{ cancelled: number; left: ListedJob[] } | { problem: string }> {
   const prefix = jobNamePrefix(runId);
   const list = async (): Promise<ListedJob[] | { problem: string; lasting: boolean }> => {
-    const outcome = await runProcess({ command: 'squeue', args: [`--user=${currentUser()}`, '--noheader', '--format=%i|%j|%T'], cwd: '/', timeoutMs: 30_000 });
+    const outcome = await runProcess({
+      command: 'squeue',
+      args: [`--user=${currentUser()}`, '--noheader', '--format=%i|%j|%T'],
+      cwd: '/',
+      timeoutMs: 30_000,
+    });
     if (outcome.kind === 'spawn-failed') return { problem: `squeue ${describeOutcome(outcome)}`, lasting: true };
-    if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return { problem: `squeue ${describeOutcome(outcome)}: ${oneLine(outcome.stderr)}`, lasting: false };
+    if (outcome.kind !== 'exited' || outcome.exitCode !== 0)
+      return { problem: `squeue ${describeOutcome(outcome)}: ${oneLine(outcome.stderr)}`, lasting: false };
     return outcome.stdout
       .split('\n')
       .map((line) => line.split('|'))
@@ -340,7 +394,8 @@ export function splitLauncherArgs(raw: string): string[] | { problem: string } {
     const c = raw[i] as string;
     if (quote) {
       if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && (raw[i + 1] === '"' || raw[i + 1] === '\\')) word = `${word ?? ''}${raw[++i] as string}`;
+      else if (c === '\\' && quote === '"' && (raw[i + 1] === '"' || raw[i + 1] === '\\'))
+        word = `${word ?? ''}${raw[++i] as string}`;
       else word = `${word ?? ''}${c}`;
     } else if (c === "'" || c === '"') {
       quote = c;
@@ -362,6 +417,12 @@ export function splitLauncherArgs(raw: string): string[] | { problem: string } {
 export async function cancelLeftJobs(run: { run_id: string; launcher: LauncherName }): Promise<string[]> {
   if (run.launcher !== 'slurm') return [];
   const result = await cancelRunJobs(run.run_id);
-  if ('problem' in result) return [`could not cancel the Slurm jobs left by run ${run.run_id} (${result.problem}); look for jobs named ${jobNamePrefix(run.run_id)}* in squeue`];
-  return [...(result.cancelled > 0 ? [`cancelled ${result.cancelled} Slurm job(s) left by run ${run.run_id}`] : []), ...(result.left.length > 0 ? [stillListed(result.left)] : [])];
+  if ('problem' in result)
+    return [
+      `could not cancel the Slurm jobs left by run ${run.run_id} (${result.problem}); look for jobs named ${jobNamePrefix(run.run_id)}* in squeue`,
+    ];
+  return [
+    ...(result.cancelled > 0 ? [`cancelled ${result.cancelled} Slurm job(s) left by run ${run.run_id}`] : []),
+    ...(result.left.length > 0 ? [stillListed(result.left)] : []),
+  ];
 }

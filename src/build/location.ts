@@ -27,7 +27,11 @@ const COMPILED_MAGIC = [Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.from('!<ar
  * yet no build reads that back, and counting it would make every debug build of a plain Makefile
  * project look path-dependent.
  */
-export async function filesHoldingPath(root: string, rels: readonly string[], needles: readonly string[]): Promise<string[]> {
+export async function filesHoldingPath(
+  root: string,
+  rels: readonly string[],
+  needles: readonly string[],
+): Promise<string[]> {
   const patterns = [...new Set(needles)].filter((n) => n !== '').map((n) => Buffer.from(n));
   const found: string[] = [];
   let next = 0;
@@ -47,7 +51,8 @@ async function holds(file: string, patterns: readonly Buffer[]): Promise<boolean
   try {
     const head = Buffer.alloc(8);
     const { bytesRead: headBytes } = await handle.read(head, 0, head.length, 0);
-    if (COMPILED_MAGIC.some((magic) => headBytes >= magic.length && head.subarray(0, magic.length).equals(magic))) return false;
+    if (COMPILED_MAGIC.some((magic) => headBytes >= magic.length && head.subarray(0, magic.length).equals(magic)))
+      return false;
     const chunk = Math.max(1, Math.min((await handle.stat()).size, CHUNK));
     const buffer = Buffer.allocUnsafe(chunk + longest);
     let kept = 0;
@@ -71,7 +76,11 @@ async function holds(file: string, patterns: readonly Buffer[]): Promise<boolean
 const BUILD_STATE: ReadonlyArray<{ test: (rel: string) => boolean; folder: (rel: string) => string; what: string }> = [
   { test: (rel) => basename(rel) === 'CMakeCache.txt', folder: (rel) => posix.dirname(rel), what: 'CMakeCache.txt' },
   { test: (rel) => basename(rel) === 'config.status', folder: (rel) => posix.dirname(rel), what: 'config.status' },
-  { test: (rel) => basename(rel) === 'coredata.dat' && basename(dirname(rel)) === 'meson-private', folder: (rel) => posix.dirname(posix.dirname(rel)), what: 'meson-private/coredata.dat' },
+  {
+    test: (rel) => basename(rel) === 'coredata.dat' && basename(dirname(rel)) === 'meson-private',
+    folder: (rel) => posix.dirname(posix.dirname(rel)),
+    what: 'meson-private/coredata.dat',
+  },
   { test: (rel) => basename(rel) === 'build.ninja', folder: (rel) => posix.dirname(rel), what: 'build.ninja' },
 ];
 
@@ -86,8 +95,14 @@ export interface ConfiguredFolder {
  * Build folders of the user's tree (as copied into `workspaceRoot`) whose build-state file holds
  * the project's own absolute path: configured at the original place, so a copy of them is stale.
  */
-export async function foldersConfiguredAt(workspaceRoot: string, manifest: Manifest, projectRoots: readonly string[]): Promise<ConfiguredFolder[]> {
-  const candidates = [...manifest].filter(([rel, e]) => e.kind === 'file' && BUILD_STATE.some((s) => s.test(rel))).map(([rel]) => rel);
+export async function foldersConfiguredAt(
+  workspaceRoot: string,
+  manifest: Manifest,
+  projectRoots: readonly string[],
+): Promise<ConfiguredFolder[]> {
+  const candidates = [...manifest]
+    .filter(([rel, e]) => e.kind === 'file' && BUILD_STATE.some((s) => s.test(rel)))
+    .map(([rel]) => rel);
   const holding = await filesHoldingPath(workspaceRoot, candidates, projectRoots);
   const byFolder = new Map<string, ConfiguredFolder>();
   for (const rel of holding) {
@@ -129,23 +144,39 @@ export interface Exclusions {
  * (compile.sh, a source file DiscoPoP analysed, which the patches target) is a usage error: the run
  * would otherwise report every suggestion on that file as broken.
  */
-export async function expandExcludes(o: { globs: readonly string[]; projectRoot: string; dp: DotDiscopop; compileScript: string }): Promise<Exclusions> {
+export async function expandExcludes(o: {
+  globs: readonly string[];
+  projectRoot: string;
+  dp: DotDiscopop;
+  compileScript: string;
+}): Promise<Exclusions> {
   const paths = new Set<string>();
   const unmatched: string[] = [];
   const problems: string[] = [];
   const needed = new Map<string, string>([[o.compileScript, 'every build runs it']]);
   for (const source of o.dp.files.values()) {
-    if (!isAbsolute(source.relPath)) needed.set(join(o.projectRoot, source.relPath), 'source files DiscoPoP analysed (FileMapping.txt), which the patches change');
+    if (!isAbsolute(source.relPath))
+      needed.set(
+        join(o.projectRoot, source.relPath),
+        'source files DiscoPoP analysed (FileMapping.txt), which the patches change',
+      );
   }
   for (const glob of o.globs) {
-    const matches = await fg(normalizeExclude(glob), { cwd: o.projectRoot, onlyFiles: false, dot: true, followSymbolicLinks: false, suppressErrors: true });
+    const matches = await fg(normalizeExclude(glob), {
+      cwd: o.projectRoot,
+      onlyFiles: false,
+      dot: true,
+      followSymbolicLinks: false,
+      suppressErrors: true,
+    });
     if (matches.length === 0) unmatched.push(glob);
     const lost = new Map<string, string[]>();
     for (const rel of matches) {
       const abs = join(o.projectRoot, rel);
       paths.add(abs);
       for (const [file, why] of needed) {
-        if (file === abs || file.startsWith(`${abs}/`)) lost.set(why, [...new Set([...(lost.get(why) ?? []), file.slice(o.projectRoot.length + 1)])]);
+        if (file === abs || file.startsWith(`${abs}/`))
+          lost.set(why, [...new Set([...(lost.get(why) ?? []), file.slice(o.projectRoot.length + 1)])]);
       }
     }
     for (const [why, files] of lost) problems.push(`--exclude ${glob}: leaves out ${files.sort().join(', ')}: ${why}`);

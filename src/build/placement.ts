@@ -9,9 +9,29 @@ import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop } from '../formats/types.js';
 import { repairDir } from '../store/paths.js';
 import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP } from './compile.js';
-import { expandExcludes, filesHoldingPath, foldersConfiguredAt, saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
-import { absolutizeEscapingLinks, materialize, scanTree, statEntry, type Entry, type Manifest, type SourceOf } from './tree.js';
-import { projectSourceOf, referenceSourceOf, timestampGranularityNs, Workspace, type ReferenceSources } from './workspace.js';
+import {
+  expandExcludes,
+  filesHoldingPath,
+  foldersConfiguredAt,
+  saysConfiguredElsewhere,
+  type ConfiguredFolder,
+} from './location.js';
+import {
+  absolutizeEscapingLinks,
+  materialize,
+  scanTree,
+  statEntry,
+  type Entry,
+  type Manifest,
+  type SourceOf,
+} from './tree.js';
+import {
+  projectSourceOf,
+  referenceSourceOf,
+  timestampGranularityNs,
+  Workspace,
+  type ReferenceSources,
+} from './workspace.js';
 
 /** How the workspaces got their reference state; results.json records it. */
 export interface WorkspacePlacement {
@@ -49,16 +69,32 @@ export class Workspaces {
   ) {}
 
   /** Reads the user's tree, without .discopop/patch_repair/, the scratch folder and what `exclude` matches. */
-  static async scan(o: { dp: DotDiscopop; scratchDir: string; root: string; exclude: readonly string[]; emit: Emit }): Promise<Workspaces> {
+  static async scan(o: {
+    dp: DotDiscopop;
+    scratchDir: string;
+    root: string;
+    exclude: readonly string[];
+    emit: Emit;
+  }): Promise<Workspaces> {
     const { dp } = o;
     const projectRoot = await realpath(dp.projectRoot);
     const granularityNs = await timestampGranularityNs(o.root);
-    const excluded = await expandExcludes({ globs: o.exclude, projectRoot, dp, compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)) });
+    const excluded = await expandExcludes({
+      globs: o.exclude,
+      projectRoot,
+      dp,
+      compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)),
+    });
     for (const glob of excluded.unmatched) {
       o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${projectRoot}` });
     }
     const dotDir = await realpath(dp.dotDir);
-    const skipped = new Set([repairDir(dotDir), await realpath(o.scratchDir).catch(() => o.scratchDir), o.root, ...excluded.paths]);
+    const skipped = new Set([
+      repairDir(dotDir),
+      await realpath(o.scratchDir).catch(() => o.scratchDir),
+      o.root,
+      ...excluded.paths,
+    ]);
     const outside = dotDiscopopOutside({ projectRoot, dotDir });
     // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
     if (outside) skipped.add(join(projectRoot, OUTSIDE_DOT_DISCOPOP));
@@ -102,7 +138,12 @@ export class Workspaces {
 
   /** A workspace that has not built yet rolls back to the user's tree. */
   userTreeSources(): ReferenceSources {
-    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot: this.projectRoot, outputs: new Set() };
+    return {
+      projectRoot: this.projectRoot,
+      outsideDotDir: this.outsideDotDir,
+      outputsRoot: this.projectRoot,
+      outputs: new Set(),
+    };
   }
 
   /**
@@ -113,8 +154,17 @@ export class Workspaces {
   async settleFirst(workspace: Workspace, result: BuildResult): Promise<ReferenceSources> {
     const sources = await this.keepReferenceOutputs(workspace, 0);
     if (result.ok) {
-      const pathFiles = await filesHoldingPath(workspace.root, [...sources.outputs], await rootSpellings(workspace.root));
-      this.placement = { pathFiles, outputs: pathFiles.length > 0 ? 'rebuilt' : 'copied', referenceBuilds: 1, workspaces: 1 };
+      const pathFiles = await filesHoldingPath(
+        workspace.root,
+        [...sources.outputs],
+        await rootSpellings(workspace.root),
+      );
+      this.placement = {
+        pathFiles,
+        outputs: pathFiles.length > 0 ? 'rebuilt' : 'copied',
+        referenceBuilds: 1,
+        workspaces: 1,
+      };
       if (pathFiles.length > 0) {
         const more = pathFiles.length > 1 ? ` and ${pathFiles.length - 1} more` : '';
         this.emit({
@@ -125,13 +175,20 @@ export class Workspaces {
       }
     }
     if (!result.ok || saysConfiguredElsewhere(result.output)) {
-      this.configured = await foldersConfiguredAt(workspace.root, this.initial, [this.projectRoot, this.dp.projectRoot]);
+      this.configured = await foldersConfiguredAt(workspace.root, this.initial, [
+        this.projectRoot,
+        this.dp.projectRoot,
+      ]);
     }
     return sources;
   }
 
   /** Workspace `index` beyond the first, placed as the first reference build decided. */
-  async further(index: number, first: PlacedWorkspace, referenceBuild: (workspace: Workspace) => Promise<BuildResult>): Promise<PlacedWorkspace> {
+  async further(
+    index: number,
+    first: PlacedWorkspace,
+    referenceBuild: (workspace: Workspace) => Promise<BuildResult>,
+  ): Promise<PlacedWorkspace> {
     if (this.placement?.outputs === 'rebuilt') return this.rebuilt(index, referenceBuild);
     return { workspace: await this.copied(index, first), sources: first.sources };
   }
@@ -141,19 +198,29 @@ export class Workspaces {
     const tree = join(this.root, `w${index}`, 'tree');
     await mkdir(tree, { recursive: true });
     const entries: [string, Entry][] = [...first.workspace.manifest].map(([rel, e]) => [rel, { ...e }]);
-    await materialize({ entries, sourceOf: referenceSourceOf(first.sources), toRoot: tree, linkRoots: [first.workspace.root] });
+    await materialize({
+      entries,
+      sourceOf: referenceSourceOf(first.sources),
+      toRoot: tree,
+      linkRoots: [first.workspace.root],
+    });
     return new Workspace(tree, await scanTree(tree), this.granularityNs);
   }
 
   /** The user's tree and a reference build of its own, for outputs that name their folder. */
-  private async rebuilt(index: number, referenceBuild: (workspace: Workspace) => Promise<BuildResult>): Promise<PlacedWorkspace> {
+  private async rebuilt(
+    index: number,
+    referenceBuild: (workspace: Workspace) => Promise<BuildResult>,
+  ): Promise<PlacedWorkspace> {
     const workspace = await this.userTree(`w${index}`);
     (this.placement as WorkspacePlacement).referenceBuilds++;
     const result = await referenceBuild(workspace);
     const sources = await this.keepReferenceOutputs(workspace, index);
     if (!result.ok) {
       await rm(join(this.root, `w${index}`), { recursive: true, force: true });
-      throw new Error(`the reference build passed in the first workspace but fails in workspace ${index}, which is left unused: ${result.firstError ?? 'no error message'}`);
+      throw new Error(
+        `the reference build passed in the first workspace but fails in workspace ${index}, which is left unused: ${result.firstError ?? 'no error message'}`,
+      );
     }
     return { workspace, sources };
   }
@@ -165,8 +232,18 @@ export class Workspaces {
     const written = [...after].filter(([rel, e]) => e.kind === 'file' && before.get(rel)?.ctimeNs !== e.ctimeNs);
     const outputsRoot = join(this.root, index === 0 ? 'reference-outputs' : `reference-outputs-w${index}`);
     await mkdir(outputsRoot, { recursive: true });
-    await materialize({ entries: written, sourceOf: (rel) => join(workspace.root, rel), toRoot: outputsRoot, linkRoots: [] });
-    return { projectRoot: this.projectRoot, outsideDotDir: this.outsideDotDir, outputsRoot, outputs: new Set(written.map(([rel]) => rel)) };
+    await materialize({
+      entries: written,
+      sourceOf: (rel) => join(workspace.root, rel),
+      toRoot: outputsRoot,
+      linkRoots: [],
+    });
+    return {
+      projectRoot: this.projectRoot,
+      outsideDotDir: this.outsideDotDir,
+      outputsRoot,
+      outputs: new Set(written.map(([rel]) => rel)),
+    };
   }
 }
 

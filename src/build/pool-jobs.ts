@@ -50,8 +50,20 @@ export interface ReferenceRunJob {
 
 export type BuildEvents = 'all' | 'started' | 'none';
 
-export function buildFinished(id: string | null, purpose: 'reference' | BuildPurpose, result: BuildResult): Extract<Parameters<Emit>[0], { type: 'build-finished' }> {
-  return { type: 'build-finished', id, purpose, ok: result.ok, error_class: result.errorClass ?? null, first_error: result.firstError ?? null, duration_ms: result.durationMs };
+export function buildFinished(
+  id: string | null,
+  purpose: 'reference' | BuildPurpose,
+  result: BuildResult,
+): Extract<Parameters<Emit>[0], { type: 'build-finished' }> {
+  return {
+    type: 'build-finished',
+    id,
+    purpose,
+    ok: result.ok,
+    error_class: result.errorClass ?? null,
+    first_error: result.firstError ?? null,
+    duration_ms: result.durationMs,
+  };
 }
 
 /** What a launch retry needs: the run's abort signal, and where to say that it tries again. */
@@ -64,7 +76,11 @@ export interface LaunchRetries {
  * Runs `attempt` again on a fresh step while Slurm, not the build, failed, up to LAUNCH_RETRIES
  * more times; then the run cannot go on and says why.
  */
-export async function withLaunchRetries<T extends BuildResult | RunOutcome>(o: LaunchRetries, what: string, attempt: () => Promise<T | LaunchFailed>): Promise<T> {
+export async function withLaunchRetries<T extends BuildResult | RunOutcome>(
+  o: LaunchRetries,
+  what: string,
+  attempt: () => Promise<T | LaunchFailed>,
+): Promise<T> {
   for (let retry = 0; ; retry++) {
     const outcome = await attempt();
     if (!isLaunchFailed(outcome)) return outcome;
@@ -72,6 +88,10 @@ export async function withLaunchRetries<T extends BuildResult | RunOutcome>(o: L
     if (retry >= LAUNCH_RETRIES) {
       throw new ClusterError(`${what} could not run on the cluster (${retry + 1} tries): ${outcome.reason}`);
     }
-    o.emit({ type: 'notice', level: 'warning', message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})` });
+    o.emit({
+      type: 'notice',
+      level: 'warning',
+      message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})`,
+    });
   }
 }

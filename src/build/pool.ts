@@ -12,14 +12,29 @@ import type { IsolatedBuild, IsolatedBuildRequest, ProgramRunner } from '../form
 import { patchWorkspace } from './apply.js';
 import { runCompileScript } from './compile.js';
 import { programIn } from './program.js';
-import { makeCompilerRecorder, readRecordedCompiles, type CompilerRecorder, type RecordedCompiles } from './compiler-record.js';
+import {
+  makeCompilerRecorder,
+  readRecordedCompiles,
+  type CompilerRecorder,
+  type RecordedCompiles,
+} from './compiler-record.js';
 import { createLauncher, type Launcher } from './launcher.js';
 import { compileResult, patchFailure, patchNotes } from './result.js';
 import type { ConfiguredFolder } from './location.js';
 import { rootSpellings, Workspaces, type WorkspacePlacement } from './placement.js';
 import { referenceSourceOf, type Workspace, type ReferenceSources } from './workspace.js';
 import { Slots } from './slots.js';
-import { buildFinished, withLaunchRetries, type BuildEvents, type BuildPurpose, type Job, type LaunchFailed, type LaunchRetries, type ReferenceRunJob, type Worker } from './pool-jobs.js';
+import {
+  buildFinished,
+  withLaunchRetries,
+  type BuildEvents,
+  type BuildPurpose,
+  type Job,
+  type LaunchFailed,
+  type LaunchRetries,
+  type ReferenceRunJob,
+  type Worker,
+} from './pool-jobs.js';
 import { keepObjects, runRecordedCompiles } from './screen.js';
 import type { RecordedCompile } from './compiler-record.js';
 
@@ -86,10 +101,21 @@ export class BuildPool {
     await mkdir(o.scratchDir, { recursive: true });
     const root = await mkdtemp(join(o.scratchDir, 'builds-'));
     try {
-      const workspaces = await Workspaces.scan({ dp: o.dp, scratchDir: o.scratchDir, root, exclude: o.exclude ?? [], emit: o.emit });
+      const workspaces = await Workspaces.scan({
+        dp: o.dp,
+        scratchDir: o.scratchDir,
+        root,
+        exclude: o.exclude ?? [],
+        emit: o.emit,
+      });
       const pool = new BuildPool(o, root, workspaces);
       const workspace = await workspaces.userTree('w0');
-      pool.workers.push({ workspace, patchDir: join(root, 'w0', 'patches'), busy: false, sources: workspaces.userTreeSources() });
+      pool.workers.push({
+        workspace,
+        patchDir: join(root, 'w0', 'patches'),
+        busy: false,
+        sources: workspaces.userTreeSources(),
+      });
       return pool;
     } catch (error) {
       await rm(root, { recursive: true, force: true });
@@ -130,12 +156,22 @@ export class BuildPool {
   }
 
   /** Builds the project with `patchSet` applied, in isolation. Waits for the reference build. */
-  async build(id: string, patchSet: PatchSet, purpose: BuildPurpose, events: BuildEvents = 'all'): Promise<BuildResult> {
+  async build(
+    id: string,
+    patchSet: PatchSet,
+    purpose: BuildPurpose,
+    events: BuildEvents = 'all',
+  ): Promise<BuildResult> {
     return (await this.enqueue({ id, patchSet, purpose, events })).build;
   }
 
   /** `patchSet` applied, then the changed units' recorded compiles instead of compile.sh. */
-  async screen(id: string, patchSet: PatchSet, commands: readonly RecordedCompile[], events: BuildEvents): Promise<BuildResult> {
+  async screen(
+    id: string,
+    patchSet: PatchSet,
+    commands: readonly RecordedCompile[],
+    events: BuildEvents,
+  ): Promise<BuildResult> {
     return (await this.enqueue({ id, patchSet, purpose: 'discovery', commands, events })).build;
   }
 
@@ -146,7 +182,12 @@ export class BuildPool {
   }
 
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
-  async buildThen<T>(id: string, patchSet: PatchSet, purpose: BuildPurpose, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
+  async buildThen<T>(
+    id: string,
+    patchSet: PatchSet,
+    purpose: BuildPurpose,
+    then: (program: ProgramRunner) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }> {
     const { build, ran } = await this.enqueue({ id, patchSet, purpose, then, events: 'all' });
     return { build, ran: build.ok ? (ran as T) : null };
   }
@@ -162,8 +203,14 @@ export class BuildPool {
   }
 
   /** --check-run's reference with settings other than the suggestions': an isolated build (below) of no patch set. */
-  async withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }> {
-    return this.isolatedBuildThen({ folder: 'sequential', label: 'sequential', settings, patchSet: new Map(), threads: 1 }, (program) => then(program));
+  async withSequentialProgram<T>(
+    settings: Record<string, string>,
+    then: (program: ProgramRunner) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }> {
+    return this.isolatedBuildThen(
+      { folder: 'sequential', label: 'sequential', settings, patchSet: new Map(), threads: 1 },
+      (program) => then(program),
+    );
   }
 
   /**
@@ -195,16 +242,61 @@ export class BuildPool {
     try {
       const workspace = await this.workspaces.userTree(o.folder);
       const started = Date.now();
-      const applied = await patchWorkspace({ dp, patchSet: o.patchSet, workspaceRoot: workspace.root, patchDir: join(this.root, o.folder, 'patches'), timeoutMs: this.o.timeoutMs, signal });
-      if (!applied.ok) return { build: patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot: workspace.root, durationMs: Date.now() - started }), ran: null };
+      const applied = await patchWorkspace({
+        dp,
+        patchSet: o.patchSet,
+        workspaceRoot: workspace.root,
+        patchDir: join(this.root, o.folder, 'patches'),
+        timeoutMs: this.o.timeoutMs,
+        signal,
+      });
+      if (!applied.ok)
+        return {
+          build: patchFailure({
+            dp,
+            output: applied.output,
+            failures: applied.failures,
+            workspaceRoot: workspace.root,
+            durationMs: Date.now() - started,
+          }),
+          ran: null,
+        };
       const outcome = await withLaunchRetries(this.retries, `the ${o.label} build`, () =>
-        runCompileScript({ dp, launcher: this.launcher, label: o.label, workspaceRoot: workspace.root, threads: o.threads, timeoutMs: this.o.timeoutMs, signal }),
+        runCompileScript({
+          dp,
+          launcher: this.launcher,
+          label: o.label,
+          workspaceRoot: workspace.root,
+          threads: o.threads,
+          timeoutMs: this.o.timeoutMs,
+          signal,
+        }),
       );
       faultPoint('build.isolated-after-compile');
       if (outcome.kind === 'canceled') signal.throwIfAborted();
-      const build = compileResult({ dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
-      const added = new Map([...applied.added].flatMap(([fileId, lines]) => { const file = dp.files.get(fileId); return file ? [[file.relPath, lines] as const] : []; }));
-      return { build, ran: build.ok ? await then(this.programIn(workspace.root, o.label, dp), { workspaceRoot: workspace.root, added, scratch: join(this.root, o.folder) }) : null };
+      const build = compileResult({
+        dp,
+        outcome,
+        workspaceRoot: workspace.root,
+        timeoutMs: this.o.timeoutMs,
+        durationMs: Date.now() - started,
+      });
+      const added = new Map(
+        [...applied.added].flatMap(([fileId, lines]) => {
+          const file = dp.files.get(fileId);
+          return file ? [[file.relPath, lines] as const] : [];
+        }),
+      );
+      return {
+        build,
+        ran: build.ok
+          ? await then(this.programIn(workspace.root, o.label, dp), {
+              workspaceRoot: workspace.root,
+              added,
+              scratch: join(this.root, o.folder),
+            })
+          : null,
+      };
     } finally {
       await rm(join(this.root, o.folder), { recursive: true, force: true });
     }
@@ -241,7 +333,10 @@ export class BuildPool {
     const recorder = this.launcher.name === 'local' ? await this.compilerRecorder() : undefined;
     const result = await this.referenceBuildIn(worker.workspace, recorder?.env);
     this.recorded = recorder
-      ? await readRecordedCompiles(recorder, { workspaceRoots: await rootSpellings(worker.workspace.root), projectRoot: this.o.dp.projectRoot })
+      ? await readRecordedCompiles(recorder, {
+          workspaceRoots: await rootSpellings(worker.workspace.root),
+          projectRoot: this.o.dp.projectRoot,
+        })
       : { ok: false, reason: 'the reference build ran through Slurm, where its compiler calls are not recorded' };
     worker.sources = await this.workspaces.settleFirst(worker.workspace, result);
     this.sources = worker.sources;
@@ -252,7 +347,10 @@ export class BuildPool {
 
   private compilerRecorder(): Promise<CompilerRecorder> {
     const settings = this.o.dp.config.settings;
-    return makeCompilerRecorder(join(this.root, 'compiler-record'), { searchPath: settings['PATH'] ?? process.env['PATH'] ?? '', settings });
+    return makeCompilerRecorder(join(this.root, 'compiler-record'), {
+      searchPath: settings['PATH'] ?? process.env['PATH'] ?? '',
+      settings,
+    });
   }
 
   /** compile.sh with no suggestion applied, reported as a reference build. */
@@ -261,13 +359,28 @@ export class BuildPool {
     const started = Date.now();
     const signal = this.controller.signal;
     const outcome = await withLaunchRetries(this.retries, 'the reference build', async () => {
-      const step = await runCompileScript({ dp: this.o.dp, launcher: this.launcher, label: 'reference', workspaceRoot: workspace.root, threads: this.o.threads, timeoutMs: this.o.timeoutMs, signal, ...(extraEnv && { extraEnv }) });
+      const step = await runCompileScript({
+        dp: this.o.dp,
+        launcher: this.launcher,
+        label: 'reference',
+        workspaceRoot: workspace.root,
+        threads: this.o.threads,
+        timeoutMs: this.o.timeoutMs,
+        signal,
+        ...(extraEnv && { extraEnv }),
+      });
       // Nothing but the user's tree is in the workspace yet: a half-done step is undone from there.
       if (step.kind === 'launch-failed') await workspace.rollback(this.workspaces.projectSource());
       return step;
     });
     if (outcome.kind === 'canceled') signal.throwIfAborted();
-    const result = compileResult({ dp: this.o.dp, outcome, workspaceRoot: workspace.root, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started });
+    const result = compileResult({
+      dp: this.o.dp,
+      outcome,
+      workspaceRoot: workspace.root,
+      timeoutMs: this.o.timeoutMs,
+      durationMs: Date.now() - started,
+    });
     this.o.emit(buildFinished(null, 'reference', result));
     return result;
   }
@@ -282,13 +395,19 @@ export class BuildPool {
       worker.busy = true;
       void this.track(this.runJob(worker, job));
     }
-    const wanted = this.cloneFailed ? 0 : Math.min(this.queue.length, Math.max(1, this.o.jobs) - this.workers.length - this.cloning);
+    const wanted = this.cloneFailed
+      ? 0
+      : Math.min(this.queue.length, Math.max(1, this.o.jobs) - this.workers.length - this.cloning);
     for (let i = 0; i < wanted; i++) {
       this.track(this.addClone()).catch((error: unknown) => {
         // Fewer workspaces only means fewer builds at once; the run goes on with those it has.
         this.cloneFailed = true;
         if (!this.controller.signal.aborted) {
-          this.o.emit({ type: 'notice', level: 'warning', message: `could not prepare another build workspace: ${(error as Error).message}` });
+          this.o.emit({
+            type: 'notice',
+            level: 'warning',
+            message: `could not prepare another build workspace: ${(error as Error).message}`,
+          });
         }
       });
     }
@@ -313,13 +432,15 @@ export class BuildPool {
         job.resolve(await this.referenceRunIn(worker, job.then));
         return;
       }
-      if (job.events !== 'none') this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
+      if (job.events !== 'none')
+        this.o.emit({ type: 'build-started', id: job.purpose === 'probe' ? null : job.id, purpose: job.purpose });
       const what = job.purpose === 'probe' ? 'the OpenMP probe build' : `the build of suggestion ${job.id}`;
       let ran: unknown = null;
       const result = await withLaunchRetries(this.retries, what, () =>
         this.buildIn(worker, job, job.then && (async (program) => void (ran = await job.then!(program)))),
       );
-      if (job.events === 'all') this.o.emit(buildFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result));
+      if (job.events === 'all')
+        this.o.emit(buildFinished(job.purpose === 'probe' ? null : job.id, job.purpose, result));
       job.resolve({ build: result, ran });
     } catch (error) {
       job.reject(error);
@@ -333,7 +454,11 @@ export class BuildPool {
    * One build in `worker`, rolled back afterwards. A step Slurm could not run comes back as
    * `launch-failed` with the workspace rolled back, so it can be tried again from the start.
    */
-  private async buildIn(worker: Worker, job: Job, then?: (program: ProgramRunner) => Promise<void>): Promise<BuildResult | LaunchFailed> {
+  private async buildIn(
+    worker: Worker,
+    job: Job,
+    then?: (program: ProgramRunner) => Promise<void>,
+  ): Promise<BuildResult | LaunchFailed> {
     const { dp, threads } = this.o;
     const { id: label, patchSet, commands } = job;
     const signal = this.controller.signal;
@@ -341,9 +466,22 @@ export class BuildPool {
     const started = Date.now();
     const remaining = () => Math.max(1, started + this.o.timeoutMs - Date.now());
     try {
-      const applied = await patchWorkspace({ dp, patchSet, workspaceRoot, patchDir: worker.patchDir, timeoutMs: remaining(), signal });
+      const applied = await patchWorkspace({
+        dp,
+        patchSet,
+        workspaceRoot,
+        patchDir: worker.patchDir,
+        timeoutMs: remaining(),
+        signal,
+      });
       if (!applied.ok) {
-        return patchFailure({ dp, output: applied.output, failures: applied.failures, workspaceRoot, durationMs: Date.now() - started });
+        return patchFailure({
+          dp,
+          output: applied.output,
+          failures: applied.failures,
+          workspaceRoot,
+          durationMs: Date.now() - started,
+        });
       }
       const stamp = await worker.workspace.markChanged(applied.changed);
       if (job.outputs && job.outputs.length > 0) await worker.workspace.placeOutputs(job.outputs, stamp);
@@ -355,7 +493,16 @@ export class BuildPool {
       if (outcome.kind === 'canceled') signal.throwIfAborted();
       if (outcome.kind === 'launch-failed') return outcome;
       // The message names the limit the user set, not what was left of it after patching.
-      const result = compileResult({ dp, outcome, workspaceRoot, timeoutMs: this.o.timeoutMs, durationMs: Date.now() - started, patchNotes: patchNotes(applied.output), added: applied.added, directives: applied.directives });
+      const result = compileResult({
+        dp,
+        outcome,
+        workspaceRoot,
+        timeoutMs: this.o.timeoutMs,
+        durationMs: Date.now() - started,
+        patchNotes: patchNotes(applied.output),
+        added: applied.added,
+        directives: applied.directives,
+      });
       if (result.ok && then) await then(this.programIn(workspaceRoot, label));
       if (result.ok && commands) await this.keepScreenOutputs(label, commands, workspaceRoot);
       return result;
@@ -366,9 +513,20 @@ export class BuildPool {
   }
 
   /** A passed screen's objects, kept only where all workspaces copy one reference build's outputs (not path-dependent ones). */
-  private async keepScreenOutputs(id: string, commands: readonly RecordedCompile[], workspaceRoot: string): Promise<void> {
+  private async keepScreenOutputs(
+    id: string,
+    commands: readonly RecordedCompile[],
+    workspaceRoot: string,
+  ): Promise<void> {
     if (this.workspacePlacement?.outputs !== 'copied') return;
-    this.screenOutputs.set(id, await keepObjects(commands, { projectRoot: this.o.dp.projectRoot, workspaceRoot, stash: join(this.root, 'screened', id) }));
+    this.screenOutputs.set(
+      id,
+      await keepObjects(commands, {
+        projectRoot: this.o.dp.projectRoot,
+        workspaceRoot,
+        stash: join(this.root, 'screened', id),
+      }),
+    );
   }
 
   /** The reference program's runs in an idle worker; whatever they write is rolled back. */
@@ -382,7 +540,15 @@ export class BuildPool {
 
   /** execute.sh in `workspaceRoot`, then validate.sh when there is one (program.ts); a step Slurm could not start is tried again. */
   private programIn(workspaceRoot: string, label: string, dp: DotDiscopop = this.o.dp): ProgramRunner {
-    return programIn({ dp, launcher: this.launcher, workspaceRoot, label, threads: this.o.threads, timeoutMs: this.o.timeoutMs, retries: this.retries });
+    return programIn({
+      dp,
+      launcher: this.launcher,
+      workspaceRoot,
+      label,
+      threads: this.o.threads,
+      timeoutMs: this.o.timeoutMs,
+      retries: this.retries,
+    });
   }
 
   private rejectQueued(): void {

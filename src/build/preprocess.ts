@@ -15,12 +15,20 @@ const CXX_SOURCE = /\.(?:cc|cpp|cxx|c\+\+|C|hpp|hh|hxx)$/;
 
 export type Preprocessed = { ok: true; text: string } | { ok: false; reason: string };
 
-export async function preprocessPatched(o: { dp: DotDiscopop; source: SourceFile; patched: string; recorded?: RecordedCompiles; signal?: AbortSignal }): Promise<Preprocessed> {
+export async function preprocessPatched(o: {
+  dp: DotDiscopop;
+  source: SourceFile;
+  patched: string;
+  recorded?: RecordedCompiles;
+  signal?: AbortSignal;
+}): Promise<Preprocessed> {
   const settings = o.dp.config.settings;
   const cxx = CXX_SOURCE.test(o.source.relPath);
   const recordedCompile = o.recorded?.ok ? compileOf(o.recorded.compiles, o.source.relPath) : undefined;
   // Why the settings stand in for the build's own call, when they do.
-  const unrecorded = recordedCompile ? '' : `; the build's own compiler call for it is unknown: ${o.recorded?.ok === false ? o.recorded.reason : o.recorded ? 'the reference build did not compile it' : 'not recorded'}`;
+  const unrecorded = recordedCompile
+    ? ''
+    : `; the build's own compiler call for it is unknown: ${o.recorded?.ok === false ? o.recorded.reason : o.recorded ? 'the reference build did not compile it' : 'not recorded'}`;
   let compiler: string;
   let flags: string[];
   let cwd: string;
@@ -32,7 +40,11 @@ export async function preprocessPatched(o: { dp: DotDiscopop; source: SourceFile
     compiler = (cxx ? settings['CXX'] : settings['CC']) ?? (cxx ? 'c++' : 'cc');
     const flagText = (cxx ? settings['CXXFLAGS'] : settings['CFLAGS']) ?? '';
     // Flags with shell quoting would need a shell to split them the way compile.sh does.
-    if (/["'\\$`]/.test(flagText)) return { ok: false, reason: `the flags '${flagText}' need a shell to read; the preprocessor was not run${unrecorded}` };
+    if (/["'\\$`]/.test(flagText))
+      return {
+        ok: false,
+        reason: `the flags '${flagText}' need a shell to read; the preprocessor was not run${unrecorded}`,
+      };
     flags = flagText.split(/\s+/).filter((flag) => flag !== '');
     cwd = o.dp.config.layout === 'shared' ? o.dp.projectRoot : o.dp.config.dir;
   }
@@ -46,7 +58,16 @@ export async function preprocessPatched(o: { dp: DotDiscopop; source: SourceFile
     ...(o.signal && { signal: o.signal }),
   });
   if (outcome.kind === 'exited' && outcome.exitCode === 0) return { ok: true, text: outcome.stdout };
-  const said = outcome.kind === 'exited' ? outcome.stderr.split('\n').find((line) => /error/.test(line))?.trim() : undefined;
+  const said =
+    outcome.kind === 'exited'
+      ? outcome.stderr
+          .split('\n')
+          .find((line) => /error/.test(line))
+          ?.trim()
+      : undefined;
   const how = recordedCompile ? `with the build's own flags` : 'with the settings';
-  return { ok: false, reason: `'${compiler} -E' ${how} on ${o.source.relPath} failed (${said ?? describeOutcome(outcome)})${unrecorded}` };
+  return {
+    ok: false,
+    reason: `'${compiler} -E' ${how} on ${o.source.relPath} failed (${said ?? describeOutcome(outcome)})${unrecorded}`,
+  };
 }

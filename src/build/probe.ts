@@ -47,7 +47,12 @@ export async function placeProbe(considered: readonly Suggestion[]): Promise<Pro
       for (const target of loopTargetsOfPatch(patch, original)) {
         // A loop inside a macro definition is not where a directive can stand.
         if (target > 0 && /\\\s*$/.test(lines[target - 1]!)) continue;
-        return { fileId: file.fileId, relPath: file.source.relPath, line: target + 1, patch: probePatch(file.source.relPath, lines, target) };
+        return {
+          fileId: file.fileId,
+          relPath: file.source.relPath,
+          line: target + 1,
+          patch: probePatch(file.source.relPath, lines, target),
+        };
       }
     }
   }
@@ -65,7 +70,14 @@ function probePatch(relPath: string, lines: readonly string[], target: number): 
   const indent = /^[ \t]*/.exec(loop)![0];
   const cr = loop.endsWith('\r') ? '\r' : '';
   const inserted = ['#ifdef _OPENMP', `${indent}${PROBE_DIRECTIVE}`, '#endif'].map((line) => line + cr);
-  return [`--- a/${relPath}`, `+++ b/${relPath}`, `@@ -${target + 1},1 +${target + 1},${1 + inserted.length} @@`, ...inserted.map((line) => `+${line}`), ` ${loop}`, ''].join('\n');
+  return [
+    `--- a/${relPath}`,
+    `+++ b/${relPath}`,
+    `@@ -${target + 1},1 +${target + 1},${1 + inserted.length} @@`,
+    ...inserted.map((line) => `+${line}`),
+    ` ${loop}`,
+    '',
+  ].join('\n');
 }
 
 /**
@@ -74,14 +86,26 @@ function probePatch(relPath: string, lines: readonly string[], target: number): 
  * build failed (discovery refuses for that). A probe that compiled is the caller's to refuse
  * (probeRefusal), after recording it.
  */
-export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement | null; pool: BuildPool; emit: Emit }): Promise<OpenmpProbe | null> {
+export function runOpenmpProbe(o: {
+  dp: DotDiscopop;
+  placement: ProbePlacement | null;
+  pool: BuildPool;
+  emit: Emit;
+}): Promise<OpenmpProbe | null> {
   const { placement } = o;
   return o.pool.referenceBuild().then(async (reference) => {
     // discover() refuses such a run; a probe built from a folder configured elsewhere would
     // compile the user's sources, not the probe, and refuse for the wrong reason first.
     if (!reference.ok || saysConfiguredElsewhere(reference.output)) return null;
     if (placement === null) {
-      const probe: OpenmpProbe = { status: 'no-loop', file: null, line: null, directive: null, detail: null, duration_ms: null };
+      const probe: OpenmpProbe = {
+        status: 'no-loop',
+        file: null,
+        line: null,
+        directive: null,
+        detail: null,
+        duration_ms: null,
+      };
       o.emit({ type: 'openmp-probe', probe });
       o.emit({
         type: 'notice',
@@ -94,7 +118,11 @@ export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement |
     const probe = probeRecord(placement, build);
     o.emit({ type: 'openmp-probe', probe });
     if (probe.status === 'inconclusive') {
-      o.emit({ type: 'notice', level: 'warning', message: `OpenMP probe in ${placement.relPath}:${placement.line} proves nothing: ${probe.detail}` });
+      o.emit({
+        type: 'notice',
+        level: 'warning',
+        message: `OpenMP probe in ${placement.relPath}:${placement.line} proves nothing: ${probe.detail}`,
+      });
     }
     if (probe.status === 'rejected' && probe.detail === UNNAMED) {
       o.emit({
@@ -110,7 +138,12 @@ export function runOpenmpProbe(o: { dp: DotDiscopop; placement: ProbePlacement |
 const UNNAMED = 'the build failed; its output does not name the probe';
 
 function probeRecord(placement: ProbePlacement, build: BuildResult): OpenmpProbe {
-  const base = { file: placement.relPath, line: placement.line, directive: PROBE_DIRECTIVE, duration_ms: build.durationMs };
+  const base = {
+    file: placement.relPath,
+    line: placement.line,
+    directive: PROBE_DIRECTIVE,
+    duration_ms: build.durationMs,
+  };
   if (build.ok) return { ...base, status: 'compiled', detail: null };
   if (build.failedAt === 'compile') {
     const named = build.diagnostics.find((d) => d.message.includes(PROBE_IDENTIFIER));
@@ -119,13 +152,19 @@ function probeRecord(placement: ProbePlacement, build: BuildResult): OpenmpProbe
     // the same tree without it built.
     return { ...base, status: 'rejected', detail: line?.trim() ?? UNNAMED };
   }
-  const why = build.failedAt === 'timeout' ? 'its build did not finish in time' : `GNU patch could not insert it: ${build.firstError ?? build.output.trim()}`;
+  const why =
+    build.failedAt === 'timeout'
+      ? 'its build did not finish in time'
+      : `GNU patch could not insert it: ${build.firstError ?? build.output.trim()}`;
   return { ...base, status: 'inconclusive', detail: why };
 }
 
 /** The refusal: which file held the probe, that it compiled, and what to fix. */
 export function probeRefusal(dp: DotDiscopop, placement: { file: string | null; line: number | null }): string {
-  const settings = dp.config.settingsSource === 'par_settings.json' ? 'par_settings.json' : 'seq_settings.json (par_settings.json derived from it)';
+  const settings =
+    dp.config.settingsSource === 'par_settings.json'
+      ? 'par_settings.json'
+      : 'seq_settings.json (par_settings.json derived from it)';
   return (
     `OpenMP probe: the build passed with \`${PROBE_DIRECTIVE}\` above the loop at ${placement.file}:${placement.line}, a directive every OpenMP compiler must reject, ` +
     `so every broken suggestion would seem to build. Either the compiler never saw the directives (${dp.config.compileScript} must pass $CC/$CXX and $CFLAGS/$CXXFLAGS from ${settings}, ` +

@@ -27,17 +27,49 @@ function programRunner(o: ProgramRequest): ProgramRunner {
     run: async (threads, timeoutMs, env) => {
       // A run with an environment of its own (the --check-races run under ThreadSanitizer) is
       // execute.sh alone: validation judges results, which check 7 does on the plain build.
-      if (env) return programRun(threads, await step('a run', () => runExecuteScript({ ...build, label: `${build.label}-run`, threads, timeoutMs, extraEnv: { ...build.extraEnv, ...env } })));
+      if (env)
+        return programRun(
+          threads,
+          await step('a run', () =>
+            runExecuteScript({
+              ...build,
+              label: `${build.label}-run`,
+              threads,
+              timeoutMs,
+              extraEnv: { ...build.extraEnv, ...env },
+            }),
+          ),
+        );
       const scripts = await (lookup ??= findValidationScripts(build.dp.config));
       if (validationBuilt) {
         const started = Date.now();
         const rebuilt = await step('compile.sh', () => runCompileScript(build));
-        if (!passed(rebuilt)) return { ...programRun(threads, { kind: 'exited', exitCode: 0, stdout: '', stderr: '', truncated: false, durationMs: 0 }), validation: validationRun('compile.sh', 'compile_validate.sh', rebuilt, started) };
+        if (!passed(rebuilt))
+          return {
+            ...programRun(threads, {
+              kind: 'exited',
+              exitCode: 0,
+              stdout: '',
+              stderr: '',
+              truncated: false,
+              durationMs: 0,
+            }),
+            validation: validationRun('compile.sh', 'compile_validate.sh', rebuilt, started),
+          };
       }
-      const run = programRun(threads, await step('a run', () => runExecuteScript({ ...build, label: `${build.label}-run`, threads, timeoutMs })));
+      const run = programRun(
+        threads,
+        await step('a run', () => runExecuteScript({ ...build, label: `${build.label}-run`, threads, timeoutMs })),
+      );
       if (!scripts || run.ending !== 'exited' || run.exitCode !== 0) return run;
       validationBuilt = scripts.compileValidate !== null;
-      const validation = await runValidation({ scripts, request: { ...build, threads }, runTimeoutMs: timeoutMs, buildTimeoutMs: build.timeoutMs, step });
+      const validation = await runValidation({
+        scripts,
+        request: { ...build, threads },
+        runTimeoutMs: timeoutMs,
+        buildTimeoutMs: build.timeoutMs,
+        step,
+      });
       return { ...run, validation };
     },
   };
@@ -48,7 +80,10 @@ export function programIn(o: Omit<CompileRequest, 'signal'> & { retries: LaunchR
   const { retries, ...build } = o;
   const signal = retries.signal;
   const label = build.label;
-  const what = label === 'reference' || label === 'sequential' || label === 'race reference' ? `the ${label} build` : `suggestion ${label}`;
+  const what =
+    label === 'reference' || label === 'sequential' || label === 'race reference'
+      ? `the ${label} build`
+      : `suggestion ${label}`;
   return programRunner({
     build: { ...build, signal },
     step: async (name, attempt) => {

@@ -5,9 +5,23 @@ import { realpathSync } from 'node:fs';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import type { BuildResult, Diagnostic, DotDiscopop } from '../formats/types.js';
 import type { ApplyFailure } from './apply.js';
-import { classifyByPosition, classifyError, firstError, judgeDiagnostics, parseDiagnostics, type AddedDirectives, type AddedLines } from './diagnostics.js';
+import {
+  classifyByPosition,
+  classifyError,
+  firstError,
+  judgeDiagnostics,
+  parseDiagnostics,
+  type AddedDirectives,
+  type AddedLines,
+} from './diagnostics.js';
 
-export function patchFailure(o: { dp: DotDiscopop; output: string; failures: ApplyFailure[]; workspaceRoot: string; durationMs: number }): BuildResult {
+export function patchFailure(o: {
+  dp: DotDiscopop;
+  output: string;
+  failures: ApplyFailure[];
+  workspaceRoot: string;
+  durationMs: number;
+}): BuildResult {
   const diagnostics: Diagnostic[] = o.failures.map((failure) => ({
     file: failure.relPath ?? failure.fileId,
     fileId: failure.fileId,
@@ -50,7 +64,13 @@ export function compileResult(o: {
   const compiled = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;
   const raw = (o.patchNotes ?? '') + compiled;
   const exitedZero = outcome.kind === 'exited' && outcome.exitCode === 0;
-  const diagnostics = outcome.kind === 'timeout' ? [] : classifyByPosition(judgeDiagnostics(parseDiagnostics(compiled, dp, workspaceRoot), o.added ?? new Map()), o.directives ?? new Map());
+  const diagnostics =
+    outcome.kind === 'timeout'
+      ? []
+      : classifyByPosition(
+          judgeDiagnostics(parseDiagnostics(compiled, dp, workspaceRoot), o.added ?? new Map()),
+          o.directives ?? new Map(),
+        );
   const firstDiagnostic = firstError(diagnostics);
   if (exitedZero && firstDiagnostic === undefined) {
     return { ok: true, output: inProject(raw, workspaceRoot, dp), diagnostics: [], durationMs: o.durationMs };
@@ -88,7 +108,10 @@ export function describeDiagnostic(d: Diagnostic): string {
 
 /** The first line that reads like an error, for when no compiler diagnostic was recognised. */
 function firstErrorLine(output: string): string | undefined {
-  const lines = output.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   return lines.find((line) => /\berror\b/i.test(line)) ?? lines.at(-1);
 }
 
@@ -103,7 +126,9 @@ export function inProject(text: string, workspaceRoot: string, dp: DotDiscopop):
   const userRoots = projectRootSpellings(dp.projectRoot);
   return text
     .split('\n')
-    .map((line) => (userRoots.some((root) => namesPath(line, root)) ? line : line.split(workspaceRoot).join(dp.projectRoot)))
+    .map((line) =>
+      userRoots.some((root) => namesPath(line, root)) ? line : line.split(workspaceRoot).join(dp.projectRoot),
+    )
     .join('\n');
 }
 

@@ -25,14 +25,22 @@ export function screenPlan(dp: Pick<DotDiscopop, 'files'>, recorded: RecordedCom
     if (text.length === 0) continue;
     const relPath = dp.files.get(fileId)?.relPath;
     if (relPath === undefined) return { ok: false, reason: `file ${fileId} is not in FileMapping.txt` };
-    if (!isTranslationUnit(relPath)) return { ok: false, reason: `${relPath} is not a translation unit, and which units include it is not recorded` };
+    if (!isTranslationUnit(relPath))
+      return { ok: false, reason: `${relPath} is not a translation unit, and which units include it is not recorded` };
     const calls = new Map(recorded.compiles.filter((c) => c.operands.includes(relPath)).map((c) => [commandKey(c), c]));
-    if (calls.size === 0) return { ok: false, reason: `the reference build compiled ${relPath} with no compiler found through PATH` };
-    if (calls.size > 1) return { ok: false, reason: `the reference build compiled ${relPath} ${calls.size} times with different commands` };
+    if (calls.size === 0)
+      return { ok: false, reason: `the reference build compiled ${relPath} with no compiler found through PATH` };
+    if (calls.size > 1)
+      return {
+        ok: false,
+        reason: `the reference build compiled ${relPath} ${calls.size} times with different commands`,
+      };
     const [[key, call]] = [...calls] as [[string, RecordedCompile]];
     commands.set(key, call);
   }
-  return commands.size > 0 ? { ok: true, commands: [...commands.values()] } : { ok: false, reason: 'the patch set changes no file' };
+  return commands.size > 0
+    ? { ok: true, commands: [...commands.values()] }
+    : { ok: false, reason: 'the patch set changes no file' };
 }
 
 function commandKey(c: RecordedCompile): string {
@@ -45,7 +53,9 @@ function commandKey(c: RecordedCompile): string {
  * echoes it) followed by what the compiler said; the outcome is the first failing command's, or
  * the last one's. A step the launcher could not run comes back as it is.
  */
-export async function runRecordedCompiles(o: Omit<CompileRequest, 'extraEnv'> & { commands: readonly RecordedCompile[] }): Promise<StepOutcome> {
+export async function runRecordedCompiles(
+  o: Omit<CompileRequest, 'extraEnv'> & { commands: readonly RecordedCompile[] },
+): Promise<StepOutcome> {
   const { dp, workspaceRoot } = o;
   const toWorkspace = (text: string) => text.replaceAll(dp.projectRoot, workspaceRoot);
   const { env } = compileLayout({ dp, workspaceRoot, threads: o.threads });
@@ -75,7 +85,10 @@ export async function runRecordedCompiles(o: Omit<CompileRequest, 'extraEnv'> & 
  * Copies the object each `-c` command wrote (its `-o`) from the workspace to `stash`; a command
  * that is not a plain compile to one object keeps nothing, and its unit is compiled again.
  */
-export async function keepObjects(commands: readonly RecordedCompile[], o: { projectRoot: string; workspaceRoot: string; stash: string }): Promise<{ rel: string; from: string }[]> {
+export async function keepObjects(
+  commands: readonly RecordedCompile[],
+  o: { projectRoot: string; workspaceRoot: string; stash: string },
+): Promise<{ rel: string; from: string }[]> {
   const kept: { rel: string; from: string }[] = [];
   for (const c of commands) {
     const at = c.args.indexOf('-o');

@@ -60,7 +60,8 @@ export interface ValidationRequest {
 export async function runValidation(v: ValidationRequest): Promise<ValidationRun> {
   const started = Date.now();
   const inWorkspace = (abs: string) => join(v.request.workspaceRoot, workspacePath(v.request.dp, abs));
-  const run: Step = (script, timeoutMs) => runConfigurationScript({ ...v.request, label: `${v.request.label}-validate`, timeoutMs }, inWorkspace(script));
+  const run: Step = (script, timeoutMs) =>
+    runConfigurationScript({ ...v.request, label: `${v.request.label}-validate`, timeoutMs }, inWorkspace(script));
   const builtBy = v.scripts.compileValidate ? 'compile_validate.sh' : 'compile.sh';
   if (v.scripts.compileValidate) {
     const script = v.scripts.compileValidate;
@@ -75,9 +76,15 @@ export function passed(outcome: RunOutcome): boolean {
   return outcome.kind === 'exited' && outcome.exitCode === 0;
 }
 
-export function validationRun(script: ValidationRun['script'], builtBy: ValidationRun['builtBy'], outcome: RunOutcome, started: number): ValidationRun {
+export function validationRun(
+  script: ValidationRun['script'],
+  builtBy: ValidationRun['builtBy'],
+  outcome: RunOutcome,
+  started: number,
+): ValidationRun {
   const durationMs = Date.now() - started;
-  if (outcome.kind === 'canceled' || outcome.kind === 'spawn-failed') throw new Error(`${script}: ${describeOutcome(outcome)}`);
+  if (outcome.kind === 'canceled' || outcome.kind === 'spawn-failed')
+    throw new Error(`${script}: ${describeOutcome(outcome)}`);
   const output = outcome.stdout + outcome.stderr;
   switch (outcome.kind) {
     case 'exited':

@@ -12,7 +12,21 @@ import { materialize, scanTree, seconds, statEntry, type Entry, type Manifest } 
 /** Translation units: a patch confined to these can rely on make's own dependency on the source. */
 const TRANSLATION_UNITS = new Set(['.c', '.cc', '.cpp', '.cxx', '.C']);
 /** What "every source" means when a header or build file changed: units and everything they include. */
-const SOURCE_LIKE = new Set([...TRANSLATION_UNITS, '.c++', '.h', '.hh', '.hpp', '.hxx', '.H', '.h++', '.inc', '.inl', '.ipp', '.tcc', '.tpp']);
+const SOURCE_LIKE = new Set([
+  ...TRANSLATION_UNITS,
+  '.c++',
+  '.h',
+  '.hh',
+  '.hpp',
+  '.hxx',
+  '.H',
+  '.h++',
+  '.inc',
+  '.inl',
+  '.ipp',
+  '.tcc',
+  '.tpp',
+]);
 
 /** Where a rollback finds the reference bytes of a file. */
 export interface ReferenceSources {
@@ -31,10 +45,15 @@ export function referenceSourceOf(sources: ReferenceSources): (rel: string) => s
 }
 
 /** Where a workspace entry comes from in the user's tree. */
-export function projectSourceOf(sources: Pick<ReferenceSources, 'projectRoot' | 'outsideDotDir'>): (rel: string) => string {
+export function projectSourceOf(
+  sources: Pick<ReferenceSources, 'projectRoot' | 'outsideDotDir'>,
+): (rel: string) => string {
   const { outsideDotDir } = sources;
   const prefix = `${OUTSIDE_DOT_DISCOPOP}/`;
-  return (rel) => (outsideDotDir !== undefined && rel.startsWith(prefix) ? join(outsideDotDir, rel.slice(prefix.length)) : join(sources.projectRoot, rel));
+  return (rel) =>
+    outsideDotDir !== undefined && rel.startsWith(prefix)
+      ? join(outsideDotDir, rel.slice(prefix.length))
+      : join(sources.projectRoot, rel);
 }
 
 export function isTranslationUnit(relPath: string): boolean {
@@ -157,7 +176,9 @@ export class Workspace {
   }
 
   private sourceLikeFiles(): string[] {
-    return [...this.baseline].filter(([rel, e]) => e.kind === 'file' && SOURCE_LIKE.has(extname(rel))).map(([rel]) => rel);
+    return [...this.baseline]
+      .filter(([rel, e]) => e.kind === 'file' && SOURCE_LIKE.has(extname(rel)))
+      .map(([rel]) => rel);
   }
 
   /**

@@ -21,7 +21,8 @@ export function findAddedDirectives(generatedPatch: string, patchedSource: strin
   const directives: AddedDirective[] = [];
   for (const group of expected) {
     const row = locate(group.lines, group.expectedRow, patchedLines, taken);
-    if (row === null) return { ok: false, reason: `the added line '${group.lines[0]!.trim()}' is not in the patched source` };
+    if (row === null)
+      return { ok: false, reason: `the added line '${group.lines[0]!.trim()}' is not in the patched source` };
     taken.add(row);
     directives.push({ row, lineCount: group.lines.length, text: joinContinuations(group.lines) });
   }
@@ -30,7 +31,11 @@ export function findAddedDirectives(generatedPatch: string, patchedSource: strin
 }
 
 /** Rows (0-based, patched source) of the lines the generated patch added whose text `wanted` accepts. */
-export function findAddedLines(generatedPatch: string, patchedSource: string, wanted: (text: string) => boolean): number[] {
+export function findAddedLines(
+  generatedPatch: string,
+  patchedSource: string,
+  wanted: (text: string) => boolean,
+): number[] {
   const patchedLines = patchedSource.split('\n');
   const taken = new Set<number>();
   const rows: number[] = [];
@@ -89,8 +94,7 @@ function addedPragmaGroups(patchText: string): PragmaGroup[] {
 
 /** The hunk's own row when the patch applied exactly, else the nearest identical run of lines. */
 function locate(lines: string[], expectedRow: number, patched: string[], taken: Set<number>): number | null {
-  const matchesAt = (row: number) =>
-    !taken.has(row) && lines.every((line, offset) => patched[row + offset] === line);
+  const matchesAt = (row: number) => !taken.has(row) && lines.every((line, offset) => patched[row + offset] === line);
   for (let distance = 0; distance < patched.length; distance++) {
     if (matchesAt(expectedRow - distance)) return expectedRow - distance;
     if (matchesAt(expectedRow + distance)) return expectedRow + distance;

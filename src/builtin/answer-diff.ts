@@ -15,7 +15,11 @@ export function generatedHeaderLines(generatedPatch: string): HeaderLines {
   return { ok: true, oldLine: lines[oldIndex]!, newLine };
 }
 
-export function fileDiff(o: { headers: { oldLine: string; newLine: string }; original: string; repaired: string }): string {
+export function fileDiff(o: {
+  headers: { oldLine: string; newLine: string };
+  original: string;
+  repaired: string;
+}): string {
   const patch = structuredPatch('a', 'b', o.original, o.repaired, undefined, undefined, { context: 3 });
   return `${o.headers.oldLine}\n${o.headers.newLine}\n${formatPatch(patch, OMIT_HEADERS)}`;
 }

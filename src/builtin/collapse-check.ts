@@ -64,7 +64,9 @@ export async function collapseFindings(files: readonly CheckedFile[]): Promise<D
 
 /** A nest break with its rows as lines (1-based) of the patched file. */
 interface Nest {
-  stop: (Omit<NestBreak, 'row' | 'outerRow' | 'innerRow'> & { line: number; outerLine: number; innerLine: number | null }) | null;
+  stop:
+    | (Omit<NestBreak, 'row' | 'outerRow' | 'innerRow'> & { line: number; outerLine: number; innerLine: number | null })
+    | null;
 }
 
 /** The nest as the compiler sees it: loops or statements written by macros count. */
@@ -79,7 +81,15 @@ function nestInUnit(unit: TranslationUnit, added: AddedDirective, requested: num
   const outerLine = unit.lineOf(stop.outerRow);
   // A break inside a header's expansion has no line of the file: the file's own reading names it.
   if (line === null || outerLine === null) return null;
-  return { stop: { kind: stop.kind, what: stop.what, line, outerLine, innerLine: stop.innerRow === null ? null : unit.lineOf(stop.innerRow) } };
+  return {
+    stop: {
+      kind: stop.kind,
+      what: stop.what,
+      line,
+      outerLine,
+      innerLine: stop.innerRow === null ? null : unit.lineOf(stop.innerRow),
+    },
+  };
 }
 
 function nestInFile(tree: SyntaxTree, lines: readonly string[], added: AddedDirective, requested: number): Nest | null {
@@ -87,7 +97,15 @@ function nestInFile(tree: SyntaxTree, lines: readonly string[], added: AddedDire
   if (site.lookup.kind !== 'loop') return null;
   const { stop } = collapsibleNest(site.lookup.loop, lines, requested);
   if (stop === null) return { stop: null };
-  return { stop: { kind: stop.kind, what: stop.what, line: stop.row + 1, outerLine: stop.outerRow + 1, innerLine: stop.innerRow === null ? null : stop.innerRow + 1 } };
+  return {
+    stop: {
+      kind: stop.kind,
+      what: stop.what,
+      line: stop.row + 1,
+      outerLine: stop.outerRow + 1,
+      innerLine: stop.innerRow === null ? null : stop.innerRow + 1,
+    },
+  };
 }
 
 function findingText(requested: number, stop: NonNullable<Nest['stop']>): string {
@@ -118,7 +136,9 @@ export function withCollapseFindings(build: BuildResult, findings: readonly Diag
       firstError: rendered(findings[0]!),
     };
   }
-  const reported = new Set(build.diagnostics.filter((d) => d.errorClass === 'collapse-not-nested').map((d) => d.fileId));
+  const reported = new Set(
+    build.diagnostics.filter((d) => d.errorClass === 'collapse-not-nested').map((d) => d.fileId),
+  );
   const fresh = findings.filter((d) => !reported.has(d.fileId));
   return fresh.length === 0 ? build : { ...build, diagnostics: [...build.diagnostics, ...fresh] };
 }

@@ -25,26 +25,55 @@ export interface NestBreak {
  * stops the next level when that is fewer. `lines` are the text the tree was parsed from, with
  * its pragma lines (the tree does not hold them).
  */
-export function collapsibleNest(loop: SyntaxNode, lines: readonly string[], wanted: number): { depth: number; stop: NestBreak | null } {
+export function collapsibleNest(
+  loop: SyntaxNode,
+  lines: readonly string[],
+  wanted: number,
+): { depth: number; stop: NestBreak | null } {
   const indices: string[] = [...loopVariablesOf(loop)];
   let current = loop;
   for (let depth = 1; depth < wanted; depth++) {
     const body = current.childForFieldName('body');
-    const statements = body?.type === 'compound_statement'
-      ? body.namedChildren.filter((child): child is SyntaxNode => child !== null && child.type !== 'comment')
-      : body ? [body] : [];
+    const statements =
+      body?.type === 'compound_statement'
+        ? body.namedChildren.filter((child): child is SyntaxNode => child !== null && child.type !== 'comment')
+        : body
+          ? [body]
+          : [];
     const inner = statements.find((statement) => LOOPS.has(statement.type)) ?? null;
     const outerRow = current.startPosition.row;
     const innerRow = inner?.startPosition.row ?? null;
     const other = statements.find((statement) => statement !== inner);
     if (inner === null || other !== undefined) {
       const what = other ?? statements[0];
-      return { depth, stop: { kind: 'between', row: what?.startPosition.row ?? outerRow, what: what ? describeStatement(what) : 'an empty body', outerRow, innerRow } };
+      return {
+        depth,
+        stop: {
+          kind: 'between',
+          row: what?.startPosition.row ?? outerRow,
+          what: what ? describeStatement(what) : 'an empty body',
+          outerRow,
+          innerRow,
+        },
+      };
     }
-    const pragmaRow = rowsBetween(outerRow, inner.startPosition.row).find((row) => /^\s*#\s*pragma\b/.test(lines[row] ?? ''));
-    if (pragmaRow !== undefined) return { depth, stop: { kind: 'between', row: pragmaRow, what: `the directive '${(lines[pragmaRow] ?? '').trim()}'`, outerRow, innerRow } };
+    const pragmaRow = rowsBetween(outerRow, inner.startPosition.row).find((row) =>
+      /^\s*#\s*pragma\b/.test(lines[row] ?? ''),
+    );
+    if (pragmaRow !== undefined)
+      return {
+        depth,
+        stop: {
+          kind: 'between',
+          row: pragmaRow,
+          what: `the directive '${(lines[pragmaRow] ?? '').trim()}'`,
+          outerRow,
+          innerRow,
+        },
+      };
     const stop = boundReadingOuter(inner, indices);
-    if (stop !== null) return { depth, stop: { kind: 'bound', row: inner.startPosition.row, what: stop, outerRow, innerRow } };
+    if (stop !== null)
+      return { depth, stop: { kind: 'bound', row: inner.startPosition.row, what: stop, outerRow, innerRow } };
     indices.push(...loopVariablesOf(inner));
     current = inner;
   }
@@ -58,7 +87,8 @@ export function collapsibleNest(loop: SyntaxNode, lines: readonly string[], want
  * subscript, a division or the index twice (`j < f(i)`, `j < a[i]`, `j <= i * i`).
  */
 function boundReadingOuter(inner: SyntaxNode, indices: readonly string[]): string | null {
-  const uses = (text: string) => indices.flatMap((name) => text.match(new RegExp(`(?<![\\w.]|->)\\b${name}\\b`, 'g')) ?? []);
+  const uses = (text: string) =>
+    indices.flatMap((name) => text.match(new RegExp(`(?<![\\w.]|->)\\b${name}\\b`, 'g')) ?? []);
   const step = inner.childForFieldName('update');
   const stepUses = step ? uses(step.text) : [];
   if (step && stepUses.length > 0) return `the step '${firstLine(step.text)}' reads '${stepUses[0]}'`;
@@ -66,7 +96,8 @@ function boundReadingOuter(inner: SyntaxNode, indices: readonly string[]): strin
     if (!part) continue;
     const read = uses(part.text);
     if (read.length === 0) continue;
-    if (read.length > 1 || /[[\]/%]|[\w)]\s*\(/.test(part.text)) return `the bound '${firstLine(part.text)}' reads '${read[0]}' other than linearly`;
+    if (read.length > 1 || /[[\]/%]|[\w)]\s*\(/.test(part.text))
+      return `the bound '${firstLine(part.text)}' reads '${read[0]}' other than linearly`;
   }
   return null;
 }

@@ -22,7 +22,11 @@ export interface Declaration {
 
 // `for_range_loop` carries `type` and `declarator` fields like a declaration (`for (auto &x : v)`).
 const DECLARATION_TYPES = new Set([
-  'declaration', 'field_declaration', 'parameter_declaration', 'optional_parameter_declaration', 'for_range_loop',
+  'declaration',
+  'field_declaration',
+  'parameter_declaration',
+  'optional_parameter_declaration',
+  'for_range_loop',
 ]);
 
 export function isDeclarationNode(node: SyntaxNode): boolean {
@@ -70,7 +74,13 @@ interface DeclaratorShape {
 }
 
 function unwrapDeclarator(start: SyntaxNode): DeclaratorShape | null {
-  const shape: Omit<DeclaratorShape, 'name' | 'row'> = { isPointer: false, isReference: false, isArray: false, isFunction: false, extents: [] };
+  const shape: Omit<DeclaratorShape, 'name' | 'row'> = {
+    isPointer: false,
+    isReference: false,
+    isArray: false,
+    isFunction: false,
+    extents: [],
+  };
   let node: SyntaxNode | null = start;
   while (node) {
     switch (node.type) {
@@ -83,7 +93,9 @@ function unwrapDeclarator(start: SyntaxNode): DeclaratorShape | null {
         break;
       case 'pointer_declarator':
         if (!shape.isPointer) {
-          shape.pointerConst = node.namedChildren.some((child) => child?.type === 'type_qualifier' && child.text === 'const');
+          shape.pointerConst = node.namedChildren.some(
+            (child) => child?.type === 'type_qualifier' && child.text === 'const',
+          );
         }
         shape.isPointer = true;
         node = node.childForFieldName('declarator');

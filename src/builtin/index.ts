@@ -11,7 +11,10 @@ import type { FileDiagnostic } from './rules/rule.js';
 export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   const { build, suggestion } = task;
   if (build.ok) return declined('the generated patch set builds; there is nothing to repair');
-  if (build.failedAt === 'patch') return declined(`the generated patch does not apply (${build.firstError ?? firstLine(build.output)}); no directive rule can help`);
+  if (build.failedAt === 'patch')
+    return declined(
+      `the generated patch does not apply (${build.firstError ?? firstLine(build.output)}); no directive rule can help`,
+    );
   if (build.failedAt === 'timeout') return declined('the build timed out; no compiler error to repair');
   // The build stage's parsed diagnostics: the same ones the prompt and results.json show.
   const fileIds = new Set(suggestion.files.map((file) => file.fileId));
@@ -19,13 +22,22 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
   const errors = atMacroUse(build.diagnostics.filter(isBuildFailure), fileIds);
   const link = errors.find((error) => error.errorClass === 'link');
   if (link) return declined(`the build failed at the link step (${link.message}); no directive rule can help`);
-  const foreign = errors.find((error) => error.fileId === undefined || !fileIds.has(error.fileId) || error.line === undefined);
-  if (foreign) return declined(`an error outside the suggestion's files: ${[foreign.file, foreign.line, foreign.column].filter((part) => part !== undefined).join(':')}: ${foreign.message}`);
+  const foreign = errors.find(
+    (error) => error.fileId === undefined || !fileIds.has(error.fileId) || error.line === undefined,
+  );
+  if (foreign)
+    return declined(
+      `an error outside the suggestion's files: ${[foreign.file, foreign.line, foreign.column].filter((part) => part !== undefined).join(':')}: ${foreign.message}`,
+    );
   // The repair stage never asks (repair/loop.ts fails such a suggestion first); said here too, so
   // the repairer called on its own gives the same answer.
   const pseudo = errors.find((error) => error.errorClass === 'pseudo-directive');
-  if (pseudo) return declined(`line ${pseudo.line}: not an OpenMP directive (DiscoPoP's device-update pseudo-directive); only deleting the line compiles, so the suggestion must be regenerated`);
-  if (errors.length === 0) return declined(`no compiler error in the suggestion's files (${build.firstError ?? firstLine(build.output)})`);
+  if (pseudo)
+    return declined(
+      `line ${pseudo.line}: not an OpenMP directive (DiscoPoP's device-update pseudo-directive); only deleting the line compiles, so the suggestion must be regenerated`,
+    );
+  if (errors.length === 0)
+    return declined(`no compiler error in the suggestion's files (${build.firstError ?? firstLine(build.output)})`);
   const inFiles = errors as FileDiagnostic[];
 
   const answers: string[] = [];
@@ -39,12 +51,17 @@ export async function builtinRepair(task: RepairTask): Promise<BuiltinResult> {
     }
     const translationUnit = task.translationUnits?.get(file.fileId);
     const outcome = await repairFile({
-      generatedPatch: generated, patched, errors: inFiles.filter((error) => error.fileId === file.fileId), isCxx: !/\.c$/.test(file.source.relPath),
+      generatedPatch: generated,
+      patched,
+      errors: inFiles.filter((error) => error.fileId === file.fileId),
+      isCxx: !/\.c$/.test(file.source.relPath),
       ...(translationUnit !== undefined && { translationUnit }),
     });
     if (outcome.kind === 'declined') {
       const missing = task.translationUnitsMissing?.get(file.fileId);
-      return declined(`${file.source.relPath}: ${outcome.reason}${missing === undefined ? '' : ` (read without the preprocessor: ${missing})`}`);
+      return declined(
+        `${file.source.relPath}: ${outcome.reason}${missing === undefined ? '' : ` (read without the preprocessor: ${missing})`}`,
+      );
     }
     if (outcome.kind === 'unchanged') continue;
     const headers = generatedHeaderLines(generated);
@@ -61,5 +78,10 @@ function declined(reason: string): BuiltinResult {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'no output';
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? 'no output'
+  );
 }

@@ -14,7 +14,17 @@ const IN_EXPANSION = /^in expansion of macro '[^']+'/;
 export function atMacroUse(errors: readonly Diagnostic[], fileIds: ReadonlySet<string>): Diagnostic[] {
   return errors.map((error) => {
     if (error.fileId !== undefined && fileIds.has(error.fileId)) return error;
-    const use = error.notes.filter((note) => IN_EXPANSION.test(note.message) && note.fileId !== undefined && fileIds.has(note.fileId) && note.line !== undefined).at(-1);
-    return use === undefined ? error : { ...error, file: use.file, fileId: use.fileId, line: use.line, column: use.column };
+    const use = error.notes
+      .filter(
+        (note) =>
+          IN_EXPANSION.test(note.message) &&
+          note.fileId !== undefined &&
+          fileIds.has(note.fileId) &&
+          note.line !== undefined,
+      )
+      .at(-1);
+    return use === undefined
+      ? error
+      : { ...error, file: use.file, fileId: use.fileId, line: use.line, column: use.column };
   });
 }

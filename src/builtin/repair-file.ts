@@ -39,15 +39,31 @@ import { parseTranslationUnit, type TranslationUnit, type TypeScope } from './tr
  * reductions go before the name rules, which would otherwise drop `a.sum` as a broken entry.
  */
 export const RULES: readonly Rule[] = [
-  dependSpelling, reductionEntry, scalarSection, memberReduction, structReduction, arrayElementReduction, namedElements, thisInClause, outOfScopeNames, duplicateDataSharing,
-  iterationVariable, predeterminedShared, constObjects, cxxObjects, incompleteTypes, sharedOnWorksharing, collapseDepth, directivePlacement,
-  aggregateReduction, classReduction, canonicalLoopTest,
+  dependSpelling,
+  reductionEntry,
+  scalarSection,
+  memberReduction,
+  structReduction,
+  arrayElementReduction,
+  namedElements,
+  thisInClause,
+  outOfScopeNames,
+  duplicateDataSharing,
+  iterationVariable,
+  predeterminedShared,
+  constObjects,
+  cxxObjects,
+  incompleteTypes,
+  sharedOnWorksharing,
+  collapseDepth,
+  directivePlacement,
+  aggregateReduction,
+  classReduction,
+  canonicalLoopTest,
 ];
 
 export type FileRepair =
-  | { kind: 'repaired'; source: string; rules: string[] }
-  | { kind: 'unchanged' }
-  | { kind: 'declined'; reason: string };
+  { kind: 'repaired'; source: string; rules: string[] } | { kind: 'unchanged' } | { kind: 'declined'; reason: string };
 
 interface Located {
   added: AddedDirective;
@@ -70,16 +86,30 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   // The rules read LF lines; a CRLF file (or one with some CRLF lines) gets each line's CR back
   // in rewrite(), so every line it does not touch keeps its bytes.
   const carriageReturns = input.patched.split('\n').map((line) => line.endsWith('\r'));
-  const o = { ...input, generatedPatch: input.generatedPatch.replace(/\r\n/g, '\n'), patched: input.patched.replace(/\r\n/g, '\n') };
+  const o = {
+    ...input,
+    generatedPatch: input.generatedPatch.replace(/\r\n/g, '\n'),
+    patched: input.patched.replace(/\r\n/g, '\n'),
+  };
   const found = findAddedDirectives(o.generatedPatch, o.patched);
   if (!found.ok) return { kind: 'declined', reason: found.reason };
   if (found.directives.length === 0) {
     return o.errors.length > 0
-      ? { kind: 'declined', reason: `line ${o.errors[0]!.line}: ${o.errors[0]!.message} (the generated patch added no OpenMP directive to this file)` }
+      ? {
+          kind: 'declined',
+          reason: `line ${o.errors[0]!.line}: ${o.errors[0]!.message} (the generated patch added no OpenMP directive to this file)`,
+        }
       : { kind: 'unchanged' };
   }
   const tree = await parseSource(o.patched);
-  const braces = moveTaskRegionBraces({ generatedPatch: o.generatedPatch, lines: o.patched.split('\n'), carriageReturns, tree, added: found.directives, errors: o.errors });
+  const braces = moveTaskRegionBraces({
+    generatedPatch: o.generatedPatch,
+    lines: o.patched.split('\n'),
+    carriageReturns,
+    tree,
+    added: found.directives,
+    errors: o.errors,
+  });
   if (braces.kind === 'declined') return braces;
   if (braces.kind === 'moved') {
     const moved = braces.lines.map((line, row) => line + (braces.carriageReturns[row] ? '\r' : '')).join('\n');
@@ -87,23 +117,40 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
     // (a stretch it cannot follow row for row) rather than read one line off.
     const { translationUnit: before, ...withoutUnit } = input;
     const unitMoved = before === undefined ? null : moveUnitLines(before, braces.moves);
-    const rest = await repairFile({ ...withoutUnit, patched: moved, errors: braces.errors, ...(unitMoved !== null && { translationUnit: unitMoved }) });
+    const rest = await repairFile({
+      ...withoutUnit,
+      patched: moved,
+      errors: braces.errors,
+      ...(unitMoved !== null && { translationUnit: unitMoved }),
+    });
     if (rest.kind === 'declined') return rest;
-    return rest.kind === 'unchanged' ? { kind: 'repaired', source: moved, rules: [TASK_REGION_BRACE] } : { ...rest, rules: [TASK_REGION_BRACE, ...rest.rules] };
+    return rest.kind === 'unchanged'
+      ? { kind: 'repaired', source: moved, rules: [TASK_REGION_BRACE] }
+      : { ...rest, rules: [TASK_REGION_BRACE, ...rest.rules] };
   }
   const unit = input.translationUnit === undefined ? null : await parseTranslationUnit(input.translationUnit);
   const located: Located[] = found.directives.map((added) => {
     const site = withTranslationUnit(analyzeSite(tree, added.row + added.lineCount), unit, added.row + added.lineCount);
     const governed = site.lookup.kind === 'loop' ? site.lookup.loop : site.target;
-    return { added, site, lastRow: Math.max(governed?.endPosition.row ?? added.row, added.row + added.lineCount - 1), errors: [] };
+    return {
+      added,
+      site,
+      lastRow: Math.max(governed?.endPosition.row ?? added.row, added.row + added.lineCount - 1),
+      errors: [],
+    };
   });
   const untied = tieErrors(located, o.errors);
   if (untied !== null) return { kind: 'declined', reason: untied };
 
   const context: Context = {
-    lines: o.patched.split('\n'), addedRows: new Set(found.directives.map((added) => added.row)), allErrors: o.errors,
-    root: tree.rootNode, isCxx: o.isCxx,
-    types: unit ? { root: unit.tree.rootNode, lines: unit.lines } : { root: tree.rootNode, lines: o.patched.split('\n') },
+    lines: o.patched.split('\n'),
+    addedRows: new Set(found.directives.map((added) => added.row)),
+    allErrors: o.errors,
+    root: tree.rootNode,
+    isCxx: o.isCxx,
+    types: unit
+      ? { root: unit.tree.rootNode, lines: unit.lines }
+      : { root: tree.rootNode, lines: o.patched.split('\n') },
     ...(unit && { expanded: (row: number) => unit.textOf(row + 1) }),
   };
   const usedRules: string[] = [];
@@ -116,7 +163,8 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
     if (inMacro !== null) return { kind: 'declined', reason: inMacro };
     if (outcome.kind === 'declined') return outcome;
     for (const rule of outcome.rules) if (!usedRules.includes(rule)) usedRules.push(rule);
-    if (outcome.rules.length > 0) replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
+    if (outcome.rules.length > 0)
+      replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
     edits = mergeEdits(edits, outcome.state.edits);
   }
   if (replacements.size === 0) return { kind: 'unchanged' };
@@ -124,7 +172,13 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
 }
 
 /** Rules that rewrite the loop's header or the reduced variable's uses in it. */
-const RULES_EDITING_THE_LOOP = new Set(['reduce-member-copy', 'reduce-struct-members', 'reduce-array-element', 'reduce-named-elements', 'canonical-loop-test']);
+const RULES_EDITING_THE_LOOP = new Set([
+  'reduce-member-copy',
+  'reduce-struct-members',
+  'reduce-array-element',
+  'reduce-named-elements',
+  'canonical-loop-test',
+]);
 
 /**
  * Edits go to the file's lines only; when the loop itself, or a use of a reduced variable in it,
@@ -136,15 +190,21 @@ function fixInsideMacroExpansion(entry: Located, unit: TranslationUnit, lines: r
   const firstRow = entry.added.row + entry.added.lineCount;
   const macroOn = (row: number) => {
     const expanded = unit.textOf(row + 1);
-    const name = [...(lines[row] ?? '').matchAll(/[A-Za-z_]\w*/g)].map((match) => match[0]).find((word) => !new RegExp(`\\b${word}\\b`).test(expanded));
+    const name = [...(lines[row] ?? '').matchAll(/[A-Za-z_]\w*/g)]
+      .map((match) => match[0])
+      .find((word) => !new RegExp(`\\b${word}\\b`).test(expanded));
     return name ?? 'a macro';
   };
   const isFor = /\bfor\s*\(/;
   if (!isFor.test(lines[firstRow] ?? '') && isFor.test(unit.textOf(firstRow + 1))) {
     return `line ${firstRow + 1}: the loop is written by the macro '${macroOn(firstRow)}', so a fix would have to edit the macro's expansion, which only the preprocessed code holds`;
   }
-  const reduced = new Set((parseDirective(entry.added.text)?.clauses ?? []).filter((clause) => clause.name === 'reduction')
-    .flatMap((clause) => (clause.vars ?? []).map((entryText) => /^[A-Za-z_]\w*/.exec(entryText.trim())?.[0] ?? '')).filter((name) => name !== ''));
+  const reduced = new Set(
+    (parseDirective(entry.added.text)?.clauses ?? [])
+      .filter((clause) => clause.name === 'reduction')
+      .flatMap((clause) => (clause.vars ?? []).map((entryText) => /^[A-Za-z_]\w*/.exec(entryText.trim())?.[0] ?? ''))
+      .filter((name) => name !== ''),
+  );
   for (let row = firstRow; row <= entry.lastRow; row++) {
     for (const name of reduced) {
       const uses = (text: string) => text.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0;
@@ -184,7 +244,12 @@ function withTranslationUnit(site: DirectiveSite, unit: TranslationUnit | null, 
 function tieErrors(located: Located[], errors: readonly FileDiagnostic[]): string | null {
   for (const error of errors) {
     const row = error.line - 1;
-    const owner = located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ?? labelOwner(located, error) ?? declarationOwner(located, error) ?? swallowedDeclarationOwner(located, error) ?? typoFollowOnOwner(located, error, errors);
+    const owner =
+      located.filter((entry) => entry.added.row <= row && row <= entry.lastRow).at(-1) ??
+      labelOwner(located, error) ??
+      declarationOwner(located, error) ??
+      swallowedDeclarationOwner(located, error) ??
+      typoFollowOnOwner(located, error, errors);
     if (!owner) return `line ${error.line}: ${error.message} (not at a directive the generated patch added)`;
     owner.errors.push(error);
   }
@@ -199,8 +264,13 @@ function tieErrors(located: Located[], errors: readonly FileDiagnostic[]): strin
 function labelOwner(located: Located[], error: FileDiagnostic): Located | undefined {
   const label = /^use of undeclared label '([^']+)'/.exec(error.message)?.[1];
   if (label === undefined) return undefined;
-  return located.find((entry) => entry.site.lookup.kind === 'loop' && entry.site.lookup.path.some((node) =>
-    node.type === 'labeled_statement' && node.childForFieldName('label')?.text === label));
+  return located.find(
+    (entry) =>
+      entry.site.lookup.kind === 'loop' &&
+      entry.site.lookup.path.some(
+        (node) => node.type === 'labeled_statement' && node.childForFieldName('label')?.text === label,
+      ),
+  );
 }
 
 /**
@@ -210,7 +280,9 @@ function labelOwner(located: Located[], error: FileDiagnostic): Located | undefi
 function declarationOwner(located: Located[], error: FileDiagnostic): Located | undefined {
   const name = /^'([^']+)' has (?:an? )?incomplete type/.exec(error.message)?.[1];
   if (name === undefined) return undefined;
-  const naming = located.filter((entry) => (parseDirective(entry.added.text)?.clauses ?? []).some((clause) => (clause.vars ?? []).includes(name)));
+  const naming = located.filter((entry) =>
+    (parseDirective(entry.added.text)?.clauses ?? []).some((clause) => (clause.vars ?? []).includes(name)),
+  );
   return naming.length === 1 ? naming[0] : undefined;
 }
 
@@ -224,8 +296,13 @@ function swallowedDeclarationOwner(located: Located[], error: FileDiagnostic): L
   const name = undeclaredName(error.message);
   if (name === null) return undefined;
   const row = error.line - 1;
-  return located.find((entry) => entry.site.declaredBetween.has(name) && entry.added.row < row
-    && entry.site.functionRows !== null && row <= entry.site.functionRows.last);
+  return located.find(
+    (entry) =>
+      entry.site.declaredBetween.has(name) &&
+      entry.added.row < row &&
+      entry.site.functionRows !== null &&
+      row <= entry.site.functionRows.last,
+  );
 }
 
 /**
@@ -234,8 +311,14 @@ function swallowedDeclarationOwner(located: Located[], error: FileDiagnostic): L
  * type (`returning 'int (int)' from a function with incompatible result type 'float'`): they
  * belong to the same directive.
  */
-function typoFollowOnOwner(located: Located[], error: FileDiagnostic, errors: readonly FileDiagnostic[]): Located | undefined {
-  const corrected = errors.find((other) => other !== error && other.line === error.line && / did you mean '[^']+'\?$/.test(other.message));
+function typoFollowOnOwner(
+  located: Located[],
+  error: FileDiagnostic,
+  errors: readonly FileDiagnostic[],
+): Located | undefined {
+  const corrected = errors.find(
+    (other) => other !== error && other.line === error.line && / did you mean '[^']+'\?$/.test(other.message),
+  );
   return corrected && swallowedDeclarationOwner(located, corrected);
 }
 
@@ -254,19 +337,33 @@ interface Context {
 
 function repairDirective(entry: Located, context: Context): DirectiveRepair {
   const directive = parseDirective(entry.added.text);
-  if (!directive) return { kind: 'declined', reason: `line ${entry.added.row + 1}: cannot read the directive '${entry.added.text.trim()}'` };
+  if (!directive)
+    return {
+      kind: 'declined',
+      reason: `line ${entry.added.row + 1}: cannot read the directive '${entry.added.text.trim()}'`,
+    };
   const undeclaredInFunction = undeclaredNamesIn(context.allErrors, entry.site.functionRows);
   let state: DirectiveState = { directive, aboveRow: entry.added.row + entry.added.lineCount, edits: NO_EDITS };
   const rules: string[] = [];
   const resolved = new Set<FileDiagnostic>();
   for (const rule of RULES) {
     const input: RuleInput = {
-      state, row: entry.added.row, lineCount: entry.added.lineCount, site: entry.site, errors: entry.errors,
-      undeclaredInFunction, lines: context.lines, addedRows: context.addedRows, root: context.root, isCxx: context.isCxx,
-      types: context.types, ...(context.expanded && { expanded: context.expanded }),
+      state,
+      row: entry.added.row,
+      lineCount: entry.added.lineCount,
+      site: entry.site,
+      errors: entry.errors,
+      undeclaredInFunction,
+      lines: context.lines,
+      addedRows: context.addedRows,
+      root: context.root,
+      isCxx: context.isCxx,
+      types: context.types,
+      ...(context.expanded && { expanded: context.expanded }),
     };
     const outcome = rule.apply(input);
-    if (outcome.kind === 'declined') return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };
+    if (outcome.kind === 'declined')
+      return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };
     if (changed(state, outcome.state)) rules.push(rule.name);
     state = outcome.state;
     for (const message of outcome.resolved) resolved.add(message);
@@ -279,21 +376,30 @@ function repairDirective(entry: Located, context: Context): DirectiveRepair {
     return reason ? [`line ${error.line}: ${reason} (${error.message})`] : [];
   });
   if (restructuring.length > 0) return { kind: 'declined', reason: restructuring[0]! };
-  if (unresolved.length > 0) return { kind: 'declined', reason: `line ${unresolved[0]!.line}: no built-in rule repairs the error ${unresolved[0]!.message}` };
+  if (unresolved.length > 0)
+    return {
+      kind: 'declined',
+      reason: `line ${unresolved[0]!.line}: no built-in rule repairs the error ${unresolved[0]!.message}`,
+    };
   return { kind: 'done', state, rules };
 }
 
 function undeclaredNamesIn(errors: readonly FileDiagnostic[], rows: DirectiveSite['functionRows']): Set<string> {
-  return new Set(errors.flatMap((error) => {
-    const name = undeclaredName(error.message);
-    const inFunction = rows !== null && error.line - 1 >= rows.first && error.line - 1 <= rows.last;
-    return name !== null && inFunction ? [name] : [];
-  }));
+  return new Set(
+    errors.flatMap((error) => {
+      const name = undeclaredName(error.message);
+      const inFunction = rows !== null && error.line - 1 >= rows.first && error.line - 1 <= rows.last;
+      return name !== null && inFunction ? [name] : [];
+    }),
+  );
 }
 
 function changed(before: DirectiveState, after: DirectiveState): boolean {
-  return before.aboveRow !== after.aboveRow || renderDirective(before.directive) !== renderDirective(after.directive)
-    || before.edits !== after.edits;
+  return (
+    before.aboveRow !== after.aboveRow ||
+    renderDirective(before.directive) !== renderDirective(after.directive) ||
+    before.edits !== after.edits
+  );
 }
 
 /** Two directives' edits together; a line both insert at one place (a declare reduction) is written once. */
@@ -303,7 +409,11 @@ function mergeEdits(a: SourceEdits, b: SourceEdits): SourceEdits {
     for (const [row, lines] of y) merged.set(row, [...new Set([...(merged.get(row) ?? []), ...lines])]);
     return merged;
   };
-  return { replace: new Map([...a.replace, ...b.replace]), before: lists(a.before, b.before), after: lists(a.after, b.after) };
+  return {
+    replace: new Map([...a.replace, ...b.replace]),
+    before: lists(a.before, b.before),
+    after: lists(a.after, b.after),
+  };
 }
 
 /**

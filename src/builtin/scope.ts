@@ -4,9 +4,22 @@ import { declarationsOf, isDeclarationNode, type Declaration } from './declarati
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
 
 const STATEMENTS = new Set([
-  'for_statement', 'for_range_loop', 'while_statement', 'do_statement', 'if_statement', 'switch_statement',
-  'compound_statement', 'labeled_statement', 'expression_statement', 'declaration', 'return_statement',
-  'break_statement', 'continue_statement', 'goto_statement', 'try_statement', 'throw_statement',
+  'for_statement',
+  'for_range_loop',
+  'while_statement',
+  'do_statement',
+  'if_statement',
+  'switch_statement',
+  'compound_statement',
+  'labeled_statement',
+  'expression_statement',
+  'declaration',
+  'return_statement',
+  'break_statement',
+  'continue_statement',
+  'goto_statement',
+  'try_statement',
+  'throw_statement',
 ]);
 const LOOPS = new Set(['for_statement', 'for_range_loop']);
 
@@ -46,15 +59,36 @@ export function analyzeSite(tree: SyntaxTree, afterRow: number): DirectiveSite {
     membersKnown = scopes.membersKnown;
     functionRows = scopes.functionRows;
   }
-  const declaredBetween = new Set(lookup.kind === 'loop'
-    ? lookup.path.flatMap((node) => (node.type === 'declaration' ? declarationsOf(node, 'variable').map((declaration) => declaration.name) : []))
-    : []);
-  return { target, lookup, visible, declaredInside: governed ? namesDeclaredIn(governed) : new Set(), declaredBetween, membersKnown, functionRows };
+  const declaredBetween = new Set(
+    lookup.kind === 'loop'
+      ? lookup.path.flatMap((node) =>
+          node.type === 'declaration' ? declarationsOf(node, 'variable').map((declaration) => declaration.name) : [],
+        )
+      : [],
+  );
+  return {
+    target,
+    lookup,
+    visible,
+    declaredInside: governed ? namesDeclaredIn(governed) : new Set(),
+    declaredBetween,
+    membersKnown,
+    functionRows,
+  };
 }
 
-function lookupFor(target: SyntaxNode | null, closed: { block: SyntaxNode; next: SyntaxNode | null } | null): LoopLookup {
+function lookupFor(
+  target: SyntaxNode | null,
+  closed: { block: SyntaxNode; next: SyntaxNode | null } | null,
+): LoopLookup {
   if (target === null) {
-    return { kind: 'not-a-loop', statement: null, reason: closed ? `no statement follows the block the directive closes (line ${closed.block.endPosition.row + 1})` : 'no statement follows the directive' };
+    return {
+      kind: 'not-a-loop',
+      statement: null,
+      reason: closed
+        ? `no statement follows the block the directive closes (line ${closed.block.endPosition.row + 1})`
+        : 'no statement follows the directive',
+    };
   }
   const lookup = findLoop(target);
   // At a block's closing brace the directive means the first loop after that block (design.md).
@@ -69,7 +103,10 @@ function lookupFor(target: SyntaxNode | null, closed: { block: SyntaxNode; next:
 function closedBlock(root: SyntaxNode, row: number): { block: SyntaxNode; next: SyntaxNode | null } | null {
   let block: SyntaxNode | null = null;
   for (let node: SyntaxNode | null = root; node;) {
-    const inner: SyntaxNode | null = node.namedChildren.find((child) => child !== null && child.startPosition.row <= row && child.endPosition.row > row) ?? null;
+    const inner: SyntaxNode | null =
+      node.namedChildren.find(
+        (child) => child !== null && child.startPosition.row <= row && child.endPosition.row > row,
+      ) ?? null;
     if (inner?.type === 'compound_statement') block = inner;
     node = inner;
   }
@@ -114,8 +151,15 @@ export function findLoop(target: SyntaxNode): LoopLookup {
     if (LOOPS.has(node.type)) return { kind: 'loop', loop: node, path };
     if (node.type === 'while_statement' || node.type === 'do_statement') {
       const word = node.type === 'while_statement' ? 'while' : 'do';
-      const passed = path.length === 0 ? '' : `, after the setup the directive was meant to pass (line ${path[0]!.startPosition.row + 1})`;
-      return { kind: 'not-a-loop', statement: node, reason: `the directive stands above a '${word}' loop (line ${node.startPosition.row + 1})${passed}; OpenMP needs a canonical 'for' loop, so the loop must be rewritten` };
+      const passed =
+        path.length === 0
+          ? ''
+          : `, after the setup the directive was meant to pass (line ${path[0]!.startPosition.row + 1})`;
+      return {
+        kind: 'not-a-loop',
+        statement: node,
+        reason: `the directive stands above a '${word}' loop (line ${node.startPosition.row + 1})${passed}; OpenMP needs a canonical 'for' loop, so the loop must be rewritten`,
+      };
     }
     const into = leadsInto(node);
     if (into !== undefined) {
@@ -125,24 +169,38 @@ export function findLoop(target: SyntaxNode): LoopLookup {
     }
     const notSetup = blockingStatement(node);
     if (notSetup !== null) {
-      return { kind: 'not-a-loop', statement: node, reason: `the directive stands above a ${describe(node)} (line ${node.startPosition.row + 1})${notSetup}, not above a 'for' loop` };
+      return {
+        kind: 'not-a-loop',
+        statement: node,
+        reason: `the directive stands above a ${describe(node)} (line ${node.startPosition.row + 1})${notSetup}, not above a 'for' loop`,
+      };
     }
     path.push(node);
     const next = nextStatement(node);
     if (next === null) {
-      return { kind: 'not-a-loop', statement: target, reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}) and no 'for' loop follows it in its block` };
+      return {
+        kind: 'not-a-loop',
+        statement: target,
+        reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}) and no 'for' loop follows it in its block`,
+      };
     }
     node = next;
   }
-  return { kind: 'not-a-loop', statement: target, reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}), not above a 'for' loop` };
+  return {
+    kind: 'not-a-loop',
+    statement: target,
+    reason: `the directive stands above a ${describe(target)} (line ${target.startPosition.row + 1}), not above a 'for' loop`,
+  };
 }
 
 /** The statement a block, an `if` or a label leads into when it leads into a loop; undefined otherwise. */
 function leadsInto(node: SyntaxNode): SyntaxNode | null | undefined {
   let inner: SyntaxNode | null = null;
-  if (node.type === 'compound_statement') inner = node.namedChildren.find((child) => child !== null && child.type !== 'comment') ?? null;
+  if (node.type === 'compound_statement')
+    inner = node.namedChildren.find((child) => child !== null && child.type !== 'comment') ?? null;
   else if (node.type === 'if_statement') inner = node.childForFieldName('consequence');
-  else if (node.type === 'labeled_statement') inner = node.namedChildren.find((child) => child !== null && STATEMENTS.has(child.type)) ?? null;
+  else if (node.type === 'labeled_statement')
+    inner = node.namedChildren.find((child) => child !== null && STATEMENTS.has(child.type)) ?? null;
   else return undefined;
   if (inner === null) return undefined;
   // A label or block leads wherever its first statement does; an `if` only into a loop it wraps.
@@ -150,8 +208,21 @@ function leadsInto(node: SyntaxNode): SyntaxNode | null | undefined {
   return undefined;
 }
 
-const JUMPS = new Set(['return_statement', 'break_statement', 'continue_statement', 'goto_statement', 'throw_statement']);
-const SETUP = new Set(['expression_statement', 'declaration', 'if_statement', 'compound_statement', 'labeled_statement', 'type_definition']);
+const JUMPS = new Set([
+  'return_statement',
+  'break_statement',
+  'continue_statement',
+  'goto_statement',
+  'throw_statement',
+]);
+const SETUP = new Set([
+  'expression_statement',
+  'declaration',
+  'if_statement',
+  'compound_statement',
+  'labeled_statement',
+  'type_definition',
+]);
 
 /**
  * Why `node` is not sequential setup the directive may move past (a jump or a second loop, which
@@ -159,8 +230,14 @@ const SETUP = new Set(['expression_statement', 'declaration', 'if_statement', 'c
  */
 function blockingStatement(node: SyntaxNode): string | null {
   if (!SETUP.has(node.type)) return JUMPS.has(node.type) ? ', which leaves the block before any loop' : '';
-  const inside = firstDescendant(node, (candidate) => JUMPS.has(candidate.type) || LOOPS.has(candidate.type)
-    || candidate.type === 'while_statement' || candidate.type === 'do_statement');
+  const inside = firstDescendant(
+    node,
+    (candidate) =>
+      JUMPS.has(candidate.type) ||
+      LOOPS.has(candidate.type) ||
+      candidate.type === 'while_statement' ||
+      candidate.type === 'do_statement',
+  );
   if (inside === null) return null;
   const what = JUMPS.has(inside.type) ? `a '${inside.type.replace(/_statement$/, '')}'` : 'a loop';
   return ` with ${what} inside (line ${inside.startPosition.row + 1}), so it is not setup the directive could move past`;
@@ -180,7 +257,8 @@ function exitIn(node: SyntaxNode, breakOwned: boolean): SyntaxNode | null {
   if (node.type === 'break_statement') return breakOwned ? null : node;
   if (['return_statement', 'goto_statement', 'throw_statement'].includes(node.type)) return node;
   if (node.type === 'lambda_expression') return null;
-  const owns = breakOwned || LOOPS.has(node.type) || ['while_statement', 'do_statement', 'switch_statement'].includes(node.type);
+  const owns =
+    breakOwned || LOOPS.has(node.type) || ['while_statement', 'do_statement', 'switch_statement'].includes(node.type);
   for (const child of node.namedChildren) {
     if (!child) continue;
     const found = exitIn(child, owns);
@@ -219,7 +297,8 @@ function collectVisible(root: SyntaxNode, from: SyntaxNode, visible: Map<string,
   let membersKnown = true;
   let functionRows: DirectiveSite['functionRows'] = null;
   const add = (declarations: Declaration[]) => {
-    for (const declaration of declarations) if (!visible.has(declaration.name)) visible.set(declaration.name, declaration);
+    for (const declaration of declarations)
+      if (!visible.has(declaration.name)) visible.set(declaration.name, declaration);
   };
   let child = from;
   for (let scope = from.parent; scope; child = scope, scope = scope.parent) {
@@ -243,7 +322,8 @@ function collectVisible(root: SyntaxNode, from: SyntaxNode, visible: Map<string,
         // Blocks, namespaces, the translation unit: what is declared before the directive.
         for (const sibling of scope.namedChildren) {
           if (!sibling || sibling.startIndex >= child.startIndex) break;
-          if (isDeclarationNode(sibling) && sibling.type !== 'for_range_loop') add(blockAware(scope, declarationsOf(sibling, 'variable')));
+          if (isDeclarationNode(sibling) && sibling.type !== 'for_range_loop')
+            add(blockAware(scope, declarationsOf(sibling, 'variable')));
           if (sibling.type === 'function_definition') add(functionNameOf(sibling));
         }
     }
@@ -258,7 +338,9 @@ function collectVisible(root: SyntaxNode, from: SyntaxNode, visible: Map<string,
  */
 function blockAware(scope: SyntaxNode, declarations: Declaration[]): Declaration[] {
   if (scope.type !== 'compound_statement') return declarations;
-  return declarations.map((declaration) => (declaration.kind === 'function' ? { ...declaration, kind: 'variable' } : declaration));
+  return declarations.map((declaration) =>
+    declaration.kind === 'function' ? { ...declaration, kind: 'variable' } : declaration,
+  );
 }
 
 function loopHeaderDeclarations(loop: SyntaxNode): Declaration[] {
@@ -269,24 +351,38 @@ function loopHeaderDeclarations(loop: SyntaxNode): Declaration[] {
 
 function functionDeclarator(node: SyntaxNode): SyntaxNode | null {
   let declarator = node.childForFieldName('declarator');
-  while (declarator && declarator.type !== 'function_declarator') declarator = declarator.childForFieldName('declarator');
+  while (declarator && declarator.type !== 'function_declarator')
+    declarator = declarator.childForFieldName('declarator');
   return declarator;
 }
 
 function parametersOf(fn: SyntaxNode): Declaration[] {
-  const list = fn.type === 'lambda_expression'
-    ? fn.childForFieldName('declarator')?.childForFieldName('parameters')
-    : functionDeclarator(fn)?.childForFieldName('parameters');
+  const list =
+    fn.type === 'lambda_expression'
+      ? fn.childForFieldName('declarator')?.childForFieldName('parameters')
+      : functionDeclarator(fn)?.childForFieldName('parameters');
   if (!list) return [];
   return list.namedChildren.flatMap((parameter) =>
-    parameter && isDeclarationNode(parameter) ? declarationsOf(parameter, 'parameter') : []);
+    parameter && isDeclarationNode(parameter) ? declarationsOf(parameter, 'parameter') : [],
+  );
 }
 
 function functionNameOf(fn: SyntaxNode): Declaration[] {
   const name = functionDeclarator(fn)?.childForFieldName('declarator');
   if (!name || name.type !== 'identifier') return [];
-  return [{ name: name.text, row: name.startPosition.row, kind: 'function', typeText: '', typeName: null,
-    isConst: false, isPointer: false, isReference: false, isArray: false }];
+  return [
+    {
+      name: name.text,
+      row: name.startPosition.row,
+      kind: 'function',
+      typeText: '',
+      typeName: null,
+      isConst: false,
+      isPointer: false,
+      isReference: false,
+      isArray: false,
+    },
+  ];
 }
 
 /**
@@ -307,14 +403,19 @@ function membersFor(root: SyntaxNode, fn: SyntaxNode): Declaration[] | null {
   const body = classNode.childForFieldName('body');
   if (!body) return null;
   return body.namedChildren.flatMap((member) =>
-    member && member.type === 'field_declaration' ? declarationsOf(member, 'member') : []);
+    member && member.type === 'field_declaration' ? declarationsOf(member, 'member') : [],
+  );
 }
 
 function findClass(node: SyntaxNode, name: string): SyntaxNode | null {
   for (const child of node.namedChildren) {
     if (!child) continue;
-    if ((child.type === 'class_specifier' || child.type === 'struct_specifier') && child.childForFieldName('name')?.text === name
-      && child.childForFieldName('body')) return child;
+    if (
+      (child.type === 'class_specifier' || child.type === 'struct_specifier') &&
+      child.childForFieldName('name')?.text === name &&
+      child.childForFieldName('body')
+    )
+      return child;
     if (child.type === 'function_definition') continue;
     const inner = findClass(child, name);
     if (inner) return inner;
@@ -325,7 +426,8 @@ function findClass(node: SyntaxNode, name: string): SyntaxNode | null {
 function namesDeclaredIn(node: SyntaxNode): Set<string> {
   const names = new Set<string>();
   const visit = (current: SyntaxNode) => {
-    if (isDeclarationNode(current)) for (const declaration of declarationsOf(current, 'variable')) names.add(declaration.name);
+    if (isDeclarationNode(current))
+      for (const declaration of declarationsOf(current, 'variable')) names.add(declaration.name);
     for (const child of current.namedChildren) if (child) visit(child);
   };
   visit(node);

@@ -52,7 +52,11 @@ export async function parseTranslationUnit(text: string): Promise<TranslationUni
     lines,
     lineOf: (row) => mainRows.find((entry) => entry.row === row)?.line ?? null,
     rowOf: (wanted) => mainRows.find((entry) => entry.line >= wanted)?.row ?? null,
-    textOf: (wanted) => mainRows.filter((entry) => entry.line === wanted).map((entry) => lines[entry.row]).join('\n'),
+    textOf: (wanted) =>
+      mainRows
+        .filter((entry) => entry.line === wanted)
+        .map((entry) => lines[entry.row])
+        .join('\n'),
   };
 }
 

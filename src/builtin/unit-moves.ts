@@ -4,7 +4,10 @@
 import { mainFileRows } from './translation-unit.js';
 
 /** A line of the file taken from row `from` and put back at row `to` (0-based, `to` ≥ `from`, counted after the removal). */
-export interface LineMove { from: number; to: number }
+export interface LineMove {
+  from: number;
+  to: number;
+}
 
 /**
  * The unit's text with each move made on the main file's rows, in order; null when the stretch

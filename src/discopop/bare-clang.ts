@@ -43,17 +43,26 @@ function newestVersioned(bare: string, onPath: ReadonlySet<string>): string | un
   return best?.name;
 }
 
-
 /**
  * The configuration with its settings (and seq settings) resolved against the PATH the build
  * gets, and the one notice that says so, or null when nothing changed.
  */
-export async function resolveBareClangInConfig(config: BuildConfig, parentPath: string): Promise<{ config: BuildConfig; notice: string | null }> {
+export async function resolveBareClangInConfig(
+  config: BuildConfig,
+  parentPath: string,
+): Promise<{ config: BuildConfig; notice: string | null }> {
   // Each settings file is resolved against the PATH its own builds get.
   const clangsOn = async (settings: Record<string, string>) =>
-    new Set((await executablesOnPath(settings['PATH'] ?? parentPath, (name) => /^clang(?:\+\+)?(?:-\d+)?$/.test(name))).keys());
+    new Set(
+      (
+        await executablesOnPath(settings['PATH'] ?? parentPath, (name) => /^clang(?:\+\+)?(?:-\d+)?$/.test(name))
+      ).keys(),
+    );
   const par = resolveBareClang(config.settings, await clangsOn(config.settings));
-  const seq = config.seqSettings === undefined ? undefined : resolveBareClang(config.seqSettings, await clangsOn(config.seqSettings));
+  const seq =
+    config.seqSettings === undefined
+      ? undefined
+      : resolveBareClang(config.seqSettings, await clangsOn(config.seqSettings));
   const replaced = new Map([...par.replaced, ...(seq?.replaced ?? [])]);
   if (replaced.size === 0) return { config, notice: null };
   const bare = [...replaced.keys()];
@@ -61,5 +70,8 @@ export async function resolveBareClangInConfig(config: BuildConfig, parentPath: 
   const notice = `${bare.join(' and ')} ${bare.length === 1 ? 'is' : 'are'} not on PATH; using ${versioned.join(' and ')} (newest ${bare
     .map((name) => `${name}-<N>`)
     .join(' and ')} on PATH) for this run`;
-  return { config: { ...config, settings: par.settings, ...(seq !== undefined && { seqSettings: seq.settings }) }, notice };
+  return {
+    config: { ...config, settings: par.settings, ...(seq !== undefined && { seqSettings: seq.settings }) },
+    notice,
+  };
 }

@@ -27,7 +27,9 @@ export async function readBuildConfig(o: {
       dir,
       `-c ${o.name}`,
       `expected an execution configuration folder (${
-        available.length > 0 ? `available: ${available.join(', ')}` : 'none exists; create one with discopop_project_manager --init'
+        available.length > 0
+          ? `available: ${available.join(', ')}`
+          : 'none exists; create one with discopop_project_manager --init'
       })`,
     );
     return undefined;
@@ -39,24 +41,47 @@ export async function readBuildConfig(o: {
   }
   const compileScript = join(dir, 'compile.sh');
   const hasScript = (await pathKind(compileScript)) === 'file';
-  if (!hasScript) o.problems.add(compileScript, 'whole file', 'expected the script that builds the project; it is missing');
+  if (!hasScript)
+    o.problems.add(compileScript, 'whole file', 'expected the script that builds the project; it is missing');
 
   const settings = await readSettings(dir, o.problems);
   if (!hasScript || settings === undefined) return undefined;
   return { name: o.name, dir, compileScript, ...settings, layout: 'per-configuration' };
 }
 
-async function readSharedLayout(o: { name: string; dir: string; sharedScript: string; sharedSeq: string; problems: Problems }): Promise<BuildConfig | undefined> {
+async function readSharedLayout(o: {
+  name: string;
+  dir: string;
+  sharedScript: string;
+  sharedSeq: string;
+  problems: Problems;
+}): Promise<BuildConfig | undefined> {
   const own = join(o.dir, 'compile.sh');
   const compileScript = (await pathKind(own)) === 'file' ? own : o.sharedScript;
   const hasScript = compileScript === own || (await pathKind(o.sharedScript)) === 'file';
   if (!hasScript) {
-    o.problems.add(o.sharedScript, 'whole file', `expected the script that builds the project, here or in ${o.dir}; it is missing`);
+    o.problems.add(
+      o.sharedScript,
+      'whole file',
+      `expected the script that builds the project, here or in ${o.dir}; it is missing`,
+    );
   }
   const seq = await readJsonFile(o.sharedSeq, SeqSettingsSchema, o.problems);
-  if (seq.kind === 'missing') o.problems.add(o.sharedSeq, 'whole file', 'expected the shared seq_settings.json beside the shared compile.sh; it is missing');
+  if (seq.kind === 'missing')
+    o.problems.add(
+      o.sharedSeq,
+      'whole file',
+      'expected the shared seq_settings.json beside the shared compile.sh; it is missing',
+    );
   if (!hasScript || seq.kind !== 'ok') return undefined;
-  return { name: o.name, dir: o.dir, compileScript, settings: deriveParallelSettings(seq.value), settingsSource: 'seq_settings.json (derived)', layout: 'shared' };
+  return {
+    name: o.name,
+    dir: o.dir,
+    compileScript,
+    settings: deriveParallelSettings(seq.value),
+    settingsSource: 'seq_settings.json (derived)',
+    layout: 'shared',
+  };
 }
 
 async function readSettings(
@@ -71,14 +96,24 @@ async function readSettings(
   const seqProblems = par.kind === 'ok' ? new Problems() : problems;
   const seq = await readJsonFile(seqFile, SeqSettingsSchema, seqProblems);
   if (par.kind === 'ok') {
-    if (seq.kind === 'invalid') return { settings: par.value, settingsSource: 'par_settings.json', seqSettingsProblem: seqProblems.lines[0]! };
+    if (seq.kind === 'invalid')
+      return { settings: par.value, settingsSource: 'par_settings.json', seqSettingsProblem: seqProblems.lines[0]! };
     const derived = seq.kind === 'ok' && sameSettings(par.value, deriveParallelSettings(seq.value));
-    return { settings: par.value, settingsSource: 'par_settings.json', ...(seq.kind === 'ok' && !derived && { seqSettings: seq.value }) };
+    return {
+      settings: par.value,
+      settingsSource: 'par_settings.json',
+      ...(seq.kind === 'ok' && !derived && { seqSettings: seq.value }),
+    };
   }
   if (seq.kind === 'invalid') return undefined;
-  if (seq.kind === 'ok') return { settings: deriveParallelSettings(seq.value), settingsSource: 'seq_settings.json (derived)' };
+  if (seq.kind === 'ok')
+    return { settings: deriveParallelSettings(seq.value), settingsSource: 'seq_settings.json (derived)' };
   if (seq.kind === 'missing') {
-    problems.add(join(dir, 'par_settings.json'), 'whole file', 'expected par_settings.json or seq_settings.json; neither exists');
+    problems.add(
+      join(dir, 'par_settings.json'),
+      'whole file',
+      'expected par_settings.json or seq_settings.json; neither exists',
+    );
   }
   return undefined;
 }
@@ -97,7 +132,10 @@ export function deriveParallelSettings(seq: Record<string, string>): Record<stri
 async function listDirectories(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch (error) {
     if (isNotFound(error)) return [];
     throw error;

@@ -36,7 +36,11 @@ export async function readFileMapping(o: {
       o.problems.addFileError(file, 'read', error);
       return { files: null };
     }
-    o.problems.add(file, 'whole file', 'expected the file mapping DiscoPoP writes while instrumenting; the file is missing');
+    o.problems.add(
+      file,
+      'whole file',
+      'expected the file mapping DiscoPoP writes while instrumenting; the file is missing',
+    );
     return { files: null };
   }
   const { entries, unreadable } = parseEntries(text, file, o.problems);
@@ -45,13 +49,23 @@ export async function readFileMapping(o: {
   if (entries.length === 0) {
     // Stray patch files are skipped one by one; with nothing listed every patch would be stray and
     // the run would end "no patch" everywhere with exit 0. A mapping that lists no file is broken.
-    o.problems.add(file, 'whole file', 'lists no source file; expected "<file id><TAB><absolute path>" lines, as DiscoPoP writes them while instrumenting');
+    o.problems.add(
+      file,
+      'whole file',
+      'lists no source file; expected "<file id><TAB><absolute path>" lines, as DiscoPoP writes them while instrumenting',
+    );
     return { files: null };
   }
 
   const recordedRoot = await findRecordedRoot(entries, o.projectRoot);
   if (recordedRoot === undefined) {
-    await reportUnplaced({ entries, projectRoot: o.projectRoot, rootGiven: o.rootGiven === true, file, problems: o.problems });
+    await reportUnplaced({
+      entries,
+      projectRoot: o.projectRoot,
+      rootGiven: o.rootGiven === true,
+      file,
+      problems: o.problems,
+    });
     return { files: null };
   }
   const files = new Map<string, SourceFile>();
@@ -110,8 +124,16 @@ async function findRecordedRoot(entries: Entry[], projectRoot: string): Promise<
 }
 
 /** Names the entries that keep the project from being found: outside it, and absent from it. */
-async function reportUnplaced(o: { entries: Entry[]; projectRoot: string; rootGiven: boolean; file: string; problems: Problems }) {
-  const whose = o.rootGiven ? 'given by --project-root' : 'the parent of the .discopop folder; give --project-root when the project is elsewhere';
+async function reportUnplaced(o: {
+  entries: Entry[];
+  projectRoot: string;
+  rootGiven: boolean;
+  file: string;
+  problems: Problems;
+}) {
+  const whose = o.rootGiven
+    ? 'given by --project-root'
+    : 'the parent of the .discopop folder; give --project-root when the project is elsewhere';
   const deepest = commonAncestors(o.entries.map((e) => e.path))[0] ?? '/';
   for (const entry of o.entries) {
     const rel = relative(deepest, entry.path);

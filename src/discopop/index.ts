@@ -21,7 +21,11 @@ export { classifyHotspot } from './hotspots.js';
 export { checkDotDiscopopFolder } from './layout.js';
 
 /** `projectRoot` is --project-root; without it the project is the parent of the .discopop folder. */
-export async function readDotDiscopop(dotDir: string, configName: string, projectRootOption?: string): Promise<DotDiscopop> {
+export async function readDotDiscopop(
+  dotDir: string,
+  configName: string,
+  projectRootOption?: string,
+): Promise<DotDiscopop> {
   const layoutProblem = await checkDotDiscopopFolder(dotDir);
   if (layoutProblem !== null) throw new UsageError(layoutProblem);
   // FileMapping paths are real paths, so the root they are compared with must be one too.
@@ -48,7 +52,10 @@ export async function readDotDiscopop(dotDir: string, configName: string, projec
     const pattern: PatternInfo | null = patterns.get(folder.id) ?? null;
     return { ...folder, pattern, hotspot: classifyHotspot(pattern, loops) };
   });
-  const notices: string[] = [...(resolved.notice === null ? [] : [resolved.notice]), ...folders.flatMap((folder) => folder.ignoredLines)];
+  const notices: string[] = [
+    ...(resolved.notice === null ? [] : [resolved.notice]),
+    ...folders.flatMap((folder) => folder.ignoredLines),
+  ];
   // Without patterns.json no suggestion has a line range, so the hotspot data places none of them.
   if (loops.length > 0 && (await pathKind(join(dot, 'explorer', 'patterns.json'))) === 'missing') {
     notices.push(

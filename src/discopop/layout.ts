@@ -28,7 +28,8 @@ export async function whereToRun(dir: string): Promise<string> {
   const inside = join(dir, '.discopop');
   if ((await pathKind(inside)) === 'directory') return `did you mean --dot-dp-path ${inside}?`;
   const above = await enclosingDotDiscopop(dir);
-  if (above !== null) return `this folder is inside the .discopop folder ${above}: run there or pass --dot-dp-path ${above}`;
+  if (above !== null)
+    return `this folder is inside the .discopop folder ${above}: run there or pass --dot-dp-path ${above}`;
   return 'run inside .discopop or pass --dot-dp-path';
 }
 
@@ -40,6 +41,9 @@ async function enclosingDotDiscopop(dir: string): Promise<string | null> {
 }
 
 async function isDotDiscopop(dir: string): Promise<boolean> {
-  const [mapping, generator] = await Promise.all([pathKind(join(dir, 'FileMapping.txt')), pathKind(join(dir, 'patch_generator'))]);
+  const [mapping, generator] = await Promise.all([
+    pathKind(join(dir, 'FileMapping.txt')),
+    pathKind(join(dir, 'patch_generator')),
+  ]);
   return mapping === 'file' && generator === 'directory';
 }

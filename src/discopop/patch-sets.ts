@@ -36,14 +36,25 @@ export async function readPatchSets(o: {
       o.problems.addFileError(root, 'list', error);
       return [];
     }
-    o.problems.add(root, 'folder', 'expected the patch generator output (run discopop_explorer first); the folder is missing');
+    o.problems.add(
+      root,
+      'folder',
+      'expected the patch generator output (run discopop_explorer first); the folder is missing',
+    );
     return [];
   }
   // patch-repair's own staging folder (store/staging.ts) is no suggestion.
-  const folders = entries.filter((e) => e.isDirectory() && e.name !== STAGING_FOLDER).map((e) => e.name).sort(compareIds);
+  const folders = entries
+    .filter((e) => e.isDirectory() && e.name !== STAGING_FOLDER)
+    .map((e) => e.name)
+    .sort(compareIds);
   // Ids become folder names under patch_repair/ (backups, transcripts); say so now, not mid-run.
   for (const id of folders.filter((name) => !SUGGESTION_ID.test(name))) {
-    o.problems.add(join(root, id), 'folder name', 'expected a suggestion id (letters, digits, ".", "_" or "-"), as the patch generator names them');
+    o.problems.add(
+      join(root, id),
+      'folder name',
+      'expected a suggestion id (letters, digits, ".", "_" or "-"), as the patch generator names them',
+    );
   }
   return Promise.all(folders.map((id) => readPatchSet({ ...o, id, dir: join(root, id) })));
 }
@@ -70,13 +81,19 @@ async function readPatchSet(o: {
     const patchPath = join(o.dir, name);
     const fileId = /^(\d+)\.patch$/.exec(name)?.[1];
     if (fileId === undefined) {
-      ignored.push({ name, line: `${patchPath}: file name: not "<file id>.patch"; left out of suggestion ${o.id}'s patch set` });
+      ignored.push({
+        name,
+        line: `${patchPath}: file name: not "<file id>.patch"; left out of suggestion ${o.id}'s patch set`,
+      });
       continue;
     }
     if (o.files === null) continue;
     const source = o.files.get(fileId);
     if (source === undefined) {
-      ignored.push({ name, line: `${patchPath}: file id ${fileId}: not listed in FileMapping.txt; left out of suggestion ${o.id}'s patch set` });
+      ignored.push({
+        name,
+        line: `${patchPath}: file id ${fileId}: not listed in FileMapping.txt; left out of suggestion ${o.id}'s patch set`,
+      });
       continue;
     }
     let bytes: Buffer;
@@ -104,5 +121,11 @@ async function readPatchSet(o: {
   }
   files.sort((a, b) => compareIds(a.fileId, b.fileId));
   ignored.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { id: o.id, dir: o.dir, files, ignoredFiles: ignored.map((i) => i.name), ignoredLines: ignored.map((i) => i.line) };
+  return {
+    id: o.id,
+    dir: o.dir,
+    files,
+    ignoredFiles: ignored.map((i) => i.name),
+    ignoredLines: ignored.map((i) => i.line),
+  };
 }

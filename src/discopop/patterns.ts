@@ -62,7 +62,8 @@ function loopPattern(type: string, entry: z.output<typeof LoopPatternSchema>): P
   const scheduling = entry['scheduling_clause'];
   if (typeof scheduling === 'string' && scheduling.trim() !== '') info.scheduling = scheduling.trim();
   const iterations = entry['average_iteration_count'];
-  if (typeof iterations === 'number' && Number.isFinite(iterations) && iterations >= 0) info.averageIterationCount = iterations;
+  if (typeof iterations === 'number' && Number.isFinite(iterations) && iterations >= 0)
+    info.averageIterationCount = iterations;
   return info;
 }
 

@@ -29,11 +29,18 @@ export const UNCLASSIFIED = 'unclassified (no hotspot entry)';
 export const NOT_IN_S = 'not in -s';
 
 /** The suggestions of `dp` a selection leaves out, each with the reason, in patch_generator/ order. */
-export function notConsidered(dp: DotDiscopop, considered: readonly Suggestion[], o: { suggestions?: readonly string[] }): NotConsidered[] {
+export function notConsidered(
+  dp: DotDiscopop,
+  considered: readonly Suggestion[],
+  o: { suggestions?: readonly string[] },
+): NotConsidered[] {
   const taken = new Set(considered.map((s) => s.id));
   return dp.suggestions
     .filter((s) => !taken.has(s.id))
-    .map((s) => ({ id: s.id, reason: o.suggestions !== undefined ? NOT_IN_S : s.hotspot === null ? UNCLASSIFIED : `hotspot ${s.hotspot}` }));
+    .map((s) => ({
+      id: s.id,
+      reason: o.suggestions !== undefined ? NOT_IN_S : s.hotspot === null ? UNCLASSIFIED : `hotspot ${s.hotspot}`,
+    }));
 }
 
 function describeIds(ids: string[]): string {

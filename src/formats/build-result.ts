@@ -44,11 +44,15 @@ export const DiagnosticSchema = z.object({
   severity: z.enum(['error', 'warning', 'note', 'fatal error']),
   message: z.string(),
   errorClass: z.enum(ERROR_CLASSES),
-  notes: z.array(DiagnosticNoteSchema).describe("the note: lines printed right after it (clang's \"defined as shared\", gcc's candidates)"),
+  notes: z
+    .array(DiagnosticNoteSchema)
+    .describe('the note: lines printed right after it (clang\'s "defined as shared", gcc\'s candidates)'),
   failsBuild: z
     .literal(true)
     .optional()
-    .describe('a warning that fails its build all the same: the compiler ignored (part of) an OpenMP directive on a line the built patch set added'),
+    .describe(
+      'a warning that fails its build all the same: the compiler ignored (part of) an OpenMP directive on a line the built patch set added',
+    ),
 });
 export type Diagnostic = z.infer<typeof DiagnosticSchema>;
 
@@ -62,7 +66,9 @@ export const BuildResultSchema = z.object({
   failedAt: z
     .enum(['patch', 'compile', 'timeout', 'static-check'])
     .optional()
-    .describe("where it failed: GNU patch could not apply the set, compile.sh failed, or it built and patch-repair's static check found an added collapse over loops that are not perfectly nested"),
+    .describe(
+      "where it failed: GNU patch could not apply the set, compile.sh failed, or it built and patch-repair's static check found an added collapse over loops that are not perfectly nested",
+    ),
   output: z.string().describe("raw output: patch's own words, or compile.sh's stdout+stderr"),
   diagnostics: z.array(DiagnosticSchema),
   errorClass: z.enum(ERROR_CLASSES).optional().describe("the first error's class; absent when the build passed"),

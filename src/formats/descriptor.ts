@@ -68,7 +68,10 @@ export const DescriptorSchema = z
      * (prompt "argument"), {prompt_file} (prompt "file"), {provider} (the model id before "/"),
      * {agent_timeout_ms}.
      */
-    command: z.array(Arg).min(1).refine((c) => typeof c[0] === 'string', 'the first element must be the executable'),
+    command: z
+      .array(Arg)
+      .min(1)
+      .refine((c) => typeof c[0] === 'string', 'the first element must be the executable'),
     /** Added to the first call of a conversation only. */
     firstCall: z.array(Arg).default([]),
     /**

@@ -10,7 +10,15 @@ import type { CheckName } from './events.js';
 export const PROGRESS_PREFIX = '@@PR_PROGRESS ';
 
 /** DiscoPoP's gates, in order: the rejecting one (or accepted) is an attempt's outcome. */
-export const ATTEMPT_OUTCOMES = ['agent', 'extraction', 'apply', 'canonicalize', 'pragmas', 'compile', 'accepted'] as const;
+export const ATTEMPT_OUTCOMES = [
+  'agent',
+  'extraction',
+  'apply',
+  'canonicalize',
+  'pragmas',
+  'compile',
+  'accepted',
+] as const;
 
 /** DiscoPoP caps an attempt's detail at this many characters. */
 export const DETAIL_LIMIT = 2000;
@@ -26,16 +34,28 @@ export const DiscopopProgressEventSchema = z.discriminatedUnion('event', [
     model: z.string().nullable(),
     dry_run: z.boolean(),
   }),
-  z.object({ event: z.literal('discovery'), built: ids, failing: ids.describe('every suggestion that does not build, not_applied ones included'), not_applied: ids, reference_built: z.boolean() }),
+  z.object({
+    event: z.literal('discovery'),
+    built: ids,
+    failing: ids.describe('every suggestion that does not build, not_applied ones included'),
+    not_applied: ids,
+    reference_built: z.boolean(),
+  }),
   z.object({
     event: z.literal('attempt'),
     suggestion: z.number().int(),
-    attempt: z.number().int().positive().describe('the call number: every agent call counts, as attempts/<id>/<n>/ does'),
+    attempt: z
+      .number()
+      .int()
+      .positive()
+      .describe('the call number: every agent call counts, as attempts/<id>/<n>/ does'),
     turn: z.number().int().nonnegative().describe('the turn within its conversation, from 0'),
     template: z.string().describe("the prompt template's file stem; builtin for the built-in repairer"),
     outcome: z
       .union([z.enum(ATTEMPT_OUTCOMES), z.string()])
-      .describe("DiscoPoP's gate that rejected the answer, or accepted; patch-repair adds run (check 7) and strict, harmless to DiscoPoP's tab, which acts only on suggestion, discovery and done events"),
+      .describe(
+        "DiscoPoP's gate that rejected the answer, or accepted; patch-repair adds run (check 7) and strict, harmless to DiscoPoP's tab, which acts only on suggestion, discovery and done events",
+      ),
     detail: z.string().max(DETAIL_LIMIT),
   }),
   z.object({

@@ -54,7 +54,9 @@ export const HotspotsFileSchema = z.record(z.string(), z.array(HotspotRegionSche
 export const AppliedSuggestionsSchema = z.looseObject({
   // DiscoPoP's own tests write integer ids ({"applied": [3]}); both spellings name the same suggestion.
   applied: z.array(
-    z.union([z.string(), z.number().int().nonnegative().transform(String)], { error: 'expected a suggestion id, e.g. "3" or 3' }),
+    z.union([z.string(), z.number().int().nonnegative().transform(String)], {
+      error: 'expected a suggestion id, e.g. "3" or 3',
+    }),
   ),
 });
 

@@ -7,7 +7,17 @@ import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema, WorkspacesS
 
 const base = { t: z.string().describe('ISO time') };
 
-const CheckName = z.enum(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds', 'runs', 'races', 'strict']);
+const CheckName = z.enum([
+  'extraction',
+  'dry-run-apply',
+  'apply',
+  'canonicalize',
+  'directives-kept',
+  'builds',
+  'runs',
+  'races',
+  'strict',
+]);
 export type CheckName = z.infer<typeof CheckName>;
 export const CheckNameSchema = CheckName;
 
@@ -49,8 +59,25 @@ const BuildPurpose = z.enum(['reference', 'probe', 'discovery', 'verify']);
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('run-started'), run: RunRecordSchema }),
   z.object({ ...base, type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
-  z.object({ ...base, type: z.literal('discovery-started'), suggestions: z.array(z.string()).describe('every considered suggestion, in order'), builds: z.number().int().nonnegative().describe('how many of them have a patch to build now'), reused: z.number().int().nonnegative().default(0).describe('discovery builds taken over from the resumed run instead of built again'), jobs: z.number().int() }),
-  z.object({ ...base, type: z.literal('build-started'), id: z.string().nullable().describe('null = reference build or OpenMP probe'), purpose: BuildPurpose }),
+  z.object({
+    ...base,
+    type: z.literal('discovery-started'),
+    suggestions: z.array(z.string()).describe('every considered suggestion, in order'),
+    builds: z.number().int().nonnegative().describe('how many of them have a patch to build now'),
+    reused: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(0)
+      .describe('discovery builds taken over from the resumed run instead of built again'),
+    jobs: z.number().int(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('build-started'),
+    id: z.string().nullable().describe('null = reference build or OpenMP probe'),
+    purpose: BuildPurpose,
+  }),
   z.object({
     ...base,
     type: z.literal('build-finished'),
@@ -65,21 +92,46 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.object({
     ...base,
     type: z.literal('run-reference'),
-    seconds: z.number().nonnegative().describe("wall time of the reference build's first run with execute.sh at 1 thread"),
-    noise_lines: z.number().int().nonnegative().describe('output lines never compared: they differ between two runs of the reference, or hold a time or date'),
+    seconds: z
+      .number()
+      .nonnegative()
+      .describe("wall time of the reference build's first run with execute.sh at 1 thread"),
+    noise_lines: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('output lines never compared: they differ between two runs of the reference, or hold a time or date'),
   }),
   z.object({
     ...base,
     type: z.literal('race-reference'),
-    seconds: z.number().nonnegative().describe('wall time of the race build (clang -fsanitize=thread) of the project without any suggestion and its run'),
+    seconds: z
+      .number()
+      .nonnegative()
+      .describe(
+        'wall time of the race build (clang -fsanitize=thread) of the project without any suggestion and its run',
+      ),
     threads: z.number().int().positive(),
-    races: z.array(z.string()).describe("the project's own data races, one per racing access pair: not counted against any suggestion"),
+    races: z
+      .array(z.string())
+      .describe("the project's own data races, one per racing access pair: not counted against any suggestion"),
   }),
   z.object({
     ...base,
     type: z.literal('agent-picked'),
-    message: z.string().nullable().describe('which agent CLI the run detected and uses, or that the built-in repairer runs alone; null when the user named it'),
-    backend: z.string().nullable().default(null).describe('the agent backend the run calls, builtin when the built-in repairer works alone, null when nothing repairs'),
+    message: z
+      .string()
+      .nullable()
+      .describe(
+        'which agent CLI the run detected and uses, or that the built-in repairer runs alone; null when the user named it',
+      ),
+    backend: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe(
+        'the agent backend the run calls, builtin when the built-in repairer works alone, null when nothing repairs',
+      ),
     model: z.string().nullable().default(null),
   }),
   z.object({ ...base, type: z.literal('resumed'), from: z.string().describe('the run this one continues (--resume)') }),
@@ -88,11 +140,20 @@ export const EventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('discovered'),
     id: z.string(),
-    digest: z.string().nullable().describe('what the build depended on (the patch set); null when the run cannot be resumed'),
+    digest: z
+      .string()
+      .nullable()
+      .describe('what the build depended on (the patch set); null when the run cannot be resumed'),
     reused: z.boolean().describe('taken over from the resumed run instead of built again'),
     build: BuildResultSchema,
   }),
-  z.object({ ...base, type: z.literal('repair-started'), id: z.string(), index: z.number().int(), total: z.number().int() }),
+  z.object({
+    ...base,
+    type: z.literal('repair-started'),
+    id: z.string(),
+    index: z.number().int(),
+    total: z.number().int(),
+  }),
   z.object({
     ...base,
     type: z.literal('call-started'),
@@ -101,7 +162,12 @@ export const EventSchema = z.discriminatedUnion('type', [
     tier: z.enum(['builtin', 'agent']),
     prompt: z.number().int().positive().describe('which --prompts conversation'),
     turn: z.number().int().nonnegative().describe('0 = first call, then follow-ups'),
-    template: z.string().optional().describe("the prompt template of an agent call (its ladder rung, or follow-up); absent for the built-in repairer"),
+    template: z
+      .string()
+      .optional()
+      .describe(
+        'the prompt template of an agent call (its ladder rung, or follow-up); absent for the built-in repairer',
+      ),
   }),
   z.object({
     ...base,
@@ -124,20 +190,32 @@ export const EventSchema = z.discriminatedUnion('type', [
     type: z.literal('check'),
     id: z.string(),
     attempt: z.number().int().positive(),
-    candidate: z.number().int().positive().nullable().default(null).describe('which candidate of an answer holding alternatives, from 1; null when it holds one'),
+    candidate: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe('which candidate of an answer holding alternatives, from 1; null when it holds one'),
     candidates: z.number().int().positive().default(1).describe('how many candidates the answer holds'),
     check: CheckName,
     passed: z.boolean(),
     reason: z.string().nullable(),
   }),
-  z.object({ ...base, type: z.literal('writing'), record: SuggestionRecordSchema.describe('the record of a verified repair, as it stands once written') }),
-  z.object({ ...base, type: z.literal('written'), id: z.string(), files: z.array(z.string()), digest: z.string() }),
-  z.object({ ...base, type: z.literal('suggestion-finished'), record: SuggestionRecordSchema }),
   z.object({
     ...base,
-    type: z.literal('interrupted'),
-    exit_code: z.number().int().describe('130 for SIGINT, 143 for SIGTERM (SIGHUP does not stop a run)'),
-  }).describe('the run was stopped by a signal; what it did not finish is recorded as skipped'),
+    type: z.literal('writing'),
+    record: SuggestionRecordSchema.describe('the record of a verified repair, as it stands once written'),
+  }),
+  z.object({ ...base, type: z.literal('written'), id: z.string(), files: z.array(z.string()), digest: z.string() }),
+  z.object({ ...base, type: z.literal('suggestion-finished'), record: SuggestionRecordSchema }),
+  z
+    .object({
+      ...base,
+      type: z.literal('interrupted'),
+      exit_code: z.number().int().describe('130 for SIGINT, 143 for SIGTERM (SIGHUP does not stop a run)'),
+    })
+    .describe('the run was stopped by a signal; what it did not finish is recorded as skipped'),
   z.object({ ...base, type: z.literal('run-finished'), run: RunRecordSchema }),
 ]);
 export type RunEvent = z.infer<typeof EventSchema>;

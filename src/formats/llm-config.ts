@@ -40,9 +40,18 @@ const Additions = {
 
 const ConnectionSchema = z
   .object({
-    backend: z.string().min(1).optional().describe('claude, opencode, builtin, a descriptor in backends/, or a descriptor file'),
+    backend: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('claude, opencode, builtin, a descriptor in backends/, or a descriptor file'),
     // DiscoPoP's own keys (llm_config.py): its per-call timeout, 0 or null meaning unset as there.
-    timeout: z.number().nonnegative().nullable().optional().describe("DiscoPoP's per-call timeout in seconds; agent_timeout wins when both are set"),
+    timeout: z
+      .number()
+      .nonnegative()
+      .nullable()
+      .optional()
+      .describe("DiscoPoP's per-call timeout in seconds; agent_timeout wins when both are set"),
     name: z.string().optional().describe("DiscoPoP's display name of the connection; not used"),
     description: z.string().optional().describe("DiscoPoP's description of the connection; not used"),
     ...SharedSettings,

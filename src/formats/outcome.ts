@@ -41,7 +41,12 @@ export interface ProgramRunner {
 export interface VerifyBuilder {
   build(id: string, patchSet: PatchSet, purpose: 'discovery' | 'verify'): Promise<BuildResult>;
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
-  buildThen<T>(id: string, patchSet: PatchSet, purpose: 'discovery' | 'verify', then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
+  buildThen<T>(
+    id: string,
+    patchSet: PatchSet,
+    purpose: 'discovery' | 'verify',
+    then: (program: ProgramRunner) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
 /** Where an isolated build's program is, for a run that reads what it leaves (ThreadSanitizer's logs). */
@@ -65,7 +70,10 @@ export interface IsolatedBuildRequest {
 
 /** A clean build with other settings in a workspace of its own (BuildPool), for --check-races. */
 export interface IsolatedBuilder {
-  isolatedBuildThen<T>(o: IsolatedBuildRequest, then: (program: ProgramRunner, built: IsolatedBuild) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
+  isolatedBuildThen<T>(
+    o: IsolatedBuildRequest,
+    then: (program: ProgramRunner, built: IsolatedBuild) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
 /** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */

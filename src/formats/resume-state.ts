@@ -11,15 +11,24 @@ export const RunStateSchema = z.object({
   mode: z.enum(['repair', 'dry-run']),
   tree: z
     .record(z.string(), z.string())
-    .describe('each entry of the project tree a workspace copies, by project-relative path: kind, size, modification time, link text'),
+    .describe(
+      'each entry of the project tree a workspace copies, by project-relative path: kind, size, modification time, link text',
+    ),
   environment: z
     .record(z.string(), z.string())
-    .describe('digest of each other input every build depends on, by name: compile.sh, settings, configuration and threads, compilers, --exclude'),
+    .describe(
+      'digest of each other input every build depends on, by name: compile.sh, settings, configuration and threads, compilers, --exclude',
+    ),
   outputs: z
     .array(z.string())
-    .describe("project-relative files the run's own stdout and stderr went to: a resumed run does not count their changes as changes of the project"),
+    .describe(
+      "project-relative files the run's own stdout and stderr went to: a resumed run does not count their changes as changes of the project",
+    ),
   builds: z
-    .record(z.string(), z.object({ digest: z.string().describe('the environment plus the patch set built'), build: BuildResultSchema }))
+    .record(
+      z.string(),
+      z.object({ digest: z.string().describe('the environment plus the patch set built'), build: BuildResultSchema }),
+    )
     .describe('discovery build of each considered suggestion with a patch'),
   finished: z.record(z.string(), SuggestionRecordSchema).describe('records that a resumed run keeps as they are'),
   complete: z.boolean().describe('every considered suggestion finished: nothing to resume'),
@@ -35,8 +44,13 @@ export const RunStateVersion1Schema = z.object({
   version: z.literal(1),
   run_id: z.string(),
   mode: z.enum(['repair', 'dry-run']),
-  inputs: z.string().describe('digest of what every build depends on: project tree, compile.sh, settings, compiler identity, threads'),
-  builds: z.record(z.string(), z.object({ digest: z.string().describe('inputs plus the patch set built'), build: BuildResultSchema })),
+  inputs: z
+    .string()
+    .describe('digest of what every build depends on: project tree, compile.sh, settings, compiler identity, threads'),
+  builds: z.record(
+    z.string(),
+    z.object({ digest: z.string().describe('inputs plus the patch set built'), build: BuildResultSchema }),
+  ),
   finished: z.record(z.string(), SuggestionRecordSchema),
   complete: z.boolean(),
 });

@@ -89,7 +89,9 @@ export interface RunOptions {
 }
 
 /** The settings a command-line flag sets; every other field of RunOptions is derived. */
-export type FlagKey = Exclude<keyof RunOptions, 'agent' | 'notices'> | Exclude<keyof AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>;
+export type FlagKey =
+  | Exclude<keyof RunOptions, 'agent' | 'notices'>
+  | Exclude<keyof AgentSettings, 'executable' | 'backendOptions' | 'extraArgs' | 'env'>;
 
 /**
  * Agent settings when neither a flag nor the LLM configuration nor the backend descriptor sets
@@ -122,4 +124,3 @@ export const DEFAULTS = {
   runTolerance: 1e-6,
   ...AGENT_DEFAULTS,
 } as const satisfies Partial<Record<FlagKey, string | number>>;
-

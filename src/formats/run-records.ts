@@ -64,7 +64,6 @@ function baseRecord(suggestion: Suggestion): SuggestionRecord {
   };
 }
 
-
 /** A reason that decides something, and the words shown for it. */
 export interface Reason {
   code: ReasonCode;
@@ -76,7 +75,12 @@ export function noPatchRecord(suggestion: Suggestion): SuggestionRecord {
 }
 
 export function buildsRecord(suggestion: Suggestion, repairedEarlier: boolean, build?: BuildResult): SuggestionRecord {
-  return { ...baseRecord(suggestion), status: 'ok', repaired_earlier: repairedEarlier, duration_s: build ? seconds(build.durationMs) : 0 };
+  return {
+    ...baseRecord(suggestion),
+    status: 'ok',
+    repaired_earlier: repairedEarlier,
+    duration_s: build ? seconds(build.durationMs) : 0,
+  };
 }
 
 /** A suggestion that gets no repair: --discover-only, --max-repairs, an interrupt (null build: not built yet). */
@@ -144,10 +148,17 @@ export function outcomeRecord(
     };
   }
   const status = unappliedStatus(build, outcome.status);
-  return { ...common, status, reason: withRegenerateHint(staticCheckReason(build, outcome.reason), status), reason_code: outcome.reasonCode };
+  return {
+    ...common,
+    status,
+    reason: withRegenerateHint(staticCheckReason(build, outcome.reason), status),
+    reason_code: outcome.reasonCode,
+  };
 }
 
-function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
+function failure(
+  build: BuildResult,
+): Pick<SuggestionRecord, 'first_error' | 'error_class' | 'diagnostic_count' | 'diagnostics'> {
   const failing = build.diagnostics.filter(isBuildFailure);
   return {
     first_error: build.firstError ?? null,
@@ -158,18 +169,31 @@ function failure(build: BuildResult): Pick<SuggestionRecord, 'first_error' | 'er
 }
 
 function recordedDiagnostic(d: Diagnostic): RecordedDiagnostic {
-  return { file: d.file, file_id: d.fileId ?? null, line: d.line ?? null, column: d.column ?? null, severity: d.severity, message: d.message, error_class: d.errorClass };
+  return {
+    file: d.file,
+    file_id: d.fileId ?? null,
+    line: d.line ?? null,
+    column: d.column ?? null,
+    severity: d.severity,
+    message: d.message,
+    error_class: d.errorClass,
+  };
 }
 
 /** Run totals of what the agent CLIs reported: null where no suggestion's calls reported that figure. */
-export function usageTotals(records: readonly SuggestionRecord[]): Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'> {
+export function usageTotals(
+  records: readonly SuggestionRecord[],
+): Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'> {
   const sum = (key: 'input_tokens' | 'output_tokens' | 'cost_usd') =>
     records.reduce<number | null>((total, record) => (record[key] === null ? total : (total ?? 0) + record[key]), null);
   return { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost_usd: sum('cost_usd') };
 }
 
 export function countStatuses(records: readonly SuggestionRecord[]): Record<SuggestionStatus, number> {
-  const counts = Object.fromEntries(SUGGESTION_STATUSES.map((status) => [status, 0])) as Record<SuggestionStatus, number>;
+  const counts = Object.fromEntries(SUGGESTION_STATUSES.map((status) => [status, 0])) as Record<
+    SuggestionStatus,
+    number
+  >;
   for (const record of records) counts[record.status] += 1;
   return counts;
 }
@@ -181,7 +205,10 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
  * its agent was unreachable, or it was skipped for another reason (cost limit). 4: a fatal agent
  * error stopped the agent.
  */
-export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> }, o: { fatalAgentError: boolean }): number {
+export function exitCodeFor(
+  results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> },
+  o: { fatalAgentError: boolean },
+): number {
   if (o.fatalAgentError) return EXIT_CODES.fatalAgent.code;
   // Suggestions exist but the selection left out every one: nothing was checked, which is no success.
   if (results.suggestions.length === 0 && results.run.not_considered.length > 0) return EXIT_CODES.unfinished.code;
@@ -194,7 +221,6 @@ export function exitCodeFor(results: Pick<ResultsFile, 'suggestions'> & { run: P
   );
   return unfinished ? EXIT_CODES.unfinished.code : EXIT_CODES.done.code;
 }
-
 
 /** A suggestion whose generated patch set does not build: the repair stage's work. */
 export interface Failing {
@@ -217,7 +243,10 @@ export function settledByDiscovery(
     const build = builds.get(suggestion.id);
     if (!build) settled.records.push(noPatchRecord(suggestion));
     else if (!build.ok) settled.failing.push({ suggestion, build });
-    else (o.runsGenerated ? settled.held : settled.records).push(buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id), build));
+    else
+      (o.runsGenerated ? settled.held : settled.records).push(
+        buildsRecord(suggestion, o.repairedEarlier.has(suggestion.id), build),
+      );
   }
   return settled;
 }
@@ -275,7 +304,8 @@ export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
     else if (event.type === 'writing') run.writing.set(event.record.id, event.record);
     else if (event.type === 'suggestion-finished') run.records.set(event.record.id, event.record);
     else if (event.type === 'openmp-probe') run.probe = event.probe;
-    else if (event.type === 'run-reference') run.runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
+    else if (event.type === 'run-reference')
+      run.runReference = { seconds: event.seconds, noise_lines: event.noise_lines };
     else if (event.type === 'interrupted') run.interrupted = true;
     else if (event.type === 'run-finished') run.finished = event.run;
   }
@@ -296,12 +326,23 @@ export function startedRun(run: RunFromEvents): RunRecord | null {
 }
 
 function notRun(options: Pick<RunOptions, 'runThreads' | 'runRepeats'>, why: string | null): RunCheck {
-  return { threads: options.runThreads, repeats: options.runRepeats, verdict: 'not-run', first_difference: why, validate: null };
+  return {
+    threads: options.runThreads,
+    repeats: options.runRepeats,
+    verdict: 'not-run',
+    first_difference: why,
+    validate: null,
+  };
 }
 
 /** With --check-run every record says whether it ran; when it did not, its status says why. */
-export function withRunCheck(record: SuggestionRecord, options: Pick<RunOptions, 'checkRun' | 'runThreads' | 'runRepeats'>): SuggestionRecord {
-  return options.checkRun !== 'off' && record.run_check === null ? { ...record, run_check: notRun(options, null) } : record;
+export function withRunCheck(
+  record: SuggestionRecord,
+  options: Pick<RunOptions, 'checkRun' | 'runThreads' | 'runRepeats'>,
+): SuggestionRecord {
+  return options.checkRun !== 'off' && record.run_check === null
+    ? { ...record, run_check: notRun(options, null) }
+    : record;
 }
 
 /**
@@ -325,7 +366,14 @@ export function runTotals(
   suggestions: readonly SuggestionRecord[],
   o: Pick<RunFromEvents, 'probe' | 'runReference'> & { funnel: RunRecord['funnel'] },
 ): RunRecord {
-  return { ...base, counts: countStatuses(suggestions), ...usageTotals(suggestions), funnel: o.funnel, openmp_probe: o.probe, run_reference: o.runReference };
+  return {
+    ...base,
+    counts: countStatuses(suggestions),
+    ...usageTotals(suggestions),
+    funnel: o.funnel,
+    openmp_probe: o.probe,
+    run_reference: o.runReference,
+  };
 }
 
 /**
@@ -335,10 +383,20 @@ export function runTotals(
 export function finishedResults(
   base: RunRecord,
   suggestions: SuggestionRecord[],
-  o: Parameters<typeof runTotals>[2] & { finished: string; endpointDown: boolean; fatalAgentError: boolean; interruptExit: number | null },
+  o: Parameters<typeof runTotals>[2] & {
+    finished: string;
+    endpointDown: boolean;
+    fatalAgentError: boolean;
+    interruptExit: number | null;
+  },
 ): { results: ResultsFile; exitCode: number } {
   const exitCode = o.interruptExit ?? exitCodeFor({ run: base, suggestions }, { fatalAgentError: o.fatalAgentError });
-  const run = { ...runTotals(base, suggestions, o), finished: o.finished, endpoint_down: o.endpointDown, exit_code: exitCode };
+  const run = {
+    ...runTotals(base, suggestions, o),
+    finished: o.finished,
+    endpoint_down: o.endpointDown,
+    exit_code: exitCode,
+  };
   return { results: { version: 1, run, suggestions }, exitCode };
 }
 
@@ -377,10 +435,13 @@ export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
   const finished: RunState['finished'] = {};
   for (const [id, record] of run.writing) finished[id] = record;
   for (const [id, record] of run.records) if (isKept(record)) finished[id] = record;
-  const complete = !run.interrupted && run.considered !== null && run.considered.every((id) => {
-    const record = run.records.get(id);
-    return record !== undefined && isFinal(record);
-  });
+  const complete =
+    !run.interrupted &&
+    run.considered !== null &&
+    run.considered.every((id) => {
+      const record = run.records.get(id);
+      return record !== undefined && isFinal(record);
+    });
   return { ...base, builds, finished, complete };
 }
 

@@ -15,7 +15,9 @@ export const JournalSchema = z.discriminatedUnion('kind', [
     state: z.enum(['prepared', 'committed']),
     /** created: this write-back made the backup; kept: a backup of the current generation existed. */
     backup: z.enum(['created', 'kept']),
-    files: z.array(z.object({ name: z.string(), digest: z.string() })).describe('files replaced or added, with their new digests'),
+    files: z
+      .array(z.object({ name: z.string(), digest: z.string() }))
+      .describe('files replaced or added, with their new digests'),
     target_digest: z.string().describe('digest of the whole folder once the write-back is done'),
   }),
   z.object({

@@ -16,7 +16,8 @@ export function unappliedStatus(build: BuildResult | null, status: SuggestionSta
   return status === 'failed' && build?.failedAt === 'patch' ? 'not_applied' : status;
 }
 
-const REGENERATE = 'the generated patches do not apply to the sources; regenerating them with DiscoPoP is the other fix';
+const REGENERATE =
+  'the generated patches do not apply to the sources; regenerating them with DiscoPoP is the other fix';
 
 export function withRegenerateHint(reason: string | null, status: SuggestionStatus): string | null {
   if (status !== 'not_applied') return reason;

@@ -27,6 +27,4 @@ export interface RepairTask {
  * file), plus the names of the rules that produced it. `declined`: no rule can repair this without
  * restructuring code or guessing; `reason` says why, for the agent's prompt and the report.
  */
-export type BuiltinResult =
-  | { kind: 'answer'; text: string; rules: string[] }
-  | { kind: 'declined'; reason: string };
+export type BuiltinResult = { kind: 'answer'; text: string; rules: string[] } | { kind: 'declined'; reason: string };

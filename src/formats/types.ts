@@ -8,7 +8,6 @@
 export const HOTNESS = ['YES', 'NO', 'MAYBE'] as const;
 export type Hotness = (typeof HOTNESS)[number];
 
-
 /**
  * patch_generator/<this>/: where a write-back or restore stages its bytes (store/staging.ts); the
  * .discopop reader must not take it for a suggestion.
@@ -118,4 +117,11 @@ export interface DotDiscopop {
 /** A patch set as text per file id, e.g. the generated one or a canonical repair. */
 export type PatchSet = ReadonlyMap<string, string>;
 
-export { ERROR_CLASSES, isBuildFailure, type BuildResult, type Diagnostic, type DiagnosticNote, type ErrorClass } from './build-result.js';
+export {
+  ERROR_CLASSES,
+  isBuildFailure,
+  type BuildResult,
+  type Diagnostic,
+  type DiagnosticNote,
+  type ErrorClass,
+} from './build-result.js';

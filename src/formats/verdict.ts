@@ -5,7 +5,10 @@ import { CallOutcomeSchema, CheckNameSchema } from './events.js';
 import { ClauseChangeSchema, RaceCheckSchema, RunCheckSchema } from './results.js';
 
 export const ApplyReportSchema = z.object({
-  basis: z.enum(['unpatched', 'on-top']).nullable().describe('what the candidate applied to; null when it did not apply'),
+  basis: z
+    .enum(['unpatched', 'on-top'])
+    .nullable()
+    .describe('what the candidate applied to; null when it did not apply'),
   files: z.array(
     z.object({
       file: z.string().describe('file id'),
@@ -48,8 +51,12 @@ export const VerdictFileSchema = z.object({
     .describe('unanswered and fatal calls used no prompt or retry'),
   rejected_by: CheckNameSchema.nullable().describe('the check that rejected the candidate'),
   reason: z.string().nullable().describe('why it was rejected: the text of the follow-up turn'),
-  run_check: RunCheckSchema.nullable().default(null).describe("check 7's runs of the candidate (--check-run); null when they did not run"),
-  race_check: RaceCheckSchema.nullable().default(null).describe('the race build and run of the candidate (--check-races); null when it did not run'),
+  run_check: RunCheckSchema.nullable()
+    .default(null)
+    .describe("check 7's runs of the candidate (--check-run); null when they did not run"),
+  race_check: RaceCheckSchema.nullable()
+    .default(null)
+    .describe('the race build and run of the candidate (--check-races); null when it did not run'),
   checks: z.array(z.object({ check: CheckNameSchema, passed: z.boolean(), reason: z.string().nullable() })),
   apply_report: ApplyReportSchema.nullable(),
   clause_changes: z.array(ClauseChangeSchema),
@@ -63,14 +70,20 @@ export const VerdictFileSchema = z.object({
         reading: z
           .enum(['diff', 'hunk-context'])
           .default('diff')
-          .describe("diff: the blocks as diffs (a differing context line keeps the file's line); hunk-context: with those context lines written as the answer has them, a code edit outside the directive"),
+          .describe(
+            "diff: the blocks as diffs (a differing context line keeps the file's line); hunk-context: with those context lines written as the answer has them, a code edit outside the directive",
+          ),
         accepted: z.boolean(),
-        rejected_by: CheckNameSchema.nullable().describe('null when accepted, or not built because an earlier candidate passed every check'),
+        rejected_by: CheckNameSchema.nullable().describe(
+          'null when accepted, or not built because an earlier candidate passed every check',
+        ),
         reason: z.string().nullable(),
         checks: z.array(z.object({ check: CheckNameSchema, passed: z.boolean(), reason: z.string().nullable() })),
       }),
     )
     .default([])
-    .describe('every candidate of an answer that offered alternatives; empty when it held one. The verdict above is the accepted one, else the one that got furthest'),
+    .describe(
+      'every candidate of an answer that offered alternatives; empty when it held one. The verdict above is the accepted one, else the one that got furthest',
+    ),
 });
 export type VerdictFile = z.infer<typeof VerdictFileSchema>;

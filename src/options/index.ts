@@ -11,7 +11,14 @@ import { checkDotDiscopopFolder, whereToRun } from '../discopop/layout.js';
 import { pathKind } from '../discopop/path-kind.js';
 import { UsageError } from '../errors.js';
 import { repairDir } from '../store/paths.js';
-import { AGENT_DEFAULTS, DEFAULTS, RUN_TIMEOUT_FLOOR_S, type AgentSettings, type Mode, type RunOptions } from '../formats/run-options.js';
+import {
+  AGENT_DEFAULTS,
+  DEFAULTS,
+  RUN_TIMEOUT_FLOOR_S,
+  type AgentSettings,
+  type Mode,
+  type RunOptions,
+} from '../formats/run-options.js';
 import { LLM_CONFIG_ENV, SLURM_JOBS, type RunFlags } from './flags.js';
 import {
   existingDirectory,
@@ -43,7 +50,9 @@ export interface OptionsContext {
 export async function subcommandDotDir(raw: string | undefined, cwd: string): Promise<string> {
   const dir = resolve(cwd, raw ?? '.');
   if ((await pathKind(dir)) !== 'directory') {
-    throw new UsageError(`${dir}: --dot-dp-path: expected the .discopop folder of an earlier run; it is not a directory`);
+    throw new UsageError(
+      `${dir}: --dot-dp-path: expected the .discopop folder of an earlier run; it is not a directory`,
+    );
   }
   if ((await pathKind(repairDir(dir))) === 'missing' && (await checkDotDiscopopFolder(dir)) !== null) {
     throw new UsageError(`${dir}: not a .discopop folder and no run recorded here; ${await whereToRun(dir)}`);
@@ -54,7 +63,7 @@ export async function subcommandDotDir(raw: string | undefined, cwd: string): Pr
 export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promise<RunOptions> {
   const problems: string[] = [];
   const count = (name: string, raw: string | undefined, min: number, fallback: number) =>
-    raw === undefined ? fallback : wholeNumber(name, raw, min, problems) ?? fallback;
+    raw === undefined ? fallback : (wholeNumber(name, raw, min, problems) ?? fallback);
   const optionalCount = (name: string, raw: string | undefined, min: number) =>
     raw === undefined ? undefined : wholeNumber(name, raw, min, problems);
 
@@ -76,7 +85,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
   const root = projectRoot ?? dirname(dotDir);
   if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, root))) {
-    problems.push(`${workDir}: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`);
+    problems.push(
+      `${workDir}: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`,
+    );
   }
   const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? DEFAULTS.log, problems);
@@ -114,7 +125,9 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     runThreads: count('--run-threads', flags.runThreads, 1, Math.max(2, Math.floor(availableParallelism() / 2))),
     runRepeats: count('--run-repeats', flags.runRepeats, 1, DEFAULTS.runRepeats),
     runTolerance: flags.runTolerance === undefined ? DEFAULTS.runTolerance : tolerance(flags.runTolerance, problems),
-    ...(flags.runTimeout !== undefined && { runTimeoutS: count('--run-timeout', flags.runTimeout, 1, RUN_TIMEOUT_FLOOR_S) }),
+    ...(flags.runTimeout !== undefined && {
+      runTimeoutS: count('--run-timeout', flags.runTimeout, 1, RUN_TIMEOUT_FLOOR_S),
+    }),
     builtin: flags.builtin,
     ...(promptDir !== undefined && { promptDir }),
     contextLines: count('--context-lines', flags.contextLines, 0, DEFAULTS.contextLines),

@@ -26,7 +26,11 @@ export function pickMode(flags: RunFlags, problems: string[]): Mode {
   return 'repair';
 }
 
-export function parseCheckRun(raw: boolean | string | undefined, problems: string[], flag = '--check-run'): CheckRunScope {
+export function parseCheckRun(
+  raw: boolean | string | undefined,
+  problems: string[],
+  flag = '--check-run',
+): CheckRunScope {
   if (raw === undefined || raw === false) return 'off';
   if (raw === true) return 'repairs';
   if (raw === 'all') return 'all';
@@ -37,7 +41,9 @@ export function parseCheckRun(raw: boolean | string | undefined, problems: strin
 export function tolerance(raw: string, problems: string[]): number {
   const value = /^\s*\d+(\.\d*)?([eE][+-]?\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (value >= 0 && value < 1) return value;
-  problems.push(`--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '${raw}'`);
+  problems.push(
+    `--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '${raw}'`,
+  );
   return DEFAULTS.runTolerance;
 }
 
@@ -83,7 +89,9 @@ export function parseLauncherArgs(raw: string | undefined, launcher: LauncherNam
 export function parseExcludes(globs: string[], problems: string[]): string[] {
   for (const glob of globs) {
     if (glob.trim() === '' || isAbsolute(glob) || glob.split('/').includes('..')) {
-      problems.push(`--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '${glob}'`);
+      problems.push(
+        `--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '${glob}'`,
+      );
     }
   }
   return [...new Set(globs)];
@@ -120,7 +128,9 @@ export async function existingDirectory(
   const dir = resolve(cwd, raw);
   const kind = await pathKind(dir);
   if (kind === 'directory') return dir;
-  problems.push(`${dir}: ${name}: expected an existing directory; ${kind === 'missing' ? 'it does not exist' : 'it is not a directory'}`);
+  problems.push(
+    `${dir}: ${name}: expected an existing directory; ${kind === 'missing' ? 'it does not exist' : 'it is not a directory'}`,
+  );
   return undefined;
 }
 

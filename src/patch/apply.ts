@@ -53,7 +53,10 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const nominal = hunk.oldStart === null ? null : expected.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const declared = nominal === null ? null : Math.max(0, nominal + carried);
     const thorough = !reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
-    const anchored = hunk.anchors === undefined ? { floor: minStart, passedOver: [] } : belowAnchors(view.squeezed, hunk.anchors, minStart);
+    const anchored =
+      hunk.anchors === undefined
+        ? { floor: minStart, passedOver: [] }
+        : belowAnchors(view.squeezed, hunk.anchors, minStart);
     const floor = anchored.floor;
     const request = { file: view, hunk, declared, minStart: floor, expected, replacement, thorough };
     const located = locateHunk(request);
@@ -62,14 +65,45 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
     const reading = noOp ? locateHunk({ ...request, locateNoOp: true }) : null;
     const readingDiffers = reading !== null && reading.start !== null ? differingContext(reading, hunk) : [];
     if (reading !== null && readingDiffers.length > 0) {
-      contextOnly.push({ hunk, located: reading, start: reading.start!, span: coveredLines(reading, expected.length), differing: readingDiffers.map((line) => line.index) });
+      contextOnly.push({
+        hunk,
+        located: reading,
+        start: reading.start!,
+        span: coveredLines(reading, expected.length),
+        differing: readingDiffers.map((line) => line.index),
+      });
     }
-    const report = hunkReport({ index: index + 1, hunk, located, declared, nominal, lines: text.lines, expected, span });
+    const report = hunkReport({
+      index: index + 1,
+      hunk,
+      located,
+      declared,
+      nominal,
+      lines: text.lines,
+      expected,
+      span,
+    });
     const troubled = located.status === 'ambiguous' || located.status === 'failed';
-    const explained = troubled && anchored.passedOver.length > 0 ? { ...report, detail: [report.detail, ...anchored.passedOver].join('; ') } : report;
-    reports.push(readingDiffers.length > 0 ? { ...explained, detail: `${explained.detail}; it fits at line ${reading!.start! + 1} but ${differingPhrase(readingDiffers)}: kept the file's, its own offered as a second reading` } : explained);
+    const explained =
+      troubled && anchored.passedOver.length > 0
+        ? { ...report, detail: [report.detail, ...anchored.passedOver].join('; ') }
+        : report;
+    reports.push(
+      readingDiffers.length > 0
+        ? {
+            ...explained,
+            detail: `${explained.detail}; it fits at line ${reading!.start! + 1} but ${differingPhrase(readingDiffers)}: kept the file's, its own offered as a second reading`,
+          }
+        : explained,
+    );
     if (located.start === null || troubled) return;
-    placements.push({ hunk, located, start: located.start, span, differing: differingContext(located, hunk).map((line) => line.index) });
+    placements.push({
+      hunk,
+      located,
+      start: located.start,
+      span,
+      differing: differingContext(located, hunk).map((line) => line.index),
+    });
     minStart = located.start + span;
     if (nominal !== null) {
       const growth = located.status === 'already-applied' ? replacement.length - expected.length : 0;
@@ -78,7 +112,8 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
   });
 
   const failed = reports.some((report) => report.status === 'failed' || report.status === 'ambiguous');
-  const alreadyApplied = !failed && reports.length > 0 && reports.every((report) => report.status === 'already-applied');
+  const alreadyApplied =
+    !failed && reports.length > 0 && reports.every((report) => report.status === 'already-applied');
   const ok = !failed && !alreadyApplied && reports.length > 0;
   return {
     fileId: null,
@@ -95,10 +130,18 @@ export function applyFilePatch(source: string, patch: FilePatch): FileApplyRepor
  * The reading with the hunks' own context lines, when one differs; the no-op hunks' places join
  * the applied ones, and where they would overlap or break the order there is no such reading.
  */
-function hunkContextReading(text: SourceText, placements: readonly Placement[], contextOnly: readonly Placement[]): string | null {
+function hunkContextReading(
+  text: SourceText,
+  placements: readonly Placement[],
+  contextOnly: readonly Placement[],
+): string | null {
   if (contextOnly.length === 0 && placements.every((placement) => placement.differing.length === 0)) return null;
-  const all = [...placements.filter((placement) => placement.located.status !== 'already-applied'), ...contextOnly].sort((a, b) => a.start - b.start);
-  if (all.some((placement, index) => index > 0 && placement.start < all[index - 1]!.start + all[index - 1]!.span)) return null;
+  const all = [
+    ...placements.filter((placement) => placement.located.status !== 'already-applied'),
+    ...contextOnly,
+  ].sort((a, b) => a.start - b.start);
+  if (all.some((placement, index) => index > 0 && placement.start < all[index - 1]!.start + all[index - 1]!.span))
+    return null;
   return build(text, all, true);
 }
 
@@ -116,7 +159,13 @@ function build(source: SourceText, placements: readonly Placement[], hunkContext
     const from = offset;
     advanceTo(start);
     pieces.push(source.text.slice(from, offset));
-    const replaced = replaceAt(source.lines, hunk, located.alignment ?? straight(start, span), located.levels !== null, new Set(hunkContext ? differing : []));
+    const replaced = replaceAt(
+      source.lines,
+      hunk,
+      located.alignment ?? straight(start, span),
+      located.levels !== null,
+      new Set(hunkContext ? differing : []),
+    );
     if (replaced.length > 0) pieces.push(`${replaced.join('\n')}\n`);
     advanceTo(start + span);
     if (cursor === source.lines.length && hunk.oldNoNewlineAtEnd !== hunk.newNoNewlineAtEnd) {
@@ -141,7 +190,13 @@ function straight(start: number, length: number): number[] {
  * match was not exact. A file line the hunk left out goes before the added lines that precede the
  * next matched line, so a directive still lands directly above the statement it was written for.
  */
-function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (number | null)[], reindentAdded: boolean, ownContext: ReadonlySet<number>): string[] {
+function replaceAt(
+  lines: readonly string[],
+  hunk: Hunk,
+  alignment: readonly (number | null)[],
+  reindentAdded: boolean,
+  ownContext: ReadonlySet<number>,
+): string[] {
   const out: string[] = [];
   let pending: string[] = [];
   let oldIndex = 0;
@@ -167,14 +222,21 @@ function replaceAt(lines: readonly string[], hunk: Hunk, alignment: readonly (nu
     while (next < fileLine) out.push(lines[next++]!);
     out.push(...pending);
     pending = [];
-    if (line.kind === 'context') out.push(own ? reindent(line.text, hunk, position, lines, alignment) : lines[fileLine]!);
+    if (line.kind === 'context')
+      out.push(own ? reindent(line.text, hunk, position, lines, alignment) : lines[fileLine]!);
     next = fileLine + 1;
   });
   out.push(...pending);
   return out;
 }
 
-function reindent(added: string, hunk: Hunk, position: number, lines: readonly string[], alignment: readonly (number | null)[]): string {
+function reindent(
+  added: string,
+  hunk: Hunk,
+  position: number,
+  lines: readonly string[],
+  alignment: readonly (number | null)[],
+): string {
   const reference = indentReference(hunk, position, alignment);
   const fileLine = reference === null ? null : alignment[reference.oldIndex];
   if (reference === null || fileLine === null || fileLine === undefined) return added;
@@ -192,11 +254,16 @@ function reindent(added: string, hunk: Hunk, position: number, lines: readonly s
  * The nearest non-blank old-side line after the added line (the statement it precedes), else before
  * it; only lines that stand for a file line tell how the file indents.
  */
-function indentReference(hunk: Hunk, position: number, alignment: readonly (number | null)[]): { text: string; oldIndex: number } | null {
+function indentReference(
+  hunk: Hunk,
+  position: number,
+  alignment: readonly (number | null)[],
+): { text: string; oldIndex: number } | null {
   const oldIndexes: number[] = [];
   let counter = 0;
   for (const line of hunk.lines) oldIndexes.push(line.kind === 'add' ? -1 : counter++);
-  const usable = (index: number) => hunk.lines[index]!.kind !== 'add' && hunk.lines[index]!.text.trim() !== '' && alignment[oldIndexes[index]!] != null;
+  const usable = (index: number) =>
+    hunk.lines[index]!.kind !== 'add' && hunk.lines[index]!.text.trim() !== '' && alignment[oldIndexes[index]!] != null;
   for (let index = position + 1; index < hunk.lines.length; index++) {
     if (usable(index)) return { text: hunk.lines[index]!.text, oldIndex: oldIndexes[index]! };
   }
@@ -238,12 +305,14 @@ function hunkReport(o: HunkReportRequest): HunkReport {
     score: located.score,
     expected,
     found,
-    detail: located.status === 'offset' && nominal !== null
-      ? `${located.detail} (offset ${located.start! - nominal} lines)`
-      : located.detail,
-    reread: troubled && (at !== null || located.candidates.length > 0)
-      ? rereadRange(located.candidates.length > 0 ? located.candidates : [around], span, lines.length)
-      : null,
+    detail:
+      located.status === 'offset' && nominal !== null
+        ? `${located.detail} (offset ${located.start! - nominal} lines)`
+        : located.detail,
+    reread:
+      troubled && (at !== null || located.candidates.length > 0)
+        ? rereadRange(located.candidates.length > 0 ? located.candidates : [around], span, lines.length)
+        : null,
   };
 }
 

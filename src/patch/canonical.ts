@@ -23,9 +23,20 @@ export async function canonicalPatch(o: CanonicalRequest): Promise<string> {
   try {
     await writeFile(join(dir, 'original'), encodeText(o.original));
     await writeFile(join(dir, 'patched'), encodeText(o.patched));
-    const outcome = await runProcess({ command: 'diff', args: ['-Naru', 'original', 'patched'], cwd: dir, timeoutMs: 60_000, env: { LC_ALL: 'C' } });
+    const outcome = await runProcess({
+      command: 'diff',
+      args: ['-Naru', 'original', 'patched'],
+      cwd: dir,
+      timeoutMs: 60_000,
+      env: { LC_ALL: 'C' },
+    });
     if (outcome.kind !== 'exited' || outcome.exitCode > 1) {
-      const why = outcome.kind === 'exited' ? `exit ${outcome.exitCode}: ${outcome.stderr.trim()}` : outcome.kind === 'spawn-failed' ? outcome.message : outcome.kind;
+      const why =
+        outcome.kind === 'exited'
+          ? `exit ${outcome.exitCode}: ${outcome.stderr.trim()}`
+          : outcome.kind === 'spawn-failed'
+            ? outcome.message
+            : outcome.kind;
       throw new Error(`diff -Naru failed (${why})`);
     }
     if (outcome.exitCode === 0) return '';

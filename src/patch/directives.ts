@@ -6,7 +6,15 @@ import type { FilePatch } from './model.js';
 import { align, splitLines, type AlignedLine } from './alignment.js';
 import { clauseChanges, switchedOffByClause } from './clause-changes.js';
 import { isOmpPragma, joinContinuations, parseDirective, type Directive } from './openmp.js';
-import { continuationEnd, endsInComment, loopAfter, statementAfter, switchedOff, withoutLiterals, type SwitchedOff } from './source-lines.js';
+import {
+  continuationEnd,
+  endsInComment,
+  loopAfter,
+  statementAfter,
+  switchedOff,
+  withoutLiterals,
+  type SwitchedOff,
+} from './source-lines.js';
 
 /** Every `#pragma omp` directive the patch adds, continuation lines joined. */
 export function directivesAddedByPatch(patch: FilePatch): Directive[] {
@@ -103,7 +111,10 @@ function addedDirectives(lines: readonly AlignedLine[]): PlacedDirective[] {
     const loop = isLoopConstruct(directive.construct) ? loopAfter(texts, end + 1, inComment) : null;
     // DiscoPoP closes a task region with a `}` it inserts before the last task's statement: a
     // directive standing on a closing brace the patch inserted means the statement after it.
-    const pastBrace = loop === null && next !== null && texts[next]!.trim() === '}' && lines[next]!.original === null ? statementAfter(texts, next + 1) : null;
+    const pastBrace =
+      loop === null && next !== null && texts[next]!.trim() === '}' && lines[next]!.original === null
+        ? statementAfter(texts, next + 1)
+        : null;
     const targetIndex = loop ?? pastBrace ?? next;
     found.push({
       directive,
@@ -172,8 +183,7 @@ function isLoopConstruct(construct: string): boolean {
 }
 
 export type DirectivesVerdict =
-  | { ok: true; changes: ClauseChange[]; nonDirectiveLinesChanged: boolean }
-  | { ok: false; reason: string };
+  { ok: true; changes: ClauseChange[]; nonDirectiveLinesChanged: boolean } | { ok: false; reason: string };
 
 export interface DirectivesRequest {
   /** Unpatched source, the source with the generated patch, the source with the candidate. */
@@ -191,11 +201,19 @@ export function checkDirectivesKept(o: DirectivesRequest): DirectivesVerdict {
   const changes: ClauseChange[] = [];
   const used = new Set<PlacedDirective>();
   for (const wanted of expected) {
-    const governsTarget = (candidate: PlacedDirective) => !used.has(candidate) && candidate.directlyAbove && sameTarget(candidate, wanted) && candidate.directive.construct === wanted.directive.construct;
+    const governsTarget = (candidate: PlacedDirective) =>
+      !used.has(candidate) &&
+      candidate.directlyAbove &&
+      sameTarget(candidate, wanted) &&
+      candidate.directive.construct === wanted.directive.construct;
     const match = offered.find((candidate) => governsTarget(candidate) && staysInside(candidate, wanted));
     if (match === undefined) {
       const outside = offered.find(governsTarget);
-      return { ok: false, reason: outside === undefined ? whyMissing(wanted, offered, candidateAlignment.lines) : leftRegion(wanted, outside) };
+      return {
+        ok: false,
+        reason:
+          outside === undefined ? whyMissing(wanted, offered, candidateAlignment.lines) : leftRegion(wanted, outside),
+      };
     }
     const off = switchedOffByClause(match.directive, wanted.directive);
     if (off !== null) return { ok: false, reason: `${directiveName(wanted)} ${off}` };
@@ -203,12 +221,16 @@ export function checkDirectivesKept(o: DirectivesRequest): DirectivesVerdict {
     changes.push(...clauseChanges(wanted, match, o.fileId ?? ''));
   }
   const directive = directiveLines(candidateAlignment.lines);
-  const nonDirectiveLinesChanged = candidateAlignment.removed > 0 || candidateAlignment.lines.some((line, index) => line.changed && !directive.has(index));
+  const nonDirectiveLinesChanged =
+    candidateAlignment.removed > 0 ||
+    candidateAlignment.lines.some((line, index) => line.changed && !directive.has(index));
   return { ok: true, changes, nonDirectiveLinesChanged };
 }
 
 function sameTarget(a: PlacedDirective, b: PlacedDirective): boolean {
-  return a.target !== null && b.target !== null ? a.target === b.target : a.target === b.target && a.targetText === b.targetText;
+  return a.target !== null && b.target !== null
+    ? a.target === b.target
+    : a.target === b.target && a.targetText === b.targetText;
 }
 
 /** Indexes of `#pragma omp` lines and their continuation lines. */
@@ -245,7 +267,11 @@ function leftRegion(wanted: PlacedDirective, candidate: PlacedDirective): string
   return `${directiveName(wanted)} was moved out of ${opener}, which the patch opens before ${start}; it must stay inside that block, or it no longer runs in that region: move the block's closing brace below the statement instead of moving the directive`;
 }
 
-function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[], candidate: readonly AlignedLine[]): string {
+function whyMissing(
+  wanted: PlacedDirective,
+  offered: readonly PlacedDirective[],
+  candidate: readonly AlignedLine[],
+): string {
   const where = targetName(wanted);
   const name = directiveName(wanted);
   const atTarget = offered.filter((other) => sameTarget(other, wanted));
@@ -262,10 +288,16 @@ function whyMissing(wanted: PlacedDirective, offered: readonly PlacedDirective[]
   }
   const texts = candidate.map((line) => line.text);
   const off = switchedOff(texts);
-  const offPragma = candidate.findIndex((line, index) => line.changed && off[index] !== null && off[index] !== 'comment' && isOmpPragma(line.text));
-  if (candidate.some((line, index) => line.changed && off[index] === 'comment' && isOmpPragma(line.text)) || candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))) {
+  const offPragma = candidate.findIndex(
+    (line, index) => line.changed && off[index] !== null && off[index] !== 'comment' && isOmpPragma(line.text),
+  );
+  if (
+    candidate.some((line, index) => line.changed && off[index] === 'comment' && isOmpPragma(line.text)) ||
+    candidate.some((line) => line.changed && /^\s*(\/\/|\/\*).*#\s*pragma\s+omp/.test(line.text))
+  ) {
     return `${name} was commented out; it must stay in effect (only its clauses may change)`;
   }
-  if (offPragma >= 0) return `${name} is switched off by ${off[offPragma]}; it must stay in effect (only its clauses may change)`;
+  if (offPragma >= 0)
+    return `${name} is switched off by ${off[offPragma]}; it must stay in effect (only its clauses may change)`;
   return `${name} was dropped; it must stay (only its clauses may change)`;
 }

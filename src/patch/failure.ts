@@ -27,7 +27,11 @@ function renderHunk(hunk: HunkReport, name: string): string[] {
     case 'fuzzy':
       return [`${label}: applies at line ${hunk.bestLine} — ${hunk.detail}.`];
     case 'already-applied':
-      return [hunk.bestLine === null ? `${label}: ${hunk.detail}.` : `${label}: already applied at line ${hunk.bestLine}; it would change nothing.`];
+      return [
+        hunk.bestLine === null
+          ? `${label}: ${hunk.detail}.`
+          : `${label}: already applied at line ${hunk.bestLine}; it would change nothing.`,
+      ];
     case 'ambiguous':
       return [
         `${label}: AMBIGUOUS — ${hunk.detail}.`,
@@ -40,11 +44,12 @@ function renderHunk(hunk: HunkReport, name: string): string[] {
 }
 
 function comparison(hunk: HunkReport): string[] {
-  if (hunk.found.length === 0 || hunk.bestLine === null && hunk.declaredLine === null) return [];
+  if (hunk.found.length === 0 || (hunk.bestLine === null && hunk.declaredLine === null)) return [];
   const where = hunk.bestLine ?? hunk.declaredLine!;
-  const score = hunk.score === null
-    ? ''
-    : ` (score ${hunk.score.score.toFixed(2)}: ${hunk.score.exact} exact, ${hunk.score.loose} whitespace-only, ${hunk.score.near} similar, ${hunk.score.mismatch} different of ${hunk.score.lines})`;
+  const score =
+    hunk.score === null
+      ? ''
+      : ` (score ${hunk.score.score.toFixed(2)}: ${hunk.score.exact} exact, ${hunk.score.loose} whitespace-only, ${hunk.score.near} similar, ${hunk.score.mismatch} different of ${hunk.score.lines})`;
   const lines = [`    your hunk expects vs. the file at line ${where}${score}:`];
   const count = Math.min(SHOWN_LINES, Math.max(hunk.expected.length, hunk.found.length));
   for (let index = 0; index < count; index++) {

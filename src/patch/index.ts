@@ -8,7 +8,14 @@ export { applyFilePatch } from './apply.js';
 export { applyPatchSet, type HunkContextReading, type PatchSetRequest, type PatchSetResult } from './patch-set.js';
 export { renderApplyFailure } from './failure.js';
 export { canonicalPatch, type CanonicalRequest } from './canonical.js';
-export { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, loopTargetsOfPatch, type DirectivesRequest, type DirectivesVerdict } from './directives.js';
+export {
+  checkDirectivesKept,
+  directivesAddedByPatch,
+  directivesAddedTo,
+  loopTargetsOfPatch,
+  type DirectivesRequest,
+  type DirectivesVerdict,
+} from './directives.js';
 export { switchedOffByClause } from './clause-changes.js';
 export { align } from './alignment.js';
 export { FUZZY_LADDER, FUZZY_MARGIN } from './locate.js';

@@ -66,10 +66,30 @@ export function locateHunk(request: LocateRequest): Located {
   if (expected.length === 0) return locateContextless(request, replacement);
   // Far longer than the file: not written against this file, and costly to search.
   if (expected.length > 2 * file.lines.length + MAX_GAP_SHAPE_LINES) {
-    return { status: 'failed', start: null, candidates: [], score: null, levels: null, alignment: null, detail: `its old side has ${expected.length} lines, the file only ${file.lines.length}` };
+    return {
+      status: 'failed',
+      start: null,
+      candidates: [],
+      score: null,
+      levels: null,
+      alignment: null,
+      detail: `its old side has ${expected.length} lines, the file only ${file.lines.length}`,
+    };
   }
-  if (!request.locateNoOp && sameLines(expected, replacement) && request.hunk.oldNoNewlineAtEnd === request.hunk.newNoNewlineAtEnd) {
-    return { status: 'already-applied', start: null, candidates: [], score: null, levels: null, alignment: null, detail: 'changes nothing (its old and new sides are the same lines)' };
+  if (
+    !request.locateNoOp &&
+    sameLines(expected, replacement) &&
+    request.hunk.oldNoNewlineAtEnd === request.hunk.newNoNewlineAtEnd
+  ) {
+    return {
+      status: 'already-applied',
+      start: null,
+      candidates: [],
+      score: null,
+      levels: null,
+      alignment: null,
+      detail: 'changes nothing (its old and new sides are the same lines)',
+    };
   }
 
   if (declared !== null && declared >= minStart && declared <= last && matchesExactly(file, expected, declared)) {
@@ -81,11 +101,15 @@ export function locateHunk(request: LocateRequest): Located {
   const exact = scanExact(file, expected, minStart);
   const applied = scanExact(file, replacement, minStart);
   if (exact.length > 0 && applied.length > 0) {
-    return ambiguous([...exact, ...applied].sort((a, b) => a - b), 'could apply at one place while its change is already at another; it matches');
+    return ambiguous(
+      [...exact, ...applied].sort((a, b) => a - b),
+      'could apply at one place while its change is already at another; it matches',
+    );
   }
   if (exact.length === 1) return found('offset', exact[0]!, 'matches exactly away from the declared line');
   if (exact.length > 1) return ambiguous(exact, 'matches exactly');
-  if (applied.length > 0) return found('already-applied', nearest(applied, declared), 'its change is already in the file');
+  if (applied.length > 0)
+    return found('already-applied', nearest(applied, declared), 'its change is already in the file');
 
   return locateFuzzy(request, expected, replacement);
 }
@@ -95,7 +119,10 @@ function found(status: HunkStatus, start: number, detail: string): Located {
 }
 
 function ambiguous(places: number[], how: string): Located {
-  const shown = places.slice(0, 5).map((place) => place + 1).join(', ');
+  const shown = places
+    .slice(0, 5)
+    .map((place) => place + 1)
+    .join(', ');
   return {
     status: 'ambiguous',
     start: null,
@@ -111,9 +138,18 @@ function ambiguous(places: number[], how: string): Located {
 function locateContextless(request: LocateRequest, replacement: readonly string[]): Located {
   const { file, declared, minStart } = request;
   if (declared === null || declared < minStart || declared > file.lines.length) {
-    return { status: 'failed', start: null, candidates: [], score: null, levels: null, alignment: null, detail: 'has no context lines and no usable line number' };
+    return {
+      status: 'failed',
+      start: null,
+      candidates: [],
+      score: null,
+      levels: null,
+      alignment: null,
+      detail: 'has no context lines and no usable line number',
+    };
   }
-  if (matchesExactly(file, replacement, declared)) return found('already-applied', declared, 'its lines are already in the file');
+  if (matchesExactly(file, replacement, declared))
+    return found('already-applied', declared, 'its lines are already in the file');
   return found('exact', declared, 'inserts at the declared line (no context to check)');
 }
 
@@ -156,33 +192,72 @@ function locateFuzzy(request: LocateRequest, expected: readonly string[], replac
   const tolerantStarts = new Set(tolerant.map((entry) => entry.start));
   const appliedLoosely: number[] = [];
   for (let start = minStart; start + replacement.length <= file.lines.length; start++) {
-    if (!tolerantStarts.has(start) && squeezedReplacement.every((line, offset) => file.squeezed[start + offset] === line)) appliedLoosely.push(start);
+    if (
+      !tolerantStarts.has(start) &&
+      squeezedReplacement.every((line, offset) => file.squeezed[start + offset] === line)
+    )
+      appliedLoosely.push(start);
   }
   if (tolerant.length > 0 && appliedLoosely.length > 0) {
-    return ambiguous([...tolerant.map((entry) => entry.start), ...appliedLoosely].sort((a, b) => a - b), 'could apply at one place while its change is already at another (whitespace aside); it matches');
+    return ambiguous(
+      [...tolerant.map((entry) => entry.start), ...appliedLoosely].sort((a, b) => a - b),
+      'could apply at one place while its change is already at another (whitespace aside); it matches',
+    );
   }
   if (tolerant.length > 0) return pick(tolerant, declared, 'matches once whitespace is ignored');
   if (appliedLoosely.length > 0) {
-    return found('already-applied', nearest(appliedLoosely, declared), 'its change is already in the file (whitespace aside)');
+    return found(
+      'already-applied',
+      nearest(appliedLoosely, declared),
+      'its change is already in the file (whitespace aside)',
+    );
   }
 
   const valid = scored.filter((entry) => entry.valid);
   if (valid.length > 0) return noteDifferingContext(pick(valid, declared, 'matches approximately'), hunk);
-  if (!request.thorough) return failedFuzzy(scored, ' (not searched further: an earlier hunk failed, and a file applies whole or not at all)');
+  if (!request.thorough)
+    return failedFuzzy(
+      scored,
+      ' (not searched further: an earlier hunk failed, and a file applies whole or not at all)',
+    );
   // Only when no straight placement works: a context line left out or made up inside the hunk.
   // The shapes grow with the square of the hunk; a long hunk is placed by its removed lines instead.
-  const shaped = expected.length > MAX_GAP_SHAPE_LINES ? [] : scoreEverywhere(request, forms, comparisons, anchored, gapShapes(expected, anchored), true);
+  const shaped =
+    expected.length > MAX_GAP_SHAPE_LINES
+      ? []
+      : scoreEverywhere(request, forms, comparisons, anchored, gapShapes(expected, anchored), true);
   const validShaped = shaped.filter((entry) => entry.valid);
-  if (validShaped.length > 0) return noteDifferingContext(pick(validShaped, declared, 'matches approximately with one context line missing or extra'), hunk);
+  if (validShaped.length > 0)
+    return noteDifferingContext(
+      pick(validShaped, declared, 'matches approximately with one context line missing or extra'),
+      hunk,
+    );
   // Where the context does match somewhere (its removed lines differ there), that is the hunk's
   // place, and it does not apply; only a hunk whose context matches nowhere is placed by its
   // removed lines. Its line numbers are as much from memory as its context: they break no tie.
   const contextPlaces = scored.filter((entry) => entry.parts.score >= FUZZY_GATE).map((entry) => entry.start);
-  const byRemoved = (placeByRemovedLines(file, hunk, forms, anchored, minStart) ?? [])
-    .filter((placement) => contextPlaces.length === 0 || contextPlaces.some((place) => Math.abs(place - placement.nominalStart) <= 1));
+  const byRemoved = (placeByRemovedLines(file, hunk, forms, anchored, minStart) ?? []).filter(
+    (placement) =>
+      contextPlaces.length === 0 || contextPlaces.some((place) => Math.abs(place - placement.nominalStart) <= 1),
+  );
   if (byRemoved.length > 0) {
-    const located = pick(byRemoved.map((placement) => ({ ...placement, valid: true })), null, 'matches by its removed lines, its context from memory,');
-    return noteDifferingContext(declared === null || located.start === null ? located : { ...located, detail: located.detail.replace('away from the declared line', ladderPhrase(Math.abs(located.start - declared))) }, hunk);
+    const located = pick(
+      byRemoved.map((placement) => ({ ...placement, valid: true })),
+      null,
+      'matches by its removed lines, its context from memory,',
+    );
+    return noteDifferingContext(
+      declared === null || located.start === null
+        ? located
+        : {
+            ...located,
+            detail: located.detail.replace(
+              'away from the declared line',
+              ladderPhrase(Math.abs(located.start - declared)),
+            ),
+          },
+      hunk,
+    );
   }
   return failedFuzzy(scored, '');
 }
@@ -195,7 +270,10 @@ function ladderPhrase(distance: number): string {
 
 /** The best place found, for the failure report. */
 function failedFuzzy(scored: readonly Scored[], why: string): Located {
-  const best = scored.reduce<Scored | null>((top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top), null);
+  const best = scored.reduce<Scored | null>(
+    (top, entry) => (top === null || entry.parts.score > top.parts.score ? entry : top),
+    null,
+  );
   return {
     status: 'failed',
     start: best?.start ?? null,
@@ -203,11 +281,12 @@ function failedFuzzy(scored: readonly Scored[], why: string): Located {
     score: best?.parts ?? null,
     levels: best?.levels ?? null,
     alignment: best?.alignment ?? null,
-    detail: (best === null
-      ? 'no place in the file resembles its context'
-      : best.parts.score >= FUZZY_GATE
-        ? 'the closest place differs in a line that must match exactly (a removed line, or the line right after an inserted directive)'
-        : `the closest place scores ${best.parts.score.toFixed(2)}, below the gate ${FUZZY_GATE}`) + why,
+    detail:
+      (best === null
+        ? 'no place in the file resembles its context'
+        : best.parts.score >= FUZZY_GATE
+          ? 'the closest place differs in a line that must match exactly (a removed line, or the line right after an inserted directive)'
+          : `the closest place scores ${best.parts.score.toFixed(2)}, below the gate ${FUZZY_GATE}`) + why,
   };
 }
 
@@ -229,7 +308,13 @@ function pick(entries: Scored[], declared: number | null, how: string): Located 
   const best = [...byStart.values()];
   const onDeclared = best.find((entry) => entry.start === declared && entry.parts.score === top);
   if (best.length > 1 && onDeclared === undefined) {
-    return { ...ambiguous(best.map((entry) => entry.start), `${how} equally well`), score: best[0]!.parts };
+    return {
+      ...ambiguous(
+        best.map((entry) => entry.start),
+        `${how} equally well`,
+      ),
+      score: best[0]!.parts,
+    };
   }
   const winner = onDeclared ?? best[0]!;
   const where = ladderPhrase(declared === null ? Infinity : Math.abs(winner.start - declared));
@@ -270,7 +355,9 @@ export function differingContext(located: Located, hunk: Hunk): DifferingContext
 /** `context line 5 differs from the file` / `context lines 5, 9 differ from the file`, 1-based. */
 export function differingPhrase(differing: readonly DifferingContext[]): string {
   const lines = differing.map((line) => line.fileLine + 1);
-  return lines.length === 1 ? `context line ${lines[0]} differs from the file` : `context lines ${lines.join(', ')} differ from the file`;
+  return lines.length === 1
+    ? `context line ${lines[0]} differs from the file`
+    : `context lines ${lines.join(', ')} differ from the file`;
 }
 
 function oldSideKinds(hunk: Hunk): string[] {
@@ -285,9 +372,13 @@ function noteDifferingContext(located: Located, hunk: Hunk): Located {
   if (located.status !== 'fuzzy' || located.levels === null) return located;
   const kept = differingContext(located, hunk);
   const kinds = oldSideKinds(hunk);
-  const unplaced = located.alignment === null ? 0 : located.alignment.filter((line, index) => line === null && kinds[index] === 'context').length;
+  const unplaced =
+    located.alignment === null
+      ? 0
+      : located.alignment.filter((line, index) => line === null && kinds[index] === 'context').length;
   const notes: string[] = [];
   if (kept.length > 0) notes.push(`${differingPhrase(kept)}: kept the file's line${kept.length > 1 ? 's' : ''}`);
-  if (unplaced > 0) notes.push(`${unplaced} context line${unplaced > 1 ? 's' : ''} of the hunk not in the file: ignored`);
+  if (unplaced > 0)
+    notes.push(`${unplaced} context line${unplaced > 1 ? 's' : ''} of the hunk not in the file: ignored`);
   return notes.length === 0 ? located : { ...located, detail: `${located.detail}; ${notes.join('; ')}` };
 }

@@ -13,7 +13,12 @@ export interface MapOptions {
   realpath?: (path: string) => string;
 }
 
-export function mapToPatchSet(patches: FilePatch[], files: readonly PatchFile[], projectRoot: string, options: MapOptions = {}): MapResult {
+export function mapToPatchSet(
+  patches: FilePatch[],
+  files: readonly PatchFile[],
+  projectRoot: string,
+  options: MapOptions = {},
+): MapResult {
   const mapped = mapBlocks(patches, files, projectRoot, options);
   if (!mapped.ok) return mapped;
   const byFileId = new Map<string, FilePatch>();
@@ -26,7 +31,12 @@ export function mapToPatchSet(patches: FilePatch[], files: readonly PatchFile[],
 }
 
 /** The file id of each block, in order; the first block that names no file of the set refuses them all. */
-export function mapBlocks(patches: FilePatch[], files: readonly PatchFile[], projectRoot: string, options: MapOptions = {}): { ok: true; fileIds: string[] } | { ok: false; reason: string } {
+export function mapBlocks(
+  patches: FilePatch[],
+  files: readonly PatchFile[],
+  projectRoot: string,
+  options: MapOptions = {},
+): { ok: true; fileIds: string[] } | { ok: false; reason: string } {
   const root = posix.normalize(toSlashes(projectRoot)).replace(/\/$/, '');
   const fileIds: string[] = [];
   for (const [index, patch] of patches.entries()) {
@@ -37,7 +47,13 @@ export function mapBlocks(patches: FilePatch[], files: readonly PatchFile[], pro
   return { ok: true, fileIds };
 }
 
-function mapOne(patch: FilePatch, number: number, files: readonly PatchFile[], root: string, options: MapOptions): { ok: true; file: PatchFile } | { ok: false; reason: string } {
+function mapOne(
+  patch: FilePatch,
+  number: number,
+  files: readonly PatchFile[],
+  root: string,
+  options: MapOptions,
+): { ok: true; file: PatchFile } | { ok: false; reason: string } {
   if (patch.markedFileId !== undefined) return byMarkedId(patch.markedFileId, number, files);
   const raw = patch.oldPath ?? patch.newPath;
   const label = `block ${number}${raw === null ? '' : ` (${raw})`}`;
@@ -70,16 +86,26 @@ function mapOne(patch: FilePatch, number: number, files: readonly PatchFile[], r
   const byBase = files.filter((file) => posix.basename(file.source.relPath) === base);
   if (byBase.length === 1) return { ok: true, file: byBase[0]! };
   const known = files.map((file) => file.source.relPath).join(', ');
-  if (byBase.length > 1) return refuse(`file name ${base} matches ${byBase.length} files of the patch set (${known}); give the project-relative path`);
+  if (byBase.length > 1)
+    return refuse(
+      `file name ${base} matches ${byBase.length} files of the patch set (${known}); give the project-relative path`,
+    );
   return refuse(`not a file of this suggestion's patch set (${known})`);
 }
 
 /** DiscoPoP's contract names the file by its id; the block's own paths are not read at all. */
-function byMarkedId(id: string, number: number, files: readonly PatchFile[]): { ok: true; file: PatchFile } | { ok: false; reason: string } {
+function byMarkedId(
+  id: string,
+  number: number,
+  files: readonly PatchFile[],
+): { ok: true; file: PatchFile } | { ok: false; reason: string } {
   const file = files.find((candidate) => candidate.fileId === id || String(Number(candidate.fileId)) === id);
   if (file !== undefined) return { ok: true, file };
   const known = files.map((candidate) => `${candidate.fileId} (${candidate.source.relPath})`).join(', ');
-  return { ok: false, reason: `block ${number} (===BEGIN PATCH ${id}===): file id ${id} is not part of this suggestion; its file ids are ${known}` };
+  return {
+    ok: false,
+    reason: `block ${number} (===BEGIN PATCH ${id}===): file id ${id} is not part of this suggestion; its file ids are ${known}`,
+  };
 }
 
 function toSlashes(path: string): string {

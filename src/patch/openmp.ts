@@ -2,17 +2,69 @@
 // rendered back in the patch generator's form (every clause followed by one space).
 
 const DIRECTIVE_WORDS = new Set([
-  'parallel', 'for', 'do', 'simd', 'task', 'taskloop', 'taskwait', 'taskgroup', 'taskyield', 'target', 'teams',
-  'distribute', 'sections', 'section', 'single', 'master', 'masked', 'critical', 'atomic', 'barrier', 'flush',
-  'ordered', 'loop', 'data', 'enter', 'exit', 'update', 'declare', 'reduction', 'threadprivate', 'cancel',
-  'cancellation', 'point', 'scope', 'workshare', 'end',
+  'parallel',
+  'for',
+  'do',
+  'simd',
+  'task',
+  'taskloop',
+  'taskwait',
+  'taskgroup',
+  'taskyield',
+  'target',
+  'teams',
+  'distribute',
+  'sections',
+  'section',
+  'single',
+  'master',
+  'masked',
+  'critical',
+  'atomic',
+  'barrier',
+  'flush',
+  'ordered',
+  'loop',
+  'data',
+  'enter',
+  'exit',
+  'update',
+  'declare',
+  'reduction',
+  'threadprivate',
+  'cancel',
+  'cancellation',
+  'point',
+  'scope',
+  'workshare',
+  'end',
 ]);
 
 /** Clauses whose argument is a list of variables, optionally after `modifier:`. */
 export const VARIABLE_LIST_CLAUSES = new Set([
-  'private', 'firstprivate', 'lastprivate', 'shared', 'reduction', 'in_reduction', 'task_reduction', 'linear',
-  'aligned', 'copyin', 'copyprivate', 'map', 'depend', 'depends', 'nontemporal', 'uniform', 'is_device_ptr',
-  'use_device_ptr', 'use_device_addr', 'has_device_addr', 'allocate', 'inclusive', 'exclusive',
+  'private',
+  'firstprivate',
+  'lastprivate',
+  'shared',
+  'reduction',
+  'in_reduction',
+  'task_reduction',
+  'linear',
+  'aligned',
+  'copyin',
+  'copyprivate',
+  'map',
+  'depend',
+  'depends',
+  'nontemporal',
+  'uniform',
+  'is_device_ptr',
+  'use_device_ptr',
+  'use_device_addr',
+  'has_device_addr',
+  'allocate',
+  'inclusive',
+  'exclusive',
 ]);
 
 /** Clauses that give each thread its own copy of a variable. */
@@ -87,7 +139,9 @@ function toClause(token: { name: string; args: string | null }): Clause {
     const colon = findTopLevelColon(token.args);
     const list = colon >= 0 ? token.args.slice(colon + 1) : token.args;
     if (colon >= 0) clause.modifier = token.args.slice(0, colon).trim();
-    clause.vars = splitTopLevel(list, ',').map((name) => name.trim()).filter((name) => name.length > 0);
+    clause.vars = splitTopLevel(list, ',')
+      .map((name) => name.trim())
+      .filter((name) => name.length > 0);
   }
   return clause;
 }

@@ -49,7 +49,10 @@ export function parsePatches(text: string): ParsedPatches {
         marked = id;
         markedBlocks++;
       } else {
-        if (marked !== null && marked !== id) refusals.push(`===END PATCH ${id}=== closes the block opened by ===BEGIN PATCH ${marked}===; open and close each file's block with its own file id`);
+        if (marked !== null && marked !== id)
+          refusals.push(
+            `===END PATCH ${id}=== closes the block opened by ===BEGIN PATCH ${marked}===; open and close each file's block with its own file id`,
+          );
         marked = null;
       }
       current = null;
@@ -82,7 +85,9 @@ export function parsePatches(text: string): ParsedPatches {
       const read = readHunk(lines, index, header);
       current.hunks.push(read.hunk);
       if (read.hunk.recounted) {
-        problems.push(`hunk ${current.hunks.length} of ${describe(current)}: header ${read.hunk.header.trim()} disagrees with its body; recounted`);
+        problems.push(
+          `hunk ${current.hunks.length} of ${describe(current)}: header ${read.hunk.header.trim()} disagrees with its body; recounted`,
+        );
       }
       index = read.next;
       continue;
@@ -92,10 +97,14 @@ export function parsePatches(text: string): ParsedPatches {
   }
   // An answer in DiscoPoP's contract is read as DiscoPoP reads it: only its blocks count, so a
   // diff quoted in the prose around them (the generated patch, say) is no candidate.
-  const inBlocks = markedBlocks === 0 ? patches : patches.filter((patch) => {
-    if (patch.markedFileId === undefined) problems.push(`${describe(patch)}: outside the ===BEGIN PATCH <file_id>=== blocks; ignored`);
-    return patch.markedFileId !== undefined;
-  });
+  const inBlocks =
+    markedBlocks === 0
+      ? patches
+      : patches.filter((patch) => {
+          if (patch.markedFileId === undefined)
+            problems.push(`${describe(patch)}: outside the ===BEGIN PATCH <file_id>=== blocks; ignored`);
+          return patch.markedFileId !== undefined;
+        });
   const withHunks = inBlocks.filter((patch) => {
     if (patch.hunks.length === 0) problems.push(`${describe(patch)}: file header without any hunk; ignored`);
     return patch.hunks.length > 0;
@@ -108,7 +117,12 @@ function readHeader(line: string): HunkHeader | null {
   const counted = HUNK_HEADER.exec(line);
   if (counted !== null) {
     if (counted[1] === undefined) return { oldStart: null, range: false, oldCount: null, newCount: null };
-    return { oldStart: Number(counted[1]), range: false, oldCount: counted[2] === undefined ? 1 : Number(counted[2]), newCount: counted[4] === undefined ? 1 : Number(counted[4]) };
+    return {
+      oldStart: Number(counted[1]),
+      range: false,
+      oldCount: counted[2] === undefined ? 1 : Number(counted[2]),
+      newCount: counted[4] === undefined ? 1 : Number(counted[4]),
+    };
   }
   const range = RANGE_HEADER.exec(line);
   return range === null ? null : { oldStart: Number(range[1]), range: true, oldCount: null, newCount: null };
@@ -126,7 +140,8 @@ function isFence(line: string): boolean {
 
 function describe(patch: FilePatch): string {
   const path = patch.oldPath ?? patch.newPath;
-  if (patch.markedFileId !== undefined) return `the block for file id ${patch.markedFileId}${path === null ? '' : ` (${path})`}`;
+  if (patch.markedFileId !== undefined)
+    return `the block for file id ${patch.markedFileId}${path === null ? '' : ` (${path})`}`;
   return path ?? 'the block without file header';
 }
 
@@ -166,9 +181,10 @@ interface DeclaredCounts {
 }
 
 function readHunk(lines: readonly string[], start: number, header: HunkHeader): { hunk: Hunk; next: number } {
-  const declared: DeclaredCounts | null = header.oldCount === null || header.newCount === null || header.oldStart === null
-    ? null
-    : { oldStart: header.oldStart, oldCount: header.oldCount, newCount: header.newCount };
+  const declared: DeclaredCounts | null =
+    header.oldCount === null || header.newCount === null || header.oldStart === null
+      ? null
+      : { oldStart: header.oldStart, oldCount: header.oldCount, newCount: header.newCount };
   const body: BodyLine[] = [];
   let oldSeen = 0;
   let index = start + 1;
@@ -235,7 +251,12 @@ function fitToDeclaredCounts(
   }
   let cursor = next;
   const extended = [...body];
-  while (oldCount < declared.oldCount && newCount < declared.newCount && lines[cursor] === '' && cursor < lines.length - 1) {
+  while (
+    oldCount < declared.oldCount &&
+    newCount < declared.newCount &&
+    lines[cursor] === '' &&
+    cursor < lines.length - 1
+  ) {
     extended.push({ line: { kind: 'context', text: '' }, raw: '' });
     oldCount++;
     newCount++;

@@ -20,8 +20,20 @@ export interface HunkContextReading {
 }
 
 export type PatchSetResult =
-  | { ok: true; basis: 'unpatched' | 'on-top'; contents: Map<string, string>; reports: FileApplyReport[]; hunkContext: HunkContextReading | null }
-  | { ok: false; verdict: 'failed' | 'already-applied'; reports: FileApplyReport[]; text: string; hunkContext: HunkContextReading | null };
+  | {
+      ok: true;
+      basis: 'unpatched' | 'on-top';
+      contents: Map<string, string>;
+      reports: FileApplyReport[];
+      hunkContext: HunkContextReading | null;
+    }
+  | {
+      ok: false;
+      verdict: 'failed' | 'already-applied';
+      reports: FileApplyReport[];
+      text: string;
+      hunkContext: HunkContextReading | null;
+    };
 
 export interface PatchSetRequest {
   /** Unpatched source text per file id. */
@@ -43,7 +55,8 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
       onTop?.ok === true &&
       !writesExecutableDirective(o.candidate) &&
       !keepsDirectives(o.sources, patched!.contents, direct.contents) &&
-      (keepsDirectives(o.sources, patched!.contents, onTop.contents) || showsGeneratedDirective(o.candidate, o.generated));
+      (keepsDirectives(o.sources, patched!.contents, onTop.contents) ||
+        showsGeneratedDirective(o.candidate, o.generated));
     return onTopWins ? succeeded('on-top', onTop) : succeeded('unpatched', direct);
   }
   if (onTop?.ok) return succeeded('on-top', onTop);
@@ -65,18 +78,34 @@ export function applyPatchSet(o: PatchSetRequest): PatchSetResult {
   }
   const text = renderApplyFailure(direct.reports);
   const note = onTop === null ? '' : '\nIt does not apply on top of the generated patch either.';
-  const verdict = direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
+  const verdict =
+    direct.reports.length > 0 && direct.reports.every((report) => report.alreadyApplied) ? 'already-applied' : 'failed';
   // Every file applied or changed nothing: a file whose hunks only rewrite context still has its second reading.
   const placed = direct.reports.length > 0 && direct.reports.every((report) => report.ok || report.alreadyApplied);
-  return { ok: false, verdict, reports: direct.reports, text: text + note, hunkContext: placed ? hunkContextReading('unpatched', direct.reports) : null };
+  return {
+    ok: false,
+    verdict,
+    reports: direct.reports,
+    text: text + note,
+    hunkContext: placed ? hunkContextReading('unpatched', direct.reports) : null,
+  };
 }
 
 function succeeded(basis: 'unpatched' | 'on-top', applied: AppliedAll): PatchSetResult {
-  return { ok: true, basis, contents: applied.contents, reports: applied.reports, hunkContext: hunkContextReading(basis, applied.reports) };
+  return {
+    ok: true,
+    basis,
+    contents: applied.contents,
+    reports: applied.reports,
+    hunkContext: hunkContextReading(basis, applied.reports),
+  };
 }
 
 /** Each file as the first reading changes it, or by its hunk-context reading where it has one; null when no file has. */
-function hunkContextReading(basis: 'unpatched' | 'on-top', reports: readonly FileApplyReport[]): HunkContextReading | null {
+function hunkContextReading(
+  basis: 'unpatched' | 'on-top',
+  reports: readonly FileApplyReport[],
+): HunkContextReading | null {
   if (!reports.some((report) => report.hunkContextResult !== null)) return null;
   const contents = new Map<string, string>();
   for (const report of reports) {
@@ -90,7 +119,11 @@ function hunkContextReading(basis: 'unpatched' | 'on-top', reports: readonly Fil
 const EXECUTABLE_DIRECTIVE = /#\s*pragma\s+omp\s+(?!(?:declare|end\s+declare|threadprivate|requires)\b)/;
 
 function writesExecutableDirective(candidate: Map<string, FilePatch>): boolean {
-  return [...candidate.values()].some((patch) => patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind !== 'context' && EXECUTABLE_DIRECTIVE.test(line.text))));
+  return [...candidate.values()].some((patch) =>
+    patch.hunks.some((hunk) =>
+      hunk.lines.some((line) => line.kind !== 'context' && EXECUTABLE_DIRECTIVE.test(line.text)),
+    ),
+  );
 }
 
 /**
@@ -100,24 +133,48 @@ function writesExecutableDirective(candidate: Map<string, FilePatch>): boolean {
  */
 function showsGeneratedDirective(candidate: Map<string, FilePatch>, generated: Map<string, FilePatch>): boolean {
   for (const [fileId, patch] of candidate) {
-    const added = new Set((generated.get(fileId)?.hunks ?? []).flatMap((hunk) => hunk.lines.filter((line) => line.kind === 'add' && EXECUTABLE_DIRECTIVE.test(line.text)).map((line) => line.text.trim())));
-    if (patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind === 'context' && added.has(line.text.trim())))) return true;
+    const added = new Set(
+      (generated.get(fileId)?.hunks ?? []).flatMap((hunk) =>
+        hunk.lines
+          .filter((line) => line.kind === 'add' && EXECUTABLE_DIRECTIVE.test(line.text))
+          .map((line) => line.text.trim()),
+      ),
+    );
+    if (patch.hunks.some((hunk) => hunk.lines.some((line) => line.kind === 'context' && added.has(line.text.trim()))))
+      return true;
   }
   return false;
 }
 
 /** Every directive the generated patch adds is still added where it was meant, in every file. */
-function keepsDirectives(sources: Map<string, string>, generated: Map<string, string>, candidate: Map<string, string>): boolean {
+function keepsDirectives(
+  sources: Map<string, string>,
+  generated: Map<string, string>,
+  candidate: Map<string, string>,
+): boolean {
   for (const [fileId, generatedResult] of generated) {
     const original = sources.get(fileId);
     if (original === undefined) continue;
-    if (!checkDirectivesKept({ original, generated: generatedResult, candidate: candidate.get(fileId) ?? generatedResult }).ok) return false;
+    if (
+      !checkDirectivesKept({
+        original,
+        generated: generatedResult,
+        candidate: candidate.get(fileId) ?? generatedResult,
+      }).ok
+    )
+      return false;
   }
   return true;
 }
 
 function appliedHunks(reports: readonly FileApplyReport[]): number {
-  return reports.reduce((sum, report) => sum + report.hunks.filter((hunk) => hunk.status === 'exact' || hunk.status === 'offset' || hunk.status === 'fuzzy').length, 0);
+  return reports.reduce(
+    (sum, report) =>
+      sum +
+      report.hunks.filter((hunk) => hunk.status === 'exact' || hunk.status === 'offset' || hunk.status === 'fuzzy')
+        .length,
+    0,
+  );
 }
 
 function withDefaults(changed: Map<string, string>, sources: Map<string, string>): Map<string, string> {
@@ -138,7 +195,15 @@ function applyAll(sources: Map<string, string>, patches: Map<string, FilePatch>)
   for (const [fileId, patch] of patches) {
     const source = sources.get(fileId);
     if (source === undefined) {
-      reports.push({ fileId, path: patch.oldPath, ok: false, alreadyApplied: false, result: null, hunkContextResult: null, hunks: [] });
+      reports.push({
+        fileId,
+        path: patch.oldPath,
+        ok: false,
+        alreadyApplied: false,
+        result: null,
+        hunkContextResult: null,
+        hunks: [],
+      });
       continue;
     }
     const report = { ...applyFilePatch(source, patch), fileId };

@@ -84,7 +84,13 @@ function groupPlacements(file: FileView, groups: readonly Group[]): number[][] {
  * Places the hunk at every spot where all its removed lines are, scored like any fuzzy match;
  * null when its removed lines say too little, or are not all in the file.
  */
-export function placeByRemovedLines(file: FileView, hunk: Hunk, expected: readonly LineForms[], anchored: ReadonlySet<number>, minStart: number): RemovedPlacement[] | null {
+export function placeByRemovedLines(
+  file: FileView,
+  hunk: Hunk,
+  expected: readonly LineForms[],
+  anchored: ReadonlySet<number>,
+  minStart: number,
+): RemovedPlacement[] | null {
   const groups = removedGroups(hunk, expected);
   if (groups.length === 0) return null;
   const removedCharacters = groups.reduce((sum, group) => sum + group.squeezed.join('').length, 0);
@@ -108,7 +114,9 @@ function alignAround(
 ): RemovedPlacement | null {
   if (groupLines[0]! < minStart) return null;
   const removedLine = new Map<number, number>();
-  groups.forEach((group, index) => group.squeezed.forEach((_, offset) => removedLine.set(group.at + offset, groupLines[index]! + offset)));
+  groups.forEach((group, index) =>
+    group.squeezed.forEach((_, offset) => removedLine.set(group.at + offset, groupLines[index]! + offset)),
+  );
   const alignment: (number | null)[] = [];
   const levels: LineMatch[] = [];
   let previous = -1;
@@ -122,7 +130,8 @@ function alignAround(
     }
     const line = contextLine(groups, groupLines, index);
     const nextRemoved = nextRemovedLine(removedLine, index);
-    const fits = line > previous && line >= minStart && line < file.lines.length && (nextRemoved === null || line < nextRemoved);
+    const fits =
+      line > previous && line >= minStart && line < file.lines.length && (nextRemoved === null || line < nextRemoved);
     const level = fits ? compareLines(expected[index]!, file.forms(line)) : 'mismatch';
     if (level === 'mismatch') {
       if (anchored.has(index)) return null;

@@ -38,18 +38,21 @@ export interface Scored {
  * a hunk may hold one line the file lacks (`skipPatchLine`, a line the model invented) or lack
  * one line the file has (`skipFileLineBefore`, a line the model left out of its context).
  */
-export type Shape = { kind: 'straight' } | { kind: 'skipPatchLine'; at: number } | { kind: 'skipFileLineBefore'; at: number };
+export type Shape =
+  { kind: 'straight' } | { kind: 'skipPatchLine'; at: number } | { kind: 'skipFileLineBefore'; at: number };
 
 /** The file line old-side line `index` is compared with, or null for a line the hunk made up. */
 function fileLineFor(shape: Shape, start: number, index: number): number | null {
-  if (shape.kind === 'skipPatchLine') return index < shape.at ? start + index : index === shape.at ? null : start + index - 1;
+  if (shape.kind === 'skipPatchLine')
+    return index < shape.at ? start + index : index === shape.at ? null : start + index - 1;
   if (shape.kind === 'skipFileLineBefore') return index < shape.at ? start + index : start + index + 1;
   return start + index;
 }
 
 /** The inverse of fileLineFor: where a match starts if old-side line `index` is file line `line`. */
 function startFor(shape: Shape, index: number, line: number): number | null {
-  if (shape.kind === 'skipPatchLine') return index < shape.at ? line - index : index === shape.at ? null : line - index + 1;
+  if (shape.kind === 'skipPatchLine')
+    return index < shape.at ? line - index : index === shape.at ? null : line - index + 1;
   if (shape.kind === 'skipFileLineBefore') return index < shape.at ? line - index : line - index - 1;
   return line - index;
 }
@@ -86,7 +89,15 @@ export class Comparisons {
  * computed (a line can only be near when its identifiers agree); with `onlyValid`, so are places
  * where a removed or anchored line does not match.
  */
-function scoreAt(file: FileView, expected: readonly LineForms[], comparisons: Comparisons, anchored: Set<number>, start: number, shape: Shape, onlyValid: boolean): Scored | null {
+function scoreAt(
+  file: FileView,
+  expected: readonly LineForms[],
+  comparisons: Comparisons,
+  anchored: Set<number>,
+  start: number,
+  shape: Shape,
+  onlyValid: boolean,
+): Scored | null {
   // A skipped line counts as one that does not match, so a shaped match never scores 1.0.
   const lines = expected.length + (shape.kind === 'skipFileLineBefore' ? 1 : 0);
   const squeezed = file.squeezed;
@@ -145,7 +156,10 @@ export function scoreEverywhere(
       }
     });
     const starts = [...shared.entries()]
-      .filter(([start, count]) => count >= Math.min(2, expected.length) && start >= minStart && start + span <= file.lines.length)
+      .filter(
+        ([start, count]) =>
+          count >= Math.min(2, expected.length) && start >= minStart && start + span <= file.lines.length,
+      )
       .map(([start]) => start)
       .sort((a, b) => a - b);
     for (const start of starts) {

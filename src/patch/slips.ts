@@ -12,7 +12,8 @@ export function undoubledPrefixes(patch: FilePatch, fileLines: ReadonlySet<strin
   const fix = (line: HunkLine): HunkLine => {
     if (!line.text.startsWith('-')) return line;
     const rest = line.text.slice(1);
-    if (line.kind === 'remove' && !fileLines.has(line.text.trim()) && fileLines.has(rest.trim())) return { kind: 'context', text: rest };
+    if (line.kind === 'remove' && !fileLines.has(line.text.trim()) && fileLines.has(rest.trim()))
+      return { kind: 'context', text: rest };
     if (line.kind === 'add' && /^[\s#]/.test(rest)) return { kind: 'add', text: rest };
     return line;
   };

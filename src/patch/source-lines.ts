@@ -69,7 +69,7 @@ export function switchedOff(lines: readonly string[]): SwitchedOff[] {
   let inComment = false;
   for (const line of lines) {
     const top = stack.at(-1);
-    off.push(inComment ? 'comment' : top?.off ?? null);
+    off.push(inComment ? 'comment' : (top?.off ?? null));
     const conditional = inComment ? null : /^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$/.exec(line);
     if (conditional !== null) {
       const [, keyword, rest] = conditional;
@@ -77,7 +77,11 @@ export function switchedOff(lines: readonly string[]): SwitchedOff[] {
       if (keyword!.startsWith('if')) {
         const outerOff = top !== undefined && top.off !== null;
         const value = keyword === 'if' ? constantCondition(rest!) : null;
-        stack.push({ off: outerOff ? top.off : value === false ? `\`${text}\`` : null, taken: value === true ? text : value === false ? false : null, outerOff });
+        stack.push({
+          off: outerOff ? top.off : value === false ? `\`${text}\`` : null,
+          taken: value === true ? text : value === false ? false : null,
+          outerOff,
+        });
       } else if (keyword === 'endif') {
         stack.pop();
       } else if (top !== undefined && !top.outerOff) {
@@ -99,7 +103,9 @@ export function switchedOff(lines: readonly string[]): SwitchedOff[] {
 
 /** An `#if`/`#elif` condition without its comments. */
 function conditionText(rest: string): string {
-  return withoutLiterals(rest).replace(/\/\*.*$/, '').trim();
+  return withoutLiterals(rest)
+    .replace(/\/\*.*$/, '')
+    .trim();
 }
 
 /** The value of an `#if`/`#elif` condition that is a literal 0 or 1; null otherwise. */

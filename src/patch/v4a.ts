@@ -41,7 +41,9 @@ export function readV4aUpdate(lines: readonly string[], start: number, path: str
   let index = start;
   const move = MOVE.exec(lines[index] ?? '');
   if (move !== null) {
-    refusals.push(`\`*** Move to: ${move[1]}\` (in the update of ${path}): a repair never renames a file; change it where it is`);
+    refusals.push(
+      `\`*** Move to: ${move[1]}\` (in the update of ${path}): a repair never renames a file; change it where it is`,
+    );
     index++;
   }
   if (lines[index]?.startsWith('--- ') && lines[index + 1]?.startsWith('+++ ')) index += 2;
@@ -145,9 +147,14 @@ export function belowAnchors(squeezedLines: readonly string[], anchors: readonly
     const wanted = squeeze(anchor);
     let at = squeezedLines.findIndex((line, index) => index >= searchFrom && line === wanted);
     if (at < 0 && wanted.length >= 3) {
-      const containing = squeezedLines.flatMap((line, index) => (index >= searchFrom && line.includes(wanted) ? [index] : []));
+      const containing = squeezedLines.flatMap((line, index) =>
+        index >= searchFrom && line.includes(wanted) ? [index] : [],
+      );
       if (containing.length === 1) at = containing[0]!;
-      else if (containing.length > 1) passedOver.push(`its anchor \`@@ ${anchor.trim()}\` is part of ${containing.length} lines (${lineNumbers(containing)}), so it names none of them`);
+      else if (containing.length > 1)
+        passedOver.push(
+          `its anchor \`@@ ${anchor.trim()}\` is part of ${containing.length} lines (${lineNumbers(containing)}), so it names none of them`,
+        );
     }
     if (at < 0) continue;
     // The anchor line itself may open the hunk: models often repeat it as the first context line.
@@ -158,6 +165,9 @@ export function belowAnchors(squeezedLines: readonly string[], anchors: readonly
 }
 
 function lineNumbers(indexes: readonly number[]): string {
-  const shown = indexes.slice(0, 5).map((index) => index + 1).join(', ');
+  const shown = indexes
+    .slice(0, 5)
+    .map((index) => index + 1)
+    .join(', ');
   return indexes.length > 5 ? `lines ${shown}, …` : `lines ${shown}`;
 }

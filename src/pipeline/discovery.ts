@@ -2,7 +2,15 @@
 // built on its own (or its build taken over by --resume) → the suggestions that fail. Each build is
 // an event (`discovered`, with the digest of what it depended on) as soon as it finished, so an
 // interrupted discovery still knows it.
-import { BuildPool, discover, generatedPatchSet, placeProbe, probeRefusal, runOpenmpProbe, type WorkspacePlacement } from '../build/index.js';
+import {
+  BuildPool,
+  discover,
+  generatedPatchSet,
+  placeProbe,
+  probeRefusal,
+  runOpenmpProbe,
+  type WorkspacePlacement,
+} from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { runFromEvents, settledByDiscovery, type Failing } from '../formats/run-records.js';
@@ -21,7 +29,11 @@ export interface Discovery {
 }
 
 /** The launcher's preflight (Slurm's token job), then the build pool with its first workspace. */
-export async function openPool(context: RunContext, dp: DotDiscopop, defer: (cleanup: () => Promise<void>) => void): Promise<BuildPool> {
+export async function openPool(
+  context: RunContext,
+  dp: DotDiscopop,
+  defer: (cleanup: () => Promise<void>) => void,
+): Promise<BuildPool> {
   const { options, emit, interrupt, launcher } = context;
   await launcher.preflight({ scratchDir: context.scratchDir, workDir: options.workDir, signal: interrupt.signal });
   const pool = await BuildPool.create({
@@ -55,16 +67,24 @@ export async function discoveryStage(
   const digest = (id: string) => o.digests.get(id) ?? null;
   const judge = staticJudge(dp, pool);
   // A build taken over from a stopped run (of an older release, too) is judged like a fresh one.
-  const reused = o.reused && new Map(await Promise.all([...o.reused].map(async ([id, build]) => {
-    const suggestion = considered.find((s) => s.id === id);
-    return [id, suggestion ? await judge(suggestion, build) : build] as const;
-  })));
+  const reused =
+    o.reused &&
+    new Map(
+      await Promise.all(
+        [...o.reused].map(async ([id, build]) => {
+          const suggestion = considered.find((s) => s.id === id);
+          return [id, suggestion ? await judge(suggestion, build) : build] as const;
+        }),
+      ),
+    );
   for (const [id, build] of reused ?? []) emit({ type: 'discovered', id, digest: digest(id), reused: true, build });
   // The probe is queued first and runs beside the first discovery builds; when it refuses,
   // disposing the pool cancels those, and their rejection is expected. With nothing to build
   // there is nothing the probe could protect. A resumed run probes again: the probe is one build.
   const toBuild = considered.some((s) => s.files.length > 0);
-  const probing = toBuild ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit }) : Promise.resolve(null);
+  const probing = toBuild
+    ? runOpenmpProbe({ dp, placement: await placeProbe(considered), pool, emit })
+    : Promise.resolve(null);
   const finished = new Set(runFromEvents(context.events).records.keys());
   const discovering = discover({
     dp,
@@ -83,8 +103,13 @@ export async function discoveryStage(
   interrupt.check();
   faultPoint('pipeline.after-discovery');
   notePlacement(context, pool);
-  const runsGenerated = (options.checkRun === 'all' || options.checkRaces === 'all') && options.mode !== 'discover-only';
-  const settled = settledByDiscovery(considered, discovery.builds, { finished, repairedEarlier: o.repairedEarlier, runsGenerated });
+  const runsGenerated =
+    (options.checkRun === 'all' || options.checkRaces === 'all') && options.mode !== 'discover-only';
+  const settled = settledByDiscovery(considered, discovery.builds, {
+    finished,
+    repairedEarlier: o.repairedEarlier,
+    runsGenerated,
+  });
   for (const record of settled.records) emitFinished(context, record);
   await context.saved();
   return { failing: settled.failing, held: settled.held };
@@ -94,7 +119,10 @@ export async function discoveryStage(
  * A build as the run judges it: the compiler's verdict, and the static collapse check whatever
  * that verdict was (clang builds a collapse over an imperfect nest; gcc's own error keeps its path).
  */
-function staticJudge(dp: DotDiscopop, pool: BuildPool): (suggestion: Suggestion, build: BuildResult) => Promise<BuildResult> {
+function staticJudge(
+  dp: DotDiscopop,
+  pool: BuildPool,
+): (suggestion: Suggestion, build: BuildResult) => Promise<BuildResult> {
   const check = collapseCheckFor(dp, pool);
   const patched = patchedFromDisk(dp);
   return async (suggestion, build) => {
@@ -122,5 +150,6 @@ export function notePlacement(context: RunContext, pool: BuildPool | undefined):
   const placement = pool?.workspacePlacement;
   if (!placement) return;
   const workspaces = workspacesOf(placement);
-  if (JSON.stringify(runFromEvents(context.events).workspaces) !== JSON.stringify(workspaces)) context.emit({ type: 'workspaces', workspaces });
+  if (JSON.stringify(runFromEvents(context.events).workspaces) !== JSON.stringify(workspaces))
+    context.emit({ type: 'workspaces', workspaces });
 }

@@ -1,7 +1,15 @@
 // Finish: the records become results.json, the summary is printed, and the exit code is chosen.
 import { faultPoint } from '../fault.js';
 import { renderSummary } from '../report/summary.js';
-import { finishedResults, runFromEvents, unfinishedRecord, unrepairedRecord, withRunCheck, type AgentIdentity, type Reason } from '../formats/run-records.js';
+import {
+  finishedResults,
+  runFromEvents,
+  unfinishedRecord,
+  unrepairedRecord,
+  withRunCheck,
+  type AgentIdentity,
+  type Reason,
+} from '../formats/run-records.js';
 import type { NotConsidered, RunRecord, SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { Suggestion } from '../formats/types.js';
@@ -43,12 +51,23 @@ export async function finish(
     // A refused run's builds prove nothing (the probe compiled, the cluster failed them): none is kept.
     const record = o.refused
       ? unrepairedRecord(suggestion, build, { status: 'skipped', reason: unfinishedReason })
-      : unfinishedRecord(suggestion, build, { reason: unfinishedReason, repairedEarlier: scope.repairedEarlier.has(suggestion.id), discoverOnly: options.mode === 'discover-only' });
+      : unfinishedRecord(suggestion, build, {
+          reason: unfinishedReason,
+          repairedEarlier: scope.repairedEarlier.has(suggestion.id),
+          discoverOnly: options.mode === 'discover-only',
+        });
     // Nothing of a refused run's suggestions is under way, and a build that finished settled its
     // suggestion: each is finished, and show lists it so. Either way the record is completed once.
-    suggestions.push(o.refused || record.status !== 'skipped' ? emitFinished(context, record) : withRunCheck(record, options));
+    suggestions.push(
+      o.refused || record.status !== 'skipped' ? emitFinished(context, record) : withRunCheck(record, options),
+    );
   }
-  const base = runRecord(context, { identity: run.identity, workspaces: run.workspaces, resumedFrom: run.resumedFrom, notConsidered: scope.notConsidered });
+  const base = runRecord(context, {
+    identity: run.identity,
+    workspaces: run.workspaces,
+    resumedFrom: run.resumedFrom,
+    notConsidered: scope.notConsidered,
+  });
   const { results, exitCode } = finishedResults(base, suggestions, {
     funnel: context.funnel.result(),
     probe: run.probe,
@@ -63,13 +82,19 @@ export async function finish(
   await writeResults(options.dotDir, results);
   faultPoint('pipeline.after-results');
   emit({ type: 'run-finished', run: results.run });
-  if (!o.refused) reporter.print(`\n${renderSummary(results, reporter.width === undefined ? {} : { width: reporter.width })}`);
+  if (!o.refused)
+    reporter.print(`\n${renderSummary(results, reporter.width === undefined ? {} : { width: reporter.width })}`);
   return exitCode;
 }
 
 export function runRecord(
   context: Pick<RunContext, 'options' | 'runId' | 'started'>,
-  o: { identity: AgentIdentity; workspaces?: Workspaces | null; resumedFrom: string | null; notConsidered: NotConsidered[] },
+  o: {
+    identity: AgentIdentity;
+    workspaces?: Workspaces | null;
+    resumedFrom: string | null;
+    notConsidered: NotConsidered[];
+  },
 ): RunRecord {
   const { options } = context;
   const { workspaces } = o;

@@ -22,7 +22,9 @@ export async function run(options: RunOptions, stdout: NodeJS.WritableStream = p
   const interrupt = trapSignals();
   const reporter = createReporter({ stream: stdout });
   try {
-    return options.mode === 'restore' ? await restore(options, reporter) : await pipeline(options, reporter, interrupt, stdout);
+    return options.mode === 'restore'
+      ? await restore(options, reporter)
+      : await pipeline(options, reporter, interrupt, stdout);
   } catch (error) {
     if (interrupt.signal.aborted) throw new InterruptedError(interrupt.received!);
     throw error;
@@ -32,7 +34,12 @@ export async function run(options: RunOptions, stdout: NodeJS.WritableStream = p
   }
 }
 
-async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Interrupt, stdout: NodeJS.WritableStream): Promise<number> {
+async function pipeline(
+  options: RunOptions,
+  reporter: Reporter,
+  interrupt: Interrupt,
+  stdout: NodeJS.WritableStream,
+): Promise<number> {
   const session = new Session(options, reporter, interrupt);
   try {
     await session.lock();
@@ -45,8 +52,16 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       context.subscribe({ apply: (event) => lines.apply(event), saved: async () => {} });
     }
     const { emit } = context;
-    emit({ type: 'run-started', run: runRecord(context, { identity: { backend: null, model: null }, resumedFrom: null, notConsidered: pre.notConsidered }) });
-    for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])]) emit({ type: 'notice', level: 'warning', message: notice });
+    emit({
+      type: 'run-started',
+      run: runRecord(context, {
+        identity: { backend: null, model: null },
+        resumedFrom: null,
+        notConsidered: pre.notConsidered,
+      }),
+    });
+    for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])])
+      emit({ type: 'notice', level: 'warning', message: notice });
 
     const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
     const scope: RunScope = { considered: pre.considered, notConsidered: pre.notConsidered, repairedEarlier };
@@ -63,14 +78,40 @@ async function pipeline(options: RunOptions, reporter: Reporter, interrupt: Inte
       const chosen = options.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
       const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier });
       pool = await openPool(context, pre.dp, (cleanup) => session.defer(cleanup));
-      const { failing, held } = await discoveryStage(context, pre, pool, { reused: resume?.plan.builds, digests: resume?.digests ?? new Map(), repairedEarlier });
+      const { failing, held } = await discoveryStage(context, pre, pool, {
+        reused: resume?.plan.builds,
+        digests: resume?.digests ?? new Map(),
+        repairedEarlier,
+      });
       if (options.mode === 'discover-only') {
-        for (const { suggestion, build } of failing) emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
+        for (const { suggestion, build } of failing)
+          emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
       } else {
-        const races = await raceCheckStage(context, { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered });
-        const runCheck = await runCheckStage(context, { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered, races });
+        const races = await raceCheckStage(context, {
+          dp: pre.dp,
+          pool,
+          repairs: failing.length,
+          held,
+          considered: pre.considered,
+        });
+        const runCheck = await runCheckStage(context, {
+          dp: pre.dp,
+          pool,
+          repairs: failing.length,
+          held,
+          considered: pre.considered,
+          races,
+        });
         if (failing.length > 0) {
-          agent = await repairStage(context, failing, { dp: pre.dp, pool, agent: chosen, ladder: pre.ladder!, tries: resume?.tries ?? new Map(), runCheck, races: races.settings });
+          agent = await repairStage(context, failing, {
+            dp: pre.dp,
+            pool,
+            agent: chosen,
+            ladder: pre.ladder!,
+            tries: resume?.tries ?? new Map(),
+            runCheck,
+            races: races.settings,
+          });
           interrupt.check();
           if (agent.clusterFailed) throw agent.clusterFailed;
         }

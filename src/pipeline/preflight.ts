@@ -13,7 +13,15 @@ import type { StoredRunState } from '../formats/resume-state.js';
 import type { NotConsidered } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
-import { carryOverTries, copyAttempts, digestDir, readAttemptsIn, readEventLogFile, readRunState, unwritableSuggestionFolders } from '../store/index.js';
+import {
+  carryOverTries,
+  copyAttempts,
+  digestDir,
+  readAttemptsIn,
+  readEventLogFile,
+  readRunState,
+  unwritableSuggestionFolders,
+} from '../store/index.js';
 import { readWrittenDigest, writtenNames } from '../store/backup.js';
 import { digestSet, readSet } from '../store/patch-set-files.js';
 import { suggestionDir } from '../store/paths.js';
@@ -37,7 +45,9 @@ export async function preflight(options: RunOptions): Promise<Preflight> {
   const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
   refuseIfApplied(dp);
   const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
-  const left = notConsidered(dp, considered, { ...(options.suggestions !== undefined && { suggestions: options.suggestions }) });
+  const left = notConsidered(dp, considered, {
+    ...(options.suggestions !== undefined && { suggestions: options.suggestions }),
+  });
   if (options.mode === 'repair') await refuseUnwritable(options.dotDir, considered);
   // A broken --prompt-dir must stop the run before any build spends minutes.
   const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
@@ -47,10 +57,16 @@ export async function preflight(options: RunOptions): Promise<Preflight> {
 }
 
 async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[]): Promise<void> {
-  const lines = await unwritableSuggestionFolders(dotDir, considered.filter((s) => s.files.length > 0).map((s) => s.id));
+  const lines = await unwritableSuggestionFolders(
+    dotDir,
+    considered.filter((s) => s.files.length > 0).map((s) => s.id),
+  );
   if (lines.length === 0) return;
   throw new RefusedError(
-    [...lines, 'a verified repair could not be written back there; make the folders writable, or repair without writing with --dry-run'].join('\n'),
+    [
+      ...lines,
+      'a verified repair could not be written back there; make the folders writable, or repair without writing with --dry-run',
+    ].join('\n'),
   );
 }
 
@@ -76,12 +92,20 @@ export interface Resume {
  * carries their attempts/ folders and events into this run, finishes the records it keeps, and
  * starts the subscriber that keeps the run's own run-state.json.
  */
-export async function prepareResume(context: RunContext, pre: Preflight, o: { repairedEarlier: ReadonlySet<string> }): Promise<Resume> {
+export async function prepareResume(
+  context: RunContext,
+  pre: Preflight,
+  o: { repairedEarlier: ReadonlySet<string> },
+): Promise<Resume> {
   const { options, emit, reporter } = context;
   const { dp, considered, previousState } = pre;
   const previousDir = context.previousDir;
   const mode = options.mode === 'dry-run' ? 'dry-run' : 'repair';
-  const { tree, environment, version1 } = await buildInputs(dp, { threads: options.threads, exclude: options.exclude, signal: context.interrupt.signal });
+  const { tree, environment, version1 } = await buildInputs(dp, {
+    threads: options.threads,
+    exclude: options.exclude,
+    signal: context.interrupt.signal,
+  });
   const inputs = { tree, environment, outputs: await ownOutputFiles(dp.projectRoot) };
   const digests = new Map<string, string>();
   const patchSets = new Map<string, string>();
@@ -90,12 +114,28 @@ export async function prepareResume(context: RunContext, pre: Preflight, o: { re
     patchSets.set(s.id, await digestDir(s.dir));
     digests.set(s.id, suggestionBuildDigest(environment, patchSets.get(s.id)!));
   }
-  const upgraded = previousState && upgradeRunState(previousState, { inputs, mode, version1, patchSets, digests, version1Digest: (set) => version1BuildDigest(version1, set) });
+  const upgraded =
+    previousState &&
+    upgradeRunState(previousState, {
+      inputs,
+      mode,
+      version1,
+      patchSets,
+      digests,
+      version1Digest: (set) => version1BuildDigest(version1, set),
+    });
   const plan: ResumePlan = !options.resume
     ? { from: null, notice: '', builds: new Map(), kept: new Map() }
     : upgraded && 'fresh' in upgraded
       ? { from: null, notice: `--resume: ${upgraded.fresh}; starting afresh`, builds: new Map(), kept: new Map() }
-      : planResume({ previous: upgraded?.state ?? null, previousDir, mode, inputs, digests, writtenByRepair: o.repairedEarlier });
+      : planResume({
+          previous: upgraded?.state ?? null,
+          previousDir,
+          mode,
+          inputs,
+          digests,
+          writtenByRepair: o.repairedEarlier,
+        });
   if (options.resume) {
     // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
     emit({ type: 'notice', level: 'info', message: plan.notice });
@@ -103,17 +143,24 @@ export async function prepareResume(context: RunContext, pre: Preflight, o: { re
   }
   const tries = new Map<string, PriorTry[]>();
   if (plan.from !== null && previousDir !== null) {
-    for (const id of plan.builds.keys()) tries.set(id, await carryOverTries(path.join(previousDir, 'attempts', id), options.dotDir, id));
+    for (const id of plan.builds.keys())
+      tries.set(id, await carryOverTries(path.join(previousDir, 'attempts', id), options.dotDir, id));
     for (const id of plan.kept.keys()) {
       const folder = path.join(previousDir, 'attempts', id);
-      await copyAttempts(folder, options.dotDir, id, (await readAttemptsIn(folder)).map((a) => a.attempt));
+      await copyAttempts(
+        folder,
+        options.dotDir,
+        id,
+        (await readAttemptsIn(folder)).map((a) => a.attempt),
+      );
     }
     const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
     const written = new Map<string, string>();
     for (const [id, record] of plan.kept) {
       // The carried `written` event names the set in patch-repair's own digest form, as every `written` event does.
       const inPlace = await readSet(suggestionDir(options.dotDir, id));
-      if (record.status === 'repaired' && writtenNames(await readWrittenDigest(options.dotDir, id), inPlace)) written.set(id, digestSet(inPlace));
+      if (record.status === 'repaired' && writtenNames(await readWrittenDigest(options.dotDir, id), inPlace))
+        written.set(id, digestSet(inPlace));
     }
     context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
     emit({ type: 'resumed', from: plan.from });
@@ -146,7 +193,8 @@ async function ownOutputFiles(projectRoot: string): Promise<string[]> {
     const target = await readlink(`/proc/self/fd/${fd}`).catch(() => null);
     if (target === null || !path.isAbsolute(target) || !(await stat(target).catch(() => null))?.isFile()) continue;
     const rel = path.relative(root, target);
-    if (rel !== '' && rel.split(path.sep)[0] !== '..' && !path.isAbsolute(rel)) files.add(rel.split(path.sep).join('/'));
+    if (rel !== '' && rel.split(path.sep)[0] !== '..' && !path.isAbsolute(rel))
+      files.add(rel.split(path.sep).join('/'));
   }
   return [...files];
 }

@@ -16,14 +16,29 @@ export interface RaceStage {
   annotate(record: SuggestionRecord): Promise<SuggestionRecord>;
 }
 
-export async function raceCheckStage(context: RunContext, o: { dp: DotDiscopop; pool: BuildPool; repairs: number; held: readonly SuggestionRecord[]; considered: readonly Suggestion[] }): Promise<RaceStage> {
+export async function raceCheckStage(
+  context: RunContext,
+  o: {
+    dp: DotDiscopop;
+    pool: BuildPool;
+    repairs: number;
+    held: readonly SuggestionRecord[];
+    considered: readonly Suggestion[];
+  },
+): Promise<RaceStage> {
   const { options, emit, interrupt } = context;
   const asIs = async (record: SuggestionRecord) => record;
-  if (options.checkRaces === 'off' || (o.repairs === 0 && (options.checkRaces !== 'all' || o.held.length === 0))) return { settings: undefined, annotate: asIs };
+  if (options.checkRaces === 'off' || (o.repairs === 0 && (options.checkRaces !== 'all' || o.held.length === 0)))
+    return { settings: undefined, annotate: asIs };
   const reference = await measureRaceReference({ pool: o.pool, settings: o.dp.config.settings, options });
   interrupt.check();
   if (!reference.ok) throw new RefusedError(reference.refusal);
-  emit({ type: 'race-reference', seconds: reference.record.seconds, threads: reference.settings.threads, races: reference.record.races });
+  emit({
+    type: 'race-reference',
+    seconds: reference.record.seconds,
+    threads: reference.settings.threads,
+    races: reference.record.races,
+  });
   const settings = reference.settings;
   if (options.checkRaces !== 'all') return { settings, annotate: asIs };
   const byId = new Map(o.considered.map((s) => [s.id, s]));

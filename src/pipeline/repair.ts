@@ -9,12 +9,25 @@ import { decodeBytes } from '../bytes.js';
 import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
-import { repairConcurrently, repairSuggestion, RunBudget, type PromptLadder, type RepairDeps } from '../repair/index.js';
+import {
+  repairConcurrently,
+  repairSuggestion,
+  RunBudget,
+  type PromptLadder,
+  type RepairDeps,
+} from '../repair/index.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { RaceCheckSettings } from '../repair/checks/races.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
-import { MAX_REPAIRS_REASON, outcomeRecord, unrepairedRecord, type AgentIdentity, type Failing, type Reason } from '../formats/run-records.js';
+import {
+  MAX_REPAIRS_REASON,
+  outcomeRecord,
+  unrepairedRecord,
+  type AgentIdentity,
+  type Failing,
+  type Reason,
+} from '../formats/run-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
@@ -42,7 +55,15 @@ export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
 export async function repairStage(
   context: RunContext,
   failing: Failing[],
-  o: { dp: DotDiscopop; pool: BuildPool; agent: Agent | null; ladder: PromptLadder; tries: ReadonlyMap<string, readonly PriorTry[]>; runCheck: RunCheckSettings | undefined; races: RaceCheckSettings | undefined },
+  o: {
+    dp: DotDiscopop;
+    pool: BuildPool;
+    agent: Agent | null;
+    ladder: PromptLadder;
+    tries: ReadonlyMap<string, readonly PriorTry[]>;
+    runCheck: RunCheckSettings | undefined;
+    races: RaceCheckSettings | undefined;
+  },
 ): Promise<AgentEnd> {
   const { options, emit, interrupt } = context;
   const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
@@ -79,7 +100,11 @@ export async function repairStage(
         repairStart.set(suggestion.id, Date.now());
         emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
         faultPoint('pipeline.before-repair');
-        return repairSuggestion(await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }), deps, o.tries.get(suggestion.id));
+        return repairSuggestion(
+          await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }),
+          deps,
+          o.tries.get(suggestion.id),
+        );
       },
       settle: async ({ suggestion, build }, outcome) => {
         faultPoint('pipeline.after-repair');
@@ -105,7 +130,9 @@ export async function repairStage(
       },
       skip: async ({ suggestion, build }) => {
         const reason: Reason =
-          writesStopped !== null ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` } : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
+          writesStopped !== null
+            ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` }
+            : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
         emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
         await context.saved();
       },
@@ -140,10 +167,21 @@ function identityOf(agent: Agent | null, builtin: boolean): AgentIdentity {
  */
 export async function chooseAgent(context: RunContext, ladder: PromptLadder): Promise<Agent | null> {
   const { options, emit } = context;
-  const { agent, notice } = await createAgent({ settings: options.agent, scratchDir: context.scratchDir, systemPrompt: ladder.system, llmConfigPath: options.llmConfigPath, required: !options.builtin });
+  const { agent, notice } = await createAgent({
+    settings: options.agent,
+    scratchDir: context.scratchDir,
+    systemPrompt: ladder.system,
+    llmConfigPath: options.llmConfigPath,
+    required: !options.builtin,
+  });
   // options.md: the run names the agent it picked before its first call, at the default log level.
   emit({ type: 'agent-picked', message: notice, ...identityOf(agent, options.builtin) });
-  if (!agent && !options.builtin) emit({ type: 'notice', level: 'warning', message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired' });
+  if (!agent && !options.builtin)
+    emit({
+      type: 'notice',
+      level: 'warning',
+      message: '--backend builtin and --no-builtin: failing suggestions cannot be repaired',
+    });
   return agent;
 }
 
@@ -163,7 +201,10 @@ async function writeRepair(
   verified: SuggestionRecord,
   remaining: number,
 ): Promise<{ record: SuggestionRecord; stopsWrites: string | null }> {
-  context.emit({ type: 'writing', record: { ...verified, written: true, ...writtenPaths(suggestion.id, verified.changed_files) } });
+  context.emit({
+    type: 'writing',
+    record: { ...verified, written: true, ...writtenPaths(suggestion.id, verified.changed_files) },
+  });
   await context.saved();
   faultPoint('pipeline.before-write-back');
   const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
@@ -172,21 +213,37 @@ async function writeRepair(
     const stop = written.affectsEveryWrite && remaining > 0;
     const next = stop
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`
-      : remaining > 0 ? 'the run goes on with the other suggestions' : 'no suggestion is left to repair';
+      : remaining > 0
+        ? 'the run goes on with the other suggestions'
+        : 'no suggestion is left to repair';
     context.emit({ type: 'notice', level: 'error', message: `suggestion ${suggestion.id}: ${reason}; ${next}` });
-    return { record: { ...verified, status: 'failed', reason, reason_code: 'write-failed' }, stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null };
+    return {
+      record: { ...verified, status: 'failed', reason, reason_code: 'write-failed' },
+      stopsWrites: stop ? `the write-back of suggestion ${suggestion.id} failed (${written.problem})` : null,
+    };
   }
   if (written.superseded) {
-    context.emit({ type: 'notice', level: 'warning', message: `suggestion ${suggestion.id}: its backup no longer matched patch_generator/${suggestion.id}/ (regenerated since, or left mid-repair by a killed run), so it was moved aside to ${written.superseded}, not replaced; the new backup holds the patches the repair replaced` });
+    context.emit({
+      type: 'notice',
+      level: 'warning',
+      message: `suggestion ${suggestion.id}: its backup no longer matched patch_generator/${suggestion.id}/ (regenerated since, or left mid-repair by a killed run), so it was moved aside to ${written.superseded}, not replaced; the new backup holds the patches the repair replaced`,
+    });
   }
   const changedFiles = written.changedFiles.length > 0 ? written.changedFiles : verified.changed_files;
   context.emit({ type: 'written', id: suggestion.id, files: written.changedFiles, digest: written.digest });
   faultPoint('pipeline.after-write-back');
-  return { record: { ...verified, written: true, changed_files: changedFiles, ...writtenPaths(suggestion.id, changedFiles) }, stopsWrites: null };
+  return {
+    record: { ...verified, written: true, changed_files: changedFiles, ...writtenPaths(suggestion.id, changedFiles) },
+    stopsWrites: null,
+  };
 }
 
 /** What the repair works on: the original sources, the generated patches and their result. */
-async function repairTask(suggestion: Suggestion, build: BuildResult, o: { dp: DotDiscopop; pool: BuildPool; builtin: boolean }): Promise<RepairTask> {
+async function repairTask(
+  suggestion: Suggestion,
+  build: BuildResult,
+  o: { dp: DotDiscopop; pool: BuildPool; builtin: boolean },
+): Promise<RepairTask> {
   const { dp, pool } = o;
   const sources = new Map<string, string>();
   const patched = new Map<string, string>();
@@ -205,10 +262,23 @@ async function repairTask(suggestion: Suggestion, build: BuildResult, o: { dp: D
   if (!build.ok && o.builtin) {
     const recorded = await pool.recordedCompiles();
     for (const file of suggestion.files) {
-      const preprocessed = await preprocessPatched({ dp, source: dp.files.get(file.fileId)!, patched: patched.get(file.fileId)!, recorded });
+      const preprocessed = await preprocessPatched({
+        dp,
+        source: dp.files.get(file.fileId)!,
+        patched: patched.get(file.fileId)!,
+        recorded,
+      });
       if (preprocessed.ok) translationUnits.set(file.fileId, preprocessed.text);
       else translationUnitsMissing.set(file.fileId, preprocessed.reason);
     }
   }
-  return { suggestion, sources, generated: generatedPatchSet(suggestion) as Map<string, string>, patched, build, translationUnits, translationUnitsMissing };
+  return {
+    suggestion,
+    sources,
+    generated: generatedPatchSet(suggestion) as Map<string, string>,
+    patched,
+    build,
+    translationUnits,
+    translationUnitsMissing,
+  };
 }

@@ -16,7 +16,13 @@ export async function restore(options: RunOptions, reporter: Reporter): Promise<
     problems.throwIfAny();
     refuseIfApplied({ dotDir: options.dotDir, applied });
     const unwritable = await unwritableSuggestionFolders(options.dotDir, await listBackups(options.dotDir));
-    if (unwritable.length > 0) throw new RefusedError([...unwritable, 'their backups cannot be put back there; make the folders writable and run --restore again'].join('\n'));
+    if (unwritable.length > 0)
+      throw new RefusedError(
+        [
+          ...unwritable,
+          'their backups cannot be put back there; make the folders writable and run --restore again',
+        ].join('\n'),
+      );
     const summary = await restoreAll(options.dotDir);
     reporter.print(summary.line);
     return 0;

@@ -39,12 +39,21 @@ export interface ResumePlan {
  */
 export function upgradeRunState(
   previous: StoredRunState,
-  now: { inputs: CurrentInputs; mode: 'repair' | 'dry-run'; version1: string; patchSets: ReadonlyMap<string, string>; digests: ReadonlyMap<string, string>; version1Digest: (patchSet: string) => string },
+  now: {
+    inputs: CurrentInputs;
+    mode: 'repair' | 'dry-run';
+    version1: string;
+    patchSets: ReadonlyMap<string, string>;
+    digests: ReadonlyMap<string, string>;
+    version1Digest: (patchSet: string) => string;
+  },
 ): { state: RunState } | { fresh: string } {
   if (previous.version === 2) return { state: previous };
   // A finished run, or one of the other mode, is not resumed whatever its digest: planResume says so.
   if (previous.inputs !== now.version1 && !previous.complete && previous.mode === now.mode) {
-    return { fresh: `the project changed since run ${previous.run_id}, or its compiler, compile.sh or settings did (an earlier release recorded that run, as one digest that cannot name what changed), so nothing of it is trusted` };
+    return {
+      fresh: `the project changed since run ${previous.run_id}, or its compiler, compile.sh or settings did (an earlier release recorded that run, as one digest that cannot name what changed), so nothing of it is trusted`,
+    };
   }
   const builds: RunState['builds'] = {};
   for (const [id, { digest, build }] of Object.entries(previous.builds)) {
@@ -53,7 +62,19 @@ export function upgradeRunState(
     builds[id] = { digest: same ? now.digests.get(id)! : `version 1: ${digest}`, build };
   }
   const { tree, environment } = now.inputs;
-  return { state: { version: 2, run_id: previous.run_id, mode: previous.mode, tree: { ...tree }, environment: { ...environment }, outputs: [...now.inputs.outputs], builds, finished: previous.finished, complete: previous.complete } };
+  return {
+    state: {
+      version: 2,
+      run_id: previous.run_id,
+      mode: previous.mode,
+      tree: { ...tree },
+      environment: { ...environment },
+      outputs: [...now.inputs.outputs],
+      builds,
+      finished: previous.finished,
+      complete: previous.complete,
+    },
+  };
 }
 
 export function planResume(o: {
@@ -67,13 +88,20 @@ export function planResume(o: {
   /** Suggestions whose patch set is exactly what an earlier repair wrote (backups/<id>.written). */
   writtenByRepair: ReadonlySet<string>;
 }): ResumePlan {
-  const fresh = (why: string): ResumePlan => ({ from: null, notice: `--resume: ${why}; starting afresh`, builds: new Map(), kept: new Map() });
+  const fresh = (why: string): ResumePlan => ({
+    from: null,
+    notice: `--resume: ${why}; starting afresh`,
+    builds: new Map(),
+    kept: new Map(),
+  });
   const { previous } = o;
   if (!previous || o.previousDir === null) return fresh('no earlier run to resume');
   if (previous.complete) return fresh(`run ${previous.run_id} finished`);
-  if (previous.mode !== o.mode) return fresh(`run ${previous.run_id} was a ${previous.mode} run, this is a ${o.mode} run`);
+  if (previous.mode !== o.mode)
+    return fresh(`run ${previous.run_id} was a ${previous.mode} run, this is a ${o.mode} run`);
   const change = projectChange(previous, o.inputs);
-  if (change !== null) return fresh(`the project changed since run ${previous.run_id} (${change}), so nothing of it is trusted`);
+  if (change !== null)
+    return fresh(`the project changed since run ${previous.run_id} (${change}), so nothing of it is trusted`);
   const plan: ResumePlan = { from: previous.run_id, notice: '', builds: new Map(), kept: new Map() };
   let changed = 0;
   for (const [id, digest] of o.digests) {
@@ -103,12 +131,19 @@ export function planResume(o: {
  * did. A build script may read any file, so any entry of the tree counts, but for the files the
  * runs wrote their own output into and editors' leftovers.
  */
-export function projectChange(previous: Pick<RunState, 'tree' | 'environment' | 'outputs'>, now: CurrentInputs): string | null {
-  const environment = Object.keys({ ...previous.environment, ...now.environment }).filter((name) => previous.environment[name] !== now.environment[name]);
+export function projectChange(
+  previous: Pick<RunState, 'tree' | 'environment' | 'outputs'>,
+  now: CurrentInputs,
+): string | null {
+  const environment = Object.keys({ ...previous.environment, ...now.environment }).filter(
+    (name) => previous.environment[name] !== now.environment[name],
+  );
   if (environment.length > 0) return `${environment.join(', ')} changed`;
   const outputs = new Set([...previous.outputs, ...now.outputs]);
   const paths = [...new Set([...Object.keys(previous.tree), ...Object.keys(now.tree)])].sort();
-  const changed = paths.filter((rel) => !outputs.has(rel) && !isEditorLeftover(rel) && previous.tree[rel] !== now.tree[rel]);
+  const changed = paths.filter(
+    (rel) => !outputs.has(rel) && !isEditorLeftover(rel) && previous.tree[rel] !== now.tree[rel],
+  );
   if (changed.length === 0) return null;
   const first = changed[0]!;
   const how = !(first in now.tree) ? 'was removed' : !(first in previous.tree) ? 'was added' : 'changed';
@@ -131,7 +166,11 @@ export function isEditorLeftover(rel: string): boolean {
  */
 export function carriedEvents(
   events: readonly RunEvent[],
-  o: { kept: ReadonlyMap<string, SuggestionRecord>; continued: ReadonlyMap<string, readonly PriorTry[]>; written: ReadonlyMap<string, string> },
+  o: {
+    kept: ReadonlyMap<string, SuggestionRecord>;
+    continued: ReadonlyMap<string, readonly PriorTry[]>;
+    written: ReadonlyMap<string, string>;
+  },
 ): RunEvent[] {
   const carried = events.filter((event) => {
     if (!('id' in event) || event.id === null) return false;
@@ -147,7 +186,10 @@ export function carriedEvents(
         return event.attempt <= tries.length;
       case 'check': {
         const last = tries.at(-1);
-        const checkedAgain = last !== undefined && event.attempt === last.attempt && (last.outcome === 'pending' || last.outcome === 'accepted');
+        const checkedAgain =
+          last !== undefined &&
+          event.attempt === last.attempt &&
+          (last.outcome === 'pending' || last.outcome === 'accepted');
         return event.attempt <= tries.length && !checkedAgain;
       }
       default:
@@ -157,7 +199,13 @@ export function carriedEvents(
   for (const [id, digest] of o.written) {
     const own = carried.filter((event) => 'id' in event && event.id === id);
     if (own.some((event) => event.type === 'written')) continue;
-    carried.push({ t: own.at(-1)?.t ?? new Date().toISOString(), type: 'written', id, files: o.kept.get(id)?.changed_files ?? [], digest });
+    carried.push({
+      t: own.at(-1)?.t ?? new Date().toISOString(),
+      type: 'written',
+      id,
+      files: o.kept.get(id)?.changed_files ?? [],
+      digest,
+    });
   }
   return carried;
 }

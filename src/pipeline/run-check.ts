@@ -14,7 +14,14 @@ import type { RunContext } from './session.js';
 
 export async function runCheckStage(
   context: RunContext,
-  o: { dp: DotDiscopop; pool: BuildPool; repairs: number; held: readonly SuggestionRecord[]; considered: readonly Suggestion[]; races: RaceStage },
+  o: {
+    dp: DotDiscopop;
+    pool: BuildPool;
+    repairs: number;
+    held: readonly SuggestionRecord[];
+    considered: readonly Suggestion[];
+    races: RaceStage;
+  },
 ): Promise<RunCheckSettings | undefined> {
   const { options, emit, interrupt } = context;
   const { held } = o;

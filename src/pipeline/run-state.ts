@@ -6,7 +6,12 @@ import type { RunEvent } from '../formats/events.js';
 import { RunStateWriter } from '../store/index.js';
 import type { RunContext } from './session.js';
 
-const CHANGES_STATE: ReadonlySet<RunEvent['type']> = new Set(['discovered', 'writing', 'suggestion-finished', 'interrupted']);
+const CHANGES_STATE: ReadonlySet<RunEvent['type']> = new Set([
+  'discovered',
+  'writing',
+  'suggestion-finished',
+  'interrupted',
+]);
 
 export function keepRunState(context: RunContext, base: RunStateBase): void {
   const writer = new RunStateWriter(context.options.dotDir, () => runStateOf(base, runFromEvents(context.events)));

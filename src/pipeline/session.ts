@@ -11,7 +11,15 @@ import { FunnelCounter } from '../report/funnel.js';
 import type { Reporter } from '../report/reporter.js';
 import type { Emit, RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
-import { acquireLock, cleanupStaleScratch, createRunScratch, openEventLog, recoverWriteBack, startRun, upgradeWrittenDigests } from '../store/index.js';
+import {
+  acquireLock,
+  cleanupStaleScratch,
+  createRunScratch,
+  openEventLog,
+  recoverWriteBack,
+  startRun,
+  upgradeWrittenDigests,
+} from '../store/index.js';
 
 /** What every stage of a started run shares: who it is, where it works, and where its events go. */
 export interface RunContext {
@@ -70,14 +78,23 @@ export class Session {
     const { options, reporter, interrupt } = this;
     const runId = newRunId();
     // Before the previous run is moved to history: an unusable --work-dir is bad input, not a run.
-    const scratch = await createRunScratch({ dotDir: options.dotDir, workDir: options.workDir, runId, launcher: options.launcher });
+    const scratch = await createRunScratch({
+      dotDir: options.dotDir,
+      workDir: options.workDir,
+      runId,
+      launcher: options.launcher,
+    });
     this.defer(() => scratch.dispose());
     const rotated = await startRun(options.dotDir, runId);
     faultPoint('pipeline.after-history');
     const log = openEventLog(options.dotDir);
     this.defer(() => log.close());
     const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
-    const funnel = new FunnelCounter({ strict: options.strict, writes: options.mode === 'repair', checkRun: options.checkRun !== 'off' });
+    const funnel = new FunnelCounter({
+      strict: options.strict,
+      writes: options.mode === 'repair',
+      checkRun: options.checkRun !== 'off',
+    });
     const events: RunEvent[] = [];
     const subscribers: Subscriber[] = [];
     const record = (event: RunEvent) => {
@@ -102,7 +119,22 @@ export class Session {
       for (const subscriber of subscribers) await subscriber.saved();
     };
     const started = new Date().toISOString();
-    return { options, reporter, interrupt, runId, started, scratchDir: scratch.dir, emit, carry, funnel, events, subscribe, saved, launcher, previousDir: rotated.dir };
+    return {
+      options,
+      reporter,
+      interrupt,
+      runId,
+      started,
+      scratchDir: scratch.dir,
+      emit,
+      carry,
+      funnel,
+      events,
+      subscribe,
+      saved,
+      launcher,
+      previousDir: rotated.dir,
+    };
   }
 
   /** Registers a release; releases run in reverse order of registration. */

@@ -11,7 +11,10 @@ import { applyFilePatch, parsePatches } from '../patch/index.js';
 import type { Diagnostic, DotDiscopop, PatchSet } from '../formats/types.js';
 
 /** The findings for a patch set: `patched` gives each file with its patch applied (null: it did not apply). */
-export type CollapseCheck = (patchSet: PatchSet, patched: (fileId: string, patch: string) => Promise<string | null>) => Promise<Diagnostic[]>;
+export type CollapseCheck = (
+  patchSet: PatchSet,
+  patched: (fileId: string, patch: string) => Promise<string | null>,
+) => Promise<Diagnostic[]>;
 
 export function collapseCheckFor(dp: DotDiscopop, pool: BuildPool): CollapseCheck {
   return async (patchSet, patchedOf) => {
@@ -22,7 +25,13 @@ export function collapseCheckFor(dp: DotDiscopop, pool: BuildPool): CollapseChec
       const patched = await patchedOf(fileId, patch);
       if (patched === null) continue;
       const preprocessed = await preprocessPatched({ dp, source, patched, recorded: await pool.recordedCompiles() });
-      files.push({ fileId, relPath: source.relPath, patch, patched, ...(preprocessed.ok && { translationUnit: preprocessed.text }) });
+      files.push({
+        fileId,
+        relPath: source.relPath,
+        patch,
+        patched,
+        ...(preprocessed.ok && { translationUnit: preprocessed.text }),
+      });
     }
     return files.length === 0 ? [] : collapseFindings(files);
   };

@@ -16,7 +16,8 @@ export function toApplyReport(basis: 'unpatched' | 'on-top' | null, reports: rea
 
 function hunkEntry(hunk: HunkReport): ApplyReport['files'][number]['hunks'][number] {
   const applied = hunk.status === 'exact' || hunk.status === 'offset' || hunk.status === 'fuzzy';
-  const offset = applied && hunk.bestLine !== null && hunk.declaredLine !== null ? hunk.bestLine - hunk.declaredLine : null;
+  const offset =
+    applied && hunk.bestLine !== null && hunk.declaredLine !== null ? hunk.bestLine - hunk.declaredLine : null;
   return {
     hunk: hunk.index,
     applied,

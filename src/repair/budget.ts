@@ -84,7 +84,8 @@ export class RunBudget {
 
   /** Why no further agent call may be made, or null while calls are allowed. */
   stop(): AgentStop | null {
-    if (this.fatal) return { kind: 'fatal-agent', reason: `agent unusable (${this.fatal.reason}): ${this.fatal.detail}` };
+    if (this.fatal)
+      return { kind: 'fatal-agent', reason: `agent unusable (${this.fatal.reason}): ${this.fatal.detail}` };
     if (this.endpointDown) {
       return { kind: 'endpoint-down', reason: ENDPOINT_DOWN_REASON };
     }

@@ -15,7 +15,10 @@ export function identityText(task: RepairTask): string {
     `* DiscoPoP suggestion id: ${task.suggestion.id}`,
     `* Pattern type: ${task.suggestion.pattern?.type ?? 'unknown'}`,
     '* Files (DiscoPoP file id -> path):',
-    ...task.suggestion.files.map((file) => `    * ${file.fileId} -> ${file.source.path}${implicated.has(file.fileId) ? '  <- the compiler errors are in this file' : ''}`),
+    ...task.suggestion.files.map(
+      (file) =>
+        `    * ${file.fileId} -> ${file.source.path}${implicated.has(file.fileId) ? '  <- the compiler errors are in this file' : ''}`,
+    ),
   ].join('\n');
 }
 
@@ -38,7 +41,12 @@ export function sourceWindowsText(task: RepairTask, side: PatchSide, contextLine
     if (source === undefined) continue;
     const patch = task.generated.get(file.fileId) ?? file.text;
     const label = side === 'original' ? 'before' : 'after';
-    blocks.push(`### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`, '```', windowText(source, patch, side, contextLines), '```\n');
+    blocks.push(
+      `### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`,
+      '```',
+      windowText(source, patch, side, contextLines),
+      '```\n',
+    );
   }
   return blocks.length > 0 ? blocks.join('\n') : '(not included)';
 }
@@ -61,8 +69,12 @@ export function patternMetadataText(pattern: PatternInfo | null): string {
     ...(pattern.pragma ? [`* Directive DiscoPoP generated: \`${pattern.pragma}\``] : []),
     ...clauses.map(([clause, values]) => `* \`${clause}\`: ${values.length > 0 ? values.join(', ') : '(empty)'}`),
     ...(pattern.scheduling !== undefined ? [`* Scheduling: ${pattern.scheduling}`] : []),
-    ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 0 ? [`* Collapse level: ${pattern.collapseLevel}`] : []),
-    ...(pattern.averageIterationCount !== undefined ? [`* Average iteration count: ${pattern.averageIterationCount}`] : []),
+    ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 0
+      ? [`* Collapse level: ${pattern.collapseLevel}`]
+      : []),
+    ...(pattern.averageIterationCount !== undefined
+      ? [`* Average iteration count: ${pattern.averageIterationCount}`]
+      : []),
     `* Region (file id:line): ${pattern.fileId}:${pattern.startLine} to ${pattern.fileId}:${pattern.endLine}`,
   ].join('\n');
 }
@@ -107,7 +119,7 @@ export function outputContractText(task: RepairTask): string {
     '  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
     '* **Keep the parallelization.** Do not delete the `#pragma omp` directives: a patch that fixes',
     '  the error by removing them compiles, but turns the suggestion into a no-op, and is rejected.',
-    '* Prefer correcting the directive\'s clauses (`private`, `firstprivate`, `shared`, `reduction`,',
+    "* Prefer correcting the directive's clauses (`private`, `firstprivate`, `shared`, `reduction`,",
     '  `collapse`) over restructuring the code.',
     '* Change nothing outside the region the original patch touches.',
     '* The line numbers in the `@@` headers need not be exact (the patch is re-derived once it',

@@ -22,7 +22,15 @@ const RUNG_PLACEHOLDERS = [
 ] as const;
 const FOLLOW_UP_PLACEHOLDERS = ['check', 'reason', 'suggestion_id', 'files'] as const;
 /** DiscoPoP's placeholders (its prompts.py); `failure` and `output_contract` are all its retry turn gets. */
-const DISCOPOP_RUNG_PLACEHOLDERS = ['identity', 'patch_blocks', 'original_source', 'patched_source', 'pattern_metadata', 'diagnostics', 'output_contract'] as const;
+const DISCOPOP_RUNG_PLACEHOLDERS = [
+  'identity',
+  'patch_blocks',
+  'original_source',
+  'patched_source',
+  'pattern_metadata',
+  'diagnostics',
+  'output_contract',
+] as const;
 const DISCOPOP_FOLLOW_UP_PLACEHOLDERS = ['failure', 'output_contract'] as const;
 /** DiscoPoP's file names, in ladder order, and its follow-up. */
 const DISCOPOP_RUNGS = ['minimal.md', 'context.md', 'guided.md'] as const;
@@ -32,8 +40,14 @@ const DISCOPOP_FOLLOW_UP = 'retry.md';
 const RUNG_REQUIRED = ['generated_patches', 'diagnostics'] as const;
 const FOLLOW_UP_REQUIRED = ['reason'] as const;
 
-export type RungValues = Record<(typeof RUNG_PLACEHOLDERS)[number] | (typeof DISCOPOP_RUNG_PLACEHOLDERS)[number], string>;
-export type FollowUpValues = Record<(typeof FOLLOW_UP_PLACEHOLDERS)[number] | (typeof DISCOPOP_FOLLOW_UP_PLACEHOLDERS)[number], string>;
+export type RungValues = Record<
+  (typeof RUNG_PLACEHOLDERS)[number] | (typeof DISCOPOP_RUNG_PLACEHOLDERS)[number],
+  string
+>;
+export type FollowUpValues = Record<
+  (typeof FOLLOW_UP_PLACEHOLDERS)[number] | (typeof DISCOPOP_FOLLOW_UP_PLACEHOLDERS)[number],
+  string
+>;
 
 export interface Template {
   /** File name, e.g. `rung-2.md`, used in transcripts and messages. */
@@ -72,7 +86,9 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
   try {
     names = await readdir(root);
   } catch (error) {
-    throw new UsageError(`${root}: cannot read the prompt directory (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new UsageError(
+      `${root}: cannot read the prompt directory (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const rungNumbers = names
     .map((name) => RUNG_FILE.exec(name)?.[1])
@@ -83,7 +99,10 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
   if (rungNumbers.length === 0 && discopop.length > 0) return loadDiscopopSet(root, names);
   if (rungNumbers.length === 0) throw new UsageError(`${path.join(root, 'rung-1.md')}: missing prompt template`);
   rungNumbers.forEach((n, index) => {
-    if (n !== index + 1) throw new UsageError(`${path.join(root, `rung-${index + 1}.md`)}: missing prompt template (rungs must be numbered 1, 2, 3, … without gaps)`);
+    if (n !== index + 1)
+      throw new UsageError(
+        `${path.join(root, `rung-${index + 1}.md`)}: missing prompt template (rungs must be numbered 1, 2, 3, … without gaps)`,
+      );
   });
   const rungs = await Promise.all(
     rungNumbers.map((n) => readTemplate(root, `rung-${n}.md`, RUNG_PLACEHOLDERS, RUNG_REQUIRED)),
@@ -107,8 +126,12 @@ async function loadDiscopopSet(root: string, names: readonly string[]): Promise<
     const text = stripLeadingComment(await readText(file));
     const placeholders = new Set<string>();
     const unknown = new Set<string>();
-    for (const match of text.matchAll(SINGLE_PLACEHOLDER)) (known.includes(match[1]!) ? placeholders : unknown).add(match[1]!);
-    if (unknown.size > 0) warnings.push(`${file}: ${[...unknown].map((word) => `{${word}}`).join(', ')} left as written: not a placeholder of DiscoPoP's templates`);
+    for (const match of text.matchAll(SINGLE_PLACEHOLDER))
+      (known.includes(match[1]!) ? placeholders : unknown).add(match[1]!);
+    if (unknown.size > 0)
+      warnings.push(
+        `${file}: ${[...unknown].map((word) => `{${word}}`).join(', ')} left as written: not a placeholder of DiscoPoP's templates`,
+      );
     return { name, file, text, placeholders, braces: 'single' };
   };
   const rungs = await Promise.all(DISCOPOP_RUNGS.map((name) => read(name, DISCOPOP_RUNG_PLACEHOLDERS)));
@@ -121,7 +144,9 @@ async function readText(file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${file}: ${code === 'ENOENT' ? 'missing prompt template' : `cannot read the template (${code ?? String(error)})`}`);
+    throw new UsageError(
+      `${file}: ${code === 'ENOENT' ? 'missing prompt template' : `cannot read the template (${code ?? String(error)})`}`,
+    );
   }
 }
 
@@ -172,7 +197,9 @@ async function readTemplate(
  */
 export function renderTemplate(template: Template, values: Readonly<Record<string, string>>): string {
   const pattern = template.braces === 'double' ? PLACEHOLDER : SINGLE_PLACEHOLDER;
-  return template.text.replace(pattern, (whole, name: string) => (template.placeholders.has(name) ? values[name] ?? whole : whole));
+  return template.text.replace(pattern, (whole, name: string) =>
+    template.placeholders.has(name) ? (values[name] ?? whole) : whole,
+  );
 }
 
 /** The template of the n-th conversation (1-based); past the last rung the last one repeats, or a cycling ladder starts over. */

@@ -10,7 +10,15 @@ import { builtinRunFinding, followUpPrompt, rungPrompt, type BuiltinRunFinding, 
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { isBuildFailure } from '../formats/types.js';
 import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
-import type { BuiltinInfo, OutcomeCommon, PriorTry, RepairedOutcome, RepairOutcome, UnrepairedOutcome, UsageTotals } from '../formats/outcome.js';
+import type {
+  BuiltinInfo,
+  OutcomeCommon,
+  PriorTry,
+  RepairedOutcome,
+  RepairOutcome,
+  UnrepairedOutcome,
+  UsageTotals,
+} from '../formats/outcome.js';
 import type { RaceCheck, ReasonCode, RunCheck } from '../formats/results.js';
 import type { AgentStop } from './budget.js';
 import type { RepairDeps } from './deps.js';
@@ -38,7 +46,8 @@ class SuggestionTally {
 
   builtinRejected(answer: string | null, source: string, rejectedBy: string | null, reason: string): void {
     this.builtin.declined = `rejected at ${rejectedBy}: ${reason}`;
-    if (rejectedBy === 'runs' && answer !== null) this.builtinRunFinding = builtinRunFinding(answer, source.slice(BUILTIN_SOURCE_PREFIX.length), reason);
+    if (rejectedBy === 'runs' && answer !== null)
+      this.builtinRunFinding = builtinRunFinding(answer, source.slice(BUILTIN_SOURCE_PREFIX.length), reason);
   }
 }
 
@@ -47,7 +56,11 @@ class SuggestionTally {
  * an answer it never finished checking (or accepted but did not write) is checked again without a
  * call, and the agent continues where the ladder stood: no answered call is asked again.
  */
-export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior: readonly PriorTry[] = []): Promise<RepairOutcome> {
+export async function repairSuggestion(
+  task: RepairTask,
+  deps: RepairDeps,
+  prior: readonly PriorTry[] = [],
+): Promise<RepairOutcome> {
   const tally = new SuggestionTally();
   const common = (): OutcomeCommon => ({
     calls: tally.calls,
@@ -58,7 +71,12 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     runCheck: tally.runCheck,
     raceCheck: tally.raceCheck,
   });
-  const unrepaired = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): RepairOutcome => ({ ...common(), status, reason, reasonCode });
+  const unrepaired = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): RepairOutcome => ({
+    ...common(),
+    status,
+    reason,
+    reasonCode,
+  });
 
   if (deps.budget.fatal) return unrepaired('skipped', 'fatal-agent', deps.budget.stop()!.reason);
   const notOpenMp = pseudoDirectiveReason(task);
@@ -69,11 +87,21 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
   const last = tries.at(-1);
   if (last && last.answer !== null && (last.outcome === 'pending' || last.outcome === 'accepted')) {
     const verification = await checkAnswer(last.answer, task, deps, last.attempt, tally);
-    const record = { id: task.suggestion.id, attempt: last.attempt, tier: last.tier, conversation: last.conversation, turn: last.turn, source: last.source, prompt: last.prompt, usage: null } satisfies Partial<AttemptRecord>;
+    const record = {
+      id: task.suggestion.id,
+      attempt: last.attempt,
+      tier: last.tier,
+      conversation: last.conversation,
+      turn: last.turn,
+      source: last.source,
+      prompt: last.prompt,
+      usage: null,
+    } satisfies Partial<AttemptRecord>;
     await deps.tries.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
     if (verification.accepted) return accepted(verification, last, common(), task);
     Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
-    if (last.tier === 'builtin') tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
+    if (last.tier === 'builtin')
+      tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
     else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
   }
 
@@ -82,10 +110,25 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
     if (tried?.verification.accepted) return accepted(tried.verification, tried.place, common(), task);
   }
   if (!deps.agent) {
-    return unrepaired('failed', 'no-repairer', tally.builtin.declined ? `built-in repairer: ${tally.builtin.declined}; no agent available` : 'no agent available and the built-in repairer is off (--no-builtin)');
+    return unrepaired(
+      'failed',
+      'no-repairer',
+      tally.builtin.declined
+        ? `built-in repairer: ${tally.builtin.declined}; no agent available`
+        : 'no agent available and the built-in repairer is off (--no-builtin)',
+    );
   }
 
-  const outcome = await agentTries(task, deps, tally, common, resumePosition(tries.filter((t) => t.tier === 'agent'), deps.options.agent.retries));
+  const outcome = await agentTries(
+    task,
+    deps,
+    tally,
+    common,
+    resumePosition(
+      tries.filter((t) => t.tier === 'agent'),
+      deps.options.agent.retries,
+    ),
+  );
   if (tally.calls > 0) deps.budget.noteSuggestion(tally.answered > 0);
   return outcome;
 }
@@ -97,7 +140,10 @@ export async function repairSuggestion(task: RepairTask, deps: RepairDeps, prior
 function pseudoDirectiveReason(task: RepairTask): string | null {
   const error = task.build.diagnostics.find((d) => isBuildFailure(d) && d.errorClass === 'pseudo-directive');
   if (error === undefined) return null;
-  const text = error.fileId === undefined || error.line === undefined ? undefined : task.patched.get(error.fileId)?.split('\n')[error.line - 1]?.trim();
+  const text =
+    error.fileId === undefined || error.line === undefined
+      ? undefined
+      : task.patched.get(error.fileId)?.split('\n')[error.line - 1]?.trim();
   const place = [error.file, error.line].filter((part) => part !== undefined).join(':');
   return `${place}: '${text ?? 'the added line'}' is not an OpenMP directive (DiscoPoP's update between two devices, which OpenMP cannot express); no repair can keep it, so the suggestion must be regenerated`;
 }
@@ -118,14 +164,29 @@ function resumePosition(agentTries: readonly PriorTry[], retries: number): Posit
   const unanswered = agentTries.filter((t) => t.outcome === 'unanswered' || t.outcome === 'fatal').length;
   if (!last) return { conversation: 1, turn: 0, followUp: null, turns: [], unanswered };
   const answered = (conversation: number, beforeTurn: number) =>
-    agentTries.filter((t) => t.conversation === conversation && t.turn < beforeTurn && t.outcome === 'rejected' && t.prompt !== null && t.answer !== null);
+    agentTries.filter(
+      (t) =>
+        t.conversation === conversation &&
+        t.turn < beforeTurn &&
+        t.outcome === 'rejected' &&
+        t.prompt !== null &&
+        t.answer !== null,
+    );
   const position = (conversation: number, turn: number): Position => {
     const turns = answered(conversation, turn);
     const previous = turns.at(-1);
-    const followUp = turn > 0 && previous ? { check: previous.rejectedBy ?? 'extraction', reason: previous.reason ?? '' } : null;
-    return { conversation, turn, followUp, turns: turns.map((t) => ({ prompt: t.prompt!, answer: t.answer! })), unanswered };
+    const followUp =
+      turn > 0 && previous ? { check: previous.rejectedBy ?? 'extraction', reason: previous.reason ?? '' } : null;
+    return {
+      conversation,
+      turn,
+      followUp,
+      turns: turns.map((t) => ({ prompt: t.prompt!, answer: t.answer! })),
+      unanswered,
+    };
   };
-  if (last.outcome === 'rejected') return last.turn < retries ? position(last.conversation, last.turn + 1) : position(last.conversation + 1, 0);
+  if (last.outcome === 'rejected')
+    return last.turn < retries ? position(last.conversation, last.turn + 1) : position(last.conversation + 1, 0);
   return position(last.conversation, last.turn);
 }
 
@@ -149,7 +210,11 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
   }
 }
 
-async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionTally): Promise<{ verification: Verification; place: AcceptedPlace } | null> {
+async function builtinTry(
+  task: RepairTask,
+  deps: RepairDeps,
+  tally: SuggestionTally,
+): Promise<{ verification: Verification; place: AcceptedPlace } | null> {
   const attempt = ++tally.tries;
   tally.builtin.tries += 1;
   const id = task.suggestion.id;
@@ -171,35 +236,70 @@ async function builtinTry(task: RepairTask, deps: RepairDeps, tally: SuggestionT
     backend: 'builtin',
     model: null,
   });
-  const record = { id, attempt, tier: 'builtin', conversation: 0, turn: 0, prompt: null, usage: null } satisfies Partial<AttemptRecord>;
+  const record = {
+    id,
+    attempt,
+    tier: 'builtin',
+    conversation: 0,
+    turn: 0,
+    prompt: null,
+    usage: null,
+  } satisfies Partial<AttemptRecord>;
   if (result.kind === 'declined') {
     tally.builtin.declined = `declined: ${result.reason}`;
-    await deps.tries.write({ ...record, source: 'builtin', answer: null, callOutcome: 'declined', callDetail: result.reason, verification: null });
+    await deps.tries.write({
+      ...record,
+      source: 'builtin',
+      answer: null,
+      callOutcome: 'declined',
+      callDetail: result.reason,
+      verification: null,
+    });
     return null;
   }
   const verification = await checkAnswer(result.text, task, deps, attempt, tally);
   const source = `${BUILTIN_SOURCE_PREFIX}${result.rules.join(', ')}`;
-  await deps.tries.write({ ...record, source, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
+  await deps.tries.write({
+    ...record,
+    source,
+    answer: result.text,
+    callOutcome: 'answered',
+    callDetail: null,
+    verification,
+  });
   tally.builtin.accepted = verification.accepted;
   if (!verification.accepted) tally.builtinRejected(result.text, source, verification.rejectedBy, verification.reason);
   return { verification, place: { tier: 'builtin', attempt, source } };
 }
 
-async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionTally, common: () => OutcomeCommon, start: Position): Promise<RepairOutcome> {
+async function agentTries(
+  task: RepairTask,
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  common: () => OutcomeCommon,
+  start: Position,
+): Promise<RepairOutcome> {
   const agent = deps.agent!;
   const { options } = deps;
   const id = task.suggestion.id;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
   let errorAllowance = Math.max(0, options.agent.agentErrorRetries - start.unanswered);
-  const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({ ...common(), status, reason, reasonCode });
-  const agentStopped = (stop: AgentStop) => stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.kind, stop.reason);
+  const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({
+    ...common(),
+    status,
+    reason,
+    reasonCode,
+  });
+  const agentStopped = (stop: AgentStop) =>
+    stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.kind, stop.reason);
 
   // Why no further call may be made now: an interrupt, the run-level budget, or --max-attempts.
   const blocked = (): UnrepairedOutcome | null => {
     if (deps.signal.aborted) return stopped('skipped', 'interrupted', 'interrupted');
     const stop = deps.budget.stop();
     if (stop) return agentStopped(stop);
-    if (tally.answered >= options.agent.maxAttempts) return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
+    if (tally.answered >= options.agent.maxAttempts)
+      return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
     return null;
   };
 
@@ -212,8 +312,20 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
     try {
       let prompt: BuiltPrompt =
         resuming && start.followUp
-          ? followUpPrompt({ ladder, task, check: start.followUp.check, reason: start.followUp.reason, limits: options })
-          : rungPrompt({ ladder, conversation: conversationNo, task, limits: options, builtinFinding: tally.builtinRunFinding });
+          ? followUpPrompt({
+              ladder,
+              task,
+              check: start.followUp.check,
+              reason: start.followUp.reason,
+              limits: options,
+            })
+          : rungPrompt({
+              ladder,
+              conversation: conversationNo,
+              task,
+              limits: options,
+              builtinFinding: tally.builtinRunFinding,
+            });
       for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
         // Repeat the call in place until it is answered; unanswered calls use their own allowance.
         for (;;) {
@@ -236,19 +348,47 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           const called = !(result.kind === 'fatal' && result.started === false);
           if (called) tally.calls += 1;
           tally.usage = addUsage(tally.usage, result.usage);
-          const record = { id, attempt, tier: 'agent', conversation: conversationNo, turn, source: prompt.template, prompt: prompt.text, usage: result.usage } satisfies Partial<AttemptRecord>;
+          const record = {
+            id,
+            attempt,
+            tier: 'agent',
+            conversation: conversationNo,
+            turn,
+            source: prompt.template,
+            prompt: prompt.text,
+            usage: result.usage,
+          } satisfies Partial<AttemptRecord>;
           if (result.kind === 'answered') {
             tally.answered += 1;
             conversation = result.conversation;
             const verification = await checkAnswer(result.text, task, deps, attempt, tally);
-            await deps.tries.write({ ...record, answer: result.text, callOutcome: 'answered', callDetail: null, verification });
-            if (verification.accepted) return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
+            await deps.tries.write({
+              ...record,
+              answer: result.text,
+              callOutcome: 'answered',
+              callDetail: null,
+              verification,
+            });
+            if (verification.accepted)
+              return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
             tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
-            prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits: options });
+            prompt = followUpPrompt({
+              ladder,
+              task,
+              check: verification.rejectedBy,
+              reason: verification.reason,
+              limits: options,
+            });
             break;
           }
           if (called) tally.unanswered += 1;
-          await deps.tries.write({ ...record, answer: null, callOutcome: result.reason, callDetail: result.detail, verification: null });
+          await deps.tries.write({
+            ...record,
+            answer: null,
+            callOutcome: result.reason,
+            callDetail: result.detail,
+            verification: null,
+          });
           if (result.kind === 'fatal') {
             deps.budget.setFatal(result.reason, result.detail);
             return stopped('skipped', 'fatal-agent', deps.budget.stop()!.reason);
@@ -258,7 +398,11 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
           const after = blocked();
           if (after) return after;
           if (errorAllowance === 0) {
-            return stopped('agent_unreachable', 'agent-unreachable', `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`);
+            return stopped(
+              'agent_unreachable',
+              'agent-unreachable',
+              `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`,
+            );
           }
           errorAllowance -= 1;
         }
@@ -267,17 +411,44 @@ async function agentTries(task: RepairTask, deps: RepairDeps, tally: SuggestionT
       await agent.close(conversation);
     }
   }
-  return stopped('failed', 'not-verified', exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`));
+  return stopped(
+    'failed',
+    'not-verified',
+    exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`),
+  );
 }
 
-async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltPrompt, at: { id: string; attempt: number; conversationNo: number; turn: number }): Promise<CallResult> {
+async function call(
+  deps: RepairDeps,
+  conversation: Conversation,
+  prompt: BuiltPrompt,
+  at: { id: string; attempt: number; conversationNo: number; turn: number },
+): Promise<CallResult> {
   const { id, attempt } = at;
-  deps.emit({ type: 'call-started', id, attempt, tier: 'agent', prompt: at.conversationNo, turn: at.turn, template: prompt.template });
+  deps.emit({
+    type: 'call-started',
+    id,
+    attempt,
+    tier: 'agent',
+    prompt: at.conversationNo,
+    turn: at.turn,
+    template: prompt.template,
+  });
   // Cancelled by an interrupt, or by a fatal agent error in another suggestion's call.
   const result = await deps.agent!.call(conversation, prompt.text, AbortSignal.any([deps.signal, deps.budget.signal]));
   // Recorded before anything else happens: from here on a killed run never asks for it again.
   if (result.kind === 'answered') {
-    await deps.tries.writeAnswer({ id, attempt, tier: 'agent', conversation: at.conversationNo, turn: at.turn, source: prompt.template, prompt: prompt.text, answer: result.text, usage: addUsage(NO_USAGE, result.usage) });
+    await deps.tries.writeAnswer({
+      id,
+      attempt,
+      tier: 'agent',
+      conversation: at.conversationNo,
+      turn: at.turn,
+      source: prompt.template,
+      prompt: prompt.text,
+      answer: result.text,
+      usage: addUsage(NO_USAGE, result.usage),
+    });
   }
   deps.emit({
     type: 'call-finished',
@@ -297,12 +468,34 @@ async function call(deps: RepairDeps, conversation: Conversation, prompt: BuiltP
   return result;
 }
 
-async function checkAnswer(answer: string, task: RepairTask, deps: RepairDeps, attempt: number, tally: SuggestionTally): Promise<Verification> {
-  const verification = await verify(answer, task, { dp: deps.dp, options: deps.options, pool: deps.pool, scratchDir: deps.scratchDir, ...(deps.runCheck && { runCheck: deps.runCheck }), ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }), ...(deps.races && { races: deps.races }) });
+async function checkAnswer(
+  answer: string,
+  task: RepairTask,
+  deps: RepairDeps,
+  attempt: number,
+  tally: SuggestionTally,
+): Promise<Verification> {
+  const verification = await verify(answer, task, {
+    dp: deps.dp,
+    options: deps.options,
+    pool: deps.pool,
+    scratchDir: deps.scratchDir,
+    ...(deps.runCheck && { runCheck: deps.runCheck }),
+    ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }),
+    ...(deps.races && { races: deps.races }),
+  });
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   if (!verification.accepted && verification.raceCheck) tally.raceCheck = verification.raceCheck;
   for (const candidate of verification.candidates) {
-    for (const check of candidate.checks) deps.emit({ type: 'check', id: task.suggestion.id, attempt, candidate: candidate.candidate, candidates: verification.candidates.length, ...check });
+    for (const check of candidate.checks)
+      deps.emit({
+        type: 'check',
+        id: task.suggestion.id,
+        attempt,
+        candidate: candidate.candidate,
+        candidates: verification.candidates.length,
+        ...check,
+      });
   }
   return verification;
 }
@@ -312,7 +505,12 @@ const BUILTIN_SOURCE_PREFIX = 'builtin: ';
 
 type AcceptedPlace = Pick<TryPlace, 'tier' | 'attempt' | 'source'>;
 
-function accepted(verification: Verification & { accepted: true }, place: AcceptedPlace, common: OutcomeCommon, task: RepairTask): RepairedOutcome {
+function accepted(
+  verification: Verification & { accepted: true },
+  place: AcceptedPlace,
+  common: OutcomeCommon,
+  task: RepairTask,
+): RepairedOutcome {
   return {
     ...common,
     status: 'repaired',
@@ -320,7 +518,10 @@ function accepted(verification: Verification & { accepted: true }, place: Accept
     changedFiles: verification.changedFiles,
     acceptedTry: place.attempt,
     tier: place.tier,
-    builtinRule: place.tier === 'builtin' && place.source.startsWith(BUILTIN_SOURCE_PREFIX) ? place.source.slice(BUILTIN_SOURCE_PREFIX.length) : null,
+    builtinRule:
+      place.tier === 'builtin' && place.source.startsWith(BUILTIN_SOURCE_PREFIX)
+        ? place.source.slice(BUILTIN_SOURCE_PREFIX.length)
+        : null,
     clauseChanges: verification.clauseChanges,
     nonDirectiveLinesChanged: verification.nonDirectiveLinesChanged,
     mayRace: mayRace(verification.clauseChanges, task.build),
@@ -331,15 +532,26 @@ function accepted(verification: Verification & { accepted: true }, place: Accept
 }
 
 function exhausted(tally: SuggestionTally, why: string): string {
-  return tally.lastRejection ? `no candidate passed verification (${why}); last: ${tally.lastRejection}` : `no candidate passed verification (${why})`;
+  return tally.lastRejection
+    ? `no candidate passed verification (${why}); last: ${tally.lastRejection}`
+    : `no candidate passed verification (${why})`;
 }
 
 /** Adds what one call reported; a total stays null until some call reports that figure. */
 function addUsage(total: UsageTotals, usage: CallUsage): UsageTotals {
-  return addTotals(total, { inputTokens: usage.inputTokens ?? null, outputTokens: usage.outputTokens ?? null, costUsd: usage.costUsd ?? null });
+  return addTotals(total, {
+    inputTokens: usage.inputTokens ?? null,
+    outputTokens: usage.outputTokens ?? null,
+    costUsd: usage.costUsd ?? null,
+  });
 }
 
 function addTotals(total: UsageTotals, more: UsageTotals): UsageTotals {
-  const add = (sum: number | null, value: number | null) => (value === null || !Number.isFinite(value) ? sum : (sum ?? 0) + value);
-  return { inputTokens: add(total.inputTokens, more.inputTokens), outputTokens: add(total.outputTokens, more.outputTokens), costUsd: add(total.costUsd, more.costUsd) };
+  const add = (sum: number | null, value: number | null) =>
+    value === null || !Number.isFinite(value) ? sum : (sum ?? 0) + value;
+  return {
+    inputTokens: add(total.inputTokens, more.inputTokens),
+    outputTokens: add(total.outputTokens, more.outputTokens),
+    costUsd: add(total.costUsd, more.costUsd),
+  };
 }

@@ -16,7 +16,8 @@ export interface NoiseFloor {
 export type Comparison = { same: true } | { same: false; difference: string };
 
 /** A clock time or a calendar date: it changes between any two runs, even when two runs fall within one second. */
-const TIMESTAMP = /(?<!\d)\d{1,2}:\d{2}:\d{2}(?!\d)|(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b.*\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/;
+const TIMESTAMP =
+  /(?<!\d)\d{1,2}:\d{2}:\d{2}(?!\d)|(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b.*\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/;
 
 /** A number as printed: sign, digits, fraction, exponent; also nan and inf as printf spells them. */
 const NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf(?:inity)?)\b/gi;
@@ -56,13 +57,20 @@ export function compareOutput(floor: NoiseFloor, output: string, tolerance: numb
     if (floor.noisy.has(i)) continue;
     const wanted = expected[i] as string;
     const line = got[i] as string;
-    if (!linesMatch(wanted, line, tolerance)) return { same: false, difference: `line ${i + 1}: ${quote(wanted)} expected, ${quote(line)} got` };
+    if (!linesMatch(wanted, line, tolerance))
+      return { same: false, difference: `line ${i + 1}: ${quote(wanted)} expected, ${quote(line)} got` };
   }
   if (got.length === expected.length || floor.lineCountVaries) return { same: true };
   if (got.length < expected.length) {
-    return { same: false, difference: `the output ends after ${got.length} line${got.length === 1 ? '' : 's'}; line ${common + 1} ${quote(expected[common] as string)} expected` };
+    return {
+      same: false,
+      difference: `the output ends after ${got.length} line${got.length === 1 ? '' : 's'}; line ${common + 1} ${quote(expected[common] as string)} expected`,
+    };
   }
-  return { same: false, difference: `${got.length - expected.length} line${got.length - expected.length === 1 ? '' : 's'} more than expected, from line ${common + 1} ${quote(got[common] as string)}` };
+  return {
+    same: false,
+    difference: `${got.length - expected.length} line${got.length - expected.length === 1 ? '' : 's'} more than expected, from line ${common + 1} ${quote(got[common] as string)}`,
+  };
 }
 
 function linesMatch(expected: string, got: string, tolerance: number): boolean {

@@ -7,7 +7,13 @@ import type { Diagnostic, PatternInfo } from '../formats/types.js';
 import { renderTemplate, rungFor, type PromptLadder, type RungValues } from './ladder.js';
 import type { RepairTask } from '../formats/task.js';
 import { isOmpPragma } from '../patch/index.js';
-import { identityText, outputContractText, patchBlocksText, patternMetadataText, sourceWindowsText } from './discopop-prompt.js';
+import {
+  identityText,
+  outputContractText,
+  patchBlocksText,
+  patternMetadataText,
+  sourceWindowsText,
+} from './discopop-prompt.js';
 import { numberedWindows } from './source-windows.js';
 
 type Limits = Pick<RunOptions, 'contextLines' | 'maxErrorChars' | 'maxPromptChars'>;
@@ -33,16 +39,28 @@ export interface BuiltinRunFinding {
 }
 
 export function builtinRunFinding(answer: string, rules: string, reason: string): BuiltinRunFinding {
-  const added = answer.split('\n').filter((line) => line.startsWith('+') && !line.startsWith('+++')).map((line) => line.slice(1));
+  const added = answer
+    .split('\n')
+    .filter((line) => line.startsWith('+') && !line.startsWith('+++'))
+    .map((line) => line.slice(1));
   return { rules, directives: added.filter(isOmpPragma).map((line) => line.trim()), reason };
 }
 
-export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task: RepairTask; limits: Limits; builtinFinding?: BuiltinRunFinding | null }): BuiltPrompt {
+export function rungPrompt(o: {
+  ladder: PromptLadder;
+  conversation: number;
+  task: RepairTask;
+  limits: Limits;
+  builtinFinding?: BuiltinRunFinding | null;
+}): BuiltPrompt {
   const template = rungFor(o.ladder, o.conversation);
   const { task, limits } = o;
   const finding = o.builtinFinding ? builtinFindingText(o.builtinFinding, limits.maxErrorChars) : '';
   // DiscoPoP's templates get the compiler's output as DiscoPoP sends it; ours get it parsed, with project paths.
-  const diagnostics = cutText(template.braces === 'single' ? task.build.output.trim() || '(none)' : diagnosticsText(task), limits.maxErrorChars);
+  const diagnostics = cutText(
+    template.braces === 'single' ? task.build.output.trim() || '(none)' : diagnosticsText(task),
+    limits.maxErrorChars,
+  );
   const left = '(left out: the prompt size limit)';
   const base: RungValues = {
     suggestion_id: task.suggestion.id,
@@ -61,7 +79,9 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
     output_contract: outputContractText(task),
   };
   const render = (values: RungValues) => renderTemplate(template, values) + finding;
-  const showsSource = ['source_context', 'original_source', 'patched_source'].some((name) => template.placeholders.has(name));
+  const showsSource = ['source_context', 'original_source', 'patched_source'].some((name) =>
+    template.placeholders.has(name),
+  );
   const withSource = (lines: number): RungValues => ({
     ...base,
     context_lines: String(lines),
@@ -76,7 +96,13 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
     if (text.length <= limits.maxPromptChars) return { text, template: template.name };
     if (lines === 0 || !showsSource) break;
   }
-  const withoutContext: RungValues = { ...base, context_lines: '0', source_context: left, original_source: left, patched_source: left };
+  const withoutContext: RungValues = {
+    ...base,
+    context_lines: '0',
+    source_context: left,
+    original_source: left,
+    patched_source: left,
+  };
   let text = render(withoutContext);
   if (text.length <= limits.maxPromptChars) return { text, template: template.name };
   const withoutFindings: RungValues = { ...withoutContext, discopop_findings: left, pattern_metadata: left };
@@ -89,7 +115,13 @@ export function rungPrompt(o: { ladder: PromptLadder; conversation: number; task
   return { text, template: template.name };
 }
 
-export function followUpPrompt(o: { ladder: PromptLadder; task: RepairTask; check: string; reason: string; limits: Limits }): BuiltPrompt {
+export function followUpPrompt(o: {
+  ladder: PromptLadder;
+  task: RepairTask;
+  check: string;
+  reason: string;
+  limits: Limits;
+}): BuiltPrompt {
   const reason = cutText(o.reason, o.limits.maxErrorChars);
   const text = renderTemplate(o.ladder.followUp, {
     check: o.check,
@@ -166,7 +198,12 @@ export function sourceContextText(task: RepairTask, contextLines: number): strin
   for (const file of task.suggestion.files) {
     const source = task.sources.get(file.fileId);
     if (source === undefined) continue;
-    for (const { from, to, text } of numberedWindows(source, task.generated.get(file.fileId) ?? file.text, 'original', contextLines)) {
+    for (const { from, to, text } of numberedWindows(
+      source,
+      task.generated.get(file.fileId) ?? file.text,
+      'original',
+      contextLines,
+    )) {
       blocks.push(`### ${file.source.relPath}, lines ${from}-${to}\n\n\`\`\`\n${text}\n\`\`\``);
     }
   }
@@ -180,7 +217,9 @@ function findingsText(pattern: PatternInfo | null): string {
     `- pattern: ${pattern.type} (pattern id ${pattern.patternId})`,
     `- loop: file ${pattern.fileId}, lines ${pattern.startLine}-${pattern.endLine}`,
     ...(pattern.pragma ? [`- suggested directive: ${pattern.pragma}`] : []),
-    ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 1 ? [`- collapse level: ${pattern.collapseLevel}`] : []),
+    ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 1
+      ? [`- collapse level: ${pattern.collapseLevel}`]
+      : []),
     `- shared: ${list(pattern.shared)}`,
     `- private: ${list(pattern.private)}`,
     `- firstprivate: ${list(pattern.firstPrivate)}`,

@@ -17,7 +17,10 @@ import { judgeRuns, validationPassed, type RunCheckSettings } from './checks/run
 /** What the reference runs need from the build stage (BuildPool). */
 export interface ReferenceProgram {
   withReferenceProgram<T>(then: (program: ProgramRunner) => Promise<T>): Promise<T>;
-  withSequentialProgram<T>(settings: Record<string, string>, then: (program: ProgramRunner) => Promise<T>): Promise<{ build: BuildResult; ran: T | null }>;
+  withSequentialProgram<T>(
+    settings: Record<string, string>,
+    then: (program: ProgramRunner) => Promise<T>,
+  ): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
 export type RunReferenceResult =
@@ -26,36 +29,61 @@ export type RunReferenceResult =
 
 type RunSettings = Pick<RunOptions, 'runThreads' | 'runRepeats' | 'runTolerance' | 'runTimeoutS' | 'buildTimeoutS'>;
 
-export async function measureRunReference(o: { pool: ReferenceProgram; config: Pick<BuildConfig, 'dir' | 'compileScript' | 'seqSettings' | 'seqSettingsProblem'>; options: RunSettings }): Promise<RunReferenceResult> {
-  if (o.config.seqSettingsProblem) return { ok: false, refusal: `--check-run: the sequential program cannot be built: ${o.config.seqSettingsProblem}` };
+export async function measureRunReference(o: {
+  pool: ReferenceProgram;
+  config: Pick<BuildConfig, 'dir' | 'compileScript' | 'seqSettings' | 'seqSettingsProblem'>;
+  options: RunSettings;
+}): Promise<RunReferenceResult> {
+  if (o.config.seqSettingsProblem)
+    return {
+      ok: false,
+      refusal: `--check-run: the sequential program cannot be built: ${o.config.seqSettingsProblem}`,
+    };
   const script = executeScriptOf(o.config);
   const refuse = (why: string): RunReferenceResult => ({ ok: false, refusal: `--check-run: ${script}: ${why}` });
-  if (!(await access(script).then(
-    () => true,
-    () => false,
-  ))) {
+  if (
+    !(await access(script).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     return refuse("expected the configuration's execute.sh, which runs the program; it is missing");
   }
   // The reference's own time is not known yet: its runs get the limit a build gets.
   const limitMs = (o.options.runTimeoutS ?? o.options.buildTimeoutS) * 1000;
-  const twice = async (program: ProgramRunner) => [await program.run(1, limitMs), await program.run(1, limitMs)] as const;
+  const twice = async (program: ProgramRunner) =>
+    [await program.run(1, limitMs), await program.run(1, limitMs)] as const;
   let runs: Awaited<ReturnType<typeof twice>>;
   if (o.config.seqSettings) {
     const sequential = await o.pool.withSequentialProgram(o.config.seqSettings, twice);
-    if (!sequential.ran) return refuse(`the sequential build (seq_settings.json, no suggestion) fails: ${sequential.build.firstError ?? 'no error message'}`);
+    if (!sequential.ran)
+      return refuse(
+        `the sequential build (seq_settings.json, no suggestion) fails: ${sequential.build.firstError ?? 'no error message'}`,
+      );
     runs = sequential.ran;
   } else {
     runs = await o.pool.withReferenceProgram(twice);
   }
   const [first, second] = runs;
   const failed = [first, second].find((run) => run.ending !== 'exited' || run.exitCode !== 0);
-  if (failed) return refuse(`the project without any suggestion ${failure(failed)}; fix execute.sh (DiscoPoP's placeholder exits 1) so that it runs the program and exits 0`);
+  if (failed)
+    return refuse(
+      `the project without any suggestion ${failure(failed)}; fix execute.sh (DiscoPoP's placeholder exits 1) so that it runs the program and exits 0`,
+    );
   const invalid = [first, second].find((run) => run.validation && !validationPassed(run.validation));
   if (invalid?.validation) {
     const v = invalid.validation;
     const scripts = await findValidationScripts(o.config);
-    const where = v.script === 'validate.sh' ? scripts?.validate : v.script === 'compile_validate.sh' ? scripts?.compileValidate : o.config.compileScript;
-    const limit = o.options.runTimeoutS === undefined ? `the ${limitMs / 1000} s the reference may take` : `the --run-timeout of ${o.options.runTimeoutS} s`;
+    const where =
+      v.script === 'validate.sh'
+        ? scripts?.validate
+        : v.script === 'compile_validate.sh'
+          ? scripts?.compileValidate
+          : o.config.compileScript;
+    const limit =
+      o.options.runTimeoutS === undefined
+        ? `the ${limitMs / 1000} s the reference may take`
+        : `the --run-timeout of ${o.options.runTimeoutS} s`;
     return {
       ok: false,
       refusal: `--check-run: ${where ?? v.script}: after a run of the project without any suggestion, ${v.script} ${validationFailure(v, limit)}; a validation that rejects the sequential program cannot tell a right repair from a wrong one, so fix it first`,
@@ -63,7 +91,9 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
   }
   const floor = noiseFloor(first.output, second.output);
   if (differsEverywhere(floor)) {
-    return refuse(`two runs of the project without any suggestion print different output on every one of their ${floor.lines.length} lines, so nothing is left to compare; make execute.sh print the program's results`);
+    return refuse(
+      `two runs of the project without any suggestion print different output on every one of their ${floor.lines.length} lines, so nothing is left to compare; make execute.sh print the program's results`,
+    );
   }
   const seconds = first.durationMs / 1000;
   const timeoutS = o.options.runTimeoutS ?? Math.max(RUN_TIMEOUT_FLOOR_S, Math.ceil(RUN_TIMEOUT_FACTOR * seconds));
@@ -84,16 +114,30 @@ export async function measureRunReference(o: { pool: ReferenceProgram; config: P
 }
 
 /** --check-run all: each suggestion that builds as generated, built again and run like a candidate. */
-export async function runGenerated(pool: VerifyBuilder, id: string, generated: PatchSet, settings: RunCheckSettings): Promise<RunCheck> {
+export async function runGenerated(
+  pool: VerifyBuilder,
+  id: string,
+  generated: PatchSet,
+  settings: RunCheckSettings,
+): Promise<RunCheck> {
   const { build, ran } = await pool.buildThen(id, generated, 'verify', (program) => judgeRuns(program, settings));
-  return ran?.record ?? { threads: settings.threads, repeats: settings.repeats, verdict: 'not-run', first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}`, validate: null };
+  return (
+    ran?.record ?? {
+      threads: settings.threads,
+      repeats: settings.repeats,
+      verdict: 'not-run',
+      first_difference: `the generated patch set no longer builds: ${build.firstError ?? 'no error message'}`,
+      validate: null,
+    }
+  );
 }
 
 /** One line (the refusal's): the script's exit code or how it ended, and its last line. */
 function validationFailure(v: ValidationRun, limit: string): string {
   const last = outputLines(v.output).at(-1);
   const said = last === undefined ? ', printing nothing' : `; its last line: ${last.trim()}`;
-  if (v.ending === 'timeout') return `did not finish within ${v.script === 'validate.sh' ? limit : 'the --build-timeout'}${said}`;
+  if (v.ending === 'timeout')
+    return `did not finish within ${v.script === 'validate.sh' ? limit : 'the --build-timeout'}${said}`;
   if (v.ending === 'signaled') return `was killed by ${v.signal}${said}`;
   return `exits with code ${v.exitCode}${said}`;
 }

@@ -21,7 +21,10 @@ function sourceWindows(patch: string, side: PatchSide, lineCount: number, contex
   });
   if (hunks.length === 0) return [[1, lineCount]];
   const ranges = hunks
-    .map(([first, last]) => [Math.max(1, first - contextLines), Math.min(lineCount, last + contextLines)] as [number, number])
+    .map(
+      ([first, last]) =>
+        [Math.max(1, first - contextLines), Math.min(lineCount, last + contextLines)] as [number, number],
+    )
     .filter(([from, to]) => from <= to)
     .sort((a, b) => a[0] - b[0]);
   const merged: [number, number][] = [];
@@ -41,13 +44,21 @@ function sourceLines(source: string): string[] {
 }
 
 /** Each window's lines numbered like the file (the number right-aligned to the file's widest). */
-export function numberedWindows(source: string, patch: string, side: PatchSide, contextLines: number): { from: number; to: number; text: string; width: number }[] {
+export function numberedWindows(
+  source: string,
+  patch: string,
+  side: PatchSide,
+  contextLines: number,
+): { from: number; to: number; text: string; width: number }[] {
   const lines = sourceLines(source);
   const width = String(lines.length).length;
   return sourceWindows(patch, side, lines.length, contextLines).map(([from, to]) => ({
     from,
     to,
     width,
-    text: lines.slice(from - 1, to).map((line, index) => `${String(from + index).padStart(width)}  ${line}`).join('\n'),
+    text: lines
+      .slice(from - 1, to)
+      .map((line, index) => `${String(from + index).padStart(width)}  ${line}`)
+      .join('\n'),
   }));
 }

@@ -25,7 +25,10 @@ import type { RepairTask } from '../formats/task.js';
 import type { IsolatedBuilder, VerifyBuilder } from '../formats/outcome.js';
 
 /** A verification in progress: every field of a rejected one. */
-type Progress = Omit<CandidateVerification & { accepted: false; rejectedBy: CheckName }, 'accepted' | 'rejectedBy' | 'reason' | 'runCheck' | 'raceCheck'>;
+type Progress = Omit<
+  CandidateVerification & { accepted: false; rejectedBy: CheckName },
+  'accepted' | 'rejectedBy' | 'reason' | 'runCheck' | 'raceCheck'
+>;
 type Accepted = Extract<CandidateVerification, { accepted: true }>;
 type Rejected = CandidateVerification & { accepted: false; rejectedBy: CheckName };
 
@@ -64,7 +67,17 @@ class CandidateRun {
     candidate: number | null,
     reading: 'diff' | 'hunk-context' = 'diff',
   ) {
-    this.state = { checks: [], extracted: null, canonical: null, applyReport: null, directives: null, buildOutput: null, candidate, blocks: extracted.blocks, reading };
+    this.state = {
+      checks: [],
+      extracted: null,
+      canonical: null,
+      applyReport: null,
+      directives: null,
+      buildOutput: null,
+      candidate,
+      blocks: extracted.blocks,
+      reading,
+    };
   }
 
   /**
@@ -107,7 +120,14 @@ class CandidateRun {
       };
     }
     if (this.alive || !last) return { ...this.state, accepted: false, rejectedBy: null, reason: unsettled };
-    return { ...this.state, accepted: false, rejectedBy: last.check, reason: last.reason ?? '', runCheck: this.runCheck, raceCheck: this.raceCheck };
+    return {
+      ...this.state,
+      accepted: false,
+      rejectedBy: last.check,
+      reason: last.reason ?? '',
+      runCheck: this.runCheck,
+      raceCheck: this.raceCheck,
+    };
   }
 }
 
@@ -164,10 +184,16 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   if (deps.options.strict) for (const run of alive()) run.record('strict', strictCheck(run.kept!));
   let winner: CandidateRun | null = null;
   for (const run of alive()) {
-    const { built, ran, output } = await buildsCheck({ task, canonical: run.canonicalSet!, pool: deps.pool, runCheck: deps.runCheck });
+    const { built, ran, output } = await buildsCheck({
+      task,
+      canonical: run.canonicalSet!,
+      pool: deps.pool,
+      runCheck: deps.runCheck,
+    });
     if (!built.ok) run.state.buildOutput = output;
     // A build is not the last word: clang builds a collapse over loops OpenMP cannot collapse.
-    const findings = built.ok && deps.collapseCheck ? await deps.collapseCheck(run.canonicalSet!, run.applied!.results) : [];
+    const findings =
+      built.ok && deps.collapseCheck ? await deps.collapseCheck(run.canonicalSet!, run.applied!.results) : [];
     const judged: CheckOutcome<BuildResult> = findings.length > 0 ? reject(collapseRejection(findings)) : built;
     if (!run.record('builds', judged)) continue;
     run.build = judged.value;
@@ -190,10 +216,17 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   const furthest = runs.reduce((best, run) => (passedChecks(run) > passedChecks(best) ? run : best));
   const verdict = candidates[runs.indexOf(furthest)] as Rejected;
   if (!several) return { ...verdict, candidates };
-  const readAs = furthest.state.reading === 'hunk-context' ? ', with its context lines as written where they differ from the file' : '';
+  const readAs =
+    furthest.state.reading === 'hunk-context'
+      ? ', with its context lines as written where they differ from the file'
+      : '';
   const which = `candidate ${furthest.state.candidate} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')}${readAs})`;
-  const offered = extraction.value.length > 1 ? `offers ${extraction.value.length} alternative patch sets` : 'holds one patch set';
-  const readings = runs.length > extraction.value.length ? `, read ${runs.length} ways (also with the context lines that differ from the file written as the answer has them),` : '';
+  const offered =
+    extraction.value.length > 1 ? `offers ${extraction.value.length} alternative patch sets` : 'holds one patch set';
+  const readings =
+    runs.length > extraction.value.length
+      ? `, read ${runs.length} ways (also with the context lines that differ from the file written as the answer has them),`
+      : '';
   const reason = `The answer ${offered}${readings} and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
   return { ...verdict, reason, candidates };
 }

@@ -25,6 +25,9 @@ export function candidateOf(attempts: StoredAttempt[]): Candidate | null {
     kind,
     folder: kind === 'canonical' ? 'canonical' : chosen.names.candidate,
     patches: kind === 'canonical' ? chosen.canonical : chosen.extracted,
-    reason: v && !accepted ? `${v.rejected_by ? `rejected by ${v.rejected_by}` : v.outcome}${v.reason ? `: ${v.reason}` : ''}` : chosen.rejection,
+    reason:
+      v && !accepted
+        ? `${v.rejected_by ? `rejected by ${v.rejected_by}` : v.outcome}${v.reason ? `: ${v.reason}` : ''}`
+        : chosen.rejection,
   };
 }

@@ -10,14 +10,17 @@ export function describeEvent(event: RunEvent): string | null {
       return `${event.level === 'info' ? 'note' : event.level}: ${event.message}`;
     case 'discovery-started': {
       const reusing = `reusing ${event.reused} discovery build(s) of the resumed run`;
-      if (event.reused > 0 && event.builds === 0) return `${reusing[0]!.toUpperCase()}${reusing.slice(1)}; no suggestion to build again`;
+      if (event.reused > 0 && event.builds === 0)
+        return `${reusing[0]!.toUpperCase()}${reusing.slice(1)}; no suggestion to build again`;
       const building = `Building ${event.builds} suggestion(s) with ${event.jobs} job(s)`;
       return event.reused > 0 ? `${building}, ${reusing}` : building;
     }
     case 'build-finished': {
       if (event.purpose === 'verify' || event.purpose === 'probe') return null;
       const what = event.id === null ? 'reference build' : `suggestion ${event.id}`;
-      return event.ok ? `${what}: builds` : `${what}: fails (${event.error_class ?? 'other'}) ${event.first_error ?? ''}`.trimEnd();
+      return event.ok
+        ? `${what}: builds`
+        : `${what}: fails (${event.error_class ?? 'other'}) ${event.first_error ?? ''}`.trimEnd();
     }
     case 'agent-picked':
       return event.message;
@@ -28,7 +31,9 @@ export function describeEvent(event: RunEvent): string | null {
       return `Reference runs (--check-run): execute.sh ran the project without any suggestion in ${event.seconds.toFixed(1)} s; ${event.noise_lines} output line(s) differ between two runs and are not compared`;
     case 'race-reference':
       return `Race reference (--check-races): the project without any suggestion, built with ThreadSanitizer, ran at ${event.threads} threads in ${event.seconds.toFixed(1)} s; ${
-        event.races.length === 0 ? 'no data race' : `its own data races, not counted against any suggestion:\n${event.races.map((r) => `  ${r}`).join('\n')}`
+        event.races.length === 0
+          ? 'no data race'
+          : `its own data races, not counted against any suggestion:\n${event.races.map((r) => `  ${r}`).join('\n')}`
       }`;
     case 'repair-started':
       return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
@@ -59,7 +64,10 @@ export function describeEvent(event: RunEvent): string | null {
  * so the first of those follows it, and the count of the rest is said.
  */
 export function oneLine(text: string | null): string {
-  const lines = (text ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const lines = (text ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   if (lines.length === 0) return '';
   if (!lines[0]!.endsWith(':') || lines.length === 1) return lines[0]!;
   const more = lines.length - 2;
@@ -92,7 +100,9 @@ export class EventLines {
         this.announced.delete(record.id);
         const why = record.reason ?? record.status;
         if (pending) return [`Suggestion ${record.id} (${pending.index} of ${pending.total}): no repair tried: ${why}`];
-        return isVerifiedRepair(record) ? [] : [`  suggestion ${record.id}: ${record.status.replace('_', ' ')}: ${oneLine(why)}`];
+        return isVerifiedRepair(record)
+          ? []
+          : [`  suggestion ${record.id}: ${record.status.replace('_', ' ')}: ${oneLine(why)}`];
       }
       default: {
         const line = describeEvent(event);

@@ -72,7 +72,20 @@ export class FunnelCounter {
   }
 
   private emptyEntry(tier: FunnelEntry['tier'], backend: string, model: string | null): FunnelEntry {
-    return { tier, backend, model, answered: 0, extracted: 0, applies: 0, canonical: 0, directives_kept: 0, strict: this.o.strict ? 0 : null, builds: 0, runs_same: this.o.checkRun ? 0 : null, written: this.o.writes ? 0 : null };
+    return {
+      tier,
+      backend,
+      model,
+      answered: 0,
+      extracted: 0,
+      applies: 0,
+      canonical: 0,
+      directives_kept: 0,
+      strict: this.o.strict ? 0 : null,
+      builds: 0,
+      runs_same: this.o.checkRun ? 0 : null,
+      written: this.o.writes ? 0 : null,
+    };
   }
 }
 
@@ -108,7 +121,8 @@ const STAGE_LABELS: Record<Exclude<FunnelStage, 'answered'> | 'strict', string> 
 export function funnelStages(entry: FunnelEntry): { stage: FunnelStage | 'strict'; label: string; count: number }[] {
   const stages: { stage: FunnelStage | 'strict'; label: string; count: number }[] = [];
   for (const stage of FUNNEL_STAGES) {
-    if (stage === 'builds' && entry.strict !== null) stages.push({ stage: 'strict', label: STAGE_LABELS.strict, count: entry.strict });
+    if (stage === 'builds' && entry.strict !== null)
+      stages.push({ stage: 'strict', label: STAGE_LABELS.strict, count: entry.strict });
     if (stage === 'answered') stages.push({ stage, label: 'answers', count: entry.answered });
     else if (stage === 'written' || stage === 'runs_same') {
       const count = entry[stage];
@@ -120,7 +134,10 @@ export function funnelStages(entry: FunnelEntry): { stage: FunnelStage | 'strict
 
 /** `Agent answers (claude, sonnet): 14 → extracted 13 → applies 12 → … → written 7` */
 export function funnelLine(entry: FunnelEntry): string {
-  const who = entry.tier === 'builtin' ? 'Built-in repairer answers' : `Agent answers (${[entry.backend, entry.model].filter(Boolean).join(', ')})`;
+  const who =
+    entry.tier === 'builtin'
+      ? 'Built-in repairer answers'
+      : `Agent answers (${[entry.backend, entry.model].filter(Boolean).join(', ')})`;
   const [answered, ...rest] = funnelStages(entry);
   return `${who}: ${answered!.count} → ${rest.map((s) => `${s.label} ${s.count}`).join(' → ')}`;
 }

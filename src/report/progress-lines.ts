@@ -3,14 +3,30 @@
 // attempt per try, one suggestion per finished suggestion, done. A fold over our events: it
 // decides nothing, and progress.jsonl keeps the richer events.
 import type { CheckName, RunEvent } from '../formats/events.js';
-import { type DiscopopProgressEvent, DETAIL_LIMIT, DiscopopProgressEventSchema, discopopOutcome, PROGRESS_PREFIX } from '../formats/discopop-progress.js';
+import {
+  type DiscopopProgressEvent,
+  DETAIL_LIMIT,
+  DiscopopProgressEventSchema,
+  discopopOutcome,
+  PROGRESS_PREFIX,
+} from '../formats/discopop-progress.js';
 import { discopopFields, sortedJson } from '../formats/results-document.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import { compareIds } from '../formats/types.js';
 import { seconds } from '../formats/statuses.js';
 
 /** Our checks in the order a candidate meets them: the furthest rejection is the one reported. A record, so a new check cannot be left out. */
-const CHECK_RANK: Record<CheckName, number> = { extraction: 0, 'dry-run-apply': 1, apply: 2, canonicalize: 3, 'directives-kept': 4, strict: 5, builds: 6, runs: 7, races: 8 };
+const CHECK_RANK: Record<CheckName, number> = {
+  extraction: 0,
+  'dry-run-apply': 1,
+  apply: 2,
+  canonicalize: 3,
+  'directives-kept': 4,
+  strict: 5,
+  builds: 6,
+  runs: 7,
+  races: 8,
+};
 
 interface PendingTry {
   id: string;
@@ -77,7 +93,14 @@ export class ProgressLines {
       case 'call-started': {
         const flushed = this.flush(event.id, null);
         const template = event.tier === 'builtin' ? 'builtin' : (event.template ?? '').replace(/\.[^.]*$/, '');
-        this.pending.set(event.id, { id: event.id, attempt: event.attempt, turn: event.turn, template, unanswered: null, rejection: null });
+        this.pending.set(event.id, {
+          id: event.id,
+          attempt: event.attempt,
+          turn: event.turn,
+          template,
+          unanswered: null,
+          rejection: null,
+        });
         return flushed;
       }
       case 'call-finished': {
@@ -87,15 +110,28 @@ export class ProgressLines {
       }
       case 'check': {
         const pending = this.pending.get(event.id);
-        if (pending && !event.passed && (pending.rejection === null || CHECK_RANK[event.check] >= CHECK_RANK[pending.rejection.check])) {
+        if (
+          pending &&
+          !event.passed &&
+          (pending.rejection === null || CHECK_RANK[event.check] >= CHECK_RANK[pending.rejection.check])
+        ) {
           pending.rejection = { check: event.check, reason: event.reason ?? '' };
         }
         return [];
       }
       case 'suggestion-finished':
-        return [...this.discovery(), ...this.flush(event.record.id, event.record), { event: 'suggestion', ...discopopFields(event.record) }];
+        return [
+          ...this.discovery(),
+          ...this.flush(event.record.id, event.record),
+          { event: 'suggestion', ...discopopFields(event.record) },
+        ];
       case 'run-finished':
-        return [...this.start(), ...this.discovery(), ...[...this.pending.keys()].flatMap((id) => this.flush(id, null)), this.done(event.run.counts)];
+        return [
+          ...this.start(),
+          ...this.discovery(),
+          ...[...this.pending.keys()].flatMap((id) => this.flush(id, null)),
+          this.done(event.run.counts),
+        ];
       default:
         return [];
     }
@@ -104,15 +140,32 @@ export class ProgressLines {
   private start(): DiscopopProgressEvent[] {
     if (this.started) return [];
     this.started = true;
-    return [{ event: 'start', candidates: ids(this.considered), candidate_count: this.considered.length, ...this.identity, dry_run: this.dryRun }];
+    return [
+      {
+        event: 'start',
+        candidates: ids(this.considered),
+        candidate_count: this.considered.length,
+        ...this.identity,
+        dry_run: this.dryRun,
+      },
+    ];
   }
 
   /** Once, when discovery has settled: before the first repair or the first record, whichever comes first. */
   private discovery(): DiscopopProgressEvent[] {
     if (this.discoveryReported || !this.started) return [];
     this.discoveryReported = true;
-    const of = (keep: (d: { ok: boolean; unapplied: boolean }) => boolean) => ids([...this.discovered].filter(([, d]) => keep(d)).map(([id]) => id));
-    return [{ event: 'discovery', built: of((d) => d.ok), failing: of((d) => !d.ok), not_applied: of((d) => d.unapplied), reference_built: this.referenceBuilt }];
+    const of = (keep: (d: { ok: boolean; unapplied: boolean }) => boolean) =>
+      ids([...this.discovered].filter(([, d]) => keep(d)).map(([id]) => id));
+    return [
+      {
+        event: 'discovery',
+        built: of((d) => d.ok),
+        failing: of((d) => !d.ok),
+        not_applied: of((d) => d.unapplied),
+        reference_built: this.referenceBuilt,
+      },
+    ];
   }
 
   /** The try of `id` still open, as DiscoPoP reports it: accepted when the record names it, else what ended it. */
@@ -121,9 +174,23 @@ export class ProgressLines {
     if (!open) return [];
     this.pending.delete(id);
     const accepted = record !== null && record.accepted_attempt === open.attempt && record.status !== 'not_applied';
-    const outcome = accepted ? 'accepted' : open.unanswered !== null ? 'agent' : discopopOutcome({ accepted: false, rejectedBy: open.rejection?.check ?? null });
+    const outcome = accepted
+      ? 'accepted'
+      : open.unanswered !== null
+        ? 'agent'
+        : discopopOutcome({ accepted: false, rejectedBy: open.rejection?.check ?? null });
     const detail = accepted ? '' : (open.unanswered ?? open.rejection?.reason ?? '');
-    return [{ event: 'attempt', suggestion: integerId(id), attempt: open.attempt, turn: open.turn, template: open.template, outcome, detail: detail.slice(0, DETAIL_LIMIT) }];
+    return [
+      {
+        event: 'attempt',
+        suggestion: integerId(id),
+        attempt: open.attempt,
+        turn: open.turn,
+        template: open.template,
+        outcome,
+        detail: detail.slice(0, DETAIL_LIMIT),
+      },
+    ];
   }
 
   private done(counts: Record<string, number>): DiscopopProgressEvent {

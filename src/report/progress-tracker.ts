@@ -56,7 +56,13 @@ export class ProgressTracker {
         return true;
       case 'repair-started':
         this.endDiscovery();
-        this.repair ??= { total: event.total, done: 0, active: [], maxAttempts: this.maxAttempts, unanswered: this.unanswered };
+        this.repair ??= {
+          total: event.total,
+          done: 0,
+          active: [],
+          maxAttempts: this.maxAttempts,
+          unanswered: this.unanswered,
+        };
         this.repair.total = event.total;
         this.repair.active.push({ id: event.id, tier: null, answered: 0, attempt: 0 });
         return true;

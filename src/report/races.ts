@@ -24,10 +24,18 @@ export function raceSummaryLines(results: ResultsFile): string[] {
   if (!first) return [];
   const repairs = checked.filter((r) => r.status === 'repaired' || r.status === 'not_applied');
   const generated = checked.filter((r) => r.status === 'ok');
-  const racing = generated.filter((r) => r.race_check!.verdict === 'races' || r.race_check!.verdict === 'races_elsewhere');
+  const racing = generated.filter(
+    (r) => r.race_check!.verdict === 'races' || r.race_check!.verdict === 'races_elsewhere',
+  );
   const parts = [`${repairs.length} repair${repairs.length === 1 ? '' : 's'} without a race in the patched region`];
-  if (generated.length > 0) parts.push(`${generated.length - racing.length} of ${generated.length} that build as generated without a race`);
-  const lines = [`Race-checked (--check-races: ThreadSanitizer with Archer at ${first.threads} threads): ${parts.join('; ')}`];
-  for (const r of racing) lines.push(`Suggestion ${r.id} builds as generated, races at ${r.race_check!.reports.map(raceSite).join('; ')}; see \`patch-repair show ${r.id}\``);
+  if (generated.length > 0)
+    parts.push(`${generated.length - racing.length} of ${generated.length} that build as generated without a race`);
+  const lines = [
+    `Race-checked (--check-races: ThreadSanitizer with Archer at ${first.threads} threads): ${parts.join('; ')}`,
+  ];
+  for (const r of racing)
+    lines.push(
+      `Suggestion ${r.id} builds as generated, races at ${r.race_check!.reports.map(raceSite).join('; ')}; see \`patch-repair show ${r.id}\``,
+    );
   return lines;
 }

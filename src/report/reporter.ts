@@ -14,7 +14,9 @@ export { describeEvent, EventLines, type Reporter };
  */
 export function createReporter(o: { stream: OutputStream; live?: OutputStream; env?: Env }): Reporter {
   const live = o.live ?? process.stderr;
-  return isInteractive(live, o.env ?? process.env) ? createBarReporter(live, o.stream) : createLineReporter(live, o.stream);
+  return isInteractive(live, o.env ?? process.env)
+    ? createBarReporter(live, o.stream)
+    : createLineReporter(live, o.stream);
 }
 
 export function createLineReporter(live: NodeJS.WritableStream, out: OutputStream): Reporter {

@@ -23,7 +23,9 @@ export async function runFolder(dotDir: string, runId: string | undefined): Prom
   const runs = await listRuns(dotDir);
   const found = runs.find((run) => run.id === runId || run.folderName === runId);
   if (!found) {
-    throw new UsageError(`${historyDir(dotDir)}: no run ${runId} (runs: ${runs.map((run) => run.id).join(', ') || 'none'}; see show --runs)`);
+    throw new UsageError(
+      `${historyDir(dotDir)}: no run ${runId} (runs: ${runs.map((run) => run.id).join(', ') || 'none'}; see show --runs)`,
+    );
   }
   return { dotDir, dir: found.dir };
 }
@@ -69,5 +71,13 @@ async function listedRun(dotDir: string, dir: string, folderName: string | null)
     throw error;
   }
   const { run } = replay.results;
-  return { id: run.id, folderName, dir, started: run.started, mode: run.mode, finished: replay.finished, counts: run.counts };
+  return {
+    id: run.id,
+    folderName,
+    dir,
+    started: run.started,
+    mode: run.mode,
+    finished: replay.finished,
+    counts: run.counts,
+  };
 }

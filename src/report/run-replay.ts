@@ -57,11 +57,18 @@ async function replayDiscopopRun(dotDir: string, dir: string, lines: DiscopopLog
   const start = lines.find((line) => line.event === 'start');
   const text = (key: string) => (typeof start?.[key] === 'string' ? (start[key] as string) : null);
   const finished = lines.some((line) => line.event === 'done');
-  const facts = { dryRun: typeof start?.dry_run === 'boolean' ? start.dry_run : null, backend: text('backend'), model: text('model'), finished };
+  const facts = {
+    dryRun: typeof start?.dry_run === 'boolean' ? start.dry_run : null,
+    backend: text('backend'),
+    model: text('model'),
+    finished,
+  };
   const path = join(dir, 'results.json');
   const fromFile = await readResultsFile(path, { dotDir, facts });
   const source = join(dir, 'progress.jsonl');
-  const results = fromFile ?? fromSuggestionEvents(lines, { dotDir, source, startedAt: (await stat(source)).mtime.toISOString(), ...facts });
+  const results =
+    fromFile ??
+    fromSuggestionEvents(lines, { dotDir, source, startedAt: (await stat(source)).mtime.toISOString(), ...facts });
   const candidates = Array.isArray(start?.candidates) ? (start.candidates as unknown[]).map(String) : [];
   return {
     results,
@@ -78,14 +85,20 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
   const folded = runFromEvents(events);
   const { finished: finishedRun, considered, records, probe, runReference } = folded;
   const started = startedRun(folded);
-  if (events.length === 0) throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
-  if (!started) throw new UsageError(`${o.source}: line 1: no run-started event; this is not the log of a patch-repair run`);
+  if (events.length === 0)
+    throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
+  if (!started)
+    throw new UsageError(`${o.source}: line 1: no run-started event; this is not the log of a patch-repair run`);
   // Suggestions whose discovery never started are not known; those that finished are listed anyway.
   const order = considered ?? [...records.keys()];
   const suggestions = order.flatMap((id) => records.get(id) ?? []);
   // A killed run wrote no run-finished record: its totals are counted from the log as the run would have.
   const writes = started.mode === 'repair';
-  const funnel = funnelOf(events, { strict: started.options.strict === true, writes, checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all' });
+  const funnel = funnelOf(events, {
+    strict: started.options.strict === true,
+    writes,
+    checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all',
+  });
   const run: RunRecord = finishedRun ?? runTotals(started, suggestions, { funnel, probe, runReference });
   return {
     results: { version: 1, run, suggestions },
@@ -98,8 +111,13 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
 }
 
 /** DiscoPoP's `suggestion` events carry its records whole: the run as far as they go. */
-function fromSuggestionEvents(lines: DiscopopLogLine[], o: DiscopopRunFacts & { dotDir: string; source: string }): ResultsFile {
-  const suggestions = Object.fromEntries(lines.filter((line) => line.event === 'suggestion').map((line) => [String(line.suggestion_id), line]));
+function fromSuggestionEvents(
+  lines: DiscopopLogLine[],
+  o: DiscopopRunFacts & { dotDir: string; source: string },
+): ResultsFile {
+  const suggestions = Object.fromEntries(
+    lines.filter((line) => line.event === 'suggestion').map((line) => [String(line.suggestion_id), line]),
+  );
   const parsed = parseResultsDocument({ suggestions }, o, o.source);
   if (!parsed.ok) throw new UsageError(parsed.problem);
   return parsed.results;

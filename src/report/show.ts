@@ -41,9 +41,13 @@ export async function show(o: ShowOptions): Promise<number> {
   const since = await changedSince(o.dotDir, replay.events, replay.results.run.started);
   const { id } = o;
   // Transcripts are read only for an id the run knows, so any other string is a usage error, never a path.
-  const known = id !== undefined && (replay.results.suggestions.some((r) => r.id === id) || replay.unfinished.includes(id));
+  const known =
+    id !== undefined && (replay.results.suggestions.some((r) => r.id === id) || replay.unfinished.includes(id));
   const attempts = known ? await readAttemptsIn(join(folder.dir, 'attempts', safeName(id, 'suggestion id'))) : [];
-  const text = id === undefined ? renderRun(replay, folder.dir, since, terminalWidth(stream)) : renderSuggestion({ replay, id, runDir: folder.dir, attempts, paint, since: since.get(id) ?? null });
+  const text =
+    id === undefined
+      ? renderRun(replay, folder.dir, since, terminalWidth(stream))
+      : renderSuggestion({ replay, id, runDir: folder.dir, attempts, paint, since: since.get(id) ?? null });
   stream.write(`${text}\n`);
   return 0;
 }
@@ -53,7 +57,10 @@ function renderRunList(runs: readonly ListedRun[]): string {
   if (runs.length === 0) return 'No runs recorded.';
   return runs
     .map((run) => {
-      const counts = Object.entries(run.counts).filter(([, n]) => n > 0).map(([status, n]) => `${status} ${n}`).join(', ');
+      const counts = Object.entries(run.counts)
+        .filter(([, n]) => n > 0)
+        .map(([status, n]) => `${status} ${n}`)
+        .join(', ');
       const where = run.folderName === null ? ' (last run)' : '';
       return `${run.id}  ${run.started}  ${run.mode}${run.finished ? '' : ' (did not finish)'}  ${counts || 'no suggestion'}${where}`;
     })
@@ -62,11 +69,17 @@ function renderRunList(runs: readonly ListedRun[]): string {
 
 /** The run header, a blank line, then the summary exactly as the live run printed it. */
 /** `width`: the terminal's, when the table must fit it (renderSummary). */
-export function renderRun(replay: ReplayedRun, runDir: string, since: ReadonlyMap<string, SinceKind> = new Map(), width?: number): string {
+export function renderRun(
+  replay: ReplayedRun,
+  runDir: string,
+  since: ReadonlyMap<string, SinceKind> = new Map(),
+  width?: number,
+): string {
   const lines = [...runHeader(replay, runDir), '', renderSummary(replay.results, width === undefined ? {} : { width })];
-  if (replay.unfinished.length > 0) lines.push(`Not finished: ${replay.unfinished.join(', ')} (the run ended before their results were recorded)`);
+  if (replay.unfinished.length > 0)
+    lines.push(`Not finished: ${replay.unfinished.join(', ')} (the run ended before their results were recorded)`);
   const moved = replay.results.suggestions.flatMap((r) => (since.has(r.id) ? [`  ${r.id}: ${since.get(r.id)}`] : []));
-  if (moved.length > 0) lines.push("Since this run (patch_generator/ no longer holds what it wrote):", ...moved);
+  if (moved.length > 0) lines.push('Since this run (patch_generator/ no longer holds what it wrote):', ...moved);
   return lines.join('\n');
 }
 
@@ -77,11 +90,16 @@ export function runHeader(replay: ReplayedRun, runDir: string): string[] {
   const agent = label ? `, ${label}` : '';
   const first = `Run ${run.id} (${run.mode}${agent}), started ${run.started}`;
   const lines = [replay.finished ? `${first}, finished ${run.finished}, exit code ${run.exit_code}` : first];
-  if (run.written_by === 'discopop_patch_repair') lines.push(`Written by DiscoPoP's own discopop_patch_repair: read from its results.json (run ${run.id} is named after when that file was written)`);
+  if (run.written_by === 'discopop_patch_repair')
+    lines.push(
+      `Written by DiscoPoP's own discopop_patch_repair: read from its results.json (run ${run.id} is named after when that file was written)`,
+    );
   if (run.openmp_probe) lines.push(describeProbe(run.openmp_probe));
   if (!replay.finished) {
     const torn = replay.truncated ? ', its last line cut off' : '';
-    lines.push(`The run did not finish: ${join(runDir, 'progress.jsonl')} ends at ${replay.lastEventAt}${torn}; shown up to there.`);
+    lines.push(
+      `The run did not finish: ${join(runDir, 'progress.jsonl')} ends at ${replay.lastEventAt}${torn}; shown up to there.`,
+    );
   }
   const placement = workspacesLine(run);
   if (placement) lines.push(placement);
@@ -114,11 +132,18 @@ export function renderSuggestion(v: SuggestionView): string {
   const lines = runHeader(v.replay, v.runDir);
   if (!record && !v.replay.unfinished.includes(v.id)) {
     const known = [...v.replay.results.suggestions.map((r) => r.id), ...v.replay.unfinished];
-    throw new UsageError(`${join(v.runDir, 'progress.jsonl')}: suggestion ${v.id}: not considered by this run (it considered ${known.join(', ') || 'none'})`);
+    throw new UsageError(
+      `${join(v.runDir, 'progress.jsonl')}: suggestion ${v.id}: not considered by this run (it considered ${known.join(', ') || 'none'})`,
+    );
   }
   lines.push('');
-  lines.push(record ? suggestionLine(record, v.paint) : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`);
-  if (v.since) lines.push(`Patch set on disk: ${v.since} (patch_generator/${v.id}/ no longer holds what this run wrote)`);
+  lines.push(
+    record
+      ? suggestionLine(record, v.paint)
+      : `Suggestion ${v.id}: did not finish (the run ended while it was being worked on)`,
+  );
+  if (v.since)
+    lines.push(`Patch set on disk: ${v.since} (patch_generator/${v.id}/ no longer holds what this run wrote)`);
   if (record?.first_error) lines.push(`First error (${record.error_class ?? 'other'}): ${record.first_error}`);
   if (record?.reason) lines.push(`Reason: ${record.reason}`);
   const runs = record?.run_check;
@@ -129,11 +154,21 @@ export function renderSuggestion(v: SuggestionView): string {
     if (validated) lines.push(`  ${validated}`);
   }
   const races = record?.race_check;
-  if (races) lines.push(races.verdict === 'clean' || races.verdict === 'not-run' ? raceVerdictLine(races) : v.paint('red', raceVerdictLine(races)));
+  if (races)
+    lines.push(
+      races.verdict === 'clean' || races.verdict === 'not-run'
+        ? raceVerdictLine(races)
+        : v.paint('red', raceVerdictLine(races)),
+    );
   for (const report of races?.reports ?? []) lines.push(`  ${pairText(report)}`);
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {
-    lines.push(v.paint('red', `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`));
+    lines.push(
+      v.paint(
+        'red',
+        `May race: the repair ${weakening.map(describeWeakening).join('; ')}, which the compiler had accepted there; check that the loop is still correct (--strict refuses such repairs)`,
+      ),
+    );
   }
   lines.push('');
   if (v.attempts.length === 0) lines.push('No repair attempts were recorded.');
@@ -142,17 +177,37 @@ export function renderSuggestion(v: SuggestionView): string {
   const shown = candidateOf(v.attempts);
   if (shown) {
     const dir = join(v.runDir, 'attempts', v.id, String(shown.attempt), shown.folder);
-    lines.push('', shown.accepted ? `Accepted patch (attempt ${shown.attempt}, ${dir}):` : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`);
+    lines.push(
+      '',
+      shown.accepted
+        ? `Accepted patch (attempt ${shown.attempt}, ${dir}):`
+        : `Last rejected candidate (attempt ${shown.attempt}, ${dir}):`,
+    );
     for (const text of shown.patches.values()) lines.push(paintDiff(text.replace(/\n$/, ''), v.paint));
   }
   return lines.join('\n');
 }
 
 function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof painter>): string {
-  const color = isVerifiedRepair(record) || record.status === 'ok' ? 'green' : record.status === 'agent_unreachable' ? 'magenta' : record.status === 'skipped' ? 'dim' : 'red';
-  const facts = [`hotspot ${record.hotspot ?? '-'}`, record.pattern_type && `pattern ${record.pattern_type}`, `files ${record.files.join(', ') || '-'}`];
-  const calls = record.unanswered > 0 ? `${record.attempts} agent call(s), ${record.unanswered} unanswered` : `${record.attempts} agent call(s)`;
-  const builtin = record.builtin.tries > 0 ? `, ${record.builtin.tries} built-in tr${record.builtin.tries === 1 ? 'y' : 'ies'}` : '';
+  const color =
+    isVerifiedRepair(record) || record.status === 'ok'
+      ? 'green'
+      : record.status === 'agent_unreachable'
+        ? 'magenta'
+        : record.status === 'skipped'
+          ? 'dim'
+          : 'red';
+  const facts = [
+    `hotspot ${record.hotspot ?? '-'}`,
+    record.pattern_type && `pattern ${record.pattern_type}`,
+    `files ${record.files.join(', ') || '-'}`,
+  ];
+  const calls =
+    record.unanswered > 0
+      ? `${record.attempts} agent call(s), ${record.unanswered} unanswered`
+      : `${record.attempts} agent call(s)`;
+  const builtin =
+    record.builtin.tries > 0 ? `, ${record.builtin.tries} built-in tr${record.builtin.tries === 1 ? 'y' : 'ies'}` : '';
   const usage = usageLine(record);
   return `Suggestion ${record.id}: ${paint(color, record.status)} (${facts.filter(Boolean).join(', ')}; ${calls}${builtin})${usage ? `\n${usage}` : ''}`;
 }
@@ -160,9 +215,14 @@ function suggestionLine(record: SuggestionRecord, paint: ReturnType<typeof paint
 function attemptLines(a: StoredAttempt): string[] {
   const v = a.verdict;
   // DiscoPoP's tool writes no verdict.json, only rejection.txt (`<gate>: <detail>`).
-  if (!v && a.rejection !== null) return [`  ${a.attempt}  rejected at ${a.rejection.split(':', 1)[0]} (no verdict.json: DiscoPoP's tool wrote this attempt)`, ...indent(a.rejection.slice(a.rejection.indexOf(':') + 1).trim())];
+  if (!v && a.rejection !== null)
+    return [
+      `  ${a.attempt}  rejected at ${a.rejection.split(':', 1)[0]} (no verdict.json: DiscoPoP's tool wrote this attempt)`,
+      ...indent(a.rejection.slice(a.rejection.indexOf(':') + 1).trim()),
+    ];
   if (!v) return [`  ${a.attempt}  no verdict: the run ended during this attempt`];
-  const who = v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
+  const who =
+    v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
   const head = `  ${a.attempt}  ${who}: `;
   const candidates = v.candidates.map((c) => {
     const blocks = `block${c.blocks.length === 1 ? '' : 's'} ${c.blocks.join(', ')}`;
@@ -171,7 +231,10 @@ function attemptLines(a: StoredAttempt): string[] {
   });
   switch (v.outcome) {
     case 'accepted':
-      return [`${head}accepted${v.candidates.length > 1 ? ` (one of ${v.candidates.length} candidates)` : ''}`, ...candidates];
+      return [
+        `${head}accepted${v.candidates.length > 1 ? ` (one of ${v.candidates.length} candidates)` : ''}`,
+        ...candidates,
+      ];
     case 'rejected':
       return [`${head}rejected by ${v.rejected_by ?? 'a check'}`, ...candidates, ...indent(v.reason)];
     case 'declined':
@@ -183,5 +246,10 @@ function attemptLines(a: StoredAttempt): string[] {
 }
 
 function indent(text: string | null): string[] {
-  return text ? text.replace(/\n+$/, '').split('\n').map((line) => `       ${line}`) : [];
+  return text
+    ? text
+        .replace(/\n+$/, '')
+        .split('\n')
+        .map((line) => `       ${line}`)
+    : [];
 }

@@ -12,7 +12,11 @@ import { suggestionDir } from '../store/paths.js';
 export type SinceKind = 'restored since' | 'repaired again since' | 'patch regenerated since';
 
 /** Per suggestion this run wrote whose patch set on disk is no longer what it wrote: what happened. */
-export async function changedSince(dotDir: string, events: readonly RunEvent[], started: string): Promise<Map<string, SinceKind>> {
+export async function changedSince(
+  dotDir: string,
+  events: readonly RunEvent[],
+  started: string,
+): Promise<Map<string, SinceKind>> {
   const written = new Map<string, string>();
   for (const event of events) if (event.type === 'written') written.set(event.id, event.digest);
   const since = new Map<string, SinceKind>();

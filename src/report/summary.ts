@@ -17,12 +17,23 @@ export function renderSummary(results: ResultsFile, o: { width?: number } = {}):
   const rows = results.suggestions.map(tableRow);
   const header = ['id', 'hotspot', 'files', 'status', 'calls', 'class', 'detail'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const format = (cells: string[]) => fit(cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd(), o.width);
+  const format = (cells: string[]) =>
+    fit(
+      cells
+        .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+        .join('  ')
+        .trimEnd(),
+      o.width,
+    );
   lines.push(format(header));
   for (const row of rows) lines.push(format(row));
   lines.push('', ...countLines(results), ...notConsideredLines(results));
   if (results.run.endpoint_down) lines.push(ENDPOINT_DOWN_NOTE);
-  for (const entry of results.run.funnel) lines.push(funnelLine(entry) + (entry.written === null && results.run.mode === 'dry-run' ? ' (--dry-run: nothing written)' : ''));
+  for (const entry of results.run.funnel)
+    lines.push(
+      funnelLine(entry) +
+        (entry.written === null && results.run.mode === 'dry-run' ? ' (--dry-run: nothing written)' : ''),
+    );
   const usage = usageLine(results.run);
   if (usage) lines.push(usage);
   const runs = runCheckLine(results);
@@ -59,8 +70,16 @@ function countLines(results: ResultsFile): string[] {
   add('Repaired and written', count('repaired') - unwritten);
   add(results.run.mode === 'dry-run' ? 'Repaired, not written (--dry-run)' : 'Repaired, not written', unwritten);
   add('Repaired, the write-back failed (see the reasons)', writeFailed);
-  add(discoverOnly ? 'Do not build (--discover-only: no repair tried)' : 'Do not build, not repaired', count('failed') - writeFailed);
-  add(discoverOnly ? 'Generated patches do not apply (--discover-only: no repair tried)' : 'Generated patches do not apply, not repaired', count('not_applied'));
+  add(
+    discoverOnly ? 'Do not build (--discover-only: no repair tried)' : 'Do not build, not repaired',
+    count('failed') - writeFailed,
+  );
+  add(
+    discoverOnly
+      ? 'Generated patches do not apply (--discover-only: no repair tried)'
+      : 'Generated patches do not apply, not repaired',
+    count('not_applied'),
+  );
   lines.push(`Agent unreachable: ${count('agent_unreachable')} (no answer; not a failed repair)`);
   const skipped = records.filter((r) => r.status === 'skipped');
   if (count('skipped') > 0) {
@@ -69,7 +88,9 @@ function countLines(results: ResultsFile): string[] {
       const reason = (record.reason ?? 'not finished').split(/ \(|: /)[0]!;
       why.set(reason, (why.get(reason) ?? 0) + 1);
     }
-    lines.push(`Skipped, not built or not repaired: ${count('skipped')} (${[...why].map(([reason, n]) => `${reason}: ${n}`).join('; ')})`);
+    lines.push(
+      `Skipped, not built or not repaired: ${count('skipped')} (${[...why].map(([reason, n]) => `${reason}: ${n}`).join('; ')})`,
+    );
   }
   return lines;
 }
@@ -79,7 +100,10 @@ function notConsideredLines(results: ResultsFile): string[] {
   const left = results.run.not_considered;
   if (left.length === 0) return [];
   const lines = [`Not considered: ${describeNotConsidered(left)}`];
-  if (results.suggestions.length === 0) lines.push('No suggestion was considered, so nothing was checked: choose them with -ht (hotspot types) or -s (ids)');
+  if (results.suggestions.length === 0)
+    lines.push(
+      'No suggestion was considered, so nothing was checked: choose them with -ht (hotspot types) or -s (ids)',
+    );
   return lines;
 }
 
@@ -91,7 +115,9 @@ export function describeNotConsidered(left: readonly NotConsidered[]): string {
 }
 
 /** `Agent usage reported: 1234 input tokens, 567 output tokens, $0.0123`; null when nothing was reported. */
-export function usageLine(usage: Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'>): string | null {
+export function usageLine(
+  usage: Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'>,
+): string | null {
   const parts = [
     usage.input_tokens === null ? null : `${usage.input_tokens} input tokens`,
     usage.output_tokens === null ? null : `${usage.output_tokens} output tokens`,
@@ -113,7 +139,8 @@ function runCheckLine(results: ResultsFile): string | null {
   const generated = checked.filter((r) => r.status === 'ok' && ran(r));
   const differing = generated.filter((r) => r.run_check!.verdict !== 'same');
   const parts = [`${repairs} repair${repairs === 1 ? '' : 's'}`];
-  if (generated.length > 0) parts.push(`${generated.length - differing.length} of ${generated.length} that build as generated`);
+  if (generated.length > 0)
+    parts.push(`${generated.length - differing.length} of ${generated.length} that build as generated`);
   const line = `Runs the same (--check-run: execute.sh at 1 and ${first.threads} threads, ${first.repeats} run${first.repeats === 1 ? '' : 's'} at ${first.threads}): ${parts.join('; ')}`;
   if (differing.length === 0) return line;
   return `${line}
@@ -139,7 +166,8 @@ function tableRow(record: SuggestionRecord): string[] {
 
 function detail(record: SuggestionRecord): string {
   // A verified repair that could not be written back says why (a dry run has no reason).
-  if (record.status === 'failed' && record.reason_code === 'write-failed' && record.reason !== null) return record.reason;
+  if (record.status === 'failed' && record.reason_code === 'write-failed' && record.reason !== null)
+    return record.reason;
   if (isVerifiedRepair(record)) {
     const changes = record.clause_changes.map(describeChange);
     if (record.non_directive_lines_changed) changes.push('non-directive lines changed');
@@ -148,9 +176,11 @@ function detail(record: SuggestionRecord): string {
   }
   if (record.status === 'ok') {
     const runs = record.run_check;
-    if (runs && runs.verdict !== 'same' && runs.verdict !== 'not-run') return `does not run the same (${runs.verdict}): ${runs.first_difference ?? ''}`;
+    if (runs && runs.verdict !== 'same' && runs.verdict !== 'not-run')
+      return `does not run the same (${runs.verdict}): ${runs.first_difference ?? ''}`;
     const races = record.race_check;
-    if (races && (races.verdict === 'races' || races.verdict === 'races_elsewhere')) return `builds as generated, races at ${races.reports.map(raceSite).join('; ')}`;
+    if (races && (races.verdict === 'races' || races.verdict === 'races_elsewhere'))
+      return `builds as generated, races at ${races.reports.map(raceSite).join('; ')}`;
     return record.repaired_earlier ? 'repaired by an earlier run' : '';
   }
   return record.reason ?? record.first_error ?? '';

@@ -44,7 +44,18 @@ export class AttemptStore {
     await mkdir(dir, { recursive: true });
     if (t.prompt !== null) await writeFile(join(dir, PROMPT), t.prompt);
     await writeFile(join(dir, RESPONSE), t.answer);
-    const call: AnsweredCall = { version: 1, id: t.id, attempt: t.attempt, tier: t.tier, prompt: t.conversation, turn: t.turn, source: t.source, cost_usd: t.usage.costUsd, input_tokens: t.usage.inputTokens, output_tokens: t.usage.outputTokens };
+    const call: AnsweredCall = {
+      version: 1,
+      id: t.id,
+      attempt: t.attempt,
+      tier: t.tier,
+      prompt: t.conversation,
+      turn: t.turn,
+      source: t.source,
+      cost_usd: t.usage.costUsd,
+      input_tokens: t.usage.inputTokens,
+      output_tokens: t.usage.outputTokens,
+    };
     await writeFileAtomic(join(dir, 'call.json'), `${JSON.stringify(AnsweredCallSchema.parse(call), null, 2)}\n`);
   }
 
@@ -56,7 +67,8 @@ export class AttemptStore {
     const verification = record.verification;
     await writePatches(join(dir, CANDIDATE), verification?.extracted ?? null);
     await writePatches(join(dir, 'canonical'), verification?.canonical ?? null);
-    if (verification && !verification.accepted && verification.buildOutput !== null) await writeFile(join(dir, 'compile_stderr.txt'), verification.buildOutput);
+    if (verification && !verification.accepted && verification.buildOutput !== null)
+      await writeFile(join(dir, 'compile_stderr.txt'), verification.buildOutput);
     const rejection = rejectionOf(record);
     if (rejection !== null) await writeFile(join(dir, 'rejection.txt'), rejection);
     await writeFileAtomic(join(dir, 'verdict.json'), `${JSON.stringify(verdictFile(record), null, 2)}\n`);
@@ -75,7 +87,8 @@ const OLD_CANDIDATE = 'extracted';
 function rejectionOf(record: AttemptRecord): string | null {
   const verification = record.verification;
   if (verification?.accepted) return null;
-  if (verification) return `${discopopOutcome({ accepted: false, rejectedBy: verification.rejectedBy })}: ${verification.reason}`;
+  if (verification)
+    return `${discopopOutcome({ accepted: false, rejectedBy: verification.rejectedBy })}: ${verification.reason}`;
   return `agent: ${record.callDetail ?? record.callOutcome}`;
 }
 
@@ -135,11 +148,17 @@ function outcomeOf(call: VerdictFile['call_outcome'], accepted: boolean): Verdic
 async function writePatches(dir: string, patches: ReadonlyMap<string, string> | null): Promise<void> {
   if (!patches || patches.size === 0) return;
   await mkdir(dir, { recursive: true });
-  for (const [fileId, text] of patches) await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), encodeText(text));
+  for (const [fileId, text] of patches)
+    await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), encodeText(text));
 }
 
 /** Carries tries of an earlier run (history/<run>/attempts/<id>/<n>/) over into this run's attempts/<id>/. */
-export async function copyAttempts(fromDir: string, dotDir: string, id: string, numbers: readonly number[]): Promise<void> {
+export async function copyAttempts(
+  fromDir: string,
+  dotDir: string,
+  id: string,
+  numbers: readonly number[],
+): Promise<void> {
   const to = join(attemptsDir(dotDir), safeName(id, 'suggestion id'));
   for (const n of numbers) await cp(join(fromDir, String(n)), join(to, String(n)), { recursive: true });
 }
@@ -156,7 +175,12 @@ export async function carryOverTries(fromDir: string, dotDir: string, id: string
     if (!prior || prior.attempt !== tries.length + 1) break;
     tries.push(prior);
   }
-  await copyAttempts(fromDir, dotDir, id, tries.map((t) => t.attempt));
+  await copyAttempts(
+    fromDir,
+    dotDir,
+    id,
+    tries.map((t) => t.attempt),
+  );
   return tries;
 }
 
@@ -178,7 +202,11 @@ function priorTry(stored: StoredAttempt): PriorTry | null {
       reason: outcome === 'declined' ? verdict.call_detail : verdict.reason,
       runCheck: verdict.run_check,
       raceCheck: verdict.race_check,
-      usage: { inputTokens: verdict.usage?.input_tokens ?? null, outputTokens: verdict.usage?.output_tokens ?? null, costUsd: verdict.usage?.cost_usd ?? null },
+      usage: {
+        inputTokens: verdict.usage?.input_tokens ?? null,
+        outputTokens: verdict.usage?.output_tokens ?? null,
+        costUsd: verdict.usage?.cost_usd ?? null,
+      },
     };
   }
   // An answer that arrived but whose check never finished: checked again, not asked again.
@@ -210,19 +238,24 @@ export async function readAttempts(dotDir: string, id: string): Promise<StoredAt
 
 /** The tries under one suggestion's folder `base` (attempts/<id>/, here or in history/). */
 export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
-  const numbers = (await listOrEmpty(base)).map(Number).filter((n) => Number.isInteger(n) && n > 0).sort((a, b) => a - b);
+  const numbers = (await listOrEmpty(base))
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0)
+    .sort((a, b) => a - b);
   const attempts: StoredAttempt[] = [];
   for (const attempt of numbers) {
     const dir = join(base, String(attempt));
     const verdictText = await readTextIfPresent(join(dir, 'verdict.json'));
     const verdict = verdictText === null ? null : VerdictFileSchema.safeParse(JSON.parse(verdictText));
-    if (verdict && !verdict.success) throw new Error(`${join(dir, 'verdict.json')}: not a verdict: ${verdict.error.message}`);
+    if (verdict && !verdict.success)
+      throw new Error(`${join(dir, 'verdict.json')}: not a verdict: ${verdict.error.message}`);
     const callText = await readTextIfPresent(join(dir, 'call.json'));
     const call = callText === null ? null : AnsweredCallSchema.safeParse(JSON.parse(callText));
     const names = {
       prompt: (await exists(join(dir, OLD_PROMPT))) && !(await exists(join(dir, PROMPT))) ? OLD_PROMPT : PROMPT,
       answer: (await exists(join(dir, OLD_RESPONSE))) && !(await exists(join(dir, RESPONSE))) ? OLD_RESPONSE : RESPONSE,
-      candidate: (await exists(join(dir, OLD_CANDIDATE))) && !(await exists(join(dir, CANDIDATE))) ? OLD_CANDIDATE : CANDIDATE,
+      candidate:
+        (await exists(join(dir, OLD_CANDIDATE))) && !(await exists(join(dir, CANDIDATE))) ? OLD_CANDIDATE : CANDIDATE,
     };
     attempts.push({
       attempt,

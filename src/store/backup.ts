@@ -5,7 +5,15 @@
 import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import { exists, isNotFound, listIfPresent, removeTree, syncDir, writeFileAtomic, writeFileSynced } from './fs-atomic.js';
+import {
+  exists,
+  isNotFound,
+  listIfPresent,
+  removeTree,
+  syncDir,
+  writeFileAtomic,
+  writeFileSynced,
+} from './fs-atomic.js';
 import { backupDir, backupsDir, suggestionDir, writtenDigestPath } from './paths.js';
 import { digestDir, digestSet, discopopDigest, readSet } from './patch-set-files.js';
 import { appendRestoreLog } from './restore-log.js';
@@ -43,7 +51,11 @@ export function writtenNames(written: WrittenDigest, set: ReadonlyMap<string, Ui
 }
 
 /** Records `set` as what a repair left in patch_generator/<id>/, in DiscoPoP's form. */
-export async function writeWrittenDigest(dotDir: string, id: string, set: ReadonlyMap<string, Uint8Array>): Promise<void> {
+export async function writeWrittenDigest(
+  dotDir: string,
+  id: string,
+  set: ReadonlyMap<string, Uint8Array>,
+): Promise<void> {
   await writeFileAtomic(writtenDigestPath(dotDir, id), `${discopopDigest(set)}\n`);
 }
 
@@ -144,7 +156,10 @@ export async function removeBackupLeftovers(dotDir: string): Promise<void> {
 export async function listBackups(dotDir: string): Promise<string[]> {
   try {
     const entries = await readdir(backupsDir(dotDir), { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort(compareIds);
+    return entries
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort(compareIds);
   } catch (error) {
     if (isNotFound(error)) return [];
     throw error;

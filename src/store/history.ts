@@ -16,7 +16,10 @@ export function historyDir(dotDir: string): string {
 }
 
 /** Rotates the previous run out of the way; returns its run id and folder, or nulls when there was none. */
-export async function startRun(dotDir: string, runId: string): Promise<{ previous: string | null; dir: string | null }> {
+export async function startRun(
+  dotDir: string,
+  runId: string,
+): Promise<{ previous: string | null; dir: string | null }> {
   const base = repairDir(dotDir);
   const present: string[] = [];
   for (const name of ROTATED) if (await exists(join(base, name))) present.push(name);

@@ -7,8 +7,6 @@ import { JournalSchema, type Journal } from '../formats/run-state.js';
 import { isNotFound, syncDir, writeFileAtomic } from './fs-atomic.js';
 import { journalDir, journalPath } from './paths.js';
 
-
-
 export async function writeJournal(dotDir: string, journal: Journal): Promise<void> {
   await mkdir(journalDir(dotDir), { recursive: true });
   await writeFileAtomic(journalPath(dotDir, journal.id), `${JSON.stringify(JournalSchema.parse(journal), null, 2)}\n`);

@@ -53,13 +53,17 @@ async function ensureWritableRepairDir(dotDir: string): Promise<void> {
     await mkdir(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new RefusedError(`${dotDir}: cannot create patch_repair/ (where results, progress and backups go): ${systemErrorWords(error)}`);
+      throw new RefusedError(
+        `${dotDir}: cannot create patch_repair/ (where results, progress and backups go): ${systemErrorWords(error)}`,
+      );
     }
   }
   try {
     await access(dir, constants.W_OK);
   } catch (error) {
-    throw new RefusedError(`${dotDir}: cannot write to patch_repair/ (where results, progress and backups go): ${systemErrorWords(error)}`);
+    throw new RefusedError(
+      `${dotDir}: cannot write to patch_repair/ (where results, progress and backups go): ${systemErrorWords(error)}`,
+    );
   }
 }
 

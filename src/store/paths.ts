@@ -24,7 +24,10 @@ export function backupDir(dotDir: string, id: string): string {
  * records it: the patch files it replaced and the backup of the generated set.
  */
 export function writtenPaths(id: string, fileIds: readonly string[]): { written_files: string[]; backup: string } {
-  return { written_files: fileIds.map((fileId) => join(suggestionDir('.', id), patchFileName(safeName(fileId, 'file id')))), backup: backupDir('.', id) };
+  return {
+    written_files: fileIds.map((fileId) => join(suggestionDir('.', id), patchFileName(safeName(fileId, 'file id')))),
+    backup: backupDir('.', id),
+  };
 }
 
 export function writtenDigestPath(dotDir: string, id: string): string {

@@ -7,7 +7,14 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { faultPoint } from '../fault.js';
-import { dropBackupDir, listBackups, readWrittenDigest, removeWrittenDigest, upgradeWrittenDigests, writtenNames } from './backup.js';
+import {
+  dropBackupDir,
+  listBackups,
+  readWrittenDigest,
+  removeWrittenDigest,
+  upgradeWrittenDigests,
+  writtenNames,
+} from './backup.js';
 import { exists, listIfPresent } from './fs-atomic.js';
 import { writeJournal } from './journal.js';
 import { backupDir, backupsDir, suggestionDir } from './paths.js';
@@ -80,9 +87,18 @@ export async function restoreAll(dotDir: string): Promise<RestoreSummary> {
 function summaryLine(s: RestoreSummary): string {
   const parts: string[] = [];
   if (s.restored.length) parts.push(`restored ${count(s.restored.length, 'patch set')} (${s.restored.join(', ')})`);
-  if (s.movedAside.length) parts.push(`moved ${count(s.movedAside.length, 'stale backup')} aside, leaving the patches in patch_generator/ alone: ${s.movedAside.map((m) => `${m.id} to ${m.to}`).join(', ')}`);
-  if (s.dropped.length) parts.push(`dropped ${count(s.dropped.length, 'backup')} identical to the patches in place (${s.dropped.map((d) => d.id).join(', ')})`);
-  if (s.leftAlone.length) parts.push(`left ${count(s.leftAlone.length, 'backup')} with an unreadable .written digest alone (${s.leftAlone.map((d) => d.id).join(', ')})`);
+  if (s.movedAside.length)
+    parts.push(
+      `moved ${count(s.movedAside.length, 'stale backup')} aside, leaving the patches in patch_generator/ alone: ${s.movedAside.map((m) => `${m.id} to ${m.to}`).join(', ')}`,
+    );
+  if (s.dropped.length)
+    parts.push(
+      `dropped ${count(s.dropped.length, 'backup')} identical to the patches in place (${s.dropped.map((d) => d.id).join(', ')})`,
+    );
+  if (s.leftAlone.length)
+    parts.push(
+      `left ${count(s.leftAlone.length, 'backup')} with an unreadable .written digest alone (${s.leftAlone.map((d) => d.id).join(', ')})`,
+    );
   if (parts.length === 0) return 'Nothing to restore: no backups in patch_repair/backups/.';
   const text = parts.join('; ');
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;

@@ -6,7 +6,12 @@ import { UsageError } from '../errors.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir } from './paths.js';
 import type { ResultsFile } from '../formats/results.js';
-import { type DiscopopRunFacts, parseResultsDocument, resultsDocument, sortedJson } from '../formats/results-document.js';
+import {
+  type DiscopopRunFacts,
+  parseResultsDocument,
+  resultsDocument,
+  sortedJson,
+} from '../formats/results-document.js';
 
 export function resultsPath(dotDir: string): string {
   return join(repairDir(dotDir), 'results.json');
@@ -29,7 +34,10 @@ export async function readResults(dotDir: string): Promise<ResultsFile | null> {
  * Any results.json either tool wrote (patch-repair's format 2 or 1, DiscoPoP's own), or null when
  * there is none. `facts`: what DiscoPoP's progress.jsonl says of its run, for its inferred run record.
  */
-export async function readResultsFile(path: string, o: { dotDir: string; facts?: Partial<DiscopopRunFacts> }): Promise<ResultsFile | null> {
+export async function readResultsFile(
+  path: string,
+  o: { dotDir: string; facts?: Partial<DiscopopRunFacts> },
+): Promise<ResultsFile | null> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

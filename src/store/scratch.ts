@@ -39,7 +39,9 @@ export async function createRunScratch(o: {
   } catch (error) {
     if (dir !== undefined) await removeTree(dir);
     const which = o.workDir ? '--work-dir' : 'the temporary directory (choose another with --work-dir)';
-    throw new UsageError(`${parent}: ${which}: cannot create the run's scratch folder there: ${systemErrorWords(error)}`);
+    throw new UsageError(
+      `${parent}: ${which}: cannot create the run's scratch folder there: ${systemErrorWords(error)}`,
+    );
   }
   const entry: ScratchEntry = {
     dir,

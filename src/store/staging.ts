@@ -12,13 +12,16 @@ import { safeName } from './paths.js';
 import { readSet } from './patch-set-files.js';
 import { STAGING_FOLDER } from '../formats/types.js';
 
-
 export function stagingDir(dotDir: string, id: string): string {
   return join(dotDir, 'patch_generator', STAGING_FOLDER, safeName(id, 'suggestion id'));
 }
 
 /** Writes a set into `dir`, each file flushed, then the folder; `afterFile` runs after each file. */
-export async function writeStagedSet(dir: string, set: ReadonlyMap<string, Uint8Array>, afterFile: () => void = () => {}): Promise<void> {
+export async function writeStagedSet(
+  dir: string,
+  set: ReadonlyMap<string, Uint8Array>,
+  afterFile: () => void = () => {},
+): Promise<void> {
   await makeDirs(dir);
   for (const [name, bytes] of set) {
     await writeFileSynced(join(dir, name), bytes);

@@ -22,7 +22,10 @@ export function supersededDir(dotDir: string): string {
 export async function moveBackupAside(dotDir: string, id: string, reason: string): Promise<string | null> {
   const backup = backupDir(dotDir, id);
   if (!(await exists(backup))) return null;
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const base = `${safeName(id, 'suggestion id')}-${stamp}`;
   let name = base;
   for (let n = 2; await exists(join(supersededDir(dotDir), name)); n++) name = `${base}-${n}`;

@@ -8,7 +8,14 @@
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Journal } from '../formats/run-state.js';
-import { dropBackupDir, installBackup, readWrittenDigest, removeWrittenDigest, writeWrittenDigest, writtenNames } from './backup.js';
+import {
+  dropBackupDir,
+  installBackup,
+  readWrittenDigest,
+  removeWrittenDigest,
+  writeWrittenDigest,
+  writtenNames,
+} from './backup.js';
 import { exists, readIfPresent, syncDir } from './fs-atomic.js';
 import { installSet, removeTempFiles } from './install-set.js';
 import { removeJournal, writeJournal } from './journal.js';
@@ -26,7 +33,12 @@ type WriteBackJournal = Extract<Journal, { kind: 'write-back' }>;
  * failed half-way: then it is always undone, whatever the folder holds, since only this process
  * has touched it. Returns the line for the terminal.
  */
-export async function recoverCommitted(dotDir: string, journal: WriteBackJournal, what: string, immediate: boolean): Promise<string> {
+export async function recoverCommitted(
+  dotDir: string,
+  journal: WriteBackJournal,
+  what: string,
+  immediate: boolean,
+): Promise<string> {
   const id = journal.id;
   const dir = suggestionDir(dotDir, id);
   const staging = stagingDir(dotDir, id);
@@ -47,7 +59,8 @@ export async function recoverCommitted(dotDir: string, journal: WriteBackJournal
     // The generator (or another tool) rewrote the folder after the kill: not ours to touch. The
     // staged generated set is kept when no backup holds it any more.
     let kept = '';
-    if (!backupThere) kept = `; the generated set it had backed up is kept in ${await keepStagedGenerated(dotDir, id, generated)}`;
+    if (!backupThere)
+      kept = `; the generated set it had backed up is kept in ${await keepStagedGenerated(dotDir, id, generated)}`;
     await removeJournal(dotDir, id);
     await removeStaging(dotDir, id);
     return `suggestion ${id}: ${what} was not finished: patch_generator/${id}/ has changed since, and is left as it is${kept}`;
@@ -57,7 +70,8 @@ export async function recoverCommitted(dotDir: string, journal: WriteBackJournal
   if (backupThere && target !== null && writtenNames(await readWrittenDigest(dotDir, id), target)) {
     for (const file of journal.files) {
       const present = await readIfPresent(join(dir, file.name));
-      if (present === null || digestBytes(present) !== file.digest) await rename(join(staging, 'new', file.name), join(dir, file.name));
+      if (present === null || digestBytes(present) !== file.digest)
+        await rename(join(staging, 'new', file.name), join(dir, file.name));
     }
     await syncDir(dir);
     if (digestSet(await readSet(dir)) === journal.target_digest) {
@@ -74,31 +88,59 @@ export async function recoverCommitted(dotDir: string, journal: WriteBackJournal
   await installSet(dir, before, staging);
   if (!backupThere && !beforeIsGenerated) await installBackup(dotDir, id, generated);
   // A backup this write-back made is a copy of the folder it has just put back.
-  if (backupThere && beforeIsGenerated && journal.backup === 'created' && digestSet(await readSet(backupDir(dotDir, id))) === digestSet(before)) await dropBackupDir(dotDir, id);
+  if (
+    backupThere &&
+    beforeIsGenerated &&
+    journal.backup === 'created' &&
+    digestSet(await readSet(backupDir(dotDir, id))) === digestSet(before)
+  )
+    await dropBackupDir(dotDir, id);
   await removeJournal(dotDir, id);
   await removeStaging(dotDir, id);
-  const cause = immediate ? '' : !backupThere ? ' (its backup was gone: another tool\'s restore dropped it)' : ' (another tool restored the suggestion, or the kill came before any file changed)';
+  const cause = immediate
+    ? ''
+    : !backupThere
+      ? " (its backup was gone: another tool's restore dropped it)"
+      : ' (another tool restored the suggestion, or the kill came before any file changed)';
   return `suggestion ${id}: ${what} was undone${cause}; patch_generator/${id}/ holds what it held before`;
 }
 
 /** The set the write-back was making, from the bytes in place or staged; null when a file is in neither. */
-async function targetOf(dir: string, staging: string, journal: WriteBackJournal, before: ReadonlyMap<string, Buffer>): Promise<Map<string, Buffer> | null> {
+async function targetOf(
+  dir: string,
+  staging: string,
+  journal: WriteBackJournal,
+  before: ReadonlyMap<string, Buffer>,
+): Promise<Map<string, Buffer> | null> {
   const target = new Map(before);
   for (const file of journal.files) {
     const present = await readIfPresent(join(dir, file.name));
-    const bytes = present !== null && digestBytes(present) === file.digest ? present : await readIfPresent(join(staging, 'new', file.name));
+    const bytes =
+      present !== null && digestBytes(present) === file.digest
+        ? present
+        : await readIfPresent(join(staging, 'new', file.name));
     if (bytes === null || digestBytes(bytes) !== file.digest) return null;
     target.set(file.name, bytes);
   }
   return target;
 }
 
-async function keepStagedGenerated(dotDir: string, id: string, generated: ReadonlyMap<string, Uint8Array>): Promise<string> {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+async function keepStagedGenerated(
+  dotDir: string,
+  id: string,
+  generated: ReadonlyMap<string, Uint8Array>,
+): Promise<string> {
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const where = join(supersededDir(dotDir), `${id}-${stamp}`, id);
   await writeStagedSetWhole(where, generated);
   const relative = `patch_repair/superseded/${id}-${stamp}/`;
-  await appendRestoreLog(dotDir, `kept the generated set of ${id} that an interrupted write-back had staged in ${relative}: patch_generator/${id}/ was changed by someone else and its backup is gone`);
+  await appendRestoreLog(
+    dotDir,
+    `kept the generated set of ${id} that an interrupted write-back had staged in ${relative}: patch_generator/${id}/ was changed by someone else and its backup is gone`,
+  );
   return relative;
 }
 
@@ -122,7 +164,12 @@ export async function rollForwardEarlierVersion(dotDir: string, journal: WriteBa
       await removeJournal(dotDir, id);
       return `suggestion ${id}: an interrupted write-back of an earlier version could not be checked: its backup is gone; patch_generator/${id}/ is left as it is`;
     }
-    await writeJournal(dotDir, { version: 1, kind: 'restore', id, reason: 'an interrupted write-back could not be completed' });
+    await writeJournal(dotDir, {
+      version: 1,
+      kind: 'restore',
+      id,
+      reason: 'an interrupted write-back could not be completed',
+    });
     await finishRestore(dotDir, id);
     return `suggestion ${id}: an interrupted write-back could not be completed; its generated patch set was put back`;
   }

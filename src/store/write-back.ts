@@ -59,7 +59,9 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   const id = suggestion.id;
   const dir = suggestionDir(dotDir, id);
   if (await exists(journalPath(dotDir, id))) {
-    throw new Error(`${journalPath(dotDir, id)}: an interrupted write-back is pending; recoverWriteBack must run first`);
+    throw new Error(
+      `${journalPath(dotDir, id)}: an interrupted write-back is pending; recoverWriteBack must run first`,
+    );
   }
   const current = await readSet(dir);
   const changes = new Map<string, Buffer>();
@@ -95,7 +97,11 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   let superseded: string | null = null;
   try {
     if (journal.backup === 'created') {
-      superseded = await moveBackupAside(dotDir, id, `patch_generator/${id}/ holds neither this backup nor the repair written on top of it (DiscoPoP's rule for a stale backup); a write-back of a verified repair backed up the folder as it is now`);
+      superseded = await moveBackupAside(
+        dotDir,
+        id,
+        `patch_generator/${id}/ holds neither this backup nor the repair written on top of it (DiscoPoP's rule for a stale backup); a write-back of a verified repair backed up the folder as it is now`,
+      );
       await createBackup(dotDir, id);
     }
     faultPoint('write-back.after-backup');
@@ -123,13 +129,23 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   } catch (error) {
     // Some files may be renamed already; recovery puts the folder back as it was. Should that fail
     // too, the committed journal stays and the next start does it.
-    await recoverCommitted(dotDir, { ...journal, state: 'committed' }, `the write-back failed: ${systemErrorWords(error)}`, true);
+    await recoverCommitted(
+      dotDir,
+      { ...journal, state: 'committed' },
+      `the write-back failed: ${systemErrorWords(error)}`,
+      true,
+    );
     return couldNotWrite(failedPath(error, dir), error);
   }
 
   const problem = await compareWithTarget(dir, target);
   if (problem) {
-    await recoverCommitted(dotDir, { ...journal, state: 'committed' }, `re-reading the written patch set found ${problem}`, true);
+    await recoverCommitted(
+      dotDir,
+      { ...journal, state: 'committed' },
+      `re-reading the written patch set found ${problem}`,
+      true,
+    );
     return { written: false, problem: `${dir}: ${problem} after the write-back`, affectsEveryWrite: false };
   }
   faultPoint('write-back.before-journal-removed');
@@ -140,13 +156,19 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
 }
 
 function couldNotWrite(path: string, cause: unknown): WriteBackUndone {
-  return { written: false, problem: fileProblem(path, 'write', cause), affectsEveryWrite: ['EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(systemErrorCode(cause) ?? '') };
+  return {
+    written: false,
+    problem: fileProblem(path, 'write', cause),
+    affectsEveryWrite: ['EROFS', 'ENOSPC', 'EDQUOT', 'EIO'].includes(systemErrorCode(cause) ?? ''),
+  };
 }
 
 /** Where it failed: the file Node names when it lies outside the suggestion folder and its staging, else that folder. */
 function failedPath(error: unknown, dir: string): string {
   const path = (error as NodeJS.ErrnoException | null)?.path;
-  return typeof path === 'string' && !path.startsWith(`${dir}/`) && !path.split('/').includes(STAGING_FOLDER) ? path : dir;
+  return typeof path === 'string' && !path.startsWith(`${dir}/`) && !path.split('/').includes(STAGING_FOLDER)
+    ? path
+    : dir;
 }
 
 /**
@@ -162,7 +184,9 @@ export async function recoverWriteBack(dotDir: string): Promise<string[]> {
       notices.push(`suggestion ${id}: finished putting back its generated patch set (${journal.reason})`);
     } else if (journal.state === 'prepared') {
       await undoPrepared(dotDir, journal);
-      notices.push(`suggestion ${id}: an interrupted write-back was undone; patch_generator/${id}/ had not been changed`);
+      notices.push(
+        `suggestion ${id}: an interrupted write-back was undone; patch_generator/${id}/ had not been changed`,
+      );
     } else if (await exists(join(stagingDir(dotDir, id), 'before'))) {
       notices.push(await recoverCommitted(dotDir, journal, 'an interrupted write-back', false));
     } else {
@@ -180,7 +204,11 @@ async function undoPrepared(dotDir: string, journal: WriteBackJournal): Promise<
   await removeTempFiles(suggestionDir(dotDir, id));
   // The backup this write-back made is a copy of the folder, which was never touched; one that
   // differs from the folder is not this write-back's copy and stays.
-  if (journal.backup === 'created' && (await exists(backupDir(dotDir, id))) && (await digestDir(backupDir(dotDir, id))) === (await digestDir(suggestionDir(dotDir, id)))) {
+  if (
+    journal.backup === 'created' &&
+    (await exists(backupDir(dotDir, id))) &&
+    (await digestDir(backupDir(dotDir, id))) === (await digestDir(suggestionDir(dotDir, id)))
+  ) {
     await dropBackupDir(dotDir, id);
   }
   await removeJournal(dotDir, id);

@@ -20,14 +20,16 @@ describe('classifyFailure', () => {
     expect(c('x', 529)).toBe('no-answer:server-error');
   });
 
-  it("an exhausted balance is fatal whatever status the provider chose", () => {
+  it('an exhausted balance is fatal whatever status the provider chose', () => {
     expect(c('Your credit balance is too low to access the Anthropic API.', 400)).toBe('fatal:quota');
     expect(c('You exceeded your current quota, please check your plan (insufficient_quota)', 429)).toBe('fatal:quota');
   });
 
   it('connection failures and timeouts without a status', () => {
     expect(c('API Error: Unable to connect to API (ConnectionRefused)')).toBe('no-answer:unreachable');
-    expect(c('APIError: Cannot connect to API: The socket connection was closed unexpectedly')).toBe('no-answer:unreachable');
+    expect(c('APIError: Cannot connect to API: The socket connection was closed unexpectedly')).toBe(
+      'no-answer:unreachable',
+    );
     expect(c('Request timed out')).toBe('no-answer:timeout');
     expect(c('ProviderResponseStreamError: SSE read timed out')).toBe('no-answer:timeout');
   });
@@ -42,7 +44,11 @@ describe('classifyFailure', () => {
   });
 
   it('descriptor signs win over the built-in rules', () => {
-    const f = classifyFailure({ descriptor: { signs: [{ pattern: 'No conversation found', reason: 'crashed' }] }, message: 'No conversation found with session ID: x', status: 404 });
+    const f = classifyFailure({
+      descriptor: { signs: [{ pattern: 'No conversation found', reason: 'crashed' }] },
+      message: 'No conversation found with session ID: x',
+      status: 404,
+    });
     expect(f).toEqual({ kind: 'no-answer', reason: 'crashed' });
   });
 });

@@ -18,7 +18,11 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
   let env: Record<string, string>;
   let agent: Agent;
 
-  const make = async (extraEnv: Record<string, string> = {}, agentTimeoutS = 20, backendOptions?: Record<string, string>) =>
+  const make = async (
+    extraEnv: Record<string, string> = {},
+    agentTimeoutS = 20,
+    backendOptions?: Record<string, string>,
+  ) =>
     realAgent({
       backend: 'claude',
       executable: claude!,
@@ -44,13 +48,19 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
     await stub?.close();
   });
 
-  const once = (fixture: string, behaviours: StubBehaviour[], a: Agent = agent): Promise<CallResult> => callOnce(stub, a, fixture, behaviours);
+  const once = (fixture: string, behaviours: StubBehaviour[], a: Agent = agent): Promise<CallResult> =>
+    callOnce(stub, a, fixture, behaviours);
 
   it('answers with the model text, reports usage, and sends no tools', async ({ expect }) => {
     const { conversation: c, result: r, requests } = await answerCall(stub, agent);
     expect(r).toMatchObject({ kind: 'answered', text: 'STUB ANSWER 1' });
     if (r.kind !== 'answered') return;
-    expect(r.usage).toMatchObject({ reachedModel: true, inputTokens: 10, outputTokens: 5, cliVersion: '2.1.197 (Claude Code)' });
+    expect(r.usage).toMatchObject({
+      reachedModel: true,
+      inputTokens: 10,
+      outputTokens: 5,
+      cliVersion: '2.1.197 (Claude Code)',
+    });
     expect(r.usage.costUsd).toBeGreaterThan(0);
     expect(r.conversation.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const request = requests[0]!;
@@ -63,7 +73,9 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
     expect(existsSync(c.dir)).toBe(false);
   });
 
-  it('continues a conversation by forking the last answered turn; a failed fork leaves no trace', async ({ expect }) => {
+  it('continues a conversation by forking the last answered turn; a failed fork leaves no trace', async ({
+    expect,
+  }) => {
     stub.route('turn one', [{ text: 'FIRST' }]);
     stub.route('turn two', [{ status: 500 }]);
     const again = stub.route('turn two again', [{ text: 'SECOND' }]);
@@ -102,7 +114,10 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
 
   it('a provider that never answers ends at the agent timeout as no answer', async ({ expect }) => {
     const short = await make({}, 4);
-    const [hang, stall] = await Promise.all([once('hang', [{ hang: true }], short), once('stall', [{ stall: true }], short)]);
+    const [hang, stall] = await Promise.all([
+      once('hang', [{ hang: true }], short),
+      once('stall', [{ stall: true }], short),
+    ]);
     expect(hang).toMatchObject({ kind: 'no-answer', reason: 'timeout' });
     expect(stall).toMatchObject({ kind: 'no-answer', reason: 'timeout' });
   });
@@ -128,30 +143,45 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
 
   it.for([
     ['write-tool', (target: string) => ({ name: 'Write', input: { file_path: target, content: 'pwned' } })],
-    ['shell-tool', (target: string) => ({ name: 'Bash', input: { command: `touch ${target} && echo pwned > ${target}` } })],
-  ] as const)('a model asking for the %s gets no tool: nothing is written anywhere', async ([name, toolCall], { expect }) => {
-    const outside = mkdtempSync(join(tmpdir(), 'pr-claude-target-'));
-    const target = join(outside, 'written-by-agent');
-    const prompt = `Write the file (${name}).`;
-    const route = stub.route(prompt, [{ toolCall: toolCall(target) }, { toolCall: toolCall('relative-file') }, { text: 'DONE' }]);
-    const c = await agent.open();
-    const r = await recordedCall(agent, c, prompt, name);
-    // The CLI answered the tool call itself, with an error, instead of running it.
-    expect(JSON.stringify(route.modelCalls().at(-1)!.body?.messages)).toMatch(/No such tool available: (Write|Bash)/);
-    expect(['answered', 'no-answer']).toContain(r.kind);
-    expect(existsSync(target)).toBe(false);
-    expect(readdirSync(outside)).toEqual([]);
-    expect(readdirSync(c.dir)).toEqual([]);
-    await agent.close(c);
-  });
+    [
+      'shell-tool',
+      (target: string) => ({ name: 'Bash', input: { command: `touch ${target} && echo pwned > ${target}` } }),
+    ],
+  ] as const)(
+    'a model asking for the %s gets no tool: nothing is written anywhere',
+    async ([name, toolCall], { expect }) => {
+      const outside = mkdtempSync(join(tmpdir(), 'pr-claude-target-'));
+      const target = join(outside, 'written-by-agent');
+      const prompt = `Write the file (${name}).`;
+      const route = stub.route(prompt, [
+        { toolCall: toolCall(target) },
+        { toolCall: toolCall('relative-file') },
+        { text: 'DONE' },
+      ]);
+      const c = await agent.open();
+      const r = await recordedCall(agent, c, prompt, name);
+      // The CLI answered the tool call itself, with an error, instead of running it.
+      expect(JSON.stringify(route.modelCalls().at(-1)!.body?.messages)).toMatch(/No such tool available: (Write|Bash)/);
+      expect(['answered', 'no-answer']).toContain(r.kind);
+      expect(existsSync(target)).toBe(false);
+      expect(readdirSync(outside)).toEqual([]);
+      expect(readdirSync(c.dir)).toEqual([]);
+      await agent.close(c);
+    },
+  );
 
   // DiscoPoP's llm_config.json may name a claude agent (`backend_options.agent`, passed as --agent).
-  it('an `agent` option naming claude\'s built-in agent with every tool still offers the model no tool, and its tool calls run nothing', async ({ expect }) => {
+  it("an `agent` option naming claude's built-in agent with every tool still offers the model no tool, and its tool calls run nothing", async ({
+    expect,
+  }) => {
     const withAgent = await make({}, 20, { agent: 'general-purpose' });
     const outside = mkdtempSync(join(tmpdir(), 'pr-claude-target-'));
     const target = join(outside, 'written-by-agent');
     const prompt = 'Write the file (agent option).';
-    const route = stub.route(prompt, [{ toolCall: { name: 'Bash', input: { command: `echo pwned > ${target}` } } }, { text: 'DONE' }]);
+    const route = stub.route(prompt, [
+      { toolCall: { name: 'Bash', input: { command: `echo pwned > ${target}` } } },
+      { text: 'DONE' },
+    ]);
     const c = await withAgent.open();
     const r = await withAgent.call(c, prompt);
     expect(r).toMatchObject({ kind: 'answered', text: 'DONE' });
@@ -162,10 +192,15 @@ describe.skipIf(claude === null).concurrent('claude CLI against the loopback stu
     await withAgent.close(c);
   });
 
-  it('an `agent` option naming the user\'s own agent (tools, bypassPermissions) is not loaded: fatal, misconfigured, no model request', async ({ expect }) => {
+  it("an `agent` option naming the user's own agent (tools, bypassPermissions) is not loaded: fatal, misconfigured, no model request", async ({
+    expect,
+  }) => {
     const agents = join(env.CLAUDE_CONFIG_DIR!, 'agents');
     mkdirSync(agents, { recursive: true });
-    writeFileSync(join(agents, 'coder.md'), '---\nname: coder\ndescription: writes code\ntools: Bash, Read, Edit, Write\npermissionMode: bypassPermissions\n---\nYou write code.\n');
+    writeFileSync(
+      join(agents, 'coder.md'),
+      '---\nname: coder\ndescription: writes code\ntools: Bash, Read, Edit, Write\npermissionMode: bypassPermissions\n---\nYou write code.\n',
+    );
     const own = await startStubProvider([{ text: 'unused' }]);
     try {
       const withAgent = await make({ ANTHROPIC_BASE_URL: own.url }, 20, { agent: 'coder' });

@@ -25,13 +25,17 @@ describe('resolveAgentSettings', () => {
   });
 
   it('an explicitly named configuration file must exist', async () => {
-    await expect(resolve({}, '/nonexistent/llm_config.json')).rejects.toThrow('/nonexistent/llm_config.json: cannot read the LLM configuration: does not exist');
+    await expect(resolve({}, '/nonexistent/llm_config.json')).rejects.toThrow(
+      '/nonexistent/llm_config.json: cannot read the LLM configuration: does not exist',
+    );
   });
 
   it('flag → connection → backend entry → built-in defaults, most specific first', async () => {
     const file = configFile({
       connections: { mini: { backend: 'opencode', model: 'openai/gpt-5.4-mini', prompts: 3, agent_timeout: 120 } },
-      backends: { opencode: { executable: '/opt/opencode/bin/opencode', agent_timeout: 600, retries: 4, max_cost: 2.5 } },
+      backends: {
+        opencode: { executable: '/opt/opencode/bin/opencode', agent_timeout: 600, retries: 4, max_cost: 2.5 },
+      },
     });
     expect(await resolve({ prompts: 5 }, file)).toEqual({
       connection: 'mini',
@@ -49,27 +53,46 @@ describe('resolveAgentSettings', () => {
 
   it("a descriptor's defaults come after the configuration, before the built-in ones", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pr-desc-'));
-    writeFileSync(join(dir, 'local.json'), JSON.stringify({ name: 'local', command: ['local-llm'], defaults: { model: 'qwen', agent_timeout: 900 } }));
+    writeFileSync(
+      join(dir, 'local.json'),
+      JSON.stringify({ name: 'local', command: ['local-llm'], defaults: { model: 'qwen', agent_timeout: 900 } }),
+    );
     const file = join(dir, 'llm_config.json');
     writeFileSync(file, JSON.stringify({ connections: { here: { backend: './local.json' } } }));
     const settings = await resolve({}, file);
     expect(settings).toMatchObject({ backend: join(dir, 'local.json'), model: 'qwen', agentTimeoutS: 900 });
-    expect(await resolve({ model: 'other', agentTimeoutS: 30 }, file)).toMatchObject({ model: 'other', agentTimeoutS: 30 });
+    expect(await resolve({ model: 'other', agentTimeoutS: 30 }, file)).toMatchObject({
+      model: 'other',
+      agentTimeoutS: 30,
+    });
   });
 
   it('several connections and none chosen: a usage error listing them; an unknown name too', async () => {
     const file = configFile({ connections: { a: { backend: 'claude' }, b: { backend: 'opencode' } } });
     await expect(resolve({}, file)).rejects.toThrow(UsageError);
-    await expect(resolve({}, file)).rejects.toThrow(`${file}: several connections are defined (a, b); choose one with --connection`);
-    await expect(resolve({ connection: 'c' }, file)).rejects.toThrow(`--connection c: no such connection in ${file} (defined: a, b)`);
+    await expect(resolve({}, file)).rejects.toThrow(
+      `${file}: several connections are defined (a, b); choose one with --connection`,
+    );
+    await expect(resolve({ connection: 'c' }, file)).rejects.toThrow(
+      `--connection c: no such connection in ${file} (defined: a, b)`,
+    );
     expect(await resolve({ connection: 'b' }, file)).toMatchObject({ connection: 'b', backend: 'opencode' });
     expect(await resolve({ backend: 'claude' }, file)).toMatchObject({ backend: 'claude' });
   });
 
-  it.each(['api_key', 'apiKey', 'auth_token', 'token', 'password', 'secret'])('refuses a file holding a credential (%s), anywhere', async (key) => {
-    const file = configFile({ backends: { opencode: { executable: 'opencode' } }, connections: { a: { backend: 'opencode' } }, extra: { deep: { [key]: 'x' } } });
-    await expect(resolve({}, file)).rejects.toThrow(`${file}: extra.deep.${key}: credentials do not belong here; the agent CLI owns authentication`);
-  });
+  it.each(['api_key', 'apiKey', 'auth_token', 'token', 'password', 'secret'])(
+    'refuses a file holding a credential (%s), anywhere',
+    async (key) => {
+      const file = configFile({
+        backends: { opencode: { executable: 'opencode' } },
+        connections: { a: { backend: 'opencode' } },
+        extra: { deep: { [key]: 'x' } },
+      });
+      await expect(resolve({}, file)).rejects.toThrow(
+        `${file}: extra.deep.${key}: credentials do not belong here; the agent CLI owns authentication`,
+      );
+    },
+  );
 
   it('max_tokens and other keys that merely contain "token" are not credentials, but unknown keys are named', async () => {
     const file = configFile({ connections: { a: { backend: 'claude', max_tokens: 4000 } } });
@@ -77,7 +100,9 @@ describe('resolveAgentSettings', () => {
   });
 
   it('bad values name the key and the file', async () => {
-    await expect(resolve({}, configFile({ connections: { a: { prompts: 0 } } }))).rejects.toThrow(/llm_config.json: connections\.a\.prompts: /);
+    await expect(resolve({}, configFile({ connections: { a: { prompts: 0 } } }))).rejects.toThrow(
+      /llm_config.json: connections\.a\.prompts: /,
+    );
     await expect(resolve({}, configFile('{ "connections": '))).rejects.toThrow(/llm_config.json: not valid JSON/);
   });
 
@@ -88,7 +113,9 @@ describe('resolveAgentSettings', () => {
     expect((error as Error).message).toBe(
       `${file}: connections.x.backend: unknown backend 'nonesuch' (known: claude, opencode, builtin; or give a descriptor file path)`,
     );
-    await expect(resolve({ backend: 'nonesuch' }, file)).rejects.toThrow(/^--backend nonesuch: unknown backend \(known: /);
+    await expect(resolve({ backend: 'nonesuch' }, file)).rejects.toThrow(
+      /^--backend nonesuch: unknown backend \(known: /,
+    );
     const missing = configFile({ connections: { x: { backend: './nowhere.json' } } });
     await expect(resolve({}, missing)).rejects.toThrow(
       `${missing}: connections.x.backend: ${join(missing, '..', 'nowhere.json')}: cannot read the backend descriptor: does not exist`,
@@ -117,9 +144,15 @@ describe('resolveAgentSettings', () => {
   });
 
   it('a relative executable is relative to the configuration file; a bare name is looked up on PATH', async () => {
-    const file = configFile({ connections: { a: { backend: 'opencode' } }, backends: { opencode: { executable: 'bin/opencode' } } });
+    const file = configFile({
+      connections: { a: { backend: 'opencode' } },
+      backends: { opencode: { executable: 'bin/opencode' } },
+    });
     expect((await resolve({}, file)).executable).toBe(join(file, '..', 'bin', 'opencode'));
-    const bare = configFile({ connections: { a: { backend: 'opencode' } }, backends: { opencode: { executable: 'opencode-1.18' } } });
+    const bare = configFile({
+      connections: { a: { backend: 'opencode' } },
+      backends: { opencode: { executable: 'opencode-1.18' } },
+    });
     expect((await resolve({}, bare)).executable).toBe('opencode-1.18');
   });
 });

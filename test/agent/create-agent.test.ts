@@ -22,13 +22,20 @@ function executable(dir: string, name: string, script: string, shebang = '#!/bin
 
 describe('createAgent: detection only when an agent is needed', () => {
   it('builtin means no agent and nothing to say', async () => {
-    expect(await createAgent({ settings: { ...BASE, backend: 'builtin' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' })).toEqual({ agent: null, notice: null });
+    expect(
+      await createAgent({ settings: { ...BASE, backend: 'builtin' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' }),
+    ).toEqual({ agent: null, notice: null });
   });
 
   it('uses the only agent CLI on PATH and names it', async () => {
     const bin = temp('pr-bin-');
     const claude = executable(bin, 'claude', 'exit 0');
-    const { agent, notice } = await createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: bin });
+    const { agent, notice } = await createAgent({
+      settings: BASE,
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+      searchPath: bin,
+    });
     expect(agent?.backend).toBe('claude');
     expect(notice).toBe(`using claude (${claude}), the only agent CLI found on PATH`);
   });
@@ -37,40 +44,79 @@ describe('createAgent: detection only when an agent is needed', () => {
     const bin = temp('pr-bin-');
     executable(bin, 'claude', 'exit 0');
     executable(join(bin, 'other'), 'opencode', 'exit 0');
-    const run = createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: [bin, join(bin, 'other')].join(delimiter) });
+    const run = createAgent({
+      settings: BASE,
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+      searchPath: [bin, join(bin, 'other')].join(delimiter),
+    });
     await expect(run).rejects.toThrow(UsageError);
-    await expect(run).rejects.toThrow(/several agent CLIs found on PATH: claude \(.*\), opencode \(.*\); choose one with --backend/);
+    await expect(run).rejects.toThrow(
+      /several agent CLIs found on PATH: claude \(.*\), opencode \(.*\); choose one with --backend/,
+    );
   });
 
   it('with none installed the built-in repairer runs alone, and says so', async () => {
-    const { agent, notice } = await createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: temp('pr-empty-') });
+    const { agent, notice } = await createAgent({
+      settings: BASE,
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+      searchPath: temp('pr-empty-'),
+    });
     expect(agent).toBeNull();
-    expect(notice).toMatch(/^no agent CLI found on PATH \(looked for claude, opencode\); the built-in repairer runs alone$/);
+    expect(notice).toMatch(
+      /^no agent CLI found on PATH \(looked for claude, opencode\); the built-in repairer runs alone$/,
+    );
   });
 
   it('an unknown backend name lists the known ones', async () => {
-    await expect(createAgent({ settings: { ...BASE, backend: 'gpt' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' })).rejects.toThrow(
+    await expect(
+      createAgent({ settings: { ...BASE, backend: 'gpt' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' }),
+    ).rejects.toThrow(
       /--backend gpt: unknown backend \(known: claude, opencode, builtin; or give a descriptor file path\)/,
     );
   });
 
   it('a named agent whose executable is missing is refused when the agent is made, with exit 4', async () => {
-    const made = createAgent({ settings: { ...BASE, backend: 'claude', executable: '/nonexistent/claude' }, scratchDir: temp('pr-ca-'), systemPrompt: 's' });
+    const made = createAgent({
+      settings: { ...BASE, backend: 'claude', executable: '/nonexistent/claude' },
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+    });
     await expect(made).rejects.toThrow(AgentUnavailableError);
-    await expect(made).rejects.toThrow('--backend claude: cannot start /nonexistent/claude: no such executable; install it');
-    const notOnPath = createAgent({ settings: { ...BASE, backend: 'claude' }, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: temp('pr-empty-') });
+    await expect(made).rejects.toThrow(
+      '--backend claude: cannot start /nonexistent/claude: no such executable; install it',
+    );
+    const notOnPath = createAgent({
+      settings: { ...BASE, backend: 'claude' },
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+      searchPath: temp('pr-empty-'),
+    });
     await expect(notOnPath).rejects.toThrow('--backend claude: cannot start claude: no such executable on PATH');
   });
 
   it('with --no-builtin, finding no agent CLI is a refusal, not a notice', async () => {
-    const made = createAgent({ settings: BASE, scratchDir: temp('pr-ca-'), systemPrompt: 's', searchPath: temp('pr-empty-'), required: true });
-    await expect(made).rejects.toThrow(/^--no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\)/);
+    const made = createAgent({
+      settings: BASE,
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+      searchPath: temp('pr-empty-'),
+      required: true,
+    });
+    await expect(made).rejects.toThrow(
+      /^--no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\)/,
+    );
   });
 
   it('an executable that cannot be started (its interpreter is missing) is a fatal misconfiguration that made no call', async () => {
     const bin = temp('pr-bin-');
     executable(bin, 'claude', 'true', '#!/nonexistent/interpreter');
-    const { agent } = await createAgent({ settings: { ...BASE, backend: 'claude', executable: join(bin, 'claude') }, scratchDir: temp('pr-ca-'), systemPrompt: 's' });
+    const { agent } = await createAgent({
+      settings: { ...BASE, backend: 'claude', executable: join(bin, 'claude') },
+      scratchDir: temp('pr-ca-'),
+      systemPrompt: 's',
+    });
     const r = await agent!.call(await agent!.open(), 'p');
     expect(r).toMatchObject({ kind: 'fatal', reason: 'misconfigured', started: false });
   });
@@ -86,7 +132,12 @@ describe('the minimal descriptor works as is', () => {
     const file = join(dir, 'my-agent.json');
     writeFileSync(file, JSON.stringify(minimal));
     const settings: AgentSettings = { ...BASE, backend: file, ...(model ? { model } : {}) };
-    return createAgent({ settings, scratchDir: join(dir, 'scratch'), systemPrompt: 'SYSTEM', env: { PATH: `${bin}${delimiter}${process.env.PATH}` } });
+    return createAgent({
+      settings,
+      scratchDir: join(dir, 'scratch'),
+      systemPrompt: 'SYSTEM',
+      env: { PATH: `${bin}${delimiter}${process.env.PATH}` },
+    });
   }
 
   it('answers with stdout; follow-ups replay the conversation in one fresh call', async () => {
@@ -109,7 +160,9 @@ describe('the minimal descriptor works as is', () => {
   });
 
   it('an unfilled {model} is a usage error naming the flag', async () => {
-    await expect(setup('cat', null)).rejects.toThrow(/backend my-agent: its command needs \{model\}, which has no value: give --model/);
+    await expect(setup('cat', null)).rejects.toThrow(
+      /backend my-agent: its command needs \{model\}, which has no value: give --model/,
+    );
   });
 });
 
@@ -153,10 +206,18 @@ describe('the worked example of docs/backends.md', () => {
       env: { PATH: `${join(dir, 'bin')}${delimiter}${process.env.PATH}` },
     });
     const r1 = await agent!.call(await agent!.open(), 'fix');
-    expect(r1).toMatchObject({ kind: 'answered', text: 'from none, env 1', usage: { inputTokens: 900, outputTokens: 120 } });
+    expect(r1).toMatchObject({
+      kind: 'answered',
+      text: 'from none, env 1',
+      usage: { inputTokens: 900, outputTokens: 120 },
+    });
     if (r1.kind !== 'answered') return;
     expect(await agent!.call(r1.conversation, 'again')).toMatchObject({ kind: 'answered', text: 'from c-42, env 1' });
-    expect(await agent!.call(r1.conversation, 'slow')).toMatchObject({ kind: 'no-answer', reason: 'rate-limited', detail: 'slow down (HTTP 429)' });
+    expect(await agent!.call(r1.conversation, 'slow')).toMatchObject({
+      kind: 'no-answer',
+      reason: 'rate-limited',
+      detail: 'slow down (HTTP 429)',
+    });
     expect(await agent!.call(r1.conversation, 'badflag')).toMatchObject({ kind: 'fatal', reason: 'misconfigured' });
   });
 });
@@ -176,12 +237,21 @@ describe('prompt passing and cancellation', () => {
   }
 
   it('as one argument, placed where {prompt} is', async () => {
-    const { agent } = await agentWith({ command: ['echo-agent', '--ask', '{prompt}', '--end'], prompt: 'argument' }, 'printf "%s|" "$@"');
-    expect(await agent.call(await agent.open(), 'two words')).toMatchObject({ kind: 'answered', text: '--ask|SYS\n\ntwo words|--end|' });
+    const { agent } = await agentWith(
+      { command: ['echo-agent', '--ask', '{prompt}', '--end'], prompt: 'argument' },
+      'printf "%s|" "$@"',
+    );
+    expect(await agent.call(await agent.open(), 'two words')).toMatchObject({
+      kind: 'answered',
+      text: '--ask|SYS\n\ntwo words|--end|',
+    });
   });
 
   it('as a file outside the agent directory, appended last; close removes it', async () => {
-    const { agent, scratch } = await agentWith({ command: ['echo-agent'], prompt: 'file' }, 'for f; do :; done; printf "%s:" "$f"; cat "$f"');
+    const { agent, scratch } = await agentWith(
+      { command: ['echo-agent'], prompt: 'file' },
+      'for f; do :; done; printf "%s:" "$f"; cat "$f"',
+    );
     const c = await agent.open();
     const r = await agent.call(c, 'from a file');
     if (r.kind !== 'answered') throw new Error(JSON.stringify(r));
@@ -209,18 +279,38 @@ describe("a descriptor's prepare step (opencode creates its database on its firs
     const home = temp('pr-prepare-home-');
     const log = join(home, 'prepare.log');
     // The CLI's first start creates its state slowly; a call that starts before it is there fails.
-    const cli = executable(temp('pr-prepare-bin-'), 'tool', [
-      'if [ "$1" = init ]; then echo init >> "$PREPARE_LOG"; sleep 0.3; mkdir -p "$XDG_DATA_HOME/tool"; touch "$XDG_DATA_HOME/tool/state.db"; exit 0; fi',
-      '[ -f "$XDG_DATA_HOME/tool/state.db" ] || { echo "Failed query: CREATE TABLE" >&2; exit 1; }',
-      'echo answer',
-    ].join('\n'));
+    const cli = executable(
+      temp('pr-prepare-bin-'),
+      'tool',
+      [
+        'if [ "$1" = init ]; then echo init >> "$PREPARE_LOG"; sleep 0.3; mkdir -p "$XDG_DATA_HOME/tool"; touch "$XDG_DATA_HOME/tool/state.db"; exit 0; fi',
+        '[ -f "$XDG_DATA_HOME/tool/state.db" ] || { echo "Failed query: CREATE TABLE" >&2; exit 1; }',
+        'echo answer',
+      ].join('\n'),
+    );
     const descriptor = join(home, 'tool.json');
-    writeFileSync(descriptor, JSON.stringify({ name: 'tool', command: [cli], prepare: { args: ['init'], unlessDataFile: 'tool/state.db' } }));
+    writeFileSync(
+      descriptor,
+      JSON.stringify({ name: 'tool', command: [cli], prepare: { args: ['init'], unlessDataFile: 'tool/state.db' } }),
+    );
     const env = { PREPARE_LOG: log, HOME: home, XDG_DATA_HOME: join(home, 'data') };
-    const make = async () => (await createAgent({ settings: { ...BASE, backend: descriptor }, scratchDir: temp('pr-prepare-'), systemPrompt: 's', env })).agent!;
+    const make = async () =>
+      (
+        await createAgent({
+          settings: { ...BASE, backend: descriptor },
+          scratchDir: temp('pr-prepare-'),
+          systemPrompt: 's',
+          env,
+        })
+      ).agent!;
     const agent = await make();
     const results = await Promise.all([1, 2, 3, 4].map(async () => agent.call(await agent.open(), 'p')));
-    expect(results.map((r) => r.kind === 'answered' && r.text.trim())).toEqual(['answer', 'answer', 'answer', 'answer']);
+    expect(results.map((r) => r.kind === 'answered' && r.text.trim())).toEqual([
+      'answer',
+      'answer',
+      'answer',
+      'answer',
+    ]);
     const again = await make();
     expect(await again.call(await again.open(), 'p')).toMatchObject({ kind: 'answered' });
     expect(readFileSync(log, 'utf8')).toBe('init\n');

@@ -23,9 +23,13 @@ describe('backend descriptors', () => {
   });
 
   it('a broken descriptor is one line naming the file and the key', () => {
-    expect(() => parseDescriptor('{"name":"x","command":["x"],"prompt":"pipe"}', 'x.json')).toThrow(/^x\.json: prompt: /);
+    expect(() => parseDescriptor('{"name":"x","command":["x"],"prompt":"pipe"}', 'x.json')).toThrow(
+      /^x\.json: prompt: /,
+    );
     expect(() => parseDescriptor('{"name":"x","command":[]}', 'x.json')).toThrow(/^x\.json: command: /);
-    expect(() => parseDescriptor('{"name":"x","command":["x"],"outptu":{}}', 'x.json')).toThrow(/^x\.json: outptu: unknown key$/);
+    expect(() => parseDescriptor('{"name":"x","command":["x"],"outptu":{}}', 'x.json')).toThrow(
+      /^x\.json: outptu: unknown key$/,
+    );
   });
 
   it('every problem of a descriptor at once, one line each', () => {
@@ -39,7 +43,11 @@ describe('backend descriptors', () => {
     })();
     const lines = error?.message.split('\n') ?? [];
     expect(lines).toHaveLength(3);
-    expect(lines.map((line) => line.split(': ').slice(0, 2).join(': ')).sort()).toEqual(['x.json: command', 'x.json: outptu', 'x.json: prompt']);
+    expect(lines.map((line) => line.split(': ').slice(0, 2).join(': ')).sort()).toEqual([
+      'x.json: command',
+      'x.json: outptu',
+      'x.json: prompt',
+    ]);
   });
 });
 
@@ -53,11 +61,16 @@ describe('placeholders', () => {
   it('JSON keeps value types, escapes text safely, and drops keys whose placeholder has no value', () => {
     const json = { prompt: '{system_prompt}', provider: { '{provider}': { timeout: '{agent_timeout_ms}' } } };
     const prompt = 'Say "hi"\nand {braces}';
-    expect(JSON.parse(JSON.stringify(fillJson(json, { system_prompt: prompt, provider: 'openai', agent_timeout_ms: 5000 })))).toEqual({
+    expect(
+      JSON.parse(JSON.stringify(fillJson(json, { system_prompt: prompt, provider: 'openai', agent_timeout_ms: 5000 }))),
+    ).toEqual({
       prompt,
       provider: { openai: { timeout: 5000 } },
     });
-    expect(fillJson(json, { system_prompt: 'x', provider: undefined, agent_timeout_ms: 5000 })).toEqual({ prompt: 'x', provider: {} });
+    expect(fillJson(json, { system_prompt: 'x', provider: undefined, agent_timeout_ms: 5000 })).toEqual({
+      prompt: 'x',
+      provider: {},
+    });
   });
 });
 
@@ -68,9 +81,24 @@ describe('agent environment', () => {
       descriptor,
       cwd: '/scratch/conversation-1',
       values: { agent_timeout_ms: 60000 },
-      base: { HOME: '/home/u', ANTHROPIC_API_KEY: 'k', DP_PROJECT_ROOT_DIR: '/p', DOT_DISCOPOP: '/p/.discopop', INIT_CWD: '/p', npm_config_local_prefix: '/p', OLDPWD: '/p', PWD: '/p' },
+      base: {
+        HOME: '/home/u',
+        ANTHROPIC_API_KEY: 'k',
+        DP_PROJECT_ROOT_DIR: '/p',
+        DOT_DISCOPOP: '/p/.discopop',
+        INIT_CWD: '/p',
+        npm_config_local_prefix: '/p',
+        OLDPWD: '/p',
+        PWD: '/p',
+      },
     });
-    expect(env).toMatchObject({ HOME: '/home/u', ANTHROPIC_API_KEY: 'k', PWD: '/scratch/conversation-1', API_TIMEOUT_MS: '60000', DISABLE_AUTOUPDATER: '1' });
+    expect(env).toMatchObject({
+      HOME: '/home/u',
+      ANTHROPIC_API_KEY: 'k',
+      PWD: '/scratch/conversation-1',
+      API_TIMEOUT_MS: '60000',
+      DISABLE_AUTOUPDATER: '1',
+    });
     expect(Object.values(env)).not.toContain('/p');
     expect(Object.values(env).some((v) => v.startsWith('/p/'))).toBe(false);
   });
@@ -84,7 +112,11 @@ describe('agent environment', () => {
     });
     const config = JSON.parse(env.OPENCODE_CONFIG_CONTENT!);
     expect(config.permission).toEqual({ '*': 'deny' });
-    expect(config.agent['patch-repair']).toMatchObject({ prompt: 'SYS', tools: { '*': false }, permission: { '*': 'deny' } });
+    expect(config.agent['patch-repair']).toMatchObject({
+      prompt: 'SYS',
+      tools: { '*': false },
+      permission: { '*': 'deny' },
+    });
     expect(config.provider.openai.options.timeout).toBe(300000);
   });
 });

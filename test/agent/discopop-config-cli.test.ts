@@ -20,10 +20,21 @@ function configFile(content: unknown): string {
 }
 
 async function agentFrom(file: string, binaries: Record<string, string>, env: Record<string, string>) {
-  const settings = await resolveAgentSettings({ flags: {}, llmConfigPath: file, llmConfigExplicit: true, env: binaries });
+  const settings = await resolveAgentSettings({
+    flags: {},
+    llmConfigPath: file,
+    llmConfigExplicit: true,
+    env: binaries,
+  });
   const runs: RecordedRun[] = [];
   const scratchDir = mkdtempSync(join(tmpdir(), 'pr-dpcli-scratch-'));
-  const { agent } = await createAgent({ settings, scratchDir, systemPrompt: 'You repair OpenMP patches.', env, onRun: (run) => runs.push(run) });
+  const { agent } = await createAgent({
+    settings,
+    scratchDir,
+    systemPrompt: 'You repair OpenMP patches.',
+    env,
+    onRun: (run) => runs.push(run),
+  });
   return { agent: agent!, runs };
 }
 
@@ -39,7 +50,14 @@ describe('a DiscoPoP-written llm_config.json reaches the real CLIs', () => {
   it.skipIf(claude === null)('claude: effort, append_system_prompt, extra_args and env', async () => {
     const file = configFile({
       version: 1,
-      backends: { claude: { binary: 'claude', env: { ANTHROPIC_CUSTOM_HEADERS: 'X-Discopop-Lab: tuda' }, extra_args: ['--max-budget-usd', '3'], options: {} } },
+      backends: {
+        claude: {
+          binary: 'claude',
+          env: { ANTHROPIC_CUSTOM_HEADERS: 'X-Discopop-Lab: tuda' },
+          extra_args: ['--max-budget-usd', '3'],
+          options: {},
+        },
+      },
       connections: {
         sonnet: {
           backend: 'claude',
@@ -50,7 +68,12 @@ describe('a DiscoPoP-written llm_config.json reaches the real CLIs', () => {
         },
       },
     });
-    const env = { ...isolatedHome().env, ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_API_KEY: 'stub-key', CLAUDE_CODE_MAX_RETRIES: '1' };
+    const env = {
+      ...isolatedHome().env,
+      ANTHROPIC_BASE_URL: stub.url,
+      ANTHROPIC_API_KEY: 'stub-key',
+      CLAUDE_CODE_MAX_RETRIES: '1',
+    };
     // DISCOPOP_CLAUDE replaces the `binary` the file names, as in DiscoPoP.
     const { agent, runs } = await agentFrom(file, { DISCOPOP_CLAUDE: claude! }, env);
     stub.script([{ text: 'STUB ANSWER' }]);
@@ -60,7 +83,9 @@ describe('a DiscoPoP-written llm_config.json reaches the real CLIs', () => {
     await agent.close(conversation);
     expect(result).toMatchObject({ kind: 'answered', text: 'STUB ANSWER' });
     const args = runs[0]!.args;
-    expect(args.join(' ')).toContain('--effort high --append-system-prompt Keep the loop order. --max-budget-usd 3 --exclude-dynamic-system-prompt-sections');
+    expect(args.join(' ')).toContain(
+      '--effort high --append-system-prompt Keep the loop order. --max-budget-usd 3 --exclude-dynamic-system-prompt-sections',
+    );
     const request = stub.modelCalls()[before]!;
     expect(JSON.stringify(request.body?.system)).toContain('Keep the loop order.');
     expect(request.headers['x-discopop-lab']).toBe('tuda');

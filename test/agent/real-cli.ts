@@ -45,11 +45,18 @@ export async function requireAgentCli(name: 'claude' | 'opencode'): Promise<stri
   if (await works(name)) return binaryOf(name);
   const installed = await withInstallLock(async () => {
     if (await works(name)) return true;
-    const outcome = await runProcess({ command: process.execPath, args: [join(ROOT, 'scripts', 'install-agents.mjs'), '--quiet'], cwd: ROOT, timeoutMs: 300_000 });
+    const outcome = await runProcess({
+      command: process.execPath,
+      args: [join(ROOT, 'scripts', 'install-agents.mjs'), '--quiet'],
+      cwd: ROOT,
+      timeoutMs: 300_000,
+    });
     return outcome.kind === 'exited' && outcome.exitCode === 0 && (await works(name));
   });
   if (installed) return binaryOf(name);
-  console.warn(`skipping the ${name} CLI tests: ${name} ${VERSIONS[name]} could not be installed; run \`node scripts/install-agents.mjs\` (needs the npm registry)`);
+  console.warn(
+    `skipping the ${name} CLI tests: ${name} ${VERSIONS[name]} could not be installed; run \`node scripts/install-agents.mjs\` (needs the npm registry)`,
+  );
   return null;
 }
 
@@ -94,8 +101,15 @@ export function writeOpencodeUserConfig(home: string, baseUrl: string): void {
  * would prepare it at once, create it first.
  */
 export async function createOpencodeDatabase(env: Record<string, string>): Promise<void> {
-  const outcome = await runProcess({ command: binaryOf('opencode'), args: ['db', 'path'], cwd: env.HOME!, env, timeoutMs: 120_000 });
-  if (outcome.kind !== 'exited' || outcome.exitCode !== 0) throw new Error(`opencode db path ${describeOutcome(outcome)}`);
+  const outcome = await runProcess({
+    command: binaryOf('opencode'),
+    args: ['db', 'path'],
+    cwd: env.HOME!,
+    env,
+    timeoutMs: 120_000,
+  });
+  if (outcome.kind !== 'exited' || outcome.exitCode !== 0)
+    throw new Error(`opencode db path ${describeOutcome(outcome)}`);
 }
 
 export interface RecordedRun {
@@ -142,7 +156,12 @@ export async function realAgent(o: {
 }
 
 /** One agent call; with RECORD_AGENT_FIXTURES=1, its CLI run is kept as fixtures/agents/<backend>/<fixture>.json. */
-export async function recordedCall(agent: Agent, conversation: Conversation, prompt: string, fixture: string): Promise<CallResult> {
+export async function recordedCall(
+  agent: Agent,
+  conversation: Conversation,
+  prompt: string,
+  fixture: string,
+): Promise<CallResult> {
   const runs: RecordedRun[] = [];
   const result = await callRuns.run(runs, () => agent.call(conversation, prompt));
   recordFixture(agent.backend, fixture, runs.at(-1));
@@ -150,7 +169,12 @@ export async function recordedCall(agent: Agent, conversation: Conversation, pro
 }
 
 /** One call in a conversation of its own, with a prompt of its own that the stub answers with `behaviours`. */
-export async function callOnce(stub: StubProvider, agent: Agent, fixture: string, behaviours: StubBehaviour[]): Promise<CallResult> {
+export async function callOnce(
+  stub: StubProvider,
+  agent: Agent,
+  fixture: string,
+  behaviours: StubBehaviour[],
+): Promise<CallResult> {
   const prompt = `Fix this patch (${fixture}).`;
   stub.route(prompt, behaviours);
   const conversation = await agent.open();
@@ -160,7 +184,10 @@ export async function callOnce(stub: StubProvider, agent: Agent, fixture: string
 }
 
 /** The first case of each CLI's tests: a prompt with quotes and a line break, answered 'STUB ANSWER 1'. */
-export async function answerCall(stub: StubProvider, agent: Agent): Promise<{ prompt: string; conversation: Conversation; result: CallResult; requests: RecordedRequest[] }> {
+export async function answerCall(
+  stub: StubProvider,
+  agent: Agent,
+): Promise<{ prompt: string; conversation: Conversation; result: CallResult; requests: RecordedRequest[] }> {
   const prompt = 'Fix this "patch":\n--- a/x.c\n';
   const route = stub.route(prompt, [{ text: 'STUB ANSWER 1' }]);
   const conversation = await agent.open();

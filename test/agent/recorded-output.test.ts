@@ -66,7 +66,9 @@ const cases = Object.entries(EXPECTED).flatMap(([backend, byCase]) =>
 describe('recorded CLI output through the production descriptors', () => {
   it.each(cases)('%s %s → %s', async (backend, name, expected) => {
     if (!existsSync(join(FIXTURES, backend, `${name}.json`))) {
-      expect.fail(`fixtures/agents/${backend}/${name}.json missing: record it with RECORD_AGENT_FIXTURES=1 npx vitest run test/agent/${backend}-cli.test.ts`);
+      expect.fail(
+        `fixtures/agents/${backend}/${name}.json missing: record it with RECORD_AGENT_FIXTURES=1 npx vitest run test/agent/${backend}-cli.test.ts`,
+      );
     }
     const r = await classify(backend, recorded(backend, name));
     expect(r.kind === 'answered' ? 'answered' : `${r.kind}:${r.reason}`).toBe(expected);
@@ -74,10 +76,18 @@ describe('recorded CLI output through the production descriptors', () => {
 
   it('reads the answer text, session id, tokens and cost', async () => {
     const claude = await classify('claude', recorded('claude', 'answer'));
-    expect(claude).toMatchObject({ kind: 'answered', text: 'STUB ANSWER 1', usage: { inputTokens: 10, outputTokens: 5, reachedModel: true } });
+    expect(claude).toMatchObject({
+      kind: 'answered',
+      text: 'STUB ANSWER 1',
+      usage: { inputTokens: 10, outputTokens: 5, reachedModel: true },
+    });
     expect(claude.usage.costUsd).toBeCloseTo(0.000105, 6);
     const opencode = await classify('opencode', recorded('opencode', 'answer'));
-    expect(opencode).toMatchObject({ kind: 'answered', text: 'STUB ANSWER 1', usage: { inputTokens: 10, outputTokens: 5 } });
+    expect(opencode).toMatchObject({
+      kind: 'answered',
+      text: 'STUB ANSWER 1',
+      usage: { inputTokens: 10, outputTokens: 5 },
+    });
     // Its recorded cost is 0 for 15 tokens: no price for the stub's model, so unknown rather than free.
     expect(opencode.usage.costUsd).toBeUndefined();
     if (opencode.kind === 'answered') expect(opencode.conversation.sessionId).toMatch(/^ses_/);
@@ -97,7 +107,10 @@ describe('recorded CLI output through the production descriptors', () => {
 
   it('an exit code of 0 is not enough: opencode\'s endless loop (step_finish "unknown") is no answer', async () => {
     const outcome = recorded('opencode', 'answer');
-    const looping = { ...outcome, stdout: (outcome as { stdout: string }).stdout.replace('"reason":"stop"', '"reason":"unknown"') } as RunOutcome;
+    const looping = {
+      ...outcome,
+      stdout: (outcome as { stdout: string }).stdout.replace('"reason":"stop"', '"reason":"unknown"'),
+    } as RunOutcome;
     expect(await classify('opencode', looping)).toMatchObject({ kind: 'no-answer', reason: 'crashed' });
   });
 
@@ -116,10 +129,18 @@ describe('recorded CLI output through the production descriptors', () => {
 
   it('a CLI killed at the agent timeout while retrying is classified by the error it logged', async () => {
     const logged = recorded('opencode', 'server-error-500') as Extract<RunOutcome, { kind: 'exited' }>;
-    const killed: RunOutcome = { kind: 'timeout', stdout: '', stderr: logged.stderr, truncated: false, durationMs: 4000 };
+    const killed: RunOutcome = {
+      kind: 'timeout',
+      stdout: '',
+      stderr: logged.stderr,
+      truncated: false,
+      durationMs: 4000,
+    };
     const r = await classify('opencode', killed);
     expect(r).toMatchObject({ kind: 'no-answer', reason: 'server-error' });
-    expect(r.kind !== 'answered' && r.detail).toMatch(/^no answer within 4 s \(agent timeout\); the CLI was killed while retrying after: .*Internal server error/);
+    expect(r.kind !== 'answered' && r.detail).toMatch(
+      /^no answer within 4 s \(agent timeout\); the CLI was killed while retrying after: .*Internal server error/,
+    );
     const silent = await classify('opencode', { ...killed, stderr: '' });
     expect(silent).toMatchObject({ kind: 'no-answer', reason: 'timeout' });
   });

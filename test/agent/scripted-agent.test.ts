@@ -15,7 +15,11 @@ describe('scripted agent (descriptor over a canned-reply script)', () => {
     const c0 = await agent.open();
     expect(readdirSync(c0.dir)).toEqual([]);
     const r1 = await agent.call(c0, 'fix this patch');
-    expect(r1).toMatchObject({ kind: 'answered', text: 'first', usage: { reachedModel: true, cliVersion: '1.0.0 (scripted agent)' } });
+    expect(r1).toMatchObject({
+      kind: 'answered',
+      text: 'first',
+      usage: { reachedModel: true, cliVersion: '1.0.0 (scripted agent)' },
+    });
     if (r1.kind !== 'answered') return;
     expect(r1.conversation.sessionId).toBe('scripted-1');
     const r2 = await agent.call(r1.conversation, 'hunk 1 failed');
@@ -65,7 +69,11 @@ describe('scripted agent (descriptor over a canned-reply script)', () => {
   });
 
   it('without sessions, a follow-up replays the earlier turns in one fresh call', async () => {
-    const agent = await createScriptedAgent({ scratchDir: scratch(), replies: ['patch v1', 'patch v2'], sessions: false });
+    const agent = await createScriptedAgent({
+      scratchDir: scratch(),
+      replies: ['patch v1', 'patch v2'],
+      sessions: false,
+    });
     const r1 = await agent.call(await agent.open(), 'the request');
     if (r1.kind !== 'answered') throw new Error(`unexpected ${r1.kind}`);
     const r2 = await agent.call(r1.conversation, 'v1 did not apply');

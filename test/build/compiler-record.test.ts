@@ -14,11 +14,20 @@ afterEach(async () => {
 
 it('records a call made after compile.sh put another folder before the wrappers on PATH, and reaches the real compiler', async () => {
   scratch = await mkdtemp(join(tmpdir(), 'pr-recorder-'));
-  const recorder = await makeCompilerRecorder(join(scratch, 'wrappers'), { searchPath: process.env['PATH'] ?? '', settings: {} });
+  const recorder = await makeCompilerRecorder(join(scratch, 'wrappers'), {
+    searchPath: process.env['PATH'] ?? '',
+    settings: {},
+  });
   expect(recorder.names).toContain('gcc');
   const outcome = await runProcess({
     command: 'sh',
-    args: ['-c', `PATH=${join(scratch, 'not-a-compiler')}:$PATH; export PATH; gcc -DN=4 -c "$1" -o "$2"`, 'sh', 'src/x.c', join(scratch, 'x.o')],
+    args: [
+      '-c',
+      `PATH=${join(scratch, 'not-a-compiler')}:$PATH; export PATH; gcc -DN=4 -c "$1" -o "$2"`,
+      'sh',
+      'src/x.c',
+      join(scratch, 'x.o'),
+    ],
     cwd: scratch,
     env: { ...recorder.env, CPATH: join(scratch, 'include') },
     input: '',
@@ -27,7 +36,10 @@ it('records a call made after compile.sh put another folder before the wrappers 
   expect(outcome.kind).toBe('exited');
   // The source does not exist: the real gcc says so; a wrapper that found itself again would never end.
   expect(outcome.kind === 'exited' && outcome.stdout + outcome.stderr).toMatch(/src\/x\.c: No such file or directory/);
-  const recorded = await readRecordedCompiles(recorder, { workspaceRoots: [scratch], projectRoot: '/home/user/project' });
+  const recorded = await readRecordedCompiles(recorder, {
+    workspaceRoots: [scratch],
+    projectRoot: '/home/user/project',
+  });
   expect(recorded).toEqual({
     ok: true,
     compiles: [
@@ -37,7 +49,10 @@ it('records a call made after compile.sh put another folder before the wrappers 
         args: ['-DN=4', '-c', 'src/x.c', '-o', '/home/user/project/x.o'],
         operands: ['src/x.c'],
         // What the compiler reads from its environment, as the call had it: PATH without the wrappers.
-        env: expect.objectContaining({ CPATH: '/home/user/project/include', PATH: `/home/user/project/not-a-compiler:${process.env['PATH']}` }),
+        env: expect.objectContaining({
+          CPATH: '/home/user/project/include',
+          PATH: `/home/user/project/not-a-compiler:${process.env['PATH']}`,
+        }),
       },
     ],
   });

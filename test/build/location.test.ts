@@ -29,7 +29,11 @@ describe('filesHoldingPath', () => {
       'src/a.d': 'src/a.o: src/a.c src/a.h\n',
     });
     const rels = ['build/CMakeCache.txt', 'build/.ninja_deps', 'big.log', 'src/a.o', 'lib/libk.a', 'src/a.d'];
-    expect(await filesHoldingPath(root, rels, [path])).toEqual(['big.log', 'build/.ninja_deps', 'build/CMakeCache.txt']);
+    expect(await filesHoldingPath(root, rels, [path])).toEqual([
+      'big.log',
+      'build/.ninja_deps',
+      'build/CMakeCache.txt',
+    ]);
   });
 });
 

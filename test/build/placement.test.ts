@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../src/errors.js';
-import { DEFAULT_COMPILE, generatorPatch, insertBefore, makeProject, patchSetOf, poolPerTest, type TestProject } from './project.js';
+import {
+  DEFAULT_COMPILE,
+  generatorPatch,
+  insertBefore,
+  makeProject,
+  patchSetOf,
+  poolPerTest,
+  type TestProject,
+} from './project.js';
 
 const start = poolPerTest();
 
@@ -38,24 +46,32 @@ describe('workspaces beyond the first', () => {
     expect((await b.referenceBuild()).ok).toBe(true);
     expect(b.workspacePlacement).toMatchObject({ outputs: 'rebuilt', pathFiles: ['build/where'], referenceBuilds: 1 });
     const patch = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for'));
-    const results = await Promise.all(['1', '2', '3', '4', '5', '6'].map((id) => b.build(id, patchSetOf({ 'src/a.c': patch }), 'discovery')));
+    const results = await Promise.all(
+      ['1', '2', '3', '4', '5', '6'].map((id) => b.build(id, patchSetOf({ 'src/a.c': patch }), 'discovery')),
+    );
     expect(results.map((r) => r.firstError ?? 'ok')).toEqual(results.map(() => 'ok'));
     const ran = new Set(results.map((r) => /workspace=(w\d+)/.exec(r.output)?.[1]));
     expect(ran.size).toBeGreaterThan(1);
     expect(referenceBuilds(p)).toBe(3);
     expect(b.workspacePlacement).toMatchObject({ outputs: 'rebuilt', referenceBuilds: 3, workspaces: 3 });
-    expect(p.events).toContainEqual(expect.objectContaining({ type: 'notice', level: 'info', message: expect.stringContaining('build/where') }));
+    expect(p.events).toContainEqual(
+      expect.objectContaining({ type: 'notice', level: 'info', message: expect.stringContaining('build/where') }),
+    );
   });
 
   it('start from copies of the reference outputs on a plain Makefile project, even when -g puts the folder into every object', async () => {
-    const p = await makeProject({ settings: { CC: 'gcc', CXX: 'g++', CFLAGS: '-O0 -g -fopenmp', CXXFLAGS: '-O0 -g -fopenmp' } });
+    const p = await makeProject({
+      settings: { CC: 'gcc', CXX: 'g++', CFLAGS: '-O0 -g -fopenmp', CXXFLAGS: '-O0 -g -fopenmp' },
+    });
     const b = await start(p, { jobs: 2 });
     expect((await b.referenceBuild()).ok).toBe(true);
     // Not a vacuous pass: the object really names the workspace it was compiled in.
     const object = await readFile(join(b.root, 'reference-outputs', 'src', 'a.o'));
     expect(object.includes(Buffer.from(join(b.root, 'w0', 'tree')))).toBe(true);
     const patch = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for'));
-    const results = await Promise.all(['1', '2', '3'].map((id) => b.build(id, patchSetOf({ 'src/a.c': patch }), 'discovery')));
+    const results = await Promise.all(
+      ['1', '2', '3'].map((id) => b.build(id, patchSetOf({ 'src/a.c': patch }), 'discovery')),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(referenceBuilds(p)).toBe(1);
     expect(b.workspacePlacement).toEqual({ outputs: 'copied', pathFiles: [], referenceBuilds: 1, workspaces: 2 });
@@ -64,7 +80,9 @@ describe('workspaces beyond the first', () => {
 
 describe('--exclude', () => {
   it('leaves matching files and folders out of every workspace and warns about a glob that matches nothing', async () => {
-    const listing = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nfind build data notes -type f 2>/dev/null | sort\n' + DEFAULT_COMPILE.split('\n').slice(2).join('\n');
+    const listing =
+      '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nfind build data notes -type f 2>/dev/null | sort\n' +
+      DEFAULT_COMPILE.split('\n').slice(2).join('\n');
     const p = await makeProject({ compileSh: listing });
     for (const rel of ['build/CMakeCache.txt', 'data/input.bin', 'data/keep.txt', 'notes/plan.txt']) {
       await mkdir(join(p.root, rel, '..'), { recursive: true });
@@ -73,8 +91,17 @@ describe('--exclude', () => {
     const b = await start(p, { jobs: 1, exclude: ['build/', './data/*.bin', 'no-such-folder'] });
     const result = await b.referenceBuild();
     expect(result.ok).toBe(true);
-    expect(result.output.split('\n').filter((line) => /^(build|data|notes)\//.test(line))).toEqual(['data/keep.txt', 'notes/plan.txt']);
-    expect(p.events).toContainEqual(expect.objectContaining({ type: 'notice', level: 'warning', message: `--exclude no-such-folder: matches nothing in ${p.root}` }));
+    expect(result.output.split('\n').filter((line) => /^(build|data|notes)\//.test(line))).toEqual([
+      'data/keep.txt',
+      'notes/plan.txt',
+    ]);
+    expect(p.events).toContainEqual(
+      expect.objectContaining({
+        type: 'notice',
+        level: 'warning',
+        message: `--exclude no-such-folder: matches nothing in ${p.root}`,
+      }),
+    );
   });
 
   it('refuses a glob that would leave out a source the patches change or compile.sh, naming what it hits', async () => {
@@ -84,6 +111,8 @@ describe('--exclude', () => {
     await expect(create(['src/*.c'])).rejects.toThrow(
       '--exclude src/*.c: leaves out src/a.c, src/b.c, src/main.c, src/scale.c: source files DiscoPoP analysed (FileMapping.txt), which the patches change',
     );
-    await expect(create(['.discopop/project'])).rejects.toThrow('--exclude .discopop/project: leaves out .discopop/project/configs/default/compile.sh: every build runs it');
+    await expect(create(['.discopop/project'])).rejects.toThrow(
+      '--exclude .discopop/project: leaves out .discopop/project/configs/default/compile.sh: every build runs it',
+    );
   });
 });

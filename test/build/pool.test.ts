@@ -10,7 +10,7 @@ import { isRunning } from '../helpers/process-state.js';
 const start = poolPerTest();
 
 describe('BuildPool', () => {
-  it('reports a patch that does not apply in GNU patch\'s own words and leaves no .orig or .rej', async () => {
+  it("reports a patch that does not apply in GNU patch's own words and leaves no .orig or .rej", async () => {
     const p = await makeProject();
     const b = await start(p);
     expect((await b.referenceBuild()).ok).toBe(true);
@@ -29,12 +29,15 @@ describe('BuildPool', () => {
     expect(leftovers).toEqual([]);
   });
 
-  it('applies with the same drift tolerance as DiscoPoP\'s applicator (offset lines)', async () => {
+  it("applies with the same drift tolerance as DiscoPoP's applicator (offset lines)", async () => {
     const p = await makeProject();
     const b = await start(p);
     await b.referenceBuild();
     const patch = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for'));
-    const drifted = patch.replace(/@@ -(\d+),(\d+) \+(\d+),(\d+) @@/, (_m, a, b2, c, d) => `@@ -${Number(a) + 2},${b2} +${Number(c) + 2},${d} @@`);
+    const drifted = patch.replace(
+      /@@ -(\d+),(\d+) \+(\d+),(\d+) @@/,
+      (_m, a, b2, c, d) => `@@ -${Number(a) + 2},${b2} +${Number(c) + 2},${d} @@`,
+    );
     const result = await b.build('1', patchSetOf({ 'src/a.c': drifted }), 'discovery');
     expect(result.ok).toBe(true);
     expect(result.output).toMatch(/Hunk #1 succeeded at \d+ \(offset -2 lines\)/);
@@ -47,7 +50,11 @@ describe('BuildPool', () => {
     const markA = await generatorPatch(p, 'src/a.c', (t) => t.replace('"a-original"', '"a-patched"'));
     const first = await b.build('1', patchSetOf({ 'src/a.c': markA }), 'discovery');
     expect(first.output).toContain('mark=a-patched');
-    const pragmaB = await generatorPatch(p, 'src/b.c', insertBefore('for (i = 0', '#pragma omp parallel for private(i)'));
+    const pragmaB = await generatorPatch(
+      p,
+      'src/b.c',
+      insertBefore('for (i = 0', '#pragma omp parallel for private(i)'),
+    );
     const second = await b.build('2', patchSetOf({ 'src/b.c': pragmaB }), 'discovery');
     expect(second.ok).toBe(true);
     expect(second.output).toContain('mark=a-original');
@@ -60,11 +67,21 @@ describe('BuildPool', () => {
     const p = await makeProject();
     const b = await start(p);
     await b.referenceBuild();
-    const broken = await generatorPatch(p, 'src/common.h', insertBefore('#define N 64', 'int header_value = not_declared_anywhere;'));
+    const broken = await generatorPatch(
+      p,
+      'src/common.h',
+      insertBefore('#define N 64', 'int header_value = not_declared_anywhere;'),
+    );
     const result = await b.build('3', patchSetOf({ 'src/common.h': broken }), 'discovery');
     expect(result).toMatchObject({ ok: false, failedAt: 'compile' });
     expect(result.output).toContain('not_declared_anywhere');
-    const after = await b.build('4', patchSetOf({ 'src/b.c': await generatorPatch(p, 'src/b.c', insertBefore('for (i = 0', '#pragma omp parallel for')) }), 'discovery');
+    const after = await b.build(
+      '4',
+      patchSetOf({
+        'src/b.c': await generatorPatch(p, 'src/b.c', insertBefore('for (i = 0', '#pragma omp parallel for')),
+      }),
+      'discovery',
+    );
     expect(after.ok).toBe(true);
   });
 
@@ -72,7 +89,11 @@ describe('BuildPool', () => {
     const p = await makeProject();
     const b = await start(p);
     await b.referenceBuild();
-    const broken = await generatorPatch(p, 'src/scale.c', insertBefore('return i * 2.0;', 'int local = not_declared_anywhere;'));
+    const broken = await generatorPatch(
+      p,
+      'src/scale.c',
+      insertBefore('return i * 2.0;', 'int local = not_declared_anywhere;'),
+    );
     const result = await b.build('5', patchSetOf({ 'src/scale.c': broken }), 'discovery');
     expect(result).toMatchObject({ ok: false, failedAt: 'compile' });
     expect(result.output).toContain('not_declared_anywhere');
@@ -94,12 +115,18 @@ describe('BuildPool', () => {
     const result = await b.referenceBuild();
     expect(result.ok).toBe(true);
     expect(result.output).toContain('EXTRA=from-settings OMP=1 CFLAGS=-O0 -fopenmp');
-    for (const line of ['cwd-is-config-folder', 'dot-discopop-in-copy', 'root-is-a-copy', 'no-patch-repair-in-copy', 'to-stderr']) {
+    for (const line of [
+      'cwd-is-config-folder',
+      'dot-discopop-in-copy',
+      'root-is-a-copy',
+      'no-patch-repair-in-copy',
+      'to-stderr',
+    ]) {
       expect(result.output).toContain(line);
     }
   });
 
-  it('runs a compile.sh without the execute bit with bash, as DiscoPoP\'s newer project manager does', async () => {
+  it("runs a compile.sh without the execute bit with bash, as DiscoPoP's newer project manager does", async () => {
     const p = await makeProject({ compileSh: 'echo "shell=${BASH_VERSION:+bash}"\n' });
     await chmod(p.dp.config.compileScript, 0o644);
     const b = await start(p);
@@ -122,7 +149,7 @@ describe('BuildPool', () => {
     await rm(markerDir, { recursive: true, force: true });
   });
 
-  it('never writes the user\'s tree, and builds in parallel give the same answers', async () => {
+  it("never writes the user's tree, and builds in parallel give the same answers", async () => {
     const p = await makeProject();
     const before = await fingerprint(p.root);
     const b = await start(p, { jobs: 2 });
@@ -139,13 +166,16 @@ describe('BuildPool', () => {
     expect(results.map((r) => r.ok)).toEqual([true, false, true, false]);
     expect(results[1]?.output).toMatch(/error: .t. undeclared/);
     expect(await fingerprint(p.root)).toEqual(before);
-    const started = p.events.filter((e) => e.type === 'build-started').map((e) => (e.type === 'build-started' ? e.id : ''));
+    const started = p.events
+      .filter((e) => e.type === 'build-started')
+      .map((e) => (e.type === 'build-started' ? e.id : ''));
     expect(started.sort()).toEqual(['1', '2', '3', '4', null].sort());
     expect(p.events.filter((e) => e.type === 'build-finished')).toHaveLength(5);
   });
 
-  it('re-points links into the project at the copy, so a build writing through one leaves the user\'s tree alone', async () => {
-    const script = '#!/bin/sh\necho built > "$DP_PROJECT_ROOT_DIR/out-link/marker" && cat "$DP_PROJECT_ROOT_DIR/out-link/marker"\n';
+  it("re-points links into the project at the copy, so a build writing through one leaves the user's tree alone", async () => {
+    const script =
+      '#!/bin/sh\necho built > "$DP_PROJECT_ROOT_DIR/out-link/marker" && cat "$DP_PROJECT_ROOT_DIR/out-link/marker"\n';
     const p = await makeProject({ compileSh: script });
     await mkdir(join(p.root, 'out'));
     await symlink(join(p.root, 'out'), join(p.root, 'out-link'));
@@ -160,7 +190,10 @@ describe('BuildPool', () => {
     const b = await start(p, { jobs: 2 });
     await b.referenceBuild();
     const good = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for'));
-    await Promise.all([b.build('1', patchSetOf({ 'src/a.c': good }), 'discovery'), b.build('2', patchSetOf({ 'src/a.c': good }), 'discovery')]);
+    await Promise.all([
+      b.build('1', patchSetOf({ 'src/a.c': good }), 'discovery'),
+      b.build('2', patchSetOf({ 'src/a.c': good }), 'discovery'),
+    ]);
     await b.dispose();
     expect(await readdir(p.scratch)).toEqual([]);
   });
@@ -185,4 +218,3 @@ describe('BuildPool', () => {
     await rm(markerDir, { recursive: true, force: true });
   });
 });
-

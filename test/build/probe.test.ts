@@ -12,7 +12,8 @@ import type { Suggestion } from '../../src/formats/types.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'pr-probe-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const KERNEL = 'void scale(int n, double *x, const double *f) {\n    const int m = n;\n    for (int i = 0; i < m; i++)\n        x[i] *= f[i];\n}\n';
+const KERNEL =
+  'void scale(int n, double *x, const double *f) {\n    const int m = n;\n    for (int i = 0; i < m; i++)\n        x[i] *= f[i];\n}\n';
 
 function suggestion(id: string, files: { rel: string; source: string; patch: string }[]): Suggestion {
   return {
@@ -23,13 +24,19 @@ function suggestion(id: string, files: { rel: string; source: string; patch: str
     files: files.map((file, index) => {
       const abs = path.join(dir, file.rel);
       writeFileSync(abs, file.source);
-      return { fileId: String(index + 1), patchPath: path.join(dir, `${index + 1}.patch`), text: file.patch, source: { id: String(index + 1), path: abs, relPath: file.rel } };
+      return {
+        fileId: String(index + 1),
+        patchPath: path.join(dir, `${index + 1}.patch`),
+        text: file.patch,
+        source: { id: String(index + 1), path: abs, relPath: file.rel },
+      };
     }),
   };
 }
 
 /** DiscoPoP's line numbers put the directive above the declaration, not the loop. */
-const ABOVE_DECLARATION = '--- a\n+++ b\n@@ -1,3 +1,4 @@\n void scale(int n, double *x, const double *f) {\n+    #pragma omp parallel for shared(x,f) \n     const int m = n;\n     for (int i = 0; i < m; i++)\n';
+const ABOVE_DECLARATION =
+  '--- a\n+++ b\n@@ -1,3 +1,4 @@\n void scale(int n, double *x, const double *f) {\n+    #pragma omp parallel for shared(x,f) \n     const int m = n;\n     for (int i = 0; i < m; i++)\n';
 
 describe('placeProbe', () => {
   it('stands above the loop the generated directive is meant for, guarded by _OPENMP, and GNU-patch-ready', async () => {
@@ -45,7 +52,9 @@ describe('placeProbe', () => {
     writeFileSync(path.join(dir, 'probe.patch'), placement!.patch);
     const patched = await runProcess({ command: 'patch', args: ['--batch', 'w.c', 'probe.patch'], cwd: dir });
     expect(patched).toMatchObject({ kind: 'exited', exitCode: 0 });
-    expect(readFileSync(path.join(dir, 'w.c'), 'utf8')).toBe(crlf.replace('    for', `#ifdef _OPENMP\r\n    ${PROBE_DIRECTIVE}\r\n#endif\r\n    for`));
+    expect(readFileSync(path.join(dir, 'w.c'), 'utf8')).toBe(
+      crlf.replace('    for', `#ifdef _OPENMP\r\n    ${PROBE_DIRECTIVE}\r\n#endif\r\n    for`),
+    );
   });
 
   it('skips a header and takes the next suggestion with a translation unit', async () => {
@@ -55,7 +64,13 @@ describe('placeProbe', () => {
   });
 
   it('finds no place when no generated loop directive has a loop in its block', async () => {
-    const task = '--- a\n+++ b\n@@ -1,2 +1,3 @@\n void scale(int n, double *x, const double *f) {\n+    #pragma omp task \n     const int m = n;\n';
-    expect(await placeProbe([suggestion('1', [{ rel: 'k.h', source: KERNEL, patch: ABOVE_DECLARATION }]), suggestion('2', [{ rel: 't.c', source: KERNEL, patch: task }])])).toBeNull();
+    const task =
+      '--- a\n+++ b\n@@ -1,2 +1,3 @@\n void scale(int n, double *x, const double *f) {\n+    #pragma omp task \n     const int m = n;\n';
+    expect(
+      await placeProbe([
+        suggestion('1', [{ rel: 'k.h', source: KERNEL, patch: ABOVE_DECLARATION }]),
+        suggestion('2', [{ rel: 't.c', source: KERNEL, patch: task }]),
+      ]),
+    ).toBeNull();
   });
 });

@@ -12,7 +12,8 @@ import type { Emit, RunEvent } from '../../src/formats/events.js';
 import type { DotDiscopop, PatchSet, SourceFile, Suggestion } from '../../src/formats/types.js';
 
 export const SOURCES: Record<string, string> = {
-  'src/common.h': '#ifndef COMMON_H\n#define COMMON_H\n#define N 64\nvoid fill_a(double *x);\nvoid fill_b(double *x);\n#endif\n',
+  'src/common.h':
+    '#ifndef COMMON_H\n#define COMMON_H\n#define N 64\nvoid fill_a(double *x);\nvoid fill_b(double *x);\n#endif\n',
   'src/a.c':
     '#include "common.h"\nconst char *a_mark = "a-original";\nvoid fill_a(double *x) {\n    int i;\n    for (i = 0; i < N; i++) {\n        double t = i * 0.5;\n        x[i] = t;\n    }\n}\n',
   'src/b.c':
@@ -25,10 +26,17 @@ export const SOURCES: Record<string, string> = {
     'OBJS = src/main.o src/a.o src/b.o\nprog: $(OBJS)\n\t$(CC) $(CFLAGS) -o $@ $(OBJS)\nsrc/%.o: src/%.c\n\t$(CC) $(CFLAGS) -c -o $@ $<\n',
 };
 
-const FILE_IDS: Record<string, string> = { 'src/main.c': '1', 'src/a.c': '2', 'src/b.c': '3', 'src/common.h': '4', 'src/scale.c': '5' };
+const FILE_IDS: Record<string, string> = {
+  'src/main.c': '1',
+  'src/a.c': '2',
+  'src/b.c': '3',
+  'src/common.h': '4',
+  'src/scale.c': '5',
+};
 
 /** compile.sh: make in the copy, then run the program so a test can see what was linked. */
-export const DEFAULT_COMPILE = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS" && ./prog\n';
+export const DEFAULT_COMPILE =
+  '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS" && ./prog\n';
 
 export interface PoolOptions {
   jobs?: number;
@@ -76,7 +84,9 @@ export interface TestProject {
   remove(): Promise<void>;
 }
 
-export async function makeProject(o: { compileSh?: string; settings?: Record<string, string> } = {}): Promise<TestProject> {
+export async function makeProject(
+  o: { compileSh?: string; settings?: Record<string, string> } = {},
+): Promise<TestProject> {
   const base = await mkdtemp(join(tmpdir(), 'pr-build-'));
   const root = join(base, 'project');
   const scratch = join(base, 'scratch');
@@ -98,7 +108,14 @@ export async function makeProject(o: { compileSh?: string; settings?: Record<str
     projectRoot: root,
     files,
     suggestions: [],
-    config: { name: 'default', dir: configDir, compileScript, settings, settingsSource: 'par_settings.json', layout: 'per-configuration' },
+    config: {
+      name: 'default',
+      dir: configDir,
+      compileScript,
+      settings,
+      settingsSource: 'par_settings.json',
+      layout: 'per-configuration',
+    },
     applied: [],
     hasHotspotData: false,
     notices: [],
@@ -115,7 +132,11 @@ export async function makeProject(o: { compileSh?: string; settings?: Record<str
 }
 
 /** A patch of `rel` in the generator's form: `diff -Naru <abs> <abs>.discopop_patch_generator.temp`. */
-export async function generatorPatch(project: TestProject, rel: string, edit: (text: string) => string): Promise<string> {
+export async function generatorPatch(
+  project: TestProject,
+  rel: string,
+  edit: (text: string) => string,
+): Promise<string> {
   const original = join(project.root, rel);
   const temp = `${original}.discopop_patch_generator.temp`;
   await writeFile(temp, edit(await readFile(original, 'utf8')));
@@ -170,7 +191,9 @@ export async function fingerprint(root: string): Promise<Map<string, string>> {
       const relPath = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) await walk(abs, relPath);
       else {
-        const digest = createHash('sha256').update(await readFile(abs)).digest('hex');
+        const digest = createHash('sha256')
+          .update(await readFile(abs))
+          .digest('hex');
         result.set(relPath, `${digest} ${(await stat(abs, { bigint: true })).mtimeNs}`);
       }
     }

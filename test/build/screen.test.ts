@@ -34,7 +34,13 @@ function countingLauncher(): { launcher: Launcher; scripts: () => number } {
   return { launcher, scripts: () => scripts };
 }
 
-const verdict = (b: BuildResult) => ({ ok: b.ok, failedAt: b.failedAt, errorClass: b.errorClass, firstError: b.firstError, diagnostics: b.diagnostics });
+const verdict = (b: BuildResult) => ({
+  ok: b.ok,
+  failedAt: b.failedAt,
+  errorClass: b.errorClass,
+  firstError: b.firstError,
+  diagnostics: b.diagnostics,
+});
 
 /**
  * Discovery, then every suggestion built alone in a second pool (today's discovery): both verdict
@@ -45,8 +51,25 @@ async function againstIsolated(dp: DotDiscopop, considered: Suggestion[], o: { j
   const emit: Emit = (event) => void events.push(event as RunEvent);
   const signal = new AbortController().signal;
   const counted = countingLauncher();
-  const screened = await BuildPool.create({ dp, scratchDir: o.scratch, jobs: o.jobs, threads: 1, timeoutMs: 120_000, signal, emit, launcher: counted.launcher });
-  const alone = await BuildPool.create({ dp, scratchDir: o.scratch, jobs: o.jobs, threads: 1, timeoutMs: 120_000, signal, emit: () => undefined });
+  const screened = await BuildPool.create({
+    dp,
+    scratchDir: o.scratch,
+    jobs: o.jobs,
+    threads: 1,
+    timeoutMs: 120_000,
+    signal,
+    emit,
+    launcher: counted.launcher,
+  });
+  const alone = await BuildPool.create({
+    dp,
+    scratchDir: o.scratch,
+    jobs: o.jobs,
+    threads: 1,
+    timeoutMs: 120_000,
+    signal,
+    emit: () => undefined,
+  });
   try {
     const found = await discover({ dp, considered, pool: screened, emit });
     const scripts = counted.scripts();
@@ -65,109 +88,153 @@ async function againstIsolated(dp: DotDiscopop, considered: Suggestion[], o: { j
   }
 }
 
-const failing = (verdicts: Record<string, { ok: boolean }>) => Object.keys(verdicts).filter((id) => !verdicts[id]!.ok).sort();
-const screenNotice = (events: RunEvent[]) => events.find((e) => e.type === 'notice' && e.message.includes("compiles each suggestion's changed units alone"));
+const failing = (verdicts: Record<string, { ok: boolean }>) =>
+  Object.keys(verdicts)
+    .filter((id) => !verdicts[id]!.ok)
+    .sort();
+const screenNotice = (events: RunEvent[]) =>
+  events.find((e) => e.type === 'notice' && e.message.includes("compiles each suggestion's changed units alone"));
 
 describe.each(['gcc', 'clang'])('screened discovery of a make project under %s', (cc) => {
-  it.concurrent('gives every suggestion the verdict, class, first error and diagnostics of its isolated build, with one compile.sh run for most', async () => {
-    const p = await makeProject({ settings: { CC: cc, CFLAGS: '-O0 -fopenmp -Wall' } });
-    try {
-      const patch = (rel: string, line: string, before = 'for (i = 0') => generatorPatch(p, rel, insertBefore(before, line));
-      const considered = [
-        suggestion(p, '1', { 'src/a.c': await patch('src/a.c', '#pragma omp parallel for private(i)') }),
-        suggestion(p, '2', { 'src/b.c': await patch('src/b.c', '#pragma omp parallel for private(t)') }),
-        suggestion(p, '3', { 'src/b.c': await patch('src/b.c', '#pragma omp parallel for') }),
-        // Two units, one failing: make's order decides which errors the full build shows.
-        suggestion(p, '4', { 'src/a.c': await patch('src/a.c', '#pragma omp parallel for shared(x)'), 'src/b.c': await patch('src/b.c', '#pragma omp parallel for firstprivate(i) private(i)') }),
-        // A header: which units include it is not recorded, so it is built alone with compile.sh.
-        suggestion(p, '5', { 'src/common.h': await patch('src/common.h', '#define EXTRA 1', 'void fill_a') }),
-        // Compiles on its own, fails to link: the confirmation build fails and is split.
-        suggestion(p, '6', {
-          'src/main.c': await generatorPatch(p, 'src/main.c', (text) => insertBefore('    fill_a(x);', '    no_such_function();')(insertBefore('int main', 'extern void no_such_function(void);')(text))),
-        }),
-        suggestion(p, '7', { 'src/a.c': await patch('src/a.c', '#pragma omp paralel for shared(x)') }),
-        // a.c's patch on b.c: it does not apply, and that decides it before anything compiles.
-        suggestion(p, '8', { 'src/b.c': await patch('src/a.c', '#define NOTHING', 'const char *a_mark') }),
-        suggestion(p, '9', { 'src/main.c': await patch('src/main.c', '#pragma omp parallel', '    fill_a(x);') }),
-      ];
-      const run = await againstIsolated(p.dp, considered, { jobs: 2, scratch: p.scratch });
-      expect(run.found).toEqual(run.isolated);
-      expect(failing(run.found)).toEqual(['2', '4', '6', '7', '8']);
-      expect(run.found['8']).toMatchObject({ failedAt: 'patch', errorClass: 'patch-does-not-apply' });
-      expect(run.found['6']!.firstError).toMatch(/no_such_function/);
-      expect(screenNotice(run.events)).toBeDefined();
-      expect(run.events).toContainEqual(expect.objectContaining({ type: 'notice', message: expect.stringContaining('suggestion 5: src/common.h is not a translation unit') }));
-      // The reference build; 5 and 4 alone; 1, 3, 6 and 9 in two groups, the one holding 6 split
-      // down to it (at most two more); 2, 7 and 8 decided by their screens.
-      expect(run.scripts).toBeLessThanOrEqual(8);
-      // 3 and 9 passed in one group, which linked the objects their screens had compiled.
-      expect(run.outputs['3']).toBe(run.outputs['9']);
-      expect(run.outputs['3']).toMatch(/-o prog /);
-      expect(run.outputs['3']).not.toMatch(/-c -o src\/(?:b|main)\.o/);
-      expect(run.scripts).toBeGreaterThanOrEqual(5);
-      // One build-finished per suggestion, as the progress bar counts them.
-      const finished = run.events.filter((e) => e.type === 'build-finished' && e.purpose === 'discovery').map((e) => (e as { id: string }).id);
-      expect(finished.sort()).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
-    } finally {
-      await p.remove();
-    }
-  }, 120_000);
+  it.concurrent(
+    'gives every suggestion the verdict, class, first error and diagnostics of its isolated build, with one compile.sh run for most',
+    async () => {
+      const p = await makeProject({ settings: { CC: cc, CFLAGS: '-O0 -fopenmp -Wall' } });
+      try {
+        const patch = (rel: string, line: string, before = 'for (i = 0') =>
+          generatorPatch(p, rel, insertBefore(before, line));
+        const considered = [
+          suggestion(p, '1', { 'src/a.c': await patch('src/a.c', '#pragma omp parallel for private(i)') }),
+          suggestion(p, '2', { 'src/b.c': await patch('src/b.c', '#pragma omp parallel for private(t)') }),
+          suggestion(p, '3', { 'src/b.c': await patch('src/b.c', '#pragma omp parallel for') }),
+          // Two units, one failing: make's order decides which errors the full build shows.
+          suggestion(p, '4', {
+            'src/a.c': await patch('src/a.c', '#pragma omp parallel for shared(x)'),
+            'src/b.c': await patch('src/b.c', '#pragma omp parallel for firstprivate(i) private(i)'),
+          }),
+          // A header: which units include it is not recorded, so it is built alone with compile.sh.
+          suggestion(p, '5', { 'src/common.h': await patch('src/common.h', '#define EXTRA 1', 'void fill_a') }),
+          // Compiles on its own, fails to link: the confirmation build fails and is split.
+          suggestion(p, '6', {
+            'src/main.c': await generatorPatch(p, 'src/main.c', (text) =>
+              insertBefore(
+                '    fill_a(x);',
+                '    no_such_function();',
+              )(insertBefore('int main', 'extern void no_such_function(void);')(text)),
+            ),
+          }),
+          suggestion(p, '7', { 'src/a.c': await patch('src/a.c', '#pragma omp paralel for shared(x)') }),
+          // a.c's patch on b.c: it does not apply, and that decides it before anything compiles.
+          suggestion(p, '8', { 'src/b.c': await patch('src/a.c', '#define NOTHING', 'const char *a_mark') }),
+          suggestion(p, '9', { 'src/main.c': await patch('src/main.c', '#pragma omp parallel', '    fill_a(x);') }),
+        ];
+        const run = await againstIsolated(p.dp, considered, { jobs: 2, scratch: p.scratch });
+        expect(run.found).toEqual(run.isolated);
+        expect(failing(run.found)).toEqual(['2', '4', '6', '7', '8']);
+        expect(run.found['8']).toMatchObject({ failedAt: 'patch', errorClass: 'patch-does-not-apply' });
+        expect(run.found['6']!.firstError).toMatch(/no_such_function/);
+        expect(screenNotice(run.events)).toBeDefined();
+        expect(run.events).toContainEqual(
+          expect.objectContaining({
+            type: 'notice',
+            message: expect.stringContaining('suggestion 5: src/common.h is not a translation unit'),
+          }),
+        );
+        // The reference build; 5 and 4 alone; 1, 3, 6 and 9 in two groups, the one holding 6 split
+        // down to it (at most two more); 2, 7 and 8 decided by their screens.
+        expect(run.scripts).toBeLessThanOrEqual(8);
+        // 3 and 9 passed in one group, which linked the objects their screens had compiled.
+        expect(run.outputs['3']).toBe(run.outputs['9']);
+        expect(run.outputs['3']).toMatch(/-o prog /);
+        expect(run.outputs['3']).not.toMatch(/-c -o src\/(?:b|main)\.o/);
+        expect(run.scripts).toBeGreaterThanOrEqual(5);
+        // One build-finished per suggestion, as the progress bar counts them.
+        const finished = run.events
+          .filter((e) => e.type === 'build-finished' && e.purpose === 'discovery')
+          .map((e) => (e as { id: string }).id);
+        expect(finished.sort()).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
+      } finally {
+        await p.remove();
+      }
+    },
+    120_000,
+  );
 });
 
-describe('screened discovery of a make project whose compile.sh sets the compiler\'s environment', () => {
-  it.concurrent('compiles a unit with the CPATH and the defines the reference build had, at the workspace\'s paths', async () => {
-    // N comes from a header found only through CPATH, which compile.sh sets to a folder of the copy.
-    const compileSh = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nCPATH="$DP_PROJECT_ROOT_DIR/config"; export CPATH\nmake CC="$CC" CFLAGS="$CFLAGS -include sizes.h"\n';
-    const p = await makeProject({ compileSh });
-    try {
-      await mkdir(join(p.root, 'config'));
-      await writeFile(join(p.root, 'config', 'sizes.h'), '#define SCREEN_SIZE 8\n');
-      const patch = (line: string) => generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', line));
-      const considered = [
-        suggestion(p, '1', { 'src/a.c': await patch('#pragma omp parallel for num_threads(SCREEN_SIZE)') }),
-        suggestion(p, '2', { 'src/a.c': await patch('#pragma omp parallel for num_threads(SCREEN_SIZES)') }),
-      ];
-      const run = await againstIsolated(p.dp, considered, { jobs: 1, scratch: p.scratch });
-      expect(run.found).toEqual(run.isolated);
-      expect(failing(run.found)).toEqual(['2']);
-      expect(run.found['2']!.firstError).toMatch(/SCREEN_SIZES/);
-      expect(screenNotice(run.events)).toBeDefined();
-    } finally {
-      await p.remove();
-    }
-  }, 120_000);
+describe("screened discovery of a make project whose compile.sh sets the compiler's environment", () => {
+  it.concurrent(
+    "compiles a unit with the CPATH and the defines the reference build had, at the workspace's paths",
+    async () => {
+      // N comes from a header found only through CPATH, which compile.sh sets to a folder of the copy.
+      const compileSh =
+        '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nCPATH="$DP_PROJECT_ROOT_DIR/config"; export CPATH\nmake CC="$CC" CFLAGS="$CFLAGS -include sizes.h"\n';
+      const p = await makeProject({ compileSh });
+      try {
+        await mkdir(join(p.root, 'config'));
+        await writeFile(join(p.root, 'config', 'sizes.h'), '#define SCREEN_SIZE 8\n');
+        const patch = (line: string) => generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', line));
+        const considered = [
+          suggestion(p, '1', { 'src/a.c': await patch('#pragma omp parallel for num_threads(SCREEN_SIZE)') }),
+          suggestion(p, '2', { 'src/a.c': await patch('#pragma omp parallel for num_threads(SCREEN_SIZES)') }),
+        ];
+        const run = await againstIsolated(p.dp, considered, { jobs: 1, scratch: p.scratch });
+        expect(run.found).toEqual(run.isolated);
+        expect(failing(run.found)).toEqual(['2']);
+        expect(run.found['2']!.firstError).toMatch(/SCREEN_SIZES/);
+        expect(screenNotice(run.events)).toBeDefined();
+      } finally {
+        await p.remove();
+      }
+    },
+    120_000,
+  );
 });
 
 describe('screened discovery of a CMake project', () => {
-  it.concurrent.for(['Unix Makefiles', 'Ninja'])('with %s gives every suggestion the verdict of its isolated build', { timeout: 240_000 }, async (generator, test) => {
-    const { dotDir } = useFixture('cmake', test);
-    const read = await readDotDiscopop(dotDir, 'tiny');
-    // compile.sh leaves the generator to CMake, which reads it from the environment.
-    const dp = { ...read, config: { ...read.config, settings: { ...read.config.settings, CMAKE_GENERATOR: generator } } };
-    const run = await againstIsolated(dp, dp.suggestions, { jobs: 2, scratch: await scratchFor(test) });
-    expect(run.found).toEqual(run.isolated);
-    expect(failing(run.found)).toHaveLength(3);
-    expect(screenNotice(run.events)).toBeDefined();
-  });
+  it.concurrent.for(['Unix Makefiles', 'Ninja'])(
+    'with %s gives every suggestion the verdict of its isolated build',
+    { timeout: 240_000 },
+    async (generator, test) => {
+      const { dotDir } = useFixture('cmake', test);
+      const read = await readDotDiscopop(dotDir, 'tiny');
+      // compile.sh leaves the generator to CMake, which reads it from the environment.
+      const dp = {
+        ...read,
+        config: { ...read.config, settings: { ...read.config.settings, CMAKE_GENERATOR: generator } },
+      };
+      const run = await againstIsolated(dp, dp.suggestions, { jobs: 2, scratch: await scratchFor(test) });
+      expect(run.found).toEqual(run.isolated);
+      expect(failing(run.found)).toHaveLength(3);
+      expect(screenNotice(run.events)).toBeDefined();
+    },
+  );
 });
 
 describe('screened discovery of the demo and the scale project', () => {
-  it.concurrent('the demo: the verdicts of isolated builds', async (test) => {
-    const { dotDir } = useFixture('demo', test);
-    const dp = await readDotDiscopop(dotDir, readdirSync(join(dotDir, 'project', 'configs'))[0]!);
-    const run = await againstIsolated(dp, dp.suggestions, { jobs: 2, scratch: await scratchFor(test) });
-    expect(run.found).toEqual(run.isolated);
-    expect(screenNotice(run.events)).toBeDefined();
-  }, 240_000);
+  it.concurrent(
+    'the demo: the verdicts of isolated builds',
+    async (test) => {
+      const { dotDir } = useFixture('demo', test);
+      const dp = await readDotDiscopop(dotDir, readdirSync(join(dotDir, 'project', 'configs'))[0]!);
+      const run = await againstIsolated(dp, dp.suggestions, { jobs: 2, scratch: await scratchFor(test) });
+      expect(run.found).toEqual(run.isolated);
+      expect(screenNotice(run.events)).toBeDefined();
+    },
+    240_000,
+  );
 
-  it.concurrent('40 units, 43 suggestions: the verdicts of isolated builds, with a handful of compile.sh runs', async (test) => {
-    const base = await scratchFor(test);
-    const { dp, broken } = await generateProject(base, 40, 43, 0);
-    const run = await againstIsolated(dp, dp.suggestions, { jobs: 2, scratch: join(base, 'scratch') });
-    expect(run.found).toEqual(run.isolated);
-    expect(failing(run.found)).toEqual([...broken].sort());
-    expect(run.scripts).toBeLessThanOrEqual(3);
-  }, 240_000);
+  it.concurrent(
+    '40 units, 43 suggestions: the verdicts of isolated builds, with a handful of compile.sh runs',
+    async (test) => {
+      const base = await scratchFor(test);
+      const { dp, broken } = await generateProject(base, 40, 43, 0);
+      const run = await againstIsolated(dp, dp.suggestions, { jobs: 2, scratch: join(base, 'scratch') });
+      expect(run.found).toEqual(run.isolated);
+      expect(failing(run.found)).toEqual([...broken].sort());
+      expect(run.scripts).toBeLessThanOrEqual(3);
+    },
+    240_000,
+  );
 });
 
 async function scratchFor(test: TestContext): Promise<string> {

@@ -26,12 +26,19 @@ function configuration(files: string[]): { dir: string } {
 
 describe('findValidationScripts', () => {
   it('finds nothing without a validate.sh, and ignores a compile_validate.sh then, as DiscoPoP does', async () => {
-    expect(await findValidationScripts(configuration(['compile_validate.sh', 'tiny/compile_validate.sh', 'tiny/execute.sh']))).toBeNull();
+    expect(
+      await findValidationScripts(
+        configuration(['compile_validate.sh', 'tiny/compile_validate.sh', 'tiny/execute.sh']),
+      ),
+    ).toBeNull();
   });
 
   it("takes compile.sh's build when there is no compile_validate.sh", async () => {
     const config = configuration(['tiny/validate.sh']);
-    expect(await findValidationScripts(config)).toEqual({ validate: path.join(config.dir, 'validate.sh'), compileValidate: null });
+    expect(await findValidationScripts(config)).toEqual({
+      validate: path.join(config.dir, 'validate.sh'),
+      compileValidate: null,
+    });
   });
 
   it("takes the shared compile_validate.sh, and the configuration's own over it", async () => {

@@ -10,22 +10,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { applyPatchSet, checkDirectivesKept, mapToPatchSet, parsePatches } from '../../src/patch/index.js';
 import {
-  applyAndCompile, COMPILERS, directivesAboveLoops, expectationFor, expectedLoops, inBatches, judgeRun, prepareFixture, programOutputs, runOutputs, runsProgram,
-  type CompilerFamily, type Fixture, type FixtureSpec, type Run,
+  applyAndCompile,
+  COMPILERS,
+  directivesAboveLoops,
+  expectationFor,
+  expectedLoops,
+  inBatches,
+  judgeRun,
+  prepareFixture,
+  programOutputs,
+  runOutputs,
+  runsProgram,
+  type CompilerFamily,
+  type Fixture,
+  type FixtureSpec,
+  type Run,
 } from './harness.js';
 
 const fixturesDir = join(import.meta.dirname, '..', '..', 'fixtures', 'classes');
-
 
 /** BUILTIN_CLASSES=invalid-reduction-16,invalid-reduction-17 runs only those fixtures (while adding one). */
 async function loadFixtures(): Promise<Fixture[]> {
   const only = process.env.BUILTIN_CLASSES?.split(',');
   const names = (await readdir(fixturesDir)).sort().filter((name) => !only || only.includes(name));
-  return Promise.all(names.map(async (name) => ({
-    name,
-    dir: join(fixturesDir, name),
-    spec: JSON.parse(await readFile(join(fixturesDir, name, 'fixture.json'), 'utf8')) as FixtureSpec,
-  })));
+  return Promise.all(
+    names.map(async (name) => ({
+      name,
+      dir: join(fixturesDir, name),
+      spec: JSON.parse(await readFile(join(fixturesDir, name, 'fixture.json'), 'utf8')) as FixtureSpec,
+    })),
+  );
 }
 
 /** The directives of `all` that are not among the original source's own directives. */
@@ -54,7 +68,12 @@ beforeAll(async () => {
     let outputs: Run['outputs'] = null;
     if (checked?.program) {
       outputs = {
-        original: await runOutputs(join(scratch, family, fixture.name, 'original'), fixture, prepared.task.sources.get('1')!, family),
+        original: await runOutputs(
+          join(scratch, family, fixture.name, 'original'),
+          fixture,
+          prepared.task.sources.get('1')!,
+          family,
+        ),
         repaired: await programOutputs(checked.program, fixture),
       };
     }
@@ -110,8 +129,15 @@ describe.each(COMPILERS)('%s', (family) => {
       expect(checked?.applied, checked?.patchOutput).toBe(true);
       expect(checked?.compiled, checked?.compileOutput).toBe(true);
       const original = prepared.task.sources.get('1')!;
-      const withoutDeclare = (source: string) => source.split('\n').filter((line) => !isDeclare(line)).join('\n');
-      const added = withoutOriginal(directivesAboveLoops(withoutDeclare(checked!.repaired)), directivesAboveLoops(original));
+      const withoutDeclare = (source: string) =>
+        source
+          .split('\n')
+          .filter((line) => !isDeclare(line))
+          .join('\n');
+      const added = withoutOriginal(
+        directivesAboveLoops(withoutDeclare(checked!.repaired)),
+        directivesAboveLoops(original),
+      );
       const loops = expectedLoops(original, fixture.spec);
       // A rewritten loop header is still the same loop (design.md, "Directive identity").
       if (fixture.spec.rewritesCode) {
@@ -135,7 +161,11 @@ describe.each(COMPILERS)('%s', (family) => {
 
     it('writes the expected directives with the expected rules', () => {
       const { result, checked, prepared } = run();
-      const ownDirectives = (source: string) => source.split('\n').filter(isDirective).map((line) => line.trim());
+      const ownDirectives = (source: string) =>
+        source
+          .split('\n')
+          .filter(isDirective)
+          .map((line) => line.trim());
       const added = withoutOriginal(ownDirectives(checked!.repaired), ownDirectives(prepared.task.sources.get('1')!));
       expect(added).toEqual(expected.repaired);
       expect(result?.kind === 'answer' && result.rules).toEqual(expected.rules);
@@ -145,11 +175,23 @@ describe.each(COMPILERS)('%s', (family) => {
       const { result, checked, prepared } = run();
       const { task } = prepared;
       const projectRoot = prepared.sourcePath.slice(0, -(fixture.spec.file.length + 1));
-      const mapped = mapToPatchSet(parsePatches(result?.kind === 'answer' ? result.text : '').patches, task.suggestion.files, projectRoot);
-      const generated = mapToPatchSet(parsePatches(task.generated.get('1')!).patches, task.suggestion.files, projectRoot);
+      const mapped = mapToPatchSet(
+        parsePatches(result?.kind === 'answer' ? result.text : '').patches,
+        task.suggestion.files,
+        projectRoot,
+      );
+      const generated = mapToPatchSet(
+        parsePatches(task.generated.get('1')!).patches,
+        task.suggestion.files,
+        projectRoot,
+      );
       expect(mapped.ok && [...mapped.byFileId.keys()]).toEqual(['1']);
       if (!mapped.ok || !generated.ok) return;
-      const applied = applyPatchSet({ sources: task.sources, candidate: mapped.byFileId, generated: generated.byFileId });
+      const applied = applyPatchSet({
+        sources: task.sources,
+        candidate: mapped.byFileId,
+        generated: generated.byFileId,
+      });
       expect(applied).toMatchObject({ ok: true, basis: 'unpatched' });
       expect(applied.ok && applied.contents.get('1')).toBe(checked!.repaired);
     });
@@ -179,7 +221,8 @@ describe.each(COMPILERS)('%s', (family) => {
         const repaired = checked!.repaired.split('\n');
         expect(repaired.filter((line) => !isDirective(line))).toEqual(patched.filter((line) => !isDirective(line)));
         // Directives already in the original source stay byte for byte.
-        for (const directive of prepared.task.sources.get('1')!.split('\n').filter(isDirective)) expect(repaired).toContain(directive);
+        for (const directive of prepared.task.sources.get('1')!.split('\n').filter(isDirective))
+          expect(repaired).toContain(directive);
       });
     }
   });

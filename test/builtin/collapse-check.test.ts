@@ -28,7 +28,10 @@ function generated(original: string, at: number, pragma: string): { patch: strin
     '--- /p/src/k.c\t2026-12-04 05:00:00.000000000 +0000',
     '+++ /p/src/k.c.discopop_patch_generator.temp\t2026-12-04 05:00:00.100000000 +0000',
     `@@ -${from + 1},${before.length + after.length} +${from + 1},${before.length + after.length + 1} @@`,
-    ...before, `+${indent}${pragma}`, ...after, '',
+    ...before,
+    `+${indent}${pragma}`,
+    ...after,
+    '',
   ].join('\n');
   return { patch, patched };
 }
@@ -42,33 +45,59 @@ const COUNTER = readFileSync('fixtures/collapse/src/counter.c', 'utf8');
 
 describe('collapse over a nest that is not perfect', () => {
   it("names the statement between the loops (the issue's counter, which clang builds)", async () => {
-    const [finding, ...more] = await findings(COUNTER, 11, '#pragma omp parallel for collapse(2) shared(a) reduction(+:rows) ');
+    const [finding, ...more] = await findings(
+      COUNTER,
+      11,
+      '#pragma omp parallel for collapse(2) shared(a) reduction(+:rows) ',
+    );
     expect(more).toEqual([]);
-    expect(finding).toMatchObject({ file: 'src/k.c', fileId: '1', line: 11, column: 30, severity: 'error', errorClass: 'collapse-not-nested' });
+    expect(finding).toMatchObject({
+      file: 'src/k.c',
+      fileId: '1',
+      line: 11,
+      column: 30,
+      severity: 'error',
+      errorClass: 'collapse-not-nested',
+    });
     expect(finding!.message).toBe(
       "collapse(2) over loops that are not perfectly nested: the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14 (OpenMP requires 2 perfectly nested loops; clang builds such a directive and the program computes other numbers)",
     );
   });
 
   it('names a declaration, a directive, a statement after the inner loop, a missing inner loop', async () => {
-    const declaration = 'void f(int n, double *m) {\n    for (int r = 0; r < n; r++) {\n        double *row = m + r * n;\n        for (int c = 0; c < n; c++)\n            row[c] = 0;\n    }\n}\n';
-    expect((await findings(declaration, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain("the declaration 'double *row = m + r * n;' at line 4 stands between the loop at line 3 and the loop at line 5");
-    const directive = 'void f(int n, double *m) {\n    for (int r = 0; r < n; r++)\n        #pragma omp simd\n        for (int c = 0; c < n; c++)\n            m[r * n + c] = 0;\n}\n';
-    expect((await findings(directive, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain("the directive '#pragma omp simd' at line 4 stands between");
-    const after = 'void f(int n, double *m, double *s) {\n    for (int r = 0; r < n; r++) {\n        for (int c = 0; c < n; c++)\n            m[r * n + c] = 0;\n        s[r] = 1;\n    }\n}\n';
-    expect((await findings(after, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain("the statement 's[r] = 1;' at line 6 stands between the loop at line 3 and the loop at line 4");
+    const declaration =
+      'void f(int n, double *m) {\n    for (int r = 0; r < n; r++) {\n        double *row = m + r * n;\n        for (int c = 0; c < n; c++)\n            row[c] = 0;\n    }\n}\n';
+    expect((await findings(declaration, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain(
+      "the declaration 'double *row = m + r * n;' at line 4 stands between the loop at line 3 and the loop at line 5",
+    );
+    const directive =
+      'void f(int n, double *m) {\n    for (int r = 0; r < n; r++)\n        #pragma omp simd\n        for (int c = 0; c < n; c++)\n            m[r * n + c] = 0;\n}\n';
+    expect((await findings(directive, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain(
+      "the directive '#pragma omp simd' at line 4 stands between",
+    );
+    const after =
+      'void f(int n, double *m, double *s) {\n    for (int r = 0; r < n; r++) {\n        for (int c = 0; c < n; c++)\n            m[r * n + c] = 0;\n        s[r] = 1;\n    }\n}\n';
+    expect((await findings(after, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain(
+      "the statement 's[r] = 1;' at line 6 stands between the loop at line 3 and the loop at line 4",
+    );
     const flat = 'void f(int n, double *m) {\n    for (int r = 0; r < n; r++)\n        m[r] = 0;\n}\n';
-    expect((await findings(flat, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain("the statement 'm[r] = 0;' at line 4 stands between the loop at line 3 and no loop");
+    expect((await findings(flat, 2, '#pragma omp parallel for collapse(2) '))[0]!.message).toContain(
+      "the statement 'm[r] = 0;' at line 4 stands between the loop at line 3 and no loop",
+    );
   });
 
   it('checks every level of a collapse(3)', async () => {
-    const source = 'void f(int n, double *u) {\n    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++) {\n            double acc = 0;\n            for (int k = 0; k < n; k++)\n                acc += u[k];\n            u[i * n + j] = acc;\n        }\n}\n';
-    expect((await findings(source, 2, '#pragma omp parallel for collapse(3) '))[0]!.message).toContain("collapse(3) over loops that are not perfectly nested: the declaration 'double acc = 0;' at line 5 stands between the loop at line 4 and the loop at line 6");
+    const source =
+      'void f(int n, double *u) {\n    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++) {\n            double acc = 0;\n            for (int k = 0; k < n; k++)\n                acc += u[k];\n            u[i * n + j] = acc;\n        }\n}\n';
+    expect((await findings(source, 2, '#pragma omp parallel for collapse(3) '))[0]!.message).toContain(
+      "collapse(3) over loops that are not perfectly nested: the declaration 'double acc = 0;' at line 5 stands between the loop at line 4 and the loop at line 6",
+    );
     expect(await findings(source, 2, '#pragma omp parallel for collapse(2) ')).toEqual([]);
   });
 
   it('allows an outer index in a bound only linearly, never in the step', async () => {
-    const nest = (header: string) => `void f(int n, double *m, int *len) {\n    for (int i = 0; i < n; i++)\n        for (${header})\n            m[i * n + j] = 0;\n}\n`;
+    const nest = (header: string) =>
+      `void f(int n, double *m, int *len) {\n    for (int i = 0; i < n; i++)\n        for (${header})\n            m[i * n + j] = 0;\n}\n`;
     for (const linear of ['int j = 0; j < i; j++', 'int j = i + 1; j < n; j++', 'int j = 0; j < n - 2 * i; j++']) {
       expect(await findings(nest(linear), 2, '#pragma omp parallel for collapse(2) '), linear).toEqual([]);
     }
@@ -77,40 +106,100 @@ describe('collapse over a nest that is not perfect', () => {
       ['int j = 0; j <= i * i; j++', "the bound 'j <= i * i' reads 'i' other than linearly"],
       ['int j = 0; j < n; j += i', "the step 'j += i' reads 'i'"],
     ] as const) {
-      expect((await findings(nest(header), 2, '#pragma omp parallel for collapse(2) '))[0]!.message, header).toContain(`at line 4 ${said}, the index of the collapsed loop at line 3`);
+      expect((await findings(nest(header), 2, '#pragma omp parallel for collapse(2) '))[0]!.message, header).toContain(
+        `at line 4 ${said}, the index of the collapsed loop at line 3`,
+      );
     }
   });
 
   it('passes perfect nests: braces, comments, collapse(1), and no collapse at all', async () => {
     expect(await findings(COUNTER, 16, '#pragma omp parallel for collapse(2) shared(a) reduction(+:sum) ')).toEqual([]);
-    expect(await findings(COUNTER, 11, '#pragma omp parallel for collapse(1) shared(a) reduction(+:rows) ')).toEqual([]);
+    expect(await findings(COUNTER, 11, '#pragma omp parallel for collapse(1) shared(a) reduction(+:rows) ')).toEqual(
+      [],
+    );
     expect(await findings(COUNTER, 11, '#pragma omp parallel for shared(a) reduction(+:rows) ')).toEqual([]);
   });
 });
 
 describe('a build the compiler passed and the check failed', () => {
   it('is a failed build whose reason names the statement, and the built-in repairer lowers the collapse', async () => {
-    const { patch, patched } = generated(COUNTER, 11, '#pragma omp parallel for collapse(2) shared(a) reduction(+:rows) ');
+    const { patch, patched } = generated(
+      COUNTER,
+      11,
+      '#pragma omp parallel for collapse(2) shared(a) reduction(+:rows) ',
+    );
     const found = await collapseFindings([{ fileId: '1', relPath: 'src/counter.c', patch, patched }]);
     const build = withCollapseFindings(PASSED, found);
-    expect(build).toMatchObject({ ok: false, failedAt: 'static-check', errorClass: 'collapse-not-nested', diagnostics: found });
-    expect(build.firstError).toMatch(/^src\/counter\.c:11:30: error: collapse\(2\) over loops that are not perfectly nested: the statement 'rows\+\+;' at line 13/);
+    expect(build).toMatchObject({
+      ok: false,
+      failedAt: 'static-check',
+      errorClass: 'collapse-not-nested',
+      diagnostics: found,
+    });
+    expect(build.firstError).toMatch(
+      /^src\/counter\.c:11:30: error: collapse\(2\) over loops that are not perfectly nested: the statement 'rows\+\+;' at line 13/,
+    );
     expect(build.output).toContain("patch-repair's static check (the build passed):");
-    const suggestion = { id: '1', dir: '/p', files: [{ fileId: '1', patchPath: '/p/1.patch', text: patch, source: { id: '1', path: '/p/src/counter.c', relPath: 'src/counter.c' } }], pattern: null, hotspot: null };
-    const result = await builtinRepair({ suggestion, sources: new Map([['1', COUNTER]]), generated: new Map([['1', patch]]), patched: new Map([['1', patched]]), build });
+    const suggestion = {
+      id: '1',
+      dir: '/p',
+      files: [
+        {
+          fileId: '1',
+          patchPath: '/p/1.patch',
+          text: patch,
+          source: { id: '1', path: '/p/src/counter.c', relPath: 'src/counter.c' },
+        },
+      ],
+      pattern: null,
+      hotspot: null,
+    };
+    const result = await builtinRepair({
+      suggestion,
+      sources: new Map([['1', COUNTER]]),
+      generated: new Map([['1', patch]]),
+      patched: new Map([['1', patched]]),
+      build,
+    });
     expect(result).toMatchObject({ kind: 'answer', rules: ['lower-collapse'] });
-    expect(result.kind === 'answer' && result.text).toContain('+    #pragma omp parallel for shared(a) reduction(+:rows) \n');
+    expect(result.kind === 'answer' && result.text).toContain(
+      '+    #pragma omp parallel for shared(a) reduction(+:rows) \n',
+    );
   });
 
   it("adds nothing to a failed build whose compiler reported the collapse (gcc's path), and adds the finding to one failed otherwise", async () => {
-    const { patch, patched } = generated(COUNTER, 11, '#pragma omp parallel for collapse(2) shared(a) reduction(+:rows) ');
+    const { patch, patched } = generated(
+      COUNTER,
+      11,
+      '#pragma omp parallel for collapse(2) shared(a) reduction(+:rows) ',
+    );
     const found = await collapseFindings([{ fileId: '1', relPath: 'src/counter.c', patch, patched }]);
     const gcc: BuildResult = {
-      ok: false, failedAt: 'compile', output: '', durationMs: 1, errorClass: 'collapse-not-nested', firstError: "src/counter.c:13:9: error: not enough perfectly nested loops before 'rows'",
-      diagnostics: [{ file: 'src/counter.c', fileId: '1', line: 13, column: 9, severity: 'error', message: "not enough perfectly nested loops before 'rows'", errorClass: 'collapse-not-nested', notes: [] }],
+      ok: false,
+      failedAt: 'compile',
+      output: '',
+      durationMs: 1,
+      errorClass: 'collapse-not-nested',
+      firstError: "src/counter.c:13:9: error: not enough perfectly nested loops before 'rows'",
+      diagnostics: [
+        {
+          file: 'src/counter.c',
+          fileId: '1',
+          line: 13,
+          column: 9,
+          severity: 'error',
+          message: "not enough perfectly nested loops before 'rows'",
+          errorClass: 'collapse-not-nested',
+          notes: [],
+        },
+      ],
     };
     expect(withCollapseFindings(gcc, found)).toBe(gcc);
-    const other: BuildResult = { ...gcc, errorClass: 'other', diagnostics: [{ ...gcc.diagnostics[0]!, message: 'something else', errorClass: 'other' }] };
+    const other: BuildResult = {
+      ...gcc,
+      errorClass: 'other',
+      diagnostics: [{ ...gcc.diagnostics[0]!, message: 'something else', errorClass: 'other' }],
+    };
     expect(withCollapseFindings(other, found)).toEqual({ ...other, diagnostics: [...other.diagnostics, ...found] });
   });
 });
@@ -129,7 +218,8 @@ function generatorPatches(dir: string): { name: string; patch: string; patched: 
         const target = /^--- (\S+)/m.exec(patch)![1]!.replace(/^(?:\/home\/dev\/demo|\/tmp\/pr-v1-resume\/demo)\//, '');
         const source = readFileSync(path.join(fixtureRoot, target), 'utf8');
         const applied = applyFilePatch(source, parsed!);
-        if (applied.ok && applied.result !== null) found.push({ name: path.relative(dir, full), patch, patched: applied.result });
+        if (applied.ok && applied.result !== null)
+          found.push({ name: path.relative(dir, full), patch, patched: applied.result });
       }
     }
   };
@@ -148,22 +238,38 @@ describe('every collapse in fixtures/', () => {
     }
     // The class fixtures and the real codes' suggestions: the generator's pragma over the fixture's file.
     const specs = [
-      ...readdirSync('fixtures/classes').map((name) => ({ name: `classes/${name}`, json: path.join('fixtures/classes', name, 'fixture.json'), project: path.join('fixtures/classes', name, 'project') })),
-      ...readdirSync('fixtures/real').flatMap((code) => readdirSync(path.join('fixtures/real', code, 'suggestions'))
-        .map((file) => ({ name: `real/${code}/${file}`, json: path.join('fixtures/real', code, 'suggestions', file), project: path.join('fixtures/real', code, 'project') }))),
+      ...readdirSync('fixtures/classes').map((name) => ({
+        name: `classes/${name}`,
+        json: path.join('fixtures/classes', name, 'fixture.json'),
+        project: path.join('fixtures/classes', name, 'project'),
+      })),
+      ...readdirSync('fixtures/real').flatMap((code) =>
+        readdirSync(path.join('fixtures/real', code, 'suggestions')).map((file) => ({
+          name: `real/${code}/${file}`,
+          json: path.join('fixtures/real', code, 'suggestions', file),
+          project: path.join('fixtures/real', code, 'project'),
+        })),
+      ),
     ];
     let directives = 0;
     for (const { name, json, project } of specs) {
       const spec = JSON.parse(readFileSync(json, 'utf8')) as FixtureSpec;
       directives += spec.directives.length;
-      for (const directive of spec.directives.filter((d) => (d.collapse_level ?? 1) > 1 || /collapse/.test(d.text ?? ''))) {
+      for (const directive of spec.directives.filter(
+        (d) => (d.collapse_level ?? 1) > 1 || /collapse/.test(d.text ?? ''),
+      )) {
         const original = readFileSync(path.join(project, spec.file), 'utf8');
         const said = await findings(original, directive.start_line, renderGeneratorPragma(directive));
         (said.length > 0 ? flagged : perfect).push(name);
       }
     }
     expect(directives).toBeGreaterThan(90);
-    expect(flagged.sort()).toEqual(['classes/collapse-not-nested-1', 'classes/collapse-not-nested-2', 'collapse/.discopop/patch_generator/1/1.patch', 'repairs/.discopop/patch_generator/12/13.patch']);
+    expect(flagged.sort()).toEqual([
+      'classes/collapse-not-nested-1',
+      'classes/collapse-not-nested-2',
+      'collapse/.discopop/patch_generator/1/1.patch',
+      'repairs/.discopop/patch_generator/12/13.patch',
+    ]);
     expect(perfect).toEqual(['collapse/.discopop/patch_generator/2/1.patch']);
   });
 });

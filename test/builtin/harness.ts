@@ -86,7 +86,9 @@ export interface ProjectBuild {
 
 /** What is expected under one compiler. */
 export function expectationFor(spec: FixtureSpec, family: CompilerFamily): Expectation {
-  return spec.compilers?.[family] ?? { expect: spec.expect, reason: spec.reason, rules: spec.rules, repaired: spec.repaired };
+  return (
+    spec.compilers?.[family] ?? { expect: spec.expect, reason: spec.reason, rules: spec.rules, repaired: spec.repaired }
+  );
 }
 
 export interface Fixture {
@@ -136,8 +138,10 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   // Every directive is inserted before its start line (original numbering), indented like it;
   // lines inserted before the same line keep the spec's order, as the generator's do (a task
   // region's `parallel`, `single`, `{` and first `task` all stand before the first task's line).
-  const sorted = fixture.spec.directives.map((directive, index) => ({ directive, index }))
-    .sort((a, b) => b.directive.start_line - a.directive.start_line || b.index - a.index).map(({ directive }) => directive);
+  const sorted = fixture.spec.directives
+    .map((directive, index) => ({ directive, index }))
+    .sort((a, b) => b.directive.start_line - a.directive.start_line || b.index - a.index)
+    .map(({ directive }) => directive);
   for (const directive of sorted) {
     const target = lines[directive.start_line - 1] ?? '';
     lines.splice(directive.start_line - 1, 0, /^\s*/.exec(target)![0] + renderGeneratorPragma(directive));
@@ -159,23 +163,37 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
   await writeFile(join(workspace, fixture.spec.file), patched);
   const compiled = await compile(workspace, fixture.spec.file, family, { original, project: fixture.project });
   // The pipeline's static collapse check judges the build whatever the compiler said; it reads the same unit.
-  const unit = compiled.ok && !addsCollapse(generated) ? null : await translationUnit(workspace, fixture, family, patched);
-  const build: BuildResult = withCollapseFindings({
-    ok: compiled.ok,
-    ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
-    output: compiled.output,
-    diagnostics: compiled.diagnostics,
-    durationMs: compiled.durationMs,
-  }, await collapseFindings([{ fileId: '1', relPath: fixture.spec.file, patch: generated, patched, ...(unit?.ok && { translationUnit: unit.text }) }]));
+  const unit =
+    compiled.ok && !addsCollapse(generated) ? null : await translationUnit(workspace, fixture, family, patched);
+  const build: BuildResult = withCollapseFindings(
+    {
+      ok: compiled.ok,
+      ...(compiled.ok ? {} : { failedAt: 'compile' as const }),
+      output: compiled.output,
+      diagnostics: compiled.diagnostics,
+      durationMs: compiled.durationMs,
+    },
+    await collapseFindings([
+      {
+        fileId: '1',
+        relPath: fixture.spec.file,
+        patch: generated,
+        patched,
+        ...(unit?.ok && { translationUnit: unit.text }),
+      },
+    ]),
+  );
   const suggestion: Suggestion = {
     id: '1',
     dir: patchDir,
-    files: [{
-      fileId: '1',
-      patchPath: join(patchDir, '1.patch'),
-      text: generated,
-      source: { id: '1', path: sourcePath, relPath: fixture.spec.file },
-    }],
+    files: [
+      {
+        fileId: '1',
+        patchPath: join(patchDir, '1.patch'),
+        text: generated,
+        source: { id: '1', path: sourcePath, relPath: fixture.spec.file },
+      },
+    ],
     pattern: null,
     hotspot: null,
   };
@@ -199,10 +217,22 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
  * The patched file's translation unit as the pipeline makes it (src/build/preprocess.ts): the
  * settings name the fixture's compiler and flags, compile.sh runs from the project root.
  */
-async function translationUnit(workspace: string, fixture: Fixture, family: CompilerFamily, patched: string): Promise<Preprocessed> {
+async function translationUnit(
+  workspace: string,
+  fixture: Fixture,
+  family: CompilerFamily,
+  patched: string,
+): Promise<Preprocessed> {
   const flags = ['-fopenmp', ...(fixture.project?.build.flags ?? [])].join(' ');
   const project = projectWith(workspace, [fixture.spec.file]);
-  const dp = { ...project, config: { ...project.config, layout: 'shared' as const, settings: { CC: COMMANDS[family].c, CXX: COMMANDS[family].cxx, CFLAGS: flags, CXXFLAGS: flags } } };
+  const dp = {
+    ...project,
+    config: {
+      ...project.config,
+      layout: 'shared' as const,
+      settings: { CC: COMMANDS[family].c, CXX: COMMANDS[family].cxx, CFLAGS: flags, CXXFLAGS: flags },
+    },
+  };
   return preprocessPatched({ dp, source: dp.files.get('1')!, patched });
 }
 
@@ -211,25 +241,49 @@ async function copyProject(fixture: Fixture, to: string): Promise<void> {
   await cp(fixture.project?.projectDir ?? join(fixture.dir, 'project'), to, { recursive: true });
 }
 
-const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };
+const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = {
+  gcc: { c: 'gcc', cxx: 'g++' },
+  clang: { c: 'clang', cxx: 'clang++' },
+};
 
 /** The compiler driver compile.sh names: a program with any C++ source is built by the C++ driver, its C sources included. */
-const programDriver = (project: ProjectBuild, family: CompilerFamily) => COMMANDS[family][project.build.sources.every((source) => source.endsWith('.c')) ? 'c' : 'cxx'];
+const programDriver = (project: ProjectBuild, family: CompilerFamily) =>
+  COMMANDS[family][project.build.sources.every((source) => source.endsWith('.c')) ? 'c' : 'cxx'];
 
-interface Step { ok: boolean; output: string; durationMs: number }
+interface Step {
+  ok: boolean;
+  output: string;
+  durationMs: number;
+}
 
 async function callCompiler(command: string, args: string[], cwd: string): Promise<Step> {
   const outcome = await runProcess({ command, args, cwd, env: { LC_ALL: 'C' }, timeoutMs: 120_000 });
   if (outcome.kind === 'spawn-failed') throw new Error(`${command}: ${outcome.message}`);
-  return { ok: outcome.kind === 'exited' && outcome.exitCode === 0, output: outcome.stdout + outcome.stderr, durationMs: outcome.durationMs };
+  return {
+    ok: outcome.kind === 'exited' && outcome.exitCode === 0,
+    output: outcome.stdout + outcome.stderr,
+    durationMs: outcome.durationMs,
+  };
 }
 
 /** One translation unit of a program, compiled as compile.sh compiles it: `-fopenmp <flags>`, from the project root. */
-function compileUnit(root: string, source: string, object: string, family: CompilerFamily, project: ProjectBuild): Promise<Step> {
-  return callCompiler(programDriver(project, family), ['-fopenmp', ...project.build.flags, '-c', source, '-o', object], root);
+function compileUnit(
+  root: string,
+  source: string,
+  object: string,
+  family: CompilerFamily,
+  project: ProjectBuild,
+): Promise<Step> {
+  return callCompiler(
+    programDriver(project, family),
+    ['-fopenmp', ...project.build.flags, '-c', source, '-o', object],
+    root,
+  );
 }
 
-interface Unit extends Step { object: string }
+interface Unit extends Step {
+  object: string;
+}
 
 const untouched = new Map<string, Promise<Unit[]>>();
 const originals = new Map<string, Promise<string[] | null>>();
@@ -253,14 +307,24 @@ function untouchedUnits(project: ProjectBuild, family: CompilerFamily): Promise<
     await cp(project.projectDir, join(dir, 'project'), { recursive: true });
     return inBatches([...project.build.sources.entries()], 2, async ([index, source]) => {
       const object = join(dir, `unit-${index}.o`);
-      return { ...await compileUnit(join(dir, 'project'), source, object, family, project), object };
+      return { ...(await compileUnit(join(dir, 'project'), source, object, family, project)), object };
     });
   });
 }
 
 /** The link step of compile.sh's command: `-fopenmp <flags> <objects> <libs>`, objects in source order. */
-function link(root: string, objects: string[], family: CompilerFamily, project: ProjectBuild, output: string): Promise<Step> {
-  return callCompiler(programDriver(project, family), ['-fopenmp', ...project.build.flags, ...objects, ...(project.build.libs ?? []), '-o', output], root);
+function link(
+  root: string,
+  objects: string[],
+  family: CompilerFamily,
+  project: ProjectBuild,
+  output: string,
+): Promise<Step> {
+  return callCompiler(
+    programDriver(project, family),
+    ['-fopenmp', ...project.build.flags, ...objects, ...(project.build.libs ?? []), '-o', output],
+    root,
+  );
 }
 
 /**
@@ -270,17 +334,38 @@ function link(root: string, objects: string[], family: CompilerFamily, project: 
  * order (the driver compiles them one after another), then the link's; the link runs only when
  * every unit compiled.
  */
-async function buildProgram(root: string, relPath: string, family: CompilerFamily, project: ProjectBuild, output: string): Promise<Step> {
+async function buildProgram(
+  root: string,
+  relPath: string,
+  family: CompilerFamily,
+  project: ProjectBuild,
+  output: string,
+): Promise<Step> {
   const index = project.build.sources.indexOf(relPath);
-  if (index < 0) throw new Error(`${relPath} is not a source of the program: a fixture patches one of its translation units`);
+  if (index < 0)
+    throw new Error(`${relPath} is not a source of the program: a fixture patches one of its translation units`);
   const units = await untouchedUnits(project, family);
   const object = join(root, '.patched-unit.o');
   const own = await compileUnit(root, relPath, object, family, project);
   const steps = units.map((unit, at) => (at === index ? { ...own, object } : unit));
-  const compiled: Step = { ok: steps.every((step) => step.ok), output: steps.map((step) => step.output).join(''), durationMs: own.durationMs };
+  const compiled: Step = {
+    ok: steps.every((step) => step.ok),
+    output: steps.map((step) => step.output).join(''),
+    durationMs: own.durationMs,
+  };
   if (!compiled.ok) return compiled;
-  const linked = await link(root, steps.map((step) => step.object), family, project, output);
-  return { ok: linked.ok, output: compiled.output + linked.output, durationMs: compiled.durationMs + linked.durationMs };
+  const linked = await link(
+    root,
+    steps.map((step) => step.object),
+    family,
+    project,
+    output,
+  );
+  return {
+    ok: linked.ok,
+    output: compiled.output + linked.output,
+    durationMs: compiled.durationMs + linked.durationMs,
+  };
 }
 
 /**
@@ -288,13 +373,26 @@ async function buildProgram(root: string, relPath: string, family: CompilerFamil
  * untouched units linked, run in the untouched copy of its project; once per program and compiler.
  * Null when it does not build or does not exit by itself.
  */
-export function originalOutputs(fixture: Fixture & { project: ProjectBuild }, family: CompilerFamily): Promise<string[] | null> {
+export function originalOutputs(
+  fixture: Fixture & { project: ProjectBuild },
+  family: CompilerFamily,
+): Promise<string[] | null> {
   const { project } = fixture;
   const dir = untouchedDir(project, family);
   return once(originals, dir, async () => {
     const units = await untouchedUnits(project, family);
     const program = join(dir, 'project', 'program');
-    const built = units.every((unit) => unit.ok) && (await link(join(dir, 'project'), units.map((unit) => unit.object), family, project, program)).ok;
+    const built =
+      units.every((unit) => unit.ok) &&
+      (
+        await link(
+          join(dir, 'project'),
+          units.map((unit) => unit.object),
+          family,
+          project,
+          program,
+        )
+      ).ok;
     return built ? programOutputs(program, fixture) : null;
   });
 }
@@ -307,13 +405,19 @@ export function originalOutputs(fixture: Fixture & { project: ProjectBuild }, fa
  * added to the original fails it.
  */
 export async function compile(
-  root: string, relPath: string, family: CompilerFamily,
+  root: string,
+  relPath: string,
+  family: CompilerFamily,
   options: { output?: string; original?: string; project?: ProjectBuild } = {},
 ): Promise<{ ok: boolean; output: string; diagnostics: Diagnostic[]; durationMs: number }> {
   const { output, original, project } = options;
   const step = project
     ? await buildProgram(root, relPath, family, project, output ?? join(root, '.compile-check'))
-    : await callCompiler(COMMANDS[family][relPath.endsWith('.c') ? 'c' : 'cxx'], ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])], root);
+    : await callCompiler(
+        COMMANDS[family][relPath.endsWith('.c') ? 'c' : 'cxx'],
+        ['-fopenmp', ...(output === undefined ? ['-c', relPath, '-o', '/dev/null'] : [relPath, '-o', output])],
+        root,
+      );
   const patched = await readFile(join(root, relPath), 'utf8');
   const lines = original === undefined ? new Set<number>() : addedLineNumbers(original, patched);
   // The suggestion's file is file 1, as in the RepairTask; the program's other sources follow.
@@ -322,7 +426,12 @@ export async function compile(
     judgeDiagnostics(parseDiagnostics(step.output, projectWith(root, projectFiles), root), new Map([['1', lines]])),
     new Map([['1', addedDirectiveLines(patched, lines)]]),
   );
-  return { ok: step.ok && firstError(diagnostics) === undefined, output: step.output, diagnostics, durationMs: step.durationMs };
+  return {
+    ok: step.ok && firstError(diagnostics) === undefined,
+    output: step.output,
+    diagnostics,
+    durationMs: step.durationMs,
+  };
 }
 
 export interface Checked {
@@ -337,7 +446,10 @@ export interface Checked {
 
 /** A fixture whose build is a program to run: a real code, or a class fixture whose source has a `main` printing its result. */
 export function runsProgram(fixture: Fixture): boolean {
-  return fixture.project !== undefined || /\bint\s+main\s*\(/.test(readFileSync(join(fixture.dir, 'project', fixture.spec.file), 'utf8'));
+  return (
+    fixture.project !== undefined ||
+    /\bint\s+main\s*\(/.test(readFileSync(join(fixture.dir, 'project', fixture.spec.file), 'utf8'))
+  );
 }
 
 /**
@@ -356,15 +468,30 @@ export async function applyAndCompile(prepared: Prepared, answer: string, scratc
     await writeFile(patchFile, block);
     const outcome = await runProcess({ command: 'patch', args: ['--batch', target, patchFile], cwd: dir });
     if (outcome.kind !== 'exited' || outcome.exitCode !== 0) {
-      return { applied: false, patchOutput: outcome.kind === 'spawn-failed' ? outcome.message : outcome.stdout + outcome.stderr, compiled: false, compileOutput: '', repaired: '', program: null };
+      return {
+        applied: false,
+        patchOutput: outcome.kind === 'spawn-failed' ? outcome.message : outcome.stdout + outcome.stderr,
+        compiled: false,
+        compileOutput: '',
+        repaired: '',
+        program: null,
+      };
     }
     patchOutput += outcome.stdout;
   }
   const program = runsProgram(prepared.fixture) ? join(dir, 'program') : undefined;
-  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, { original: prepared.task.sources.get('1')!, project: prepared.fixture.project, output: program });
+  const compiled = await compile(dir, prepared.fixture.spec.file, prepared.family, {
+    original: prepared.task.sources.get('1')!,
+    project: prepared.fixture.project,
+    output: program,
+  });
   return {
-    applied: blocks.length > 0, patchOutput, compiled: compiled.ok, compileOutput: compiled.output, repaired: await readFile(target, 'utf8'),
-    program: compiled.ok ? program ?? null : null,
+    applied: blocks.length > 0,
+    patchOutput,
+    compiled: compiled.ok,
+    compileOutput: compiled.output,
+    repaired: await readFile(target, 'utf8'),
+    program: compiled.ok ? (program ?? null) : null,
   };
 }
 
@@ -379,7 +506,10 @@ export function directivesAboveLoops(source: string): { construct: string; next:
   lines.forEach((line, row) => {
     const match = /^\s*#\s*pragma\s+omp\s+(.*)$/.exec(line);
     if (!match) return;
-    const construct = match[1]!.split(/\s+/).filter((word) => /^(parallel|for|simd|task|taskloop|target|teams|distribute)$/.test(word)).join(' ');
+    const construct = match[1]!
+      .split(/\s+/)
+      .filter((word) => /^(parallel|for|simd|task|taskloop|target|teams|distribute)$/.test(word))
+      .join(' ');
     const next = lines.slice(row + 1).find((candidate) => candidate.trim() !== '' && !/^\s*\/\//.test(candidate)) ?? '';
     result.push({ construct, next: next.trim() });
   });
@@ -390,8 +520,11 @@ export function directivesAboveLoops(source: string): { construct: string; next:
 export function expectedLoops(original: string, spec: FixtureSpec): { construct: string; next: string }[] {
   const lines = original.split('\n');
   return spec.directives.map((directive) => {
-    const construct = renderGeneratorPragma(directive).replace(/^\s*#\s*pragma\s+omp\s+/, '').split(/\s+/)
-      .filter((word) => /^(parallel|for|simd|task|taskloop|target|teams|distribute)$/.test(word)).join(' ');
+    const construct = renderGeneratorPragma(directive)
+      .replace(/^\s*#\s*pragma\s+omp\s+/, '')
+      .split(/\s+/)
+      .filter((word) => /^(parallel|for|simd|task|taskloop|target|teams|distribute)$/.test(word))
+      .join(' ');
     const isLoop = /\b(for|simd|taskloop|distribute)\b/.test(construct);
     const from = directive.start_line - 1;
     const next = isLoop
@@ -407,10 +540,18 @@ export function expectedLoops(original: string, spec: FixtureSpec): { construct:
  * `main` printing its result; a real code is its whole program, run with its arguments). Null
  * when it does not build or does not exit by itself.
  */
-export async function runOutputs(dir: string, fixture: Fixture, source: string, family: CompilerFamily): Promise<string[] | null> {
+export async function runOutputs(
+  dir: string,
+  fixture: Fixture,
+  source: string,
+  family: CompilerFamily,
+): Promise<string[] | null> {
   await copyProject(fixture, dir);
   await writeFile(join(dir, fixture.spec.file), source);
-  const built = await compile(dir, fixture.spec.file, family, { output: join(dir, 'program'), project: fixture.project });
+  const built = await compile(dir, fixture.spec.file, family, {
+    output: join(dir, 'program'),
+    project: fixture.project,
+  });
   return built.ok ? programOutputs(join(dir, 'program'), fixture) : null;
 }
 
@@ -419,12 +560,22 @@ export async function programOutputs(program: string, fixture: Fixture): Promise
   const outputs: string[] = [];
   for (const threads of ['1', '4']) {
     const run = await runProcess({
-      command: program, args: fixture.project?.build.args ?? [], cwd: dirname(program), env: { OMP_NUM_THREADS: threads }, timeoutMs: 60_000,
+      command: program,
+      args: fixture.project?.build.args ?? [],
+      cwd: dirname(program),
+      env: { OMP_NUM_THREADS: threads },
+      timeoutMs: 60_000,
     });
     if (run.kind !== 'exited') return null;
     const compared = fixture.project?.build.compare;
     const printed = run.stdout + run.stderr;
-    const kept = compared === undefined ? printed : printed.split('\n').filter((line) => new RegExp(compared).test(line)).join('\n');
+    const kept =
+      compared === undefined
+        ? printed
+        : printed
+            .split('\n')
+            .filter((line) => new RegExp(compared).test(line))
+            .join('\n');
     // The exit status is part of what a program reports (XSBench exits 1 for a checksum it does not know).
     outputs.push(run.exitCode === 0 ? kept : `${kept}\nexit status ${run.exitCode}`);
   }
@@ -435,12 +586,14 @@ export async function programOutputs(program: string, fixture: Fixture): Promise
 export async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
   return results;
 }
 
@@ -468,15 +621,18 @@ export function sameOutput(expected: string, actual: string): boolean {
   if (expected === actual) return true;
   const a = expected.split(/(\s+)/);
   const b = actual.split(/(\s+)/);
-  return a.length === b.length && a.every((token, index) => {
-    const other = b[index]!;
-    if (token === other) return true;
-    if (!NUMBER.test(token) || !NUMBER.test(other)) return false;
-    const decimals = /\.(\d+)/.exec(token.split(/[eE]/)[0]!)?.[1]?.length ?? 0;
-    const exponent = /[eE]([-+]?\d+)$/.exec(token)?.[1];
-    const unit = 10 ** ((exponent === undefined ? 0 : Number(exponent)) - decimals);
-    return Math.abs(Number(token) - Number(other)) <= unit * 1.0000001;
-  });
+  return (
+    a.length === b.length &&
+    a.every((token, index) => {
+      const other = b[index]!;
+      if (token === other) return true;
+      if (!NUMBER.test(token) || !NUMBER.test(other)) return false;
+      const decimals = /\.(\d+)/.exec(token.split(/[eE]/)[0]!)?.[1]?.length ?? 0;
+      const exponent = /[eE]([-+]?\d+)$/.exec(token)?.[1];
+      const unit = 10 ** ((exponent === undefined ? 0 : Number(exponent)) - decimals);
+      return Math.abs(Number(token) - Number(other)) <= unit * 1.0000001;
+    })
+  );
 }
 
 /**
@@ -489,18 +645,25 @@ export function judgeRun(run: Run, isRun: boolean): { outcome: Outcome; reasons:
   if (run.result === null) return { outcome: 'builds', reasons: [] };
   if (run.result.kind === 'declined') return { outcome: 'handed-on', reasons: [], reason: run.result.reason };
   const reasons: string[] = [];
-  const kept = run.checked?.applied ? checkDirectivesKept({
-    original: run.prepared.task.sources.get('1')!, generated: run.prepared.task.patched.get('1')!, candidate: run.checked.repaired,
-  }) : null;
+  const kept = run.checked?.applied
+    ? checkDirectivesKept({
+        original: run.prepared.task.sources.get('1')!,
+        generated: run.prepared.task.patched.get('1')!,
+        candidate: run.checked.repaired,
+      })
+    : null;
   if (!run.checked?.applied) reasons.push('does not apply');
   else if (!run.checked.compiled) reasons.push('does not compile');
   if (kept && !kept.ok) reasons.push(`drops a directive: ${kept.reason}`);
   // Each thread count against the original program run the same way: a code with OpenMP of its own
   // (LULESH) rounds differently with 4 threads than with 1 before any suggestion is applied.
-  if (run.outputs?.repaired?.some((output, index) => {
-    const original = run.outputs?.original?.[index];
-    return original === undefined || !sameOutput(original, output);
-  })) reasons.push('changes the output');
+  if (
+    run.outputs?.repaired?.some((output, index) => {
+      const original = run.outputs?.original?.[index];
+      return original === undefined || !sameOutput(original, output);
+    })
+  )
+    reasons.push('changes the output');
   if (isRun && (!run.outputs?.original || !run.outputs.repaired)) reasons.push('output not compared');
   return { outcome: reasons.length === 0 ? 'repaired' : 'wrong', reasons };
 }

@@ -13,7 +13,10 @@ const CASES = [
   { header: 'for (int i = 0; n >= i + 3; i += 1)', rewritten: 'for (int i = 0; i <= n - 3; i += 1)' },
   { header: 'for (int i = 1; i - 1 < n; i++)', rewritten: 'for (int i = 1; i < n + 1; i++)' },
   { header: 'for (unsigned i = 0; i + 2 < n; i++)', rewritten: 'for (unsigned i = 0; i < (n > 2 ? n - 2 : 0); i++)' },
-  { header: 'for (unsigned i = 0; i + 2 <= n; i++)', rewritten: 'for (unsigned i = 0; i < (n >= 2 ? n - 2 + 1 : 0); i++)' },
+  {
+    header: 'for (unsigned i = 0; i + 2 <= n; i++)',
+    rewritten: 'for (unsigned i = 0; i < (n >= 2 ? n - 2 + 1 : 0); i++)',
+  },
   { header: 'for (int i = 0; i + k < n; i++)', rewritten: 'for (int i = 0; i < n - k; i++)' },
   // An unsigned i below c wraps in the original test; `i < n + c` would not.
   { header: 'for (unsigned i = 0; i - 1 < n; i++)', rewritten: null },
@@ -21,7 +24,8 @@ const CASES = [
   { header: 'for (int i = 0; i + m < n; i++)', rewritten: null },
 ];
 
-const source = (header: string) => `long walk(int n, int k, const long *x)\n{\n    long s = 0;\n    int m = 1;\n    ${header} {\n        s += x[i];\n        m = m + 0;\n    }\n    return s;\n}\n`;
+const source = (header: string) =>
+  `long walk(int n, int k, const long *x)\n{\n    long s = 0;\n    int m = 1;\n    ${header} {\n        s += x[i];\n        m = m + 0;\n    }\n    return s;\n}\n`;
 
 let scratch = '';
 beforeAll(async () => {
@@ -37,10 +41,16 @@ describe.each(COMPILERS)('%s', (family) => {
     await mkdir(join(dir, 'project', 'src'), { recursive: true });
     await writeFile(join(dir, 'project', 'src', 'walk.c'), source(header));
     const spec = {
-      class: 'non-canonical-loop', file: 'src/walk.c', expect: 'repaired' as const,
+      class: 'non-canonical-loop',
+      file: 'src/walk.c',
+      expect: 'repaired' as const,
       directives: [{ start_line: 5, pragma: '#pragma omp parallel for', shared: ['x'], reduction: ['+:s'] }],
     };
-    const prepared = await prepareFixture({ name: 'walk', dir, spec }, join(scratch, `${family}-${index}-work`), family);
+    const prepared = await prepareFixture(
+      { name: 'walk', dir, spec },
+      join(scratch, `${family}-${index}-work`),
+      family,
+    );
     expect(prepared.task.build.ok).toBe(false);
     const result = await builtinRepair(prepared.task);
     if (rewritten === null) {

@@ -9,7 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
-import { applyAndCompile, COMPILERS, judgeRun, prepareFixture, programOutputs, runOutputs, type Fixture, type GeneratorDirective } from './harness.js';
+import {
+  applyAndCompile,
+  COMPILERS,
+  judgeRun,
+  prepareFixture,
+  programOutputs,
+  runOutputs,
+  type Fixture,
+  type GeneratorDirective,
+} from './harness.js';
 
 const DATA = `static void fill(double *x, int n)
 {
@@ -71,7 +80,10 @@ double trough(const double *x, int n)
     return lo;
 }
 ${MAIN('printf("%f %f\\n", peak(x, 1000), trough(x, 1000));')}`,
-    directives: [{ start_line: 12, shared: ['x'], reduction: ['max:hi[0:4]'] }, { start_line: 22, shared: ['x'], reduction: ['min:lo[0:4]'] }],
+    directives: [
+      { start_line: 12, shared: ['x'], reduction: ['max:hi[0:4]'] },
+      { start_line: 22, shared: ['x'], reduction: ['min:lo[0:4]'] },
+    ],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },
   {
@@ -91,7 +103,10 @@ void extent(const double *x, int n, struct range *r)
     }
 }
 ${MAIN('struct range r = { 1e300, -1e300 };\n    extent(x, 1000, &r);\n    printf("%f %f\\n", r.lo, r.hi);')}`,
-    directives: [{ start_line: 13, reduction: ['max:r->hi'] }, { start_line: 16, reduction: ['min:r->lo'] }],
+    directives: [
+      { start_line: 13, reduction: ['max:r->hi'] },
+      { start_line: 16, reduction: ['min:r->lo'] },
+    ],
     kept: ['reduction(max:r_hi)', 'reduction(min:r_lo)'],
   },
   {
@@ -107,7 +122,10 @@ ${MAIN('struct range r = { 1e300, -1e300 };\n    extent(x, 1000, &r);\n    print
     width = hi - lo;
     return width;
 `),
-    directives: [{ start_line: 13, shared: ['x'], reduction: ['max:hi'] }, { start_line: 17, shared: ['x'], reduction: ['min:lo'] }],
+    directives: [
+      { start_line: 13, shared: ['x'], reduction: ['max:hi'] },
+      { start_line: 17, shared: ['x'], reduction: ['min:lo'] },
+    ],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },
   {
@@ -120,7 +138,10 @@ ${MAIN('struct range r = { 1e300, -1e300 };\n    extent(x, 1000, &r);\n    print
     }
     return hi - lo;
 `),
-    directives: [{ start_line: 13, shared: ['x', 'hi'], reduction: ['max:hi'] }, { start_line: 16, shared: ['x', 'lo'], reduction: ['min:lo'] }],
+    directives: [
+      { start_line: 13, shared: ['x', 'hi'], reduction: ['max:hi'] },
+      { start_line: 16, shared: ['x', 'lo'], reduction: ['min:lo'] },
+    ],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },
   {
@@ -135,7 +156,10 @@ ${MAIN('struct range r = { 1e300, -1e300 };\n    extent(x, 1000, &r);\n    print
     }
     return hi - lo;
 `),
-    directives: [{ start_line: 13, private: ['v'], shared: ['x'], reduction: ['max:hi'] }, { start_line: 17, private: ['w'], shared: ['x'], reduction: ['min:lo'] }],
+    directives: [
+      { start_line: 13, private: ['v'], shared: ['x'], reduction: ['max:hi'] },
+      { start_line: 17, private: ['w'], shared: ['x'], reduction: ['min:lo'] },
+    ],
     kept: ['reduction(max:hi)', 'reduction(min:lo)'],
   },
 ];
@@ -147,7 +171,17 @@ async function fixtureFor(c: Case): Promise<Fixture> {
   const dir = join(scratch, 'fixtures', c.rule);
   await mkdir(join(dir, 'project'), { recursive: true });
   await writeFile(join(dir, 'project', 'extremes.c'), c.source);
-  return { name: `min-max/${c.rule}`, dir, spec: { class: 'invalid-reduction', file: 'extremes.c', directives: c.directives, expect: 'repaired', rewritesCode: true } };
+  return {
+    name: `min-max/${c.rule}`,
+    dir,
+    spec: {
+      class: 'invalid-reduction',
+      file: 'extremes.c',
+      directives: c.directives,
+      expect: 'repaired',
+      rewritesCode: true,
+    },
+  };
 }
 
 describe.each(COMPILERS)('%s', (family) => {
@@ -160,14 +194,25 @@ describe.each(COMPILERS)('%s', (family) => {
     if (result.kind !== 'answer') return;
     expect(result.rules).toContain(c.rule);
     const checked = await applyAndCompile(prepared, result.text, join(scratch, 'runs'));
-    const directives = checked.repaired.split('\n').filter((line) => /^\s*#\s*pragma\s+omp\s+parallel\b/.test(line)).join('\n');
+    const directives = checked.repaired
+      .split('\n')
+      .filter((line) => /^\s*#\s*pragma\s+omp\s+parallel\b/.test(line))
+      .join('\n');
     for (const clause of c.kept) expect(directives).toContain(clause);
     const outputs = {
-      original: await runOutputs(join(scratch, 'original', family, c.rule), fixture, prepared.task.sources.get('1')!, family),
+      original: await runOutputs(
+        join(scratch, 'original', family, c.rule),
+        fixture,
+        prepared.task.sources.get('1')!,
+        family,
+      ),
       repaired: checked.program ? await programOutputs(checked.program, fixture) : null,
     };
     expect(outputs.original?.[0]).toMatch(/\d/);
-    expect(judgeRun({ prepared, result, checked, outputs }, true), checked.compileOutput).toEqual({ outcome: 'repaired', reasons: [] });
+    expect(judgeRun({ prepared, result, checked, outputs }, true), checked.compileOutput).toEqual({
+      outcome: 'repaired',
+      reasons: [],
+    });
   });
 });
 
@@ -198,6 +243,9 @@ ${MAIN('struct range r = extent(x, 1000);\n    printf("%f\\n", r.hi);')}`,
     const prepared = await prepareFixture(fixture, join(scratch, 'runs'), family);
     expect(prepared.task.build.ok, prepared.task.build.output).toBe(false);
     const result = await builtinRepair(prepared.task);
-    expect(result).toMatchObject({ kind: 'declined', reason: expect.stringContaining("'r.hi' is assigned in the loop other than by 'max'") });
+    expect(result).toMatchObject({
+      kind: 'declined',
+      reason: expect.stringContaining("'r.hi' is assigned in the loop other than by 'max'"),
+    });
   });
 });

@@ -16,7 +16,8 @@ const FILES = {
     directive: { beforeLine: 3, text: '    #pragma omp parallel for shared(v) ' },
   },
   'src/update.c': {
-    original: 'void update(int n, double *v)\n{\n    for (int i = 0; i < n; i++) {\n        double t = v[i] * 2.0;\n        v[i] = t;\n    }\n}\n',
+    original:
+      'void update(int n, double *v)\n{\n    for (int i = 0; i < n; i++) {\n        double t = v[i] * 2.0;\n        v[i] = t;\n    }\n}\n',
     directive: { beforeLine: 3, text: '    #pragma omp parallel for private(t) shared(v) ' },
   },
 };
@@ -34,7 +35,13 @@ async function run(command: string, args: string[], cwd: string) {
 
 it('repairs only the file with the error and leaves the other file to its generated patch', async () => {
   scratch = await mkdtemp(join(tmpdir(), 'builtin-multi-'));
-  const suggestion: Suggestion = { id: '4', dir: join(scratch, 'patch_generator', '4'), files: [], pattern: null, hotspot: null };
+  const suggestion: Suggestion = {
+    id: '4',
+    dir: join(scratch, 'patch_generator', '4'),
+    files: [],
+    pattern: null,
+    hotspot: null,
+  };
   const sources = new Map<string, string>();
   const generated = new Map<string, string>();
   const patched = new Map<string, string>();
@@ -51,22 +58,47 @@ it('repairs only the file with the error and leaves the other file to its genera
     sources.set(fileId, file.original);
     generated.set(fileId, diff.stdout);
     patched.set(fileId, lines.join('\n'));
-    suggestion.files.push({ fileId, patchPath: join(suggestion.dir, `${fileId}.patch`), text: diff.stdout, source: { id: fileId, path, relPath } });
+    suggestion.files.push({
+      fileId,
+      patchPath: join(suggestion.dir, `${fileId}.patch`),
+      text: diff.stdout,
+      source: { id: fileId, path, relPath },
+    });
     await writeFile(`${path}.build.c`, lines.join('\n'));
-    const compiled = await run('gcc', ['-fopenmp', '-c', `${relPath}.build.c`, '-o', '/dev/null'], join(scratch, 'project'));
+    const compiled = await run(
+      'gcc',
+      ['-fopenmp', '-c', `${relPath}.build.c`, '-o', '/dev/null'],
+      join(scratch, 'project'),
+    );
     output += (compiled.stdout + compiled.stderr).replaceAll(`${relPath}.build.c`, relPath);
   }
 
-  const diagnostics = parseDiagnostics(output, projectWith(join(scratch, 'project'), Object.keys(FILES)), join(scratch, 'project'));
-  const result = await builtinRepair({ suggestion, sources, generated, patched, build: { ok: false, failedAt: 'compile', output, diagnostics, durationMs: 1 } });
+  const diagnostics = parseDiagnostics(
+    output,
+    projectWith(join(scratch, 'project'), Object.keys(FILES)),
+    join(scratch, 'project'),
+  );
+  const result = await builtinRepair({
+    suggestion,
+    sources,
+    generated,
+    patched,
+    build: { ok: false, failedAt: 'compile', output, diagnostics, durationMs: 1 },
+  });
 
   expect(result).toMatchObject({ kind: 'answer', rules: ['drop-out-of-scope-names'] });
-  const blocks = [...(result.kind === 'answer' ? result.text : '').matchAll(/```diff\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const blocks = [...(result.kind === 'answer' ? result.text : '').matchAll(/```diff\n([\s\S]*?)```/g)].map(
+    (match) => match[1]!,
+  );
   expect(blocks).toHaveLength(1);
   expect(blocks[0]!.split('\n').slice(0, 2)).toEqual(generated.get('2')!.split('\n').slice(0, 2));
   const target = join(scratch, 'project', 'src', 'update.c');
   await writeFile(join(scratch, 'answer.patch'), blocks[0]!);
   expect((await run('patch', ['--batch', target, join(scratch, 'answer.patch')], scratch)).exitCode).toBe(0);
-  expect(await readFile(target, 'utf8')).toContain('    #pragma omp parallel for shared(v) \n    for (int i = 0; i < n; i++) {');
-  expect((await run('gcc', ['-fopenmp', '-c', 'src/update.c', '-o', '/dev/null'], join(scratch, 'project'))).exitCode).toBe(0);
+  expect(await readFile(target, 'utf8')).toContain(
+    '    #pragma omp parallel for shared(v) \n    for (int i = 0; i < n; i++) {',
+  );
+  expect(
+    (await run('gcc', ['-fopenmp', '-c', 'src/update.c', '-o', '/dev/null'], join(scratch, 'project'))).exitCode,
+  ).toBe(0);
 });

@@ -64,7 +64,9 @@ beforeAll(async () => {
   // compile.sh often changes into the source folder, so the compiler names the file without its folder.
   for (const compiler of ['gcc', 'clang']) {
     const outcome = await runProcess({
-      command: compiler, args: ['-fopenmp', '-c', 'fill.c', '-o', '/dev/null'], cwd: join(scratch, 'src'),
+      command: compiler,
+      args: ['-fopenmp', '-c', 'fill.c', '-o', '/dev/null'],
+      cwd: join(scratch, 'src'),
       env: { LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' },
     });
     if (outcome.kind !== 'exited') throw new Error(`${compiler} did not run`);
@@ -77,35 +79,64 @@ afterAll(async () => {
 });
 
 describe('the same repair from either compiler', () => {
-  it.each(['gcc', 'clang'])('%s: the curly-quoted or plain message reaches the rules and the name is dropped', async (compiler) => {
-    if (compiler === 'gcc') expect(outputs.gcc).toContain('‘tmp’');
-    const build = failedBuild(outputs[compiler]!, ['src/fill.c']);
-    expect(build.diagnostics[0]).toMatchObject({ fileId: '1', line: 3, severity: 'error', errorClass: 'undeclared-in-clause' });
-    const result = await builtinRepair(task(build));
-    expect(result).toMatchObject({ kind: 'answer', rules: ['drop-out-of-scope-names'] });
-    expect(result.kind === 'answer' && result.text).toContain('+    #pragma omp parallel for shared(v)');
-  });
+  it.each(['gcc', 'clang'])(
+    '%s: the curly-quoted or plain message reaches the rules and the name is dropped',
+    async (compiler) => {
+      if (compiler === 'gcc') expect(outputs.gcc).toContain('‘tmp’');
+      const build = failedBuild(outputs[compiler]!, ['src/fill.c']);
+      expect(build.diagnostics[0]).toMatchObject({
+        fileId: '1',
+        line: 3,
+        severity: 'error',
+        errorClass: 'undeclared-in-clause',
+      });
+      const result = await builtinRepair(task(build));
+      expect(result).toMatchObject({ kind: 'answer', rules: ['drop-out-of-scope-names'] });
+      expect(result.kind === 'answer' && result.text).toContain('+    #pragma omp parallel for shared(v)');
+    },
+  );
 });
 
 describe('builtinRepair declines before any rule when', () => {
   it('the generated patch did not apply', async () => {
-    const result = await builtinRepair(task(failedBuild('1 out of 1 hunk FAILED -- saving rejects to file src/fill.c.rej', ['src/fill.c'], { failedAt: 'patch' })));
+    const result = await builtinRepair(
+      task(
+        failedBuild('1 out of 1 hunk FAILED -- saving rejects to file src/fill.c.rej', ['src/fill.c'], {
+          failedAt: 'patch',
+        }),
+      ),
+    );
     expect(result).toMatchObject({ kind: 'declined' });
     expect(result.kind === 'declined' && result.reason).toContain('does not apply');
   });
 
   it('an error is in a file outside the suggestion', async () => {
-    const result = await builtinRepair(task(failedBuild("src/other.c:2:1: error: expected ';' before '}' token\n", ['src/fill.c', 'src/other.c'])));
+    const result = await builtinRepair(
+      task(failedBuild("src/other.c:2:1: error: expected ';' before '}' token\n", ['src/fill.c', 'src/other.c'])),
+    );
     expect(result.kind === 'declined' && result.reason).toContain('src/other.c:2:1');
   });
 
   it('the build failed at the link step', async () => {
-    const result = await builtinRepair(task(failedBuild("/usr/bin/ld: fill.o: in function `main':\nfill.c:(.text+0x1a): undefined reference to `omp_get_wtime'\ncollect2: error: ld returned 1 exit status\n", ['src/fill.c'])));
-    expect(result.kind === 'declined' && result.reason).toContain('the build failed at the link step (undefined reference to `omp_get_wtime');
+    const result = await builtinRepair(
+      task(
+        failedBuild(
+          "/usr/bin/ld: fill.o: in function `main':\nfill.c:(.text+0x1a): undefined reference to `omp_get_wtime'\ncollect2: error: ld returned 1 exit status\n",
+          ['src/fill.c'],
+        ),
+      ),
+    );
+    expect(result.kind === 'declined' && result.reason).toContain(
+      'the build failed at the link step (undefined reference to `omp_get_wtime',
+    );
   });
 
   it('no diagnostic could be parsed from the output', async () => {
-    const result = await builtinRepair(task(failedBuild('compile.sh: make: *** [all] Killed\n', ['src/fill.c'], { firstError: 'make: *** [all] Killed' })));
+    const result = await builtinRepair(
+      task(
+        failedBuild('compile.sh: make: *** [all] Killed\n', ['src/fill.c'], { firstError: 'make: *** [all] Killed' }),
+      ),
+    );
     expect(result.kind === 'declined' && result.reason).toContain('no compiler error');
   });
 });

@@ -14,7 +14,16 @@ import { builtinRepair } from '../../src/builtin/index.js';
 import { addedLineNumbers } from '../../src/build/apply.js';
 import { runProcess } from '../../src/process.js';
 import { parseTsanLog } from '../../src/repair/checks/tsan.js';
-import { applyAndCompile, COMPILERS, inBatches, prepareFixture, type CompilerFamily, type Fixture, type FixtureSpec, type ProgramBuild } from './harness.js';
+import {
+  applyAndCompile,
+  COMPILERS,
+  inBatches,
+  prepareFixture,
+  type CompilerFamily,
+  type Fixture,
+  type FixtureSpec,
+  type ProgramBuild,
+} from './harness.js';
 
 const realDir = join(import.meta.dirname, '..', '..', 'fixtures', 'real');
 const RACE_FLAGS = ['-fopenmp', '-fsanitize=thread', '-g', '-O1'];
@@ -33,23 +42,61 @@ interface Row {
 const scratch = await mkdtemp(join(tmpdir(), 'races-real-'));
 const fixtures: (Fixture & { project: NonNullable<Fixture['project']> })[] = [];
 for (const code of (await readdir(realDir)).sort()) {
-  const programs = (JSON.parse(await readFile(join(realDir, code, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }).programs;
+  const programs = (
+    JSON.parse(await readFile(join(realDir, code, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }
+  ).programs;
   for (const file of (await readdir(join(realDir, code, 'suggestions'))).sort()) {
-    const spec = JSON.parse(await readFile(join(realDir, code, 'suggestions', file), 'utf8')) as FixtureSpec & { program: string };
+    const spec = JSON.parse(await readFile(join(realDir, code, 'suggestions', file), 'utf8')) as FixtureSpec & {
+      program: string;
+    };
     if (!process.env['RACES_REAL_ALL'] && fixtures.some((f) => f.name.startsWith(`${code}/`))) continue;
-    fixtures.push({ name: `${code}/${file.replace(/\.json$/, '')}`, dir: join(realDir, code), spec, project: { projectDir: join(realDir, code, 'project'), build: programs[spec.program]!, units: join(scratch, 'units', code, spec.program) } });
+    fixtures.push({
+      name: `${code}/${file.replace(/\.json$/, '')}`,
+      dir: join(realDir, code),
+      spec,
+      project: {
+        projectDir: join(realDir, code, 'project'),
+        build: programs[spec.program]!,
+        units: join(scratch, 'units', code, spec.program),
+      },
+    });
   }
 }
 const rows: Row[] = [];
 let runtime: string | null = null;
 
-async function buildAndRun(dir: string, build: ProgramBuild, flags: string[], env: Record<string, string>): Promise<{ ok: boolean; output: string; seconds: number }> {
+async function buildAndRun(
+  dir: string,
+  build: ProgramBuild,
+  flags: string[],
+  env: Record<string, string>,
+): Promise<{ ok: boolean; output: string; seconds: number }> {
   const driver = build.sources.every((s) => s.endsWith('.c')) ? 'clang' : 'clang++';
-  const compiled = await runProcess({ command: driver, args: [...flags, ...build.flags, ...build.sources, '-o', 'race-program', ...(build.libs ?? [])], cwd: dir, timeoutMs: 300_000 });
-  if (compiled.kind !== 'exited' || compiled.exitCode !== 0) return { ok: false, output: compiled.kind === 'exited' ? compiled.stdout + compiled.stderr : compiled.kind, seconds: 0 };
+  const compiled = await runProcess({
+    command: driver,
+    args: [...flags, ...build.flags, ...build.sources, '-o', 'race-program', ...(build.libs ?? [])],
+    cwd: dir,
+    timeoutMs: 300_000,
+  });
+  if (compiled.kind !== 'exited' || compiled.exitCode !== 0)
+    return {
+      ok: false,
+      output: compiled.kind === 'exited' ? compiled.stdout + compiled.stderr : compiled.kind,
+      seconds: 0,
+    };
   const started = Date.now();
-  const run = await runProcess({ command: join(dir, 'race-program'), args: build.args ?? [], cwd: dir, env: { OMP_NUM_THREADS: '2', ...env }, timeoutMs: 600_000 });
-  return { ok: run.kind === 'exited', output: run.kind === 'exited' ? run.stdout + run.stderr : run.kind, seconds: (Date.now() - started) / 1000 };
+  const run = await runProcess({
+    command: join(dir, 'race-program'),
+    args: build.args ?? [],
+    cwd: dir,
+    env: { OMP_NUM_THREADS: '2', ...env },
+    timeoutMs: 600_000,
+  });
+  return {
+    ok: run.kind === 'exited',
+    output: run.kind === 'exited' ? run.stdout + run.stderr : run.kind,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 beforeAll(async () => {
@@ -57,7 +104,8 @@ beforeAll(async () => {
   await writeFile(join(probe, 'p.c'), 'int main(void) { return 0; }\n');
   const linked = await runProcess({ command: 'clang', args: [...RACE_FLAGS, 'p.c', '-o', 'p'], cwd: probe });
   if (linked.kind !== 'exited' || linked.exitCode !== 0) {
-    runtime = 'clang -fsanitize=thread does not link here; install the Debian packages clang libclang-rt-14-dev libomp-14-dev';
+    runtime =
+      'clang -fsanitize=thread does not link here; install the Debian packages clang libclang-rt-14-dev libomp-14-dev';
     // .ci/run installs the runtime, so CI never passes by skipping.
     if (process.env.CI) throw new Error(`real-code-races.test.ts: ${runtime}`);
     console.warn(`real-code-races.test.ts: ${runtime}`);
@@ -72,18 +120,29 @@ beforeAll(async () => {
     const dir = join(scratch, family, fixture.name, 'verify');
     const added = addedLineNumbers(prepared.task.sources.get('1')!, checked.repaired);
     const logs = join(dir, 'tsan');
-    const raced = await buildAndRun(dir, fixture.project.build, RACE_FLAGS, { TSAN_OPTIONS: `log_path=${logs} ignore_noninstrumented_modules=1 halt_on_error=0 exitcode=66` });
+    const raced = await buildAndRun(dir, fixture.project.build, RACE_FLAGS, {
+      TSAN_OPTIONS: `log_path=${logs} ignore_noninstrumented_modules=1 halt_on_error=0 exitcode=66`,
+    });
     expect(raced.ok, `${family} ${fixture.name}: ${raced.output}`).toBe(true);
     const plain = await buildAndRun(dir, fixture.project.build, ['-fopenmp', '-O1'], {});
-    const texts = await Promise.all((await readdir(dir)).filter((f) => f.startsWith('tsan.')).map((f) => readFile(join(dir, f), 'utf8')));
+    const texts = await Promise.all(
+      (await readdir(dir)).filter((f) => f.startsWith('tsan.')).map((f) => readFile(join(dir, f), 'utf8')),
+    );
     const reports = texts.flatMap(parseTsanLog);
     const hits = (frames: { file: string | null; line: number | null }[]) =>
       frames.some((f) => f.file !== null && f.line !== null && f.file.endsWith(fixture.spec.file) && added.has(f.line));
     const inPatch = reports.filter((r) => hits(r.first.frames) || hits(r.previous.frames));
     rows.push({
-      family, fixture: fixture.name, repaired: true,
-      inPatch: inPatch.map((r) => `${r.first.kind} ${r.first.frames[0]?.file}:${r.first.frames[0]?.line} / ${r.previous.kind} ${r.previous.frames[0]?.file}:${r.previous.frames[0]?.line}${r.variable ? ` (${r.variable})` : ''}`),
-      elsewhere: reports.length - inPatch.length, raceSeconds: raced.seconds, plainSeconds: plain.seconds,
+      family,
+      fixture: fixture.name,
+      repaired: true,
+      inPatch: inPatch.map(
+        (r) =>
+          `${r.first.kind} ${r.first.frames[0]?.file}:${r.first.frames[0]?.line} / ${r.previous.kind} ${r.previous.frames[0]?.file}:${r.previous.frames[0]?.line}${r.variable ? ` (${r.variable})` : ''}`,
+      ),
+      elsewhere: reports.length - inPatch.length,
+      raceSeconds: raced.seconds,
+      plainSeconds: plain.seconds,
     });
   });
 }, 1_800_000);
@@ -97,6 +156,10 @@ describe('--check-races on the built-in repairs of fixtures/real', () => {
   it('no built-in repair races in the lines it adds, under either compiler’s project', () => {
     if (runtime) return console.warn(`skipped: ${runtime}`);
     expect(rows.length).toBeGreaterThan(process.env['RACES_REAL_ALL'] ? 20 : 5);
-    expect(rows.filter((row) => row.inPatch.length > 0).map((row) => `${row.family} ${row.fixture}: ${row.inPatch.join('; ')}`)).toEqual([]);
+    expect(
+      rows
+        .filter((row) => row.inPatch.length > 0)
+        .map((row) => `${row.family} ${row.fixture}: ${row.inPatch.join('; ')}`),
+    ).toEqual([]);
   });
 });

@@ -18,8 +18,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { runProcess } from '../../src/process.js';
 import {
-  applyAndCompile, COMPILERS, expectationFor, inBatches, judgeRun, originalOutputs, prepareFixture, programOutputs,
-  type CompilerFamily, type Expectation, type Fixture, type FixtureSpec, type ProgramBuild, type ProjectBuild, type Run,
+  applyAndCompile,
+  COMPILERS,
+  expectationFor,
+  inBatches,
+  judgeRun,
+  originalOutputs,
+  prepareFixture,
+  programOutputs,
+  type CompilerFamily,
+  type Expectation,
+  type Fixture,
+  type FixtureSpec,
+  type ProgramBuild,
+  type ProjectBuild,
+  type Run,
 } from './harness.js';
 
 // BUILTIN_REAL_DIR=<folder> runs the same test on codes laid out the same way outside the repository
@@ -48,14 +61,23 @@ async function loadFixtures(): Promise<RealFixture[]> {
   const fixtures: RealFixture[] = [];
   const only = process.env.BUILTIN_REAL_CODES?.split(',');
   for (const code of (await readdir(realDir)).sort().filter((name) => !only || only.includes(name))) {
-    const programs = (JSON.parse(await readFile(join(realDir, code, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }).programs;
+    const programs = (
+      JSON.parse(await readFile(join(realDir, code, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }
+    ).programs;
     for (const file of (await readdir(join(realDir, code, 'suggestions'))).sort()) {
       const spec = JSON.parse(await readFile(join(realDir, code, 'suggestions', file), 'utf8')) as RealSpec;
       const build = programs[spec.program];
       if (!build) throw new Error(`${code}/suggestions/${file}: no program '${spec.program}' in code.json`);
       fixtures.push({
-        code, name: `${code}/${file.replace(/\.json$/, '')}`, dir: join(realDir, code), spec,
-        project: { projectDir: join(realDir, code, 'project'), build, units: join(scratch, 'units', code, spec.program) },
+        code,
+        name: `${code}/${file.replace(/\.json$/, '')}`,
+        dir: join(realDir, code),
+        spec,
+        project: {
+          projectDir: join(realDir, code, 'project'),
+          build,
+          units: join(scratch, 'units', code, spec.program),
+        },
       });
     }
   }
@@ -73,10 +95,12 @@ beforeAll(async () => {
     const prepared = await prepareFixture(fixture, scratch, family);
     const result = prepared.task.build.ok ? null : await builtinRepair(prepared.task);
     const checked = result?.kind === 'answer' ? await applyAndCompile(prepared, result.text, scratch) : null;
-    const outputs = checked?.compiled ? {
-      original: await originalOutputs(fixture, family),
-      repaired: await programOutputs(checked.program!, fixture),
-    } : null;
+    const outputs = checked?.compiled
+      ? {
+          original: await originalOutputs(fixture, family),
+          repaired: await programOutputs(checked.program!, fixture),
+        }
+      : null;
     runs.set(key(family, fixture.name), { prepared, result, checked, outputs });
   });
 }, 1_200_000);
@@ -87,7 +111,15 @@ afterAll(async () => {
     const rows = [...runs].map(([id, run]) => {
       const fixture = run.prepared.fixture as RealFixture;
       const { class: kind, target, targetReason } = fixture.spec;
-      return { family: id.split('/')[0], code: fixture.code, fixture: fixture.name, class: kind, target, targetReason, ...judgeRun(run, true) };
+      return {
+        family: id.split('/')[0],
+        code: fixture.code,
+        fixture: fixture.name,
+        class: kind,
+        target,
+        targetReason,
+        ...judgeRun(run, true),
+      };
     });
     await writeFile(process.env.BUILTIN_REAL_TABLE, JSON.stringify(rows, null, 1));
   }
@@ -98,7 +130,9 @@ describe.each(COMPILERS)('%s', (family) => {
     const expected = expectationFor(fixture.spec, family);
     // A compiler that accepts the generated patch leaves nothing to repair: no gap.
     const { target, targetReason } = fixture.spec;
-    const onTarget = expected.expect === 'builds' || (expected.expect === target && (targetReason === undefined || (expected.reason ?? '').includes(targetReason)));
+    const onTarget =
+      expected.expect === 'builds' ||
+      (expected.expect === target && (targetReason === undefined || (expected.reason ?? '').includes(targetReason)));
     const gap = onTarget ? '' : ` (gap: issue 20 targets ${target}${targetReason ? ` naming "${targetReason}"` : ''})`;
     const run = () => runs.get(key(family, name))!;
 
@@ -131,7 +165,10 @@ describe.each(COMPILERS)('%s', (family) => {
 
     it(`repairs it: applies, builds, keeps every directive, and prints what the original prints with 1 and 4 threads${gap}`, () => {
       const verdict = judgeRun(run(), true);
-      expect(verdict, JSON.stringify({ result: run().result, compile: run().checked?.compileOutput })).toEqual({ outcome: 'repaired', reasons: [] });
+      expect(verdict, JSON.stringify({ result: run().result, compile: run().checked?.compileOutput })).toEqual({
+        outcome: 'repaired',
+        reasons: [],
+      });
       expect(run().outputs?.original?.[0]).toMatch(/\S/);
     });
   });
@@ -144,28 +181,39 @@ describe.each(COMPILERS)('%s', (family) => {
 describe('a wrong repair is caught', () => {
   const fixture = fixtures.find((candidate) => candidate.name === 'polybench/trisolv-element-reduction')!;
 
-  it.runIf(fixture !== undefined).each(COMPILERS)('%s: a section reduction over an array the loop also reads builds, but changes the output', async (family) => {
-    const dir = join(scratch, 'wrong', family);
-    // The generated patch as beforeAll prepared it: the answer is built in a folder of its own.
-    const { prepared } = runs.get(key(family, fixture.name))!;
-    await mkdir(dir, { recursive: true });
-    const generatedDirective = prepared.task.patched.get('1')!.split('\n')[fixture.spec.directives[0]!.start_line - 1]!;
-    const wrong = prepared.task.patched.get('1')!.replace(generatedDirective, generatedDirective.replace('reduction(-:x)', 'reduction(-:x[0:N])'));
-    expect(wrong).not.toBe(prepared.task.patched.get('1'));
-    const wrongPath = join(dir, 'trisolv-wrong.c');
-    await writeFile(wrongPath, wrong);
-    const diff = await runProcess({ command: 'diff', args: ['-Naru', prepared.sourcePath, wrongPath], cwd: dir });
-    const [, , ...hunks] = diff.kind === 'exited' ? diff.stdout.split('\n') : [];
-    const header = prepared.task.generated.get('1')!.split('\n').slice(0, 2);
-    const answer = `\`\`\`diff\n${[...header, ...hunks].join('\n')}\`\`\`\n`;
+  it.runIf(fixture !== undefined).each(COMPILERS)(
+    '%s: a section reduction over an array the loop also reads builds, but changes the output',
+    async (family) => {
+      const dir = join(scratch, 'wrong', family);
+      // The generated patch as beforeAll prepared it: the answer is built in a folder of its own.
+      const { prepared } = runs.get(key(family, fixture.name))!;
+      await mkdir(dir, { recursive: true });
+      const generatedDirective = prepared.task.patched.get('1')!.split('\n')[
+        fixture.spec.directives[0]!.start_line - 1
+      ]!;
+      const wrong = prepared.task.patched
+        .get('1')!
+        .replace(generatedDirective, generatedDirective.replace('reduction(-:x)', 'reduction(-:x[0:N])'));
+      expect(wrong).not.toBe(prepared.task.patched.get('1'));
+      const wrongPath = join(dir, 'trisolv-wrong.c');
+      await writeFile(wrongPath, wrong);
+      const diff = await runProcess({ command: 'diff', args: ['-Naru', prepared.sourcePath, wrongPath], cwd: dir });
+      const [, , ...hunks] = diff.kind === 'exited' ? diff.stdout.split('\n') : [];
+      const header = prepared.task.generated.get('1')!.split('\n').slice(0, 2);
+      const answer = `\`\`\`diff\n${[...header, ...hunks].join('\n')}\`\`\`\n`;
 
-    const checked = await applyAndCompile(prepared, answer, dir);
-    expect(checked.applied, checked.patchOutput).toBe(true);
-    expect(checked.compiled, checked.compileOutput).toBe(true);
-    const outputs = { original: await originalOutputs(fixture, family), repaired: await programOutputs(checked.program!, fixture) };
-    expect(judgeRun({ prepared, result: { kind: 'answer', text: answer, rules: [] }, checked, outputs }, true))
-      .toEqual({ outcome: 'wrong', reasons: ['changes the output'] });
-  });
+      const checked = await applyAndCompile(prepared, answer, dir);
+      expect(checked.applied, checked.patchOutput).toBe(true);
+      expect(checked.compiled, checked.compileOutput).toBe(true);
+      const outputs = {
+        original: await originalOutputs(fixture, family),
+        repaired: await programOutputs(checked.program!, fixture),
+      };
+      expect(
+        judgeRun({ prepared, result: { kind: 'answer', text: answer, rules: [] }, checked, outputs }, true),
+      ).toEqual({ outcome: 'wrong', reasons: ['changes the output'] });
+    },
+  );
 });
 
 it('every real code records its origin and carries its licence', () => {

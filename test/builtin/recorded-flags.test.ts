@@ -44,7 +44,8 @@ int main(void)
   return 0;
 }
 `,
-  Makefile: 'CPPFLAGS = -DNX=48 -Iinclude\nOBJS = src/main.o src/relax.o\nprog: $(OBJS)\n\t$(CC) $(CFLAGS) -o $@ $(OBJS)\n',
+  Makefile:
+    'CPPFLAGS = -DNX=48 -Iinclude\nOBJS = src/main.o src/relax.o\nprog: $(OBJS)\n\t$(CC) $(CFLAGS) -o $@ $(OBJS)\n',
 };
 const COMPILE_SH = '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake -s CC="$CC" CFLAGS="$CFLAGS" && ./prog\n';
 const DIRECTIVE = '#pragma omp parallel for reduction(+:y)';
@@ -77,7 +78,14 @@ async function project(compiler: string): Promise<DotDiscopop> {
     projectRoot: root,
     files: new Map([['1', source]]),
     suggestions: [],
-    config: { name: 'default', dir: configDir, compileScript, settings, settingsSource: 'par_settings.json', layout: 'per-configuration' },
+    config: {
+      name: 'default',
+      dir: configDir,
+      compileScript,
+      settings,
+      settingsSource: 'par_settings.json',
+      layout: 'per-configuration',
+    },
     applied: [],
     hasHotspotData: false,
     notices: [],
@@ -88,10 +96,18 @@ async function project(compiler: string): Promise<DotDiscopop> {
 async function generatedPatch(dp: DotDiscopop): Promise<{ patched: string; patch: string }> {
   const path = dp.files.get('1')!.path;
   const lines = FILES['src/relax.c']!.split('\n');
-  lines.splice(lines.findIndex((line) => line.includes('for (s = 0')), 0, `  ${DIRECTIVE}`);
+  lines.splice(
+    lines.findIndex((line) => line.includes('for (s = 0')),
+    0,
+    `  ${DIRECTIVE}`,
+  );
   const patched = lines.join('\n');
   await writeFile(`${path}.discopop_patch_generator.temp`, patched);
-  const diff = await runProcess({ command: 'diff', args: ['-Naru', path, `${path}.discopop_patch_generator.temp`], cwd: base });
+  const diff = await runProcess({
+    command: 'diff',
+    args: ['-Naru', path, `${path}.discopop_patch_generator.temp`],
+    cwd: base,
+  });
   await rm(`${path}.discopop_patch_generator.temp`);
   if (diff.kind !== 'exited' || diff.exitCode !== 1) throw new Error('diff -Naru failed');
   return { patched, patch: diff.stdout };
@@ -100,7 +116,15 @@ async function generatedPatch(dp: DotDiscopop): Promise<{ patched: string; patch
 describe.each(['gcc', 'clang'])('%s: flags the Makefile adds', (compiler) => {
   it('are recorded by the reference build and let the repairer see the macro-declared array', async () => {
     const dp = await project(compiler);
-    pool = await BuildPool.create({ dp, scratchDir: join(base, 'scratch'), jobs: 1, threads: 4, timeoutMs: 120_000, signal: new AbortController().signal, emit: () => undefined });
+    pool = await BuildPool.create({
+      dp,
+      scratchDir: join(base, 'scratch'),
+      jobs: 1,
+      threads: 4,
+      timeoutMs: 120_000,
+      signal: new AbortController().signal,
+      emit: () => undefined,
+    });
     const reference = await pool.referenceBuild();
     expect(reference.ok, reference.output).toBe(true);
     const recorded = await pool.recordedCompiles();
@@ -111,15 +135,34 @@ describe.each(['gcc', 'clang'])('%s: flags the Makefile adds', (compiler) => {
     expect(call!.args).toEqual(expect.arrayContaining(['-DNX=48', '-Iinclude', '-fopenmp']));
 
     const { patched, patch } = await generatedPatch(dp);
-    const suggestion: Suggestion = { id: '7', dir: join(dp.dotDir, 'patch_generator', '7'), files: [{ fileId: '1', patchPath: '', text: patch, source: dp.files.get('1')! }], pattern: null, hotspot: null };
+    const suggestion: Suggestion = {
+      id: '7',
+      dir: join(dp.dotDir, 'patch_generator', '7'),
+      files: [{ fileId: '1', patchPath: '', text: patch, source: dp.files.get('1')! }],
+      pattern: null,
+      hotspot: null,
+    };
     const build = await pool.build('7', new Map([['1', patch]]), 'discovery');
     expect(build.ok).toBe(false);
 
     // The settings alone miss -DNX and -Iinclude: the unit cannot be made, and the decline says why.
     const fromSettings = await preprocessPatched({ dp, source: dp.files.get('1')!, patched });
-    expect(fromSettings).toMatchObject({ ok: false, reason: expect.stringContaining('with the settings on src/relax.c failed') });
-    const task = { suggestion, sources: new Map([['1', FILES['src/relax.c']!]]), generated: new Map([['1', patch]]), patched: new Map([['1', patched]]), build };
-    const alone = await builtinRepair({ ...task, translationUnits: new Map(), translationUnitsMissing: new Map([['1', fromSettings.ok ? '' : fromSettings.reason]]) });
+    expect(fromSettings).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('with the settings on src/relax.c failed'),
+    });
+    const task = {
+      suggestion,
+      sources: new Map([['1', FILES['src/relax.c']!]]),
+      generated: new Map([['1', patch]]),
+      patched: new Map([['1', patched]]),
+      build,
+    };
+    const alone = await builtinRepair({
+      ...task,
+      translationUnits: new Map(),
+      translationUnitsMissing: new Map([['1', fromSettings.ok ? '' : fromSettings.reason]]),
+    });
     expect(alone).toMatchObject({ kind: 'declined', reason: expect.stringContaining('read without the preprocessor') });
 
     const unit = await preprocessPatched({ dp, source: dp.files.get('1')!, patched, recorded });

@@ -48,10 +48,14 @@ describe('analyzeSite on C', () => {
   });
 
   it('follows an if or a block to the loop and reports a while loop', async () => {
-    const guarded = await siteAt('void f(int n, double *v) {\n  int i;\n  #pragma omp parallel for\n  if (n)\n    for (i = 0; i < n; i++) v[i] = 0;\n}\n');
+    const guarded = await siteAt(
+      'void f(int n, double *v) {\n  int i;\n  #pragma omp parallel for\n  if (n)\n    for (i = 0; i < n; i++) v[i] = 0;\n}\n',
+    );
     expect(guarded.lookup.kind).toBe('loop');
     expect(guarded.lookup.kind === 'loop' && guarded.lookup.path.map((node) => node.type)).toEqual(['if_statement']);
-    const loop = await siteAt('void f(int n, double *v) {\n  int i = 0;\n  #pragma omp parallel for\n  while (i < n) v[i++] = 0;\n}\n');
+    const loop = await siteAt(
+      'void f(int n, double *v) {\n  int i = 0;\n  #pragma omp parallel for\n  while (i < n) v[i++] = 0;\n}\n',
+    );
     expect(loop.lookup).toMatchObject({ kind: 'not-a-loop' });
     expect(loop.lookup.kind === 'not-a-loop' && loop.lookup.reason).toContain("'while'");
   });
@@ -90,9 +94,13 @@ void Grid::relax(double omega) {
   });
 
   it('marks members unknown when the class is defined elsewhere or has bases', async () => {
-    const elsewhere = await siteAt('void Solver::run(int n) {\n  #pragma omp parallel for\n  for (int i = 0; i < n; i++) step(i);\n}\n');
+    const elsewhere = await siteAt(
+      'void Solver::run(int n) {\n  #pragma omp parallel for\n  for (int i = 0; i < n; i++) step(i);\n}\n',
+    );
     expect(elsewhere.membersKnown).toBe(false);
-    const derived = await siteAt('struct B { int m; };\nstruct D : B { void f(int n); };\nvoid D::f(int n) {\n  #pragma omp parallel for\n  for (int i = 0; i < n; i++) m += i;\n}\n');
+    const derived = await siteAt(
+      'struct B { int m; };\nstruct D : B { void f(int n); };\nvoid D::f(int n) {\n  #pragma omp parallel for\n  for (int i = 0; i < n; i++) m += i;\n}\n',
+    );
     expect(derived.membersKnown).toBe(false);
   });
 
@@ -127,7 +135,9 @@ void f(std::vector<std::vector<double>> &rows) {
 
 describe('analyzeSite at the edges', () => {
   it('finds no target for a directive at the end of a block', async () => {
-    const site = await siteAt('void f(int n, double *v) {\n  v[0] = n;\n  #pragma omp parallel for\n}\nvoid g(double *v) {\n  for (int i = 0; i < 4; i++) v[i] = 0;\n}\n');
+    const site = await siteAt(
+      'void f(int n, double *v) {\n  v[0] = n;\n  #pragma omp parallel for\n}\nvoid g(double *v) {\n  for (int i = 0; i < 4; i++) v[i] = 0;\n}\n',
+    );
     expect(site.target).toBeNull();
     expect(site.lookup).toMatchObject({ kind: 'not-a-loop' });
   });
@@ -154,22 +164,34 @@ again:
   });
 
   it('at a closing brace, means the first loop after that block in the enclosing one', async () => {
-    const site = await siteAt('void f(int n, double *v) {\n  if (n > 0) {\n    v[0] = 1;\n  #pragma omp parallel for\n  }\n  v[1] = 2;\n  for (int i = 0; i < n; i++) v[i] = 0;\n}\n');
+    const site = await siteAt(
+      'void f(int n, double *v) {\n  if (n > 0) {\n    v[0] = 1;\n  #pragma omp parallel for\n  }\n  v[1] = 2;\n  for (int i = 0; i < n; i++) v[i] = 0;\n}\n',
+    );
     expect(loopRow(site)).toBe(6);
     expect(site.lookup.kind === 'loop' && site.lookup.path[0]!.type).toBe('compound_statement');
   });
 
   it('does not pass a jump, a second loop or a block that holds one', async () => {
-    const early = await siteAt('int f(int n, double *v) {\n  #pragma omp parallel for\n  if (n == 0) return 0;\n  for (int i = 0; i < n; i++) v[i] = 0;\n  return 1;\n}\n');
+    const early = await siteAt(
+      'int f(int n, double *v) {\n  #pragma omp parallel for\n  if (n == 0) return 0;\n  for (int i = 0; i < n; i++) v[i] = 0;\n  return 1;\n}\n',
+    );
     expect(early.lookup.kind === 'not-a-loop' && early.lookup.reason).toContain("a 'return' inside (line 3)");
-    const jump = await siteAt('void f(int n, double *v) {\n  #pragma omp parallel for\n  goto done;\n  for (int i = 0; i < n; i++) v[i] = 0;\ndone:;\n}\n');
-    expect(jump.lookup.kind === 'not-a-loop' && jump.lookup.reason).toContain('goto statement (line 3), which leaves the block');
-    const second = await siteAt('void f(int n, double *v) {\n  int k = 0;\n  #pragma omp parallel for\n  k = 1;\n  while (k < n) k *= 2;\n  for (int i = 0; i < n; i++) v[i] = k;\n}\n');
+    const jump = await siteAt(
+      'void f(int n, double *v) {\n  #pragma omp parallel for\n  goto done;\n  for (int i = 0; i < n; i++) v[i] = 0;\ndone:;\n}\n',
+    );
+    expect(jump.lookup.kind === 'not-a-loop' && jump.lookup.reason).toContain(
+      'goto statement (line 3), which leaves the block',
+    );
+    const second = await siteAt(
+      'void f(int n, double *v) {\n  int k = 0;\n  #pragma omp parallel for\n  k = 1;\n  while (k < n) k *= 2;\n  for (int i = 0; i < n; i++) v[i] = k;\n}\n',
+    );
     expect(second.lookup.kind === 'not-a-loop' && second.lookup.reason).toContain("'while' loop (line 5)");
   });
 
   it('finds nothing past the end of a function body', async () => {
-    const site = await siteAt('void f(int n, double *v) {\n  v[0] = n;\n  #pragma omp parallel for\n  v[1] = n;\n}\nvoid g(double *v) {\n  for (int i = 0; i < 4; i++) v[i] = 0;\n}\n');
+    const site = await siteAt(
+      'void f(int n, double *v) {\n  v[0] = n;\n  #pragma omp parallel for\n  v[1] = n;\n}\nvoid g(double *v) {\n  for (int i = 0; i < 4; i++) v[i] = 0;\n}\n',
+    );
     expect(site.lookup).toMatchObject({ kind: 'not-a-loop' });
   });
 });

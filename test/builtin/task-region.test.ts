@@ -9,14 +9,27 @@ import { builtinRepair } from '../../src/builtin/index.js';
 import { isBuildFailure } from '../../src/formats/types.js';
 import { checkDirectivesKept } from '../../src/patch/index.js';
 import { strictCheck } from '../../src/repair/checks/strict.js';
-import { applyAndCompile, COMPILERS, prepareFixture, type Fixture, type FixtureSpec, type ProgramBuild } from './harness.js';
+import {
+  applyAndCompile,
+  COMPILERS,
+  prepareFixture,
+  type Fixture,
+  type FixtureSpec,
+  type ProgramBuild,
+} from './harness.js';
 
 const botsDir = join(import.meta.dirname, '..', '..', 'fixtures', 'real', 'bots');
-const programs = (JSON.parse(await readFile(join(botsDir, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }).programs;
-const spec = JSON.parse(await readFile(join(botsDir, 'suggestions', 'fib-task-region.json'), 'utf8')) as FixtureSpec & { program: string };
+const programs = (
+  JSON.parse(await readFile(join(botsDir, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }
+).programs;
+const spec = JSON.parse(await readFile(join(botsDir, 'suggestions', 'fib-task-region.json'), 'utf8')) as FixtureSpec & {
+  program: string;
+};
 const scratch = await mkdtemp(join(tmpdir(), 'builtin-task-region-'));
 const fixture: Fixture = {
-  name: 'bots/fib-task-region', dir: botsDir, spec,
+  name: 'bots/fib-task-region',
+  dir: botsDir,
+  spec,
   project: { projectDir: join(botsDir, 'project'), build: programs[spec.program]!, units: join(scratch, 'units') },
 };
 afterAll(() => rm(scratch, { recursive: true, force: true }));
@@ -29,7 +42,13 @@ describe.each(COMPILERS)('%s', (family) => {
     expect(build.diagnostics.filter(isBuildFailure).map((d) => d.errorClass)).toEqual(['task-region-brace']);
     const patched = prepared.task.patched.get('1')!.split('\n');
     expect(patched.slice(31, 38).map((line) => line.trim())).toEqual([
-      '#pragma omp parallel', '#pragma omp single', '{', '#pragma omp task', 'x = fib_seq(n - 1);', '#pragma omp task', '}',
+      '#pragma omp parallel',
+      '#pragma omp single',
+      '{',
+      '#pragma omp task',
+      'x = fib_seq(n - 1);',
+      '#pragma omp task',
+      '}',
     ]);
 
     const result = await builtinRepair(prepared.task);
@@ -38,14 +57,37 @@ describe.each(COMPILERS)('%s', (family) => {
     expect(checked.compiled, checked.compileOutput).toBe(true);
     const repaired = checked.repaired.split('\n');
     expect(repaired.slice(31, 40).map((line) => line.trim())).toEqual([
-      '#pragma omp parallel', '#pragma omp single', '{', '#pragma omp task', 'x = fib_seq(n - 1);', '#pragma omp task', 'y = fib_seq(n - 2);', '}', '',
+      '#pragma omp parallel',
+      '#pragma omp single',
+      '{',
+      '#pragma omp task',
+      'x = fib_seq(n - 1);',
+      '#pragma omp task',
+      'y = fib_seq(n - 2);',
+      '}',
+      '',
     ]);
 
-    const kept = checkDirectivesKept({ original: prepared.task.sources.get('1')!, generated: prepared.task.patched.get('1')!, candidate: checked.repaired });
+    const kept = checkDirectivesKept({
+      original: prepared.task.sources.get('1')!,
+      generated: prepared.task.patched.get('1')!,
+      candidate: checked.repaired,
+    });
     // The last task now stands above its statement instead of the inserted brace: the one change recorded.
-    expect(kept).toMatchObject({ ok: true, nonDirectiveLinesChanged: true, changes: [{ kind: 'directive-moved', directive: '#pragma omp task', from: 'above a new line', to: 'above line 33' }] });
-    const strict = strictCheck({ clauseChanges: [], nonDirectiveLinesChanged: kept.ok && kept.nonDirectiveLinesChanged });
+    expect(kept).toMatchObject({
+      ok: true,
+      nonDirectiveLinesChanged: true,
+      changes: [
+        { kind: 'directive-moved', directive: '#pragma omp task', from: 'above a new line', to: 'above line 33' },
+      ],
+    });
+    const strict = strictCheck({
+      clauseChanges: [],
+      nonDirectiveLinesChanged: kept.ok && kept.nonDirectiveLinesChanged,
+    });
     expect(strict.ok).toBe(false);
-    expect(strict.ok ? '' : strict.reason).toMatch(/only directive lines may change, and the answer changes other lines/);
+    expect(strict.ok ? '' : strict.reason).toMatch(
+      /only directive lines may change, and the answer changes other lines/,
+    );
   });
 });

@@ -66,7 +66,10 @@ describe.each(['gcc', 'clang'])('%s -E', (compiler) => {
   it('says why when the preprocessor cannot run with the settings', async () => {
     const dp = project(compiler, '-fopenmp -include missing-header.h');
     const unit = await preprocessPatched({ dp, source: dp.files.get('1')!, patched: SOURCE });
-    expect(unit).toMatchObject({ ok: false, reason: expect.stringContaining(`'${compiler} -E' with the settings on src/kernel.c failed`) });
+    expect(unit).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(`'${compiler} -E' with the settings on src/kernel.c failed`),
+    });
   });
 });
 

@@ -6,7 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { applyAndCompile, judgeRun, prepareFixture, programOutputs, runOutputs, type CompilerFamily, type Fixture, type FixtureSpec } from './harness.js';
+import {
+  applyAndCompile,
+  judgeRun,
+  prepareFixture,
+  programOutputs,
+  runOutputs,
+  type CompilerFamily,
+  type Fixture,
+  type FixtureSpec,
+} from './harness.js';
 
 const fixturesDir = join(import.meta.dirname, '..', '..', 'fixtures', 'classes');
 const scratch = await mkdtemp(join(tmpdir(), 'builtin-wrong-'));
@@ -23,47 +32,66 @@ interface WrongFix {
 
 const CASES: WrongFix[] = [
   ...(['gcc', 'clang'] as const).map((family) => ({
-    fixture: 'invalid-reduction-21', family, from: 'reduction(-:A)', to: 'reduction(-:A[0:N][0:N])',
+    fixture: 'invalid-reduction-21',
+    family,
+    from: 'reduction(-:A)',
+    to: 'reduction(-:A[0:N][0:N])',
     why: "a section reduction over LU's A privatizes the elements the k loop reads (A[i][k], A[k][j]), which then read zero",
   })),
   ...(['gcc', 'clang'] as const).map((family) => ({
-    fixture: 'invalid-reduction-19', family, from: 'private(x) shared(v) reduction(+:m.sum,m.sumsq,m.count)', to: 'shared(v) private(m)',
+    fixture: 'invalid-reduction-19',
+    family,
+    from: 'private(x) shared(v) reduction(+:m.sum,m.sumsq,m.count)',
+    to: 'shared(v) private(m)',
     why: 'privatizing the struct instead of reducing its members loses every sum',
   })),
   ...(['gcc', 'clang'] as const).map((family) => ({
-    fixture: 'invalid-reduction-23', family, from: 'private(q) shared(u) reduction(+:chk)', to: 'shared(u) firstprivate(chk)',
+    fixture: 'invalid-reduction-23',
+    family,
+    from: 'private(q) shared(u) reduction(+:chk)',
+    to: 'shared(u) firstprivate(chk)',
     why: "a firstprivate copy of NPB's dcomplex checksum instead of a member-wise reduction leaves the sum at zero",
   })),
   {
-    fixture: 'invalid-reduction-16', family: 'clang', from: 'private(i) ', to: '',
+    fixture: 'invalid-reduction-16',
+    family: 'clang',
+    from: 'private(i) ',
+    to: '',
     why: 'only dropping the for-init index leaves reduction(+:sums[0],…,sums[3]), which clang 14 builds and computes wrongly',
   },
 ];
 
-it.concurrent.each(CASES.map((wrong) => [`${wrong.family} ${wrong.fixture}: ${wrong.why}`, wrong] as const))('%s: builds, and the output check catches it', async (_title, wrong) => {
-  const dir = join(scratch, wrong.family, wrong.fixture);
-  const fixture: Fixture = {
-    name: wrong.fixture, dir: join(fixturesDir, wrong.fixture),
-    spec: JSON.parse(await readFile(join(fixturesDir, wrong.fixture, 'fixture.json'), 'utf8')) as FixtureSpec,
-  };
-  const prepared = await prepareFixture(fixture, join(scratch, 'prepared'), wrong.family);
-  expect(prepared.task.build.ok).toBe(false);
-  const generated = prepared.task.patched.get('1')!;
-  expect(generated).toContain(wrong.from);
-  const wrongPath = join(scratch, `${wrong.family}-${wrong.fixture}-wrong.${fixture.spec.file.split('.').pop()}`);
-  await writeFile(wrongPath, generated.split(wrong.from).join(wrong.to));
-  const diff = await runProcess({ command: 'diff', args: ['-Naru', prepared.sourcePath, wrongPath], cwd: scratch });
-  const [, , ...hunks] = diff.kind === 'exited' ? diff.stdout.split('\n') : [];
-  const header = prepared.task.generated.get('1')!.split('\n').slice(0, 2);
-  const answer = `\`\`\`diff\n${[...header, ...hunks].join('\n')}\`\`\`\n`;
+it.concurrent.each(CASES.map((wrong) => [`${wrong.family} ${wrong.fixture}: ${wrong.why}`, wrong] as const))(
+  '%s: builds, and the output check catches it',
+  async (_title, wrong) => {
+    const dir = join(scratch, wrong.family, wrong.fixture);
+    const fixture: Fixture = {
+      name: wrong.fixture,
+      dir: join(fixturesDir, wrong.fixture),
+      spec: JSON.parse(await readFile(join(fixturesDir, wrong.fixture, 'fixture.json'), 'utf8')) as FixtureSpec,
+    };
+    const prepared = await prepareFixture(fixture, join(scratch, 'prepared'), wrong.family);
+    expect(prepared.task.build.ok).toBe(false);
+    const generated = prepared.task.patched.get('1')!;
+    expect(generated).toContain(wrong.from);
+    const wrongPath = join(scratch, `${wrong.family}-${wrong.fixture}-wrong.${fixture.spec.file.split('.').pop()}`);
+    await writeFile(wrongPath, generated.split(wrong.from).join(wrong.to));
+    const diff = await runProcess({ command: 'diff', args: ['-Naru', prepared.sourcePath, wrongPath], cwd: scratch });
+    const [, , ...hunks] = diff.kind === 'exited' ? diff.stdout.split('\n') : [];
+    const header = prepared.task.generated.get('1')!.split('\n').slice(0, 2);
+    const answer = `\`\`\`diff\n${[...header, ...hunks].join('\n')}\`\`\`\n`;
 
-  const checked = await applyAndCompile(prepared, answer, dir);
-  expect(checked.applied, checked.patchOutput).toBe(true);
-  expect(checked.compiled, checked.compileOutput).toBe(true);
-  const outputs = {
-    original: await runOutputs(join(dir, 'original'), fixture, prepared.task.sources.get('1')!, wrong.family),
-    repaired: await programOutputs(checked.program!, fixture),
-  };
-  expect(outputs.original?.[0]).toMatch(/\d/);
-  expect(judgeRun({ prepared, result: { kind: 'answer', text: answer, rules: [] }, checked, outputs }, true).outcome).toBe('wrong');
-}, 120_000);
+    const checked = await applyAndCompile(prepared, answer, dir);
+    expect(checked.applied, checked.patchOutput).toBe(true);
+    expect(checked.compiled, checked.compileOutput).toBe(true);
+    const outputs = {
+      original: await runOutputs(join(dir, 'original'), fixture, prepared.task.sources.get('1')!, wrong.family),
+      repaired: await programOutputs(checked.program!, fixture),
+    };
+    expect(outputs.original?.[0]).toMatch(/\d/);
+    expect(
+      judgeRun({ prepared, result: { kind: 'answer', text: answer, rules: [] }, checked, outputs }, true).outcome,
+    ).toBe('wrong');
+  },
+  120_000,
+);

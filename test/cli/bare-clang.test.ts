@@ -23,12 +23,15 @@ describe('a bare clang that is not on PATH', () => {
     const settings = JSON.stringify({ CC: 'clang', CXX: 'clang++', CFLAGS: '-O2 -fopenmp', CXXFLAGS: '-O2 -fopenmp' });
     writeFileSync(settingsFile, settings);
 
-    const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--discover-only', '-s', '3'], { env: { ...process.env, PATH: pathWithoutBareClang() } as Record<string, string> });
+    const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--discover-only', '-s', '3'], {
+      env: { ...process.env, PATH: pathWithoutBareClang() } as Record<string, string>,
+    });
     // Exit 1: suggestion 3 of the demo does not compile; clang's wording of its error shows who built it.
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toMatch(/^reference build: builds$/m);
     expect(run.stderr).toMatch(/^OpenMP probe \(src\/matvec\.c:\d+\): rejected by the compiler/m);
-    const notice = /clang and clang\+\+ are not on PATH; using clang-14 and clang\+\+-14 \(newest clang-<N> and clang\+\+-<N> on PATH\) for this run/g;
+    const notice =
+      /clang and clang\+\+ are not on PATH; using clang-14 and clang\+\+-14 \(newest clang-<N> and clang\+\+-<N> on PATH\) for this run/g;
     expect((run.stdout + run.stderr).match(notice)).toHaveLength(1);
     expect(readResults(dotDir).suggestions).toEqual([expect.objectContaining({ id: '3', status: 'failed' })]);
     expect(run.stdout).toContain("error: use of undeclared identifier 'acc'");
@@ -37,7 +40,10 @@ describe('a bare clang that is not on PATH', () => {
 
   it('without any clang-<N> either, the build fails with its own error and nothing is named', async () => {
     const { dotDir } = useFixture('demo');
-    writeFileSync(path.join(dotDir, 'project', 'configs', 'tiny', 'par_settings.json'), JSON.stringify({ CC: 'clang-missing-here', CFLAGS: '-fopenmp' }));
+    writeFileSync(
+      path.join(dotDir, 'project', 'configs', 'tiny', 'par_settings.json'),
+      JSON.stringify({ CC: 'clang-missing-here', CFLAGS: '-fopenmp' }),
+    );
     const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--discover-only', '-s', '3']);
     expect(run.exitCode).not.toBe(0);
     expect(run.stdout + run.stderr).not.toMatch(/not on PATH; using/);

@@ -28,7 +28,9 @@ describe.concurrent('streams', () => {
     const run = await runCli(dotDir, ['-s', '2,3'], { env: NO_AGENT_PATH });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toContain('warning: FileMapping.txt records the project at /home/someone/else/demo');
-    expect(run.stderr).toContain('no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone');
+    expect(run.stderr).toContain(
+      'no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone',
+    );
     expect(run.stderr).toContain('Repairing suggestion 2 (1 of 2)');
     const out = run.stdout.trim().split('\n');
     expect(out[0]).toMatch(/^id +hotspot +files +status +calls +class +detail$/);
@@ -42,7 +44,12 @@ describe.concurrent('streams', () => {
     const run = await runCli(dotDir, ['--backend', 'builtin', '-s', '9'], { env: NO_AGENT_PATH });
     expect(run.exitCode, run.stderr).toBe(0);
     // Of its two files, the repair changed one.
-    expect(readResults(dotDir).suggestions[0]).toMatchObject({ id: '9', status: 'repaired', files: ['2', '4'], changed_files: ['4'] });
+    expect(readResults(dotDir).suggestions[0]).toMatchObject({
+      id: '9',
+      status: 'repaired',
+      files: ['2', '4'],
+      changed_files: ['4'],
+    });
     expect(run.stderr).toContain('  suggestion 9: verified patch set written (file 4)\n');
   });
 });
@@ -70,7 +77,9 @@ describe.concurrent('usage errors that name the way out', () => {
     const { dotDir } = useFixture('demo', test);
     const run = await runCli(path.join(dotDir, 'patch_generator'), []);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain(`this folder is inside the .discopop folder ${dotDir}: run there or pass --dot-dp-path ${dotDir}`);
+    expect(run.stderr).toContain(
+      `this folder is inside the .discopop folder ${dotDir}: run there or pass --dot-dp-path ${dotDir}`,
+    );
   });
 
   it('show and report outside any .discopop say to pass --dot-dp-path; from the project root they name its .discopop', async (test) => {
@@ -78,7 +87,9 @@ describe.concurrent('usage errors that name the way out', () => {
     for (const command of ['show', 'report']) {
       const run = await runCli(elsewhere, [command]);
       expect(run.exitCode).toBe(2);
-      expect(run.stderr).toBe(`patch-repair: ${elsewhere}: not a .discopop folder and no run recorded here; run inside .discopop or pass --dot-dp-path\n`);
+      expect(run.stderr).toBe(
+        `patch-repair: ${elsewhere}: not a .discopop folder and no run recorded here; run inside .discopop or pass --dot-dp-path\n`,
+      );
     }
     const { dotDir, root } = useFixture('demo', test);
     const fromRoot = await runCli(root, ['show']);
@@ -110,7 +121,9 @@ describe.concurrent('reasons that quote the tool that complained', () => {
     // The generated patch does not apply and nothing repaired it: DiscoPoP's not_applied, and the reason says regenerating is the other fix.
     expect(record).toMatchObject({ id: '3', status: 'not_applied', error_class: 'patch-does-not-apply' });
     expect(record!.reason).toContain('regenerating them with DiscoPoP is the other fix');
-    expect(record!.builtin.declined).toContain('the generated patch does not apply (src/matvec.c: patch: **** unexpected end of file in patch)');
+    expect(record!.builtin.declined).toContain(
+      'the generated patch does not apply (src/matvec.c: patch: **** unexpected end of file in patch)',
+    );
     expect(record!.reason).not.toContain('patching file');
   });
 
@@ -118,11 +131,19 @@ describe.concurrent('reasons that quote the tool that complained', () => {
     const { dotDir } = useFixture('demo', test);
     const patchFile = path.join(dotDir, 'patch_generator', '3', '5.patch');
     // No built-in rule makes a variable's value a constant, and gcc's message begins with a quote.
-    writeFileSync(patchFile, readFileSync(patchFile, 'utf8').replace(/^\+ *#pragma omp parallel for .*$/m, '+    #pragma omp parallel for simd safelen(cols) shared(a,x,y)'));
+    writeFileSync(
+      patchFile,
+      readFileSync(patchFile, 'utf8').replace(
+        /^\+ *#pragma omp parallel for .*$/m,
+        '+    #pragma omp parallel for simd safelen(cols) shared(a,x,y)',
+      ),
+    );
     const run = await runCli(dotDir, ['-s', '3'], { env: NO_AGENT_PATH });
     expect(run.exitCode, run.stderr).toBe(1);
     const [record] = readResults(dotDir).suggestions;
-    expect(record!.builtin.declined).toContain("no built-in rule repairs the error 'safelen' clause expression must be positive constant integer expression");
+    expect(record!.builtin.declined).toContain(
+      "no built-in rule repairs the error 'safelen' clause expression must be positive constant integer expression",
+    );
     expect(run.stdout + run.stderr).not.toContain("''safelen'");
   });
 });
@@ -143,7 +164,9 @@ describe.concurrent('an agent that cannot be started', () => {
     const { dotDir } = useFixture('demo', test);
     const run = await runCli(dotDir, ['--no-builtin'], { env: NO_AGENT_PATH });
     expect(run.exitCode).toBe(4);
-    expect(run.stderr).toMatch(/^patch-repair: --no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\); install one, or name it with --backend\n$/);
+    expect(run.stderr).toMatch(
+      /^patch-repair: --no-builtin leaves every repair to an agent, and no agent CLI is on PATH \(looked for claude, opencode\); install one, or name it with --backend\n$/,
+    );
     expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
   });
 
@@ -173,7 +196,9 @@ describe.concurrent('nothing left out silently', () => {
     expect(results.suggestions.map((s) => s.id)).not.toContain('8');
     expect(run.stdout).toContain('\nNot considered: 1 (hotspot NO: 8)\n');
     expect((await runCli(dotDir, ['report'])).exitCode).toBe(0);
-    expect(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8')).toContain('<dt>not considered</dt><dd>1 (hotspot NO: 8)</dd>');
+    expect(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8')).toContain(
+      '<dt>not considered</dt><dd>1 (hotspot NO: 8)</dd>',
+    );
 
     const chosen = await runCli(dotDir, ['--discover-only', '-s', '2,3']);
     expect(chosen.exitCode, chosen.stderr).toBe(1);
@@ -192,8 +217,12 @@ describe.concurrent('nothing left out silently', () => {
     const results = readResults(dotDir);
     expect(results.suggestions).toEqual([]);
     expect(results.run.not_considered).toHaveLength(10);
-    expect(new Set(results.run.not_considered.map((n) => n.reason))).toEqual(new Set(['unclassified (no hotspot entry)']));
-    expect(run.stdout).toContain('No suggestion was considered, so nothing was checked: choose them with -ht (hotspot types) or -s (ids)\n');
+    expect(new Set(results.run.not_considered.map((n) => n.reason))).toEqual(
+      new Set(['unclassified (no hotspot entry)']),
+    );
+    expect(run.stdout).toContain(
+      'No suggestion was considered, so nothing was checked: choose them with -ht (hotspot types) or -s (ids)\n',
+    );
     expect(readEvents(dotDir).filter((e) => e.type === 'build-started')).toEqual([]);
   });
 });
@@ -202,10 +231,14 @@ describe.concurrent('interrupted during discovery', () => {
   it('suggestions whose build had finished keep their result; only the unfinished ones are skipped (interrupted)', async (test) => {
     const { dotDir } = useFixture('demo', test);
     // SIGINT once the fourth build (reference, probe or suggestion) has compiled: some have finished, some not.
-    const run = await runCli(dotDir, ['--discover-only', '-j', '1'], { env: { ...NO_AGENT_PATH, PATCH_REPAIR_FAULT: 'build.after-compile@4:SIGINT' } });
+    const run = await runCli(dotDir, ['--discover-only', '-j', '1'], {
+      env: { ...NO_AGENT_PATH, PATCH_REPAIR_FAULT: 'build.after-compile@4:SIGINT' },
+    });
     expect(run.exitCode, run.stderr).toBe(130);
     const finished = new Map(
-      readEvents(dotDir).flatMap((e) => (e.type === 'build-finished' && e.purpose === 'discovery' && e.id !== null ? [[e.id, e] as const] : [])),
+      readEvents(dotDir).flatMap((e) =>
+        e.type === 'build-finished' && e.purpose === 'discovery' && e.id !== null ? [[e.id, e] as const] : [],
+      ),
     );
     const { suggestions } = readResults(dotDir);
     const built = suggestions.filter((s) => finished.has(s.id));
@@ -215,8 +248,10 @@ describe.concurrent('interrupted during discovery', () => {
     for (const record of built) {
       const build = finished.get(record.id)!;
       if (build.ok) expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'ok' });
-      else expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'failed', error_class: build.error_class });
+      else
+        expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'failed', error_class: build.error_class });
     }
-    for (const record of unfinished) expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'skipped', reason: 'interrupted' });
+    for (const record of unfinished)
+      expect(record, `suggestion ${record.id}`).toMatchObject({ status: 'skipped', reason: 'interrupted' });
   });
 });

@@ -25,7 +25,17 @@ describe("llm_config.json's env", () => {
       // As DiscoPoP's GUI writes a connection: its name, description and per-call timeout too.
       JSON.stringify({
         version: 1,
-        connections: { local: { backend: 'builtin', name: 'Local', description: 'no agent', timeout: 600, agent_timeout: 900, env: { LAB_PROXY_TAG: value }, extra_args: [] } },
+        connections: {
+          local: {
+            backend: 'builtin',
+            name: 'Local',
+            description: 'no agent',
+            timeout: 600,
+            agent_timeout: 900,
+            env: { LAB_PROXY_TAG: value },
+            extra_args: [],
+          },
+        },
         backends: {},
       }),
     );
@@ -33,12 +43,16 @@ describe("llm_config.json's env", () => {
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout + run.stderr).not.toContain(value);
     const written = filesUnder(path.join(dotDir, 'patch_repair')).filter((file) => !file.endsWith('llm_config.json'));
-    expect(written.map((file) => path.basename(file))).toEqual(expect.arrayContaining(['results.json', 'progress.jsonl', 'patch_repair.log']));
+    expect(written.map((file) => path.basename(file))).toEqual(
+      expect.arrayContaining(['results.json', 'progress.jsonl', 'patch_repair.log']),
+    );
     for (const file of written) expect(readFileSync(file, 'latin1'), file).not.toContain(value);
     expect((readResults(dotDir).run.options as { agent: { env: unknown } }).agent.env).toEqual(['LAB_PROXY_TAG']);
 
     // The run says at its start that agent_timeout overrides DiscoPoP's timeout; results.json records the timeout used.
-    expect(run.stdout + run.stderr).toContain("connections.local: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used");
+    expect(run.stdout + run.stderr).toContain(
+      "connections.local: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used",
+    );
     const options = readResults(dotDir).run.options as { agent: { agentTimeoutS: number }; notices?: unknown };
     expect(options.agent.agentTimeoutS).toBe(900);
     expect(options).not.toHaveProperty('notices');

@@ -5,7 +5,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyByPosition, firstError, ignoresDirective, parseDiagnostics } from '../../src/build/diagnostics.js';
 import type { Diagnostic } from '../../src/formats/types.js';
-import { BUILDS, CLANG, CLANG_MISSING_HINT, compile, directiveLinesOf, GCC, isInstalled, projectWith, type Compiler } from './compilers.js';
+import {
+  BUILDS,
+  CLANG,
+  CLANG_MISSING_HINT,
+  compile,
+  directiveLinesOf,
+  GCC,
+  isInstalled,
+  projectWith,
+  type Compiler,
+} from './compilers.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/diagnostics');
 const cases = readdirSync(FIXTURES, { withFileTypes: true })
@@ -17,7 +27,10 @@ const cases = readdirSync(FIXTURES, { withFileTypes: true })
   );
 
 const clangInstalled = await isInstalled('clang');
-const project = projectWith(FIXTURES, cases.map((c) => c.relPath));
+const project = projectWith(
+  FIXTURES,
+  cases.map((c) => c.relPath),
+);
 const directiveLines = directiveLinesOf(project);
 
 async function diagnose(compiler: Compiler, relPath: string): Promise<{ exitCode: number; diagnostics: Diagnostic[] }> {

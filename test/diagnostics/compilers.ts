@@ -37,7 +37,14 @@ export async function compile(request: CompileRequest): Promise<{ exitCode: numb
   const outDir = mkdtempSync(path.join(tmpdir(), 'pr-diag-'));
   try {
     const output = path.join(outDir, request.link ? 'a.out' : 'a.o');
-    const args = ['-fopenmp', ...(request.extraFlags ?? []), ...(request.link ? [] : ['-c']), request.source, '-o', output];
+    const args = [
+      '-fopenmp',
+      ...(request.extraFlags ?? []),
+      ...(request.link ? [] : ['-c']),
+      request.source,
+      '-o',
+      output,
+    ];
     const outcome = await runProcess({ command, args, cwd: request.cwd, env: request.env, timeoutMs: 60_000 });
     if (outcome.kind !== 'exited') throw new Error(`${command} did not finish: ${outcome.kind}`);
     return { exitCode: outcome.exitCode, output: outcome.stdout + outcome.stderr };
@@ -58,7 +65,14 @@ export function projectWith(projectRoot: string, relPaths: string[]): DotDiscopo
     projectRoot,
     files,
     suggestions: [],
-    config: { name: 'tiny', dir: '', compileScript: '', settings: {}, settingsSource: 'seq_settings.json (derived)', layout: 'per-configuration' },
+    config: {
+      name: 'tiny',
+      dir: '',
+      compileScript: '',
+      settings: {},
+      settingsSource: 'seq_settings.json (derived)',
+      layout: 'per-configuration',
+    },
     applied: [],
     hasHotspotData: false,
     notices: [],
@@ -70,10 +84,17 @@ export function projectWith(projectRoot: string, relPaths: string[]): DotDiscopo
  * fixture stands for one the patch added, so classifyByPosition reads the output as the build stage does.
  */
 export function directiveLinesOf(project: DotDiscopop): Map<string, Map<number, string>> {
-  return new Map([...project.files.values()].map((source) => {
-    const lines = readFileSync(source.path, 'utf8').split('\n');
-    return [source.id, new Map(lines.flatMap((line, index) => (/^\s*#\s*pragma\s+omp\b/.test(line) ? [[index + 1, line] as const] : [])))];
-  }));
+  return new Map(
+    [...project.files.values()].map((source) => {
+      const lines = readFileSync(source.path, 'utf8').split('\n');
+      return [
+        source.id,
+        new Map(
+          lines.flatMap((line, index) => (/^\s*#\s*pragma\s+omp\b/.test(line) ? [[index + 1, line] as const] : [])),
+        ),
+      ];
+    }),
+  );
 }
 
 /**

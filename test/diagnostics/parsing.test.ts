@@ -132,7 +132,8 @@ describe('GNU patch output', () => {
       timeoutMs: 30_000,
     });
     expect(outcome.kind === 'exited' && outcome.exitCode).toBe(1);
-    const failure = outcome.kind === 'exited' ? outcome.stdout.split('\n').find((line) => line.includes('FAILED')) : undefined;
+    const failure =
+      outcome.kind === 'exited' ? outcome.stdout.split('\n').find((line) => line.includes('FAILED')) : undefined;
     expect(failure).toBeDefined();
     expect(classifyError(failure ?? '')).toBe('patch-does-not-apply');
   });
@@ -142,7 +143,9 @@ describe('classifyError', () => {
   it('accepts gcc curly quotes, ASCII quotes and leftover colour codes', () => {
     expect(classifyError('‘s’ appears more than once in data clauses')).toBe('duplicate-data-sharing');
     expect(classifyError("'s' appears more than once in data clauses")).toBe('duplicate-data-sharing');
-    expect(classifyError('expected \x1b[01m\x1b[K‘#pragma omp’\x1b[m\x1b[K clause before ‘depends’')).toBe('unknown-clause');
+    expect(classifyError('expected \x1b[01m\x1b[K‘#pragma omp’\x1b[m\x1b[K clause before ‘depends’')).toBe(
+      'unknown-clause',
+    );
   });
 
   it('falls back to other for problems no class describes', () => {

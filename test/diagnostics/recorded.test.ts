@@ -5,18 +5,31 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyByPosition, firstError, ignoresDirective, judgeDiagnostics, parseDiagnostics } from '../../src/build/diagnostics.js';
+import {
+  classifyByPosition,
+  firstError,
+  ignoresDirective,
+  judgeDiagnostics,
+  parseDiagnostics,
+} from '../../src/build/diagnostics.js';
 import { BUILDS, directiveLinesOf, projectWith } from './compilers.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/diagnostics');
 const sources = readdirSync(FIXTURES, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
-  .flatMap((dir) => readdirSync(path.join(FIXTURES, dir.name)).filter((file) => /\.(c|cpp)$/.test(file)).map((file) => `${dir.name}/${file}`));
+  .flatMap((dir) =>
+    readdirSync(path.join(FIXTURES, dir.name))
+      .filter((file) => /\.(c|cpp)$/.test(file))
+      .map((file) => `${dir.name}/${file}`),
+  );
 const project = projectWith(FIXTURES, sources);
 const directiveLines = directiveLinesOf(project);
 
 function read(source: string, family: 'gcc' | 'clang') {
-  return classifyByPosition(parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${family}.txt`), 'utf8'), project, FIXTURES), directiveLines);
+  return classifyByPosition(
+    parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${family}.txt`), 'utf8'), project, FIXTURES),
+    directiveLines,
+  );
 }
 
 describe.each(['gcc', 'clang'] as const)('recorded %s output', (family) => {
@@ -31,7 +44,12 @@ describe.each(['gcc', 'clang'] as const)('recorded %s output', (family) => {
       else {
         expect(diagnostics.length).toBeGreaterThan(0);
         for (const d of diagnostics) {
-          expect(d).toMatchObject({ severity: 'warning', errorClass: expected, file: source, line: expect.any(Number) });
+          expect(d).toMatchObject({
+            severity: 'warning',
+            errorClass: expected,
+            file: source,
+            line: expect.any(Number),
+          });
           expect(ignoresDirective(d.message), d.message).toBe(true);
         }
       }
@@ -39,7 +57,13 @@ describe.each(['gcc', 'clang'] as const)('recorded %s output', (family) => {
     }
     const error = firstError(diagnostics);
     expect(error?.errorClass, JSON.stringify(diagnostics, null, 1)).toBe(expected);
-    if (expected !== 'link') expect(error).toMatchObject({ file: source, fileId: expect.any(String), line: expect.any(Number), column: expect.any(Number) });
+    if (expected !== 'link')
+      expect(error).toMatchObject({
+        file: source,
+        fileId: expect.any(String),
+        line: expect.any(Number),
+        column: expect.any(Number),
+      });
     expect(diagnostics.filter((d) => d.severity === 'note')).toEqual([]);
   });
 });
@@ -49,7 +73,15 @@ describe('notes belong to the diagnostic they follow', () => {
     const [error, ...rest] = read('duplicate-data-sharing/shared-and-reduction.c', 'clang');
     expect(rest).toEqual([]);
     expect(error).toMatchObject({ message: 'shared variable cannot be reduction', line: 6, column: 65 });
-    expect(error?.notes).toEqual([{ file: 'duplicate-data-sharing/shared-and-reduction.c', fileId: expect.any(String), line: 6, column: 48, message: 'defined as shared' }]);
+    expect(error?.notes).toEqual([
+      {
+        file: 'duplicate-data-sharing/shared-and-reduction.c',
+        fileId: expect.any(String),
+        line: 6,
+        column: 48,
+        message: 'defined as shared',
+      },
+    ]);
   });
 
   it("gcc's missing default constructor: every candidate note under the one error", () => {
@@ -62,7 +94,10 @@ describe('notes belong to the diagnostic they follow', () => {
 
   it('a note in a system header stays with the error in the project file', () => {
     const error = firstError(read('invalid-privatization/non-copyable.cpp', 'clang'))!;
-    expect(error).toMatchObject({ file: 'invalid-privatization/non-copyable.cpp', message: "call to deleted constructor of 'std::mutex'" });
+    expect(error).toMatchObject({
+      file: 'invalid-privatization/non-copyable.cpp',
+      message: "call to deleted constructor of 'std::mutex'",
+    });
     expect(error.notes[0]?.file).toMatch(/std_mutex\.h$/);
     expect(error.notes[0]?.fileId).toBeUndefined();
   });
@@ -95,6 +130,8 @@ describe('a warning that a directive was dropped fails the build only on a line 
     const judged = judgeDiagnostics(diagnostics, new Map([[fileId(source), new Set([6])]]));
     expect(judged.map((d) => d.failsBuild ?? false)).toEqual([false, true, false]);
     expect(firstError(judged)?.message).toMatch(/^extra tokens at the end of '#pragma omp task' are ignored/);
-    expect(firstError(judgeDiagnostics(diagnostics, new Map([[fileId('unknown-clause/depends.cpp'), new Set([6, 8])]])))).toBeUndefined();
+    expect(
+      firstError(judgeDiagnostics(diagnostics, new Map([[fileId('unknown-clause/depends.cpp'), new Set([6, 8])]]))),
+    ).toBeUndefined();
   });
 });

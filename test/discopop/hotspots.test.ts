@@ -39,7 +39,11 @@ describe('selectSuggestions', () => {
     ['default yes,maybe', { hotspotTypes: ['YES', 'MAYBE'] }, ['1', '2']],
     ['only NO', { hotspotTypes: ['NO'] }, ['3']],
     ['every type still leaves out the unclassified', { hotspotTypes: ['YES', 'NO', 'MAYBE'] }, ['1', '2', '3']],
-    ['-s overrides the filter and may name unclassified ones', { hotspotTypes: ['YES'], suggestions: ['4', '3'] }, ['3', '4']],
+    [
+      '-s overrides the filter and may name unclassified ones',
+      { hotspotTypes: ['YES'], suggestions: ['4', '3'] },
+      ['3', '4'],
+    ],
   ])('%s', (_case, o, expected) => {
     expect(ids(selectSuggestions(dp, o))).toEqual(expected);
   });
@@ -101,6 +105,15 @@ function suggestion(id: string, hotspot: Hotness | null): Suggestion {
 }
 
 function region(typ: 'LOOP' | 'FUNCTION', hotness: Hotness, lineNum: number) {
-  return { csid: 1, typ, fid: 1, lineNum, name: typ === 'LOOP' ? '' : 'main', runtimes: [0.5], level: 0, hot: true, hotness };
+  return {
+    csid: 1,
+    typ,
+    fid: 1,
+    lineNum,
+    name: typ === 'LOOP' ? '' : 'main',
+    runtimes: [0.5],
+    level: 0,
+    hot: true,
+    hotness,
+  };
 }
-

@@ -66,11 +66,17 @@ describe('readDotDiscopop', () => {
     expect(dp.config.seqSettings).toBeUndefined();
     expect(dp.config.seqSettingsProblem).toMatch(/seq_settings\.json: whole file: expected JSON/);
     const refused = await measureRunReference({
-      pool: { withSequentialProgram: () => Promise.reject(new Error('not built')), withReferenceProgram: () => Promise.reject(new Error('not built')) },
+      pool: {
+        withSequentialProgram: () => Promise.reject(new Error('not built')),
+        withReferenceProgram: () => Promise.reject(new Error('not built')),
+      },
       config: dp.config,
       options: { runThreads: 2, runRepeats: 3, runTolerance: 1e-6, buildTimeoutS: 60 },
     });
-    expect(refused).toEqual({ ok: false, refusal: `--check-run: the sequential program cannot be built: ${dp.config.seqSettingsProblem}` });
+    expect(refused).toEqual({
+      ok: false,
+      refusal: `--check-run: the sequential program cannot be built: ${dp.config.seqSettingsProblem}`,
+    });
   });
 
   it('sorts suggestions and files numerically; empty folders and zero-byte patches have nothing to build', async () => {
@@ -93,7 +99,10 @@ describe('readDotDiscopop', () => {
   });
 
   it('leaves out a .patch file FileMapping.txt does not know or that is not named after a file id, one notice each, as DiscoPoP does', async () => {
-    const { dot } = minimalProject({ '.discopop/patch_generator/3/99.patch': '--- a\n+++ b\n', '.discopop/patch_generator/3/x.patch': 'stray\n' });
+    const { dot } = minimalProject({
+      '.discopop/patch_generator/3/99.patch': '--- a\n+++ b\n',
+      '.discopop/patch_generator/3/x.patch': 'stray\n',
+    });
     const dp = await readDotDiscopop(dot, 'tiny');
     const [suggestion] = dp.suggestions;
     expect(suggestion?.files.map((f) => f.fileId)).toEqual(['1']);
@@ -123,7 +132,10 @@ describe('readDotDiscopop', () => {
     ],
     [
       'a patched source that no longer exists',
-      { '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n2\t<root>/src/gone.c\n', '.discopop/patch_generator/3/2.patch': 'x' },
+      {
+        '.discopop/FileMapping.txt': '1\t<root>/src/main.c\n2\t<root>/src/gone.c\n',
+        '.discopop/patch_generator/3/2.patch': 'x',
+      },
       'patch_generator/3/2.patch: file id 2: expected the patched source <root>/src/gone.c to exist',
     ],
   ])('names %s', async (_case, files, expected) => {
@@ -230,7 +242,10 @@ describe('FileMapping.txt relocation', () => {
 
   it('reads the sources under --project-root when .discopop is not inside the project, and names the option when one lies outside it', async () => {
     const root = writeTree({ 'src/main.c': 'int main(void) { return 0; }\n' });
-    const { dot } = minimalProject({ '.discopop/FileMapping.txt': `1\t${root}/src/main.c\n`, '.discopop/patch_generator/3/1.patch': PATCH_1.replaceAll('<root>', root) });
+    const { dot } = minimalProject({
+      '.discopop/FileMapping.txt': `1\t${root}/src/main.c\n`,
+      '.discopop/patch_generator/3/1.patch': PATCH_1.replaceAll('<root>', root),
+    });
     const dp = await readDotDiscopop(dot, 'tiny', root);
     expect(dp.projectRoot).toBe(root);
     expect(dp.files.get('1')).toEqual({ id: '1', path: `${root}/src/main.c`, relPath: 'src/main.c' });
@@ -261,8 +276,24 @@ describe('explorer/patterns.json', () => {
         patterns: {
           optimizer_output: [],
           merged_pattern: [],
-          reduction: [{ ...doAllEntry(5, '1:12', '1:15'), reduction: ['+:sum'], shared: ['a'], average_iteration_count: -1, scheduling_clause: null }],
-          do_all: [{ ...doAllEntry(3, '1:4', '1:9'), collapse_level: 2, private: ['j'], scheduling_clause: 'static', average_iteration_count: 4096 }],
+          reduction: [
+            {
+              ...doAllEntry(5, '1:12', '1:15'),
+              reduction: ['+:sum'],
+              shared: ['a'],
+              average_iteration_count: -1,
+              scheduling_clause: null,
+            },
+          ],
+          do_all: [
+            {
+              ...doAllEntry(3, '1:4', '1:9'),
+              collapse_level: 2,
+              private: ['j'],
+              scheduling_clause: 'static',
+              average_iteration_count: 4096,
+            },
+          ],
           task: [{ pattern_id: 8, start_line: '1:20', end_line: '1:30', pragma: ['task'], shared: ['x'] }],
           geometric_decomposition: [{ pattern_id: 'not a number' }],
         },
@@ -309,17 +340,24 @@ describe('explorer/patterns.json', () => {
     const { dot } = minimalProject({
       '.discopop/patch_generator/9/1.patch': '--- a\n+++ b\n',
       '.discopop/patch_generator/12/1.patch': '--- a\n+++ b\n',
-      '.discopop/explorer/patterns.json': JSON.stringify({ version: '5.0.2', patterns: { do_all: [doAllEntry(3, '1:4', '1:9')] } }),
+      '.discopop/explorer/patterns.json': JSON.stringify({
+        version: '5.0.2',
+        patterns: { do_all: [doAllEntry(3, '1:4', '1:9')] },
+      }),
       '.discopop/optimizer/patterns.json': JSON.stringify({
         version: '5.0.2',
         patterns: {
-          optimizer_output: [{ pattern_id: 9, start_line: '1:9', end_line: '1:11', applied_patterns: [{ pattern_id: 3 }] }],
+          optimizer_output: [
+            { pattern_id: 9, start_line: '1:9', end_line: '1:11', applied_patterns: [{ pattern_id: 3 }] },
+          ],
           do_all: [{ ...doAllEntry(3, '1:40', '1:41') }],
         },
       }),
       '.discopop/parallel_region_merger/patterns.json': JSON.stringify({
         version: '5.0.2',
-        patterns: { parallel_region: [{ pattern_id: 12, start_line: '1:2', end_line: '1:20', pragma: '#pragma omp parallel' }] },
+        patterns: {
+          parallel_region: [{ pattern_id: 12, start_line: '1:2', end_line: '1:20', pragma: '#pragma omp parallel' }],
+        },
       }),
     });
     const dp = await readDotDiscopop(dot, 'tiny');
@@ -345,7 +383,9 @@ describe('refuseIfApplied', () => {
   });
 
   it('names the applied ids and how to roll them back', async () => {
-    const { dot } = minimalProject({ '.discopop/patch_applicator/applied_suggestions.json': '{"applied": ["3", "7"]}' });
+    const { dot } = minimalProject({
+      '.discopop/patch_applicator/applied_suggestions.json': '{"applied": ["3", "7"]}',
+    });
     const dp = await readDotDiscopop(dot, 'tiny');
     expect(dp.applied).toEqual(['3', '7']);
     expect(() => refuseIfApplied(dp)).toThrow(RefusedError);
@@ -354,4 +394,3 @@ describe('refuseIfApplied', () => {
     );
   });
 });
-

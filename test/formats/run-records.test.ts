@@ -7,8 +7,14 @@ import { exitCodeFor, isFinal, runFromEvents, runStateOf, type RunStateBase } fr
 import type { SuggestionRecord } from '../../src/formats/results.js';
 import { suggestionRecord } from '../store/fixtures.js';
 
-const skipped = (reason_code: SuggestionRecord['reason_code'], reason: string): SuggestionRecord => ({ ...suggestionRecord('2'), status: 'skipped', reason, reason_code });
-const exitCode = (record: SuggestionRecord) => exitCodeFor({ suggestions: [record], run: { not_considered: [] } }, { fatalAgentError: false });
+const skipped = (reason_code: SuggestionRecord['reason_code'], reason: string): SuggestionRecord => ({
+  ...suggestionRecord('2'),
+  status: 'skipped',
+  reason,
+  reason_code,
+});
+const exitCode = (record: SuggestionRecord) =>
+  exitCodeFor({ suggestions: [record], run: { not_considered: [] } }, { fatalAgentError: false });
 
 describe('reasons that decide', () => {
   it('give the exit code by their value, not their words', () => {
@@ -18,7 +24,9 @@ describe('reasons that decide', () => {
     // A dry-run repair is repaired and not written; a generated patch that does not apply and was not repaired is unfinished by its status alone.
     expect(exitCode({ ...suggestionRecord('2'), status: 'repaired', written: false })).toBe(0);
     expect(exitCode({ ...suggestionRecord('2'), status: 'not_applied', reason: null, reason_code: null })).toBe(1);
-    expect(exitCode({ ...suggestionRecord('2'), status: 'failed', reason: 'disk full', reason_code: 'write-failed' })).toBe(1);
+    expect(
+      exitCode({ ...suggestionRecord('2'), status: 'failed', reason: 'disk full', reason_code: 'write-failed' }),
+    ).toBe(1);
   });
 
   it('tell --resume which records are final by their value', () => {
@@ -32,7 +40,14 @@ describe('reasons that decide', () => {
 
 describe('run-state.json complete', () => {
   const t = '2026-12-03T00:00:00.000Z';
-  const base = { version: 2, run_id: 'r', mode: 'repair', tree: {}, environment: {}, outputs: [] } as unknown as RunStateBase;
+  const base = {
+    version: 2,
+    run_id: 'r',
+    mode: 'repair',
+    tree: {},
+    environment: {},
+    outputs: [],
+  } as unknown as RunStateBase;
   const everyoneFinished: RunEvent[] = [
     { t, type: 'discovery-started', suggestions: ['2', '3'], builds: 2, reused: 0, jobs: 1 },
     { t, type: 'suggestion-finished', record: suggestionRecord('2') },

@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BuildResultSchema, type BuildResult } from '../../src/formats/build-result.js';
-import { AnsweredCallSchema, RunStateSchema, type AnsweredCall, type RunState } from '../../src/formats/resume-state.js';
+import {
+  AnsweredCallSchema,
+  RunStateSchema,
+  type AnsweredCall,
+  type RunState,
+} from '../../src/formats/resume-state.js';
 import type { ResultsFile } from '../../src/formats/results.js';
 import { ResultsFileSchema, resultsDocument, resultsOf, sortedJson } from '../../src/formats/results-document.js';
 import { VerdictFileSchema, type VerdictFile } from '../../src/formats/verdict.js';
@@ -40,14 +45,47 @@ const results: ResultsFile = {
     ...runRecord('20261130T140000-abcdef'),
     resumed_from: '20261130T130000-123456',
     written_by: 'patch-repair',
-    openmp_probe: { status: 'rejected', file: 'src/stencil.c', line: 9, directive: '#pragma omp parallel for probe_clause', detail: 'error: unexpected clause', duration_ms: 300 },
-    workspaces: { count: 2, reference_outputs: 'copied', reference_builds: 1, path_files: ['build/cmake_install.cmake'], path_file_count: 1 },
+    openmp_probe: {
+      status: 'rejected',
+      file: 'src/stencil.c',
+      line: 9,
+      directive: '#pragma omp parallel for probe_clause',
+      detail: 'error: unexpected clause',
+      duration_ms: 300,
+    },
+    workspaces: {
+      count: 2,
+      reference_outputs: 'copied',
+      reference_builds: 1,
+      path_files: ['build/cmake_install.cmake'],
+      path_file_count: 1,
+    },
   },
   suggestions: [
     {
       ...suggestionRecord('6'),
-      clause_changes: [{ file: '2', directive: '#pragma omp task depends(out:a)', kind: 'clause-renamed', clause: 'depends', variable: 'a', from: 'depends', to: 'depend' }],
-      may_race: [{ file: '2', directive: '#pragma omp parallel for private(b)', kind: 'variable-moved', clause: 'private', variable: 'b', from: 'private', to: 'shared' }],
+      clause_changes: [
+        {
+          file: '2',
+          directive: '#pragma omp task depends(out:a)',
+          kind: 'clause-renamed',
+          clause: 'depends',
+          variable: 'a',
+          from: 'depends',
+          to: 'depend',
+        },
+      ],
+      may_race: [
+        {
+          file: '2',
+          directive: '#pragma omp parallel for private(b)',
+          kind: 'variable-moved',
+          clause: 'private',
+          variable: 'b',
+          from: 'private',
+          to: 'shared',
+        },
+      ],
     },
   ],
 };
@@ -64,7 +102,18 @@ const runState: RunState = {
   complete: false,
 };
 
-const answeredCall: AnsweredCall = { version: 1, id: '6', attempt: 2, tier: 'agent', prompt: 1, turn: 1, source: 'follow-up', cost_usd: 0.01, input_tokens: 1200, output_tokens: 300 };
+const answeredCall: AnsweredCall = {
+  version: 1,
+  id: '6',
+  attempt: 2,
+  tier: 'agent',
+  prompt: 1,
+  turn: 1,
+  source: 'follow-up',
+  cost_usd: 0.01,
+  input_tokens: 1200,
+  output_tokens: 300,
+};
 
 const verdict: VerdictFile = {
   version: 1,
@@ -82,11 +131,26 @@ const verdict: VerdictFile = {
   rejected_by: 'builds',
   reason: 'the build fails',
   checks: [{ check: 'builds', passed: false, reason: 'the build fails' }],
-  apply_report: { basis: 'unpatched', files: [{ file: '2', applied: true, hunks: [{ hunk: 1, applied: true, line: 9, offset: 0, fuzz: 0, reason: null }] }] },
+  apply_report: {
+    basis: 'unpatched',
+    files: [
+      { file: '2', applied: true, hunks: [{ hunk: 1, applied: true, line: 9, offset: 0, fuzz: 0, reason: null }] },
+    ],
+  },
   clause_changes: [],
   non_directive_lines_changed: false,
   usage: { duration_ms: 1000, input_tokens: 1200, output_tokens: 300, cost_usd: 0.01, cli_version: '1.0.0' },
-  candidates: [{ candidate: 1, blocks: [1], reading: 'diff', accepted: false, rejected_by: 'builds', reason: 'the build fails', checks: [{ check: 'builds', passed: false, reason: 'the build fails' }] }],
+  candidates: [
+    {
+      candidate: 1,
+      blocks: [1],
+      reading: 'diff',
+      accepted: false,
+      rejected_by: 'builds',
+      reason: 'the build fails',
+      checks: [{ check: 'builds', passed: false, reason: 'the build fails' }],
+    },
+  ],
 };
 
 const STORED: { name: string; schema: z.ZodType; value: unknown }[] = [
@@ -97,7 +161,7 @@ const STORED: { name: string; schema: z.ZodType; value: unknown }[] = [
   { name: 'results.json', schema: ResultsFileSchema, value: resultsDocument(results) },
 ];
 
-it('results.json comes back from its file, in DiscoPoP\'s shape on disk, as the in-memory results that were written', () => {
+it("results.json comes back from its file, in DiscoPoP's shape on disk, as the in-memory results that were written", () => {
   expect(resultsOf(JSON.parse(sortedJson(resultsDocument(results))))).toEqual(results);
 });
 
@@ -113,7 +177,14 @@ describe.each(STORED)('$name', ({ schema, value }) => {
 
 /** Object fields of `schema` that `value` leaves out, as paths; unions are matched to the option the value fits best. */
 function unsetFields(schema: z.ZodType, value: unknown, at: string): string[] {
-  const def = (schema as { def: { type: string } }).def as { type: string; innerType?: z.ZodType; element?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[]; out?: z.ZodType };
+  const def = (schema as { def: { type: string } }).def as {
+    type: string;
+    innerType?: z.ZodType;
+    element?: z.ZodType;
+    valueType?: z.ZodType;
+    options?: z.ZodType[];
+    out?: z.ZodType;
+  };
   if (value === null || value === undefined) return [];
   switch (def.type) {
     case 'optional':
@@ -125,15 +196,21 @@ function unsetFields(schema: z.ZodType, value: unknown, at: string): string[] {
     case 'array':
       return (value as unknown[]).flatMap((item, i) => unsetFields(def.element!, item, `${at}[${i}]`));
     case 'record':
-      return Object.entries(value as object).flatMap(([key, item]) => unsetFields(def.valueType!, item, `${at}.${key}`));
+      return Object.entries(value as object).flatMap(([key, item]) =>
+        unsetFields(def.valueType!, item, `${at}.${key}`),
+      );
     case 'union': {
-      const candidates = def.options!.filter((option) => option.safeParse(value).success).map((option) => unsetFields(option, value, at));
+      const candidates = def
+        .options!.filter((option) => option.safeParse(value).success)
+        .map((option) => unsetFields(option, value, at));
       return candidates.sort((a, b) => a.length - b.length)[0] ?? [];
     }
     case 'object': {
       const shape = (schema as z.ZodObject).shape as Record<string, z.ZodType>;
       const record = value as Record<string, unknown>;
-      return Object.entries(shape).flatMap(([key, field]) => (key in record ? unsetFields(field, record[key], `${at}.${key}`) : [`${at}.${key}`]));
+      return Object.entries(shape).flatMap(([key, field]) =>
+        key in record ? unsetFields(field, record[key], `${at}.${key}`) : [`${at}.${key}`],
+      );
     }
     default:
       return [];

@@ -29,6 +29,8 @@ describe('zodProblems', () => {
     const problems = new Problems();
     problems.addZodIssues('patterns.json', parsed.error!);
     expect(problems.lines).toEqual(['patterns.json: extra: unknown key']);
-    expect(() => parseDescriptor(JSON.stringify({ surplus: 1 }), 'claude.json')).toThrow(/^claude\.json: surplus: unknown key$/m);
+    expect(() => parseDescriptor(JSON.stringify({ surplus: 1 }), 'claude.json')).toThrow(
+      /^claude\.json: surplus: unknown key$/m,
+    );
   });
 });

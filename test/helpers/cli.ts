@@ -10,8 +10,18 @@ import { EventSchema, type RunEvent } from '../../src/formats/events.js';
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 /** `patch-repair …args` in `cwd`. A run that times out or is killed throws: that is a test failure, not an outcome. */
-export async function runCli(cwd: string, args: readonly string[], o: { env?: Record<string, string>; timeoutMs?: number } = {}) {
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd, ...(o.env && { env: o.env }), timeoutMs: o.timeoutMs ?? 240_000 });
+export async function runCli(
+  cwd: string,
+  args: readonly string[],
+  o: { env?: Record<string, string>; timeoutMs?: number } = {},
+) {
+  const outcome = await runProcess({
+    command: process.execPath,
+    args: [CLI, ...args],
+    cwd,
+    ...(o.env && { env: o.env }),
+    timeoutMs: o.timeoutMs ?? 240_000,
+  });
   if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
   return outcome;
 }

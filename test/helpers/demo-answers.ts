@@ -13,13 +13,22 @@ export const DEMO_FAILING = ['2', '3', '4', '5', '6', '9'];
 export async function demoAnswers(cli: string): Promise<Record<string, string>> {
   const reference = instantiateFixture('demo');
   try {
-    const run = await runProcess({ command: process.execPath, args: [cli, '--dot-dp-path', reference.dotDir, '--backend', 'builtin'], cwd: reference.dotDir, timeoutMs: 240_000 });
-    if (run.kind !== 'exited' || run.exitCode !== 0) throw new Error(`built-in reference run failed: ${run.kind === 'exited' ? run.stdout : run.kind}`);
+    const run = await runProcess({
+      command: process.execPath,
+      args: [cli, '--dot-dp-path', reference.dotDir, '--backend', 'builtin'],
+      cwd: reference.dotDir,
+      timeoutMs: 240_000,
+    });
+    if (run.kind !== 'exited' || run.exitCode !== 0)
+      throw new Error(`built-in reference run failed: ${run.kind === 'exited' ? run.stdout : run.kind}`);
     const answers: Record<string, string> = {};
     for (const id of DEMO_FAILING) {
       const dir = path.join(reference.dotDir, 'patch_generator', id);
-      const diffs = readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, '<root>'));
-      answers[id] = `Here is the corrected patch set.\n\n${diffs.map((diff) => `\`\`\`diff\n${diff}\`\`\``).join('\n\n')}\n`;
+      const diffs = readdirSync(dir).map((name) =>
+        readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, '<root>'),
+      );
+      answers[id] =
+        `Here is the corrected patch set.\n\n${diffs.map((diff) => `\`\`\`diff\n${diff}\`\`\``).join('\n\n')}\n`;
     }
     return answers;
   } finally {

@@ -93,7 +93,10 @@ function rawDecode(text: string): { value: unknown; end: number } | null {
  * `split_progress_events(line, PROGRESS_PREFIX)`: every event in one line of the tool's output
  * (the prefix may sit anywhere in it), and the rest of the line, which the tab echoes.
  */
-export function splitProgressEvents(line: string, prefix = PR_PROGRESS_PREFIX): { events: Record<string, unknown>[]; residual: string } {
+export function splitProgressEvents(
+  line: string,
+  prefix = PR_PROGRESS_PREFIX,
+): { events: Record<string, unknown>[]; residual: string } {
   if (!line.includes(prefix)) return { events: [], residual: line };
   const events: Record<string, unknown>[] = [];
   const segments = line.split(prefix);
@@ -102,7 +105,12 @@ export function splitProgressEvents(line: string, prefix = PR_PROGRESS_PREFIX): 
     const stripped = segment.trimStart();
     const offset = segment.length - stripped.length;
     const decoded = stripped.startsWith('{') ? rawDecode(stripped) : null;
-    if (decoded === null || typeof decoded.value !== 'object' || decoded.value === null || Array.isArray(decoded.value)) {
+    if (
+      decoded === null ||
+      typeof decoded.value !== 'object' ||
+      decoded.value === null ||
+      Array.isArray(decoded.value)
+    ) {
       residual.push(prefix + segment);
     } else {
       events.push(decoded.value as Record<string, unknown>);
@@ -121,9 +129,48 @@ export function progressEventsOf(stdout: string): Record<string, unknown>[] {
 export const DISCOPOP_RESULTS = `${JSON.stringify(
   {
     suggestions: {
-      '1': { accepted_attempt: 2, attempts: 2, backend: 'claude', changed_files: [2], duration_s: 41.7, files: [1, 2], first_error: "a.c:3:9: error: 'x' undeclared", hotspot_type: 'yes', model: 'sonnet', status: 'repaired', suggestion_id: 1, unanswered: 0 },
-      '10': { accepted_attempt: null, attempts: 6, backend: 'claude', changed_files: [], duration_s: 300.2, files: [1], first_error: '', hotspot_type: 'unknown', model: 'sonnet', status: 'failed', suggestion_id: 10, unanswered: 1 },
-      '2': { accepted_attempt: null, attempts: 0, backend: 'claude', changed_files: [], duration_s: 0.4, files: [], first_error: 'patch does not apply', hotspot_type: 'maybe', model: 'sonnet', status: 'not_applied', suggestion_id: 2, unanswered: 0 },
+      '1': {
+        accepted_attempt: 2,
+        attempts: 2,
+        backend: 'claude',
+        changed_files: [2],
+        duration_s: 41.7,
+        files: [1, 2],
+        first_error: "a.c:3:9: error: 'x' undeclared",
+        hotspot_type: 'yes',
+        model: 'sonnet',
+        status: 'repaired',
+        suggestion_id: 1,
+        unanswered: 0,
+      },
+      '10': {
+        accepted_attempt: null,
+        attempts: 6,
+        backend: 'claude',
+        changed_files: [],
+        duration_s: 300.2,
+        files: [1],
+        first_error: '',
+        hotspot_type: 'unknown',
+        model: 'sonnet',
+        status: 'failed',
+        suggestion_id: 10,
+        unanswered: 1,
+      },
+      '2': {
+        accepted_attempt: null,
+        attempts: 0,
+        backend: 'claude',
+        changed_files: [],
+        duration_s: 0.4,
+        files: [],
+        first_error: 'patch does not apply',
+        hotspot_type: 'maybe',
+        model: 'sonnet',
+        status: 'not_applied',
+        suggestion_id: 2,
+        unanswered: 0,
+      },
     },
   },
   null,

@@ -21,6 +21,12 @@ export declare const LAST_C: string;
 export declare const LAST_TWICE: string;
 export declare const LAST_RIGHT: string;
 export declare const EXECUTE_PRINTS: string;
-export declare function insertionDiff(root: string, source: string, line: number, directive: string, header?: string): string;
+export declare function insertionDiff(
+  root: string,
+  source: string,
+  line: number,
+  directive: string,
+  header?: string,
+): string;
 export declare function answerText(root: string, source: string, line: number, directive: string): string;
 export declare function writeRunProject(o: RunProjectFiles): Promise<{ root: string; dot: string }>;

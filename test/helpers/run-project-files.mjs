@@ -39,7 +39,10 @@ export const RACY = '    #pragma omp parallel for shared(a,t)';
  * keeps the reduction, which builds and runs right at 1 thread, but at 2 threads `t` ends as the
  * sum of both threads' last values. Only lastprivate (LAST_RIGHT) keeps the last one.
  */
-export const LAST_C = RACE_C.replace('double t;', 'double t = 0.0;').replace('    return 0;', '    printf("last %.6f\\n", t);\n    return 0;');
+export const LAST_C = RACE_C.replace('double t;', 'double t = 0.0;').replace(
+  '    return 0;',
+  '    printf("last %.6f\\n", t);\n    return 0;',
+);
 export const LAST_TWICE = '    #pragma omp parallel for shared(a) lastprivate(t) reduction(+:t)';
 export const LAST_RIGHT = '    #pragma omp parallel for shared(a) lastprivate(t)';
 
@@ -77,7 +80,13 @@ export async function writeRunProject(o) {
   const files = {
     'src/main.c': o.mainC,
     '.discopop/FileMapping.txt': `1\t${root}/src/main.c\n`,
-    '.discopop/patch_generator/1/1.patch': insertionDiff(root, o.mainC, o.loopLine, o.generated, '\t2026-11-30 14:20:37.315505892 +0000'),
+    '.discopop/patch_generator/1/1.patch': insertionDiff(
+      root,
+      o.mainC,
+      o.loopLine,
+      o.generated,
+      '\t2026-11-30 14:20:37.315505892 +0000',
+    ),
     [`${configs}/${shared ? '' : 'tiny/'}compile.sh`]: compile,
     [`${configs}/${shared ? '' : 'tiny/'}seq_settings.json`]: settings,
     [`${configs}/tiny/execute.sh`]: o.execute ?? EXECUTE_PRINTS,

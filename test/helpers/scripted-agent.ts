@@ -37,7 +37,6 @@ export interface ScriptedAgent extends Agent {
   calls(): Promise<ScriptedCall[]>;
 }
 
-
 /**
  * Writes the scripted agent's descriptor and replies under `dir`: the descriptor file is what
  * `--backend <file>` takes, so a whole CLI run can use the same test double.
@@ -79,7 +78,11 @@ export async function createScriptedAgent(o: {
   systemPrompt?: string;
   agentTimeoutS?: number;
 }): Promise<ScriptedAgent> {
-  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: join(o.scratchDir, 'scripted-agent'), replies: o.replies, sessions: o.sessions });
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+    dir: join(o.scratchDir, 'scripted-agent'),
+    replies: o.replies,
+    sessions: o.sessions,
+  });
   const { agent } = await createAgent({
     settings: {
       backend: descriptorFile,

@@ -12,7 +12,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runProcess, type RunOutcome } from '../../src/process.js';
 
-const DAEMONS = ['/usr/sbin/munged', '/usr/sbin/mungekey', '/usr/sbin/slurmctld', '/usr/sbin/slurmd', '/usr/bin/srun', '/usr/bin/squeue', '/usr/bin/scancel'];
+const DAEMONS = [
+  '/usr/sbin/munged',
+  '/usr/sbin/mungekey',
+  '/usr/sbin/slurmctld',
+  '/usr/sbin/slurmd',
+  '/usr/bin/srun',
+  '/usr/bin/squeue',
+  '/usr/bin/scancel',
+];
 
 /** Why the Slurm tests cannot run here, or null when they can. */
 export function slurmUnavailable(): string | null {
@@ -68,7 +76,11 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   writeFileSync(
     conf,
     [
-      `ClusterName=pr${path.basename(dir).replace(/[^a-z0-9]/gi, '').toLowerCase().slice(-8)}`,
+      `ClusterName=pr${path
+        .basename(dir)
+        .replace(/[^a-z0-9]/gi, '')
+        .toLowerCase()
+        .slice(-8)}`,
       'SlurmctldHost=localhost',
       `SlurmctldPort=${ctldPort}`,
       `SlurmdPort=${slurmdPort}`,
@@ -109,7 +121,9 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   const run = async (command: string, args: string[]) => {
     const outcome = await runProcess({ command, args, cwd: dir, env, timeoutMs: 30_000 });
     if (outcome.kind !== 'exited' || outcome.exitCode !== 0) {
-      throw new Error(`${command} ${args.join(' ')}: ${outcome.kind === 'spawn-failed' ? outcome.message : outcome.stdout + outcome.stderr}`);
+      throw new Error(
+        `${command} ${args.join(' ')}: ${outcome.kind === 'spawn-failed' ? outcome.message : outcome.stdout + outcome.stderr}`,
+      );
     }
     return outcome;
   };
@@ -154,7 +168,14 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     await run('/usr/sbin/mungekey', ['--create', '--bits=1024', `--keyfile=${dir}/munge/munge.key`]);
     chmodSync(path.join(dir, 'munge', 'munge.key'), 0o400);
     // Each daemon forks into the background and leaves its pid file; those pids are what stop() ends.
-    await run('/usr/sbin/munged', ['--force', `--socket=${socket}`, `--key-file=${dir}/munge/munge.key`, `--log-file=${dir}/munge/munged.log`, `--pid-file=${dir}/munge/munged.pid`, `--seed-file=${dir}/munge/munged.seed`]);
+    await run('/usr/sbin/munged', [
+      '--force',
+      `--socket=${socket}`,
+      `--key-file=${dir}/munge/munge.key`,
+      `--log-file=${dir}/munge/munged.log`,
+      `--pid-file=${dir}/munge/munged.pid`,
+      `--seed-file=${dir}/munge/munged.seed`,
+    ]);
     started.push(path.join(dir, 'munge/munged.pid'));
     // munged's socket must be reachable by the job steps' users.
     chmodSync(path.join(dir, 'munge'), 0o755);
@@ -171,10 +192,15 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   }
 }
 
-async function waitForIdleNode(run: (command: string, args: string[]) => Promise<RunOutcome & { kind: 'exited' }>): Promise<void> {
+async function waitForIdleNode(
+  run: (command: string, args: string[]) => Promise<RunOutcome & { kind: 'exited' }>,
+): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const state = await run('sinfo', ['--noheader', '--format=%T']).then((o) => o.stdout.trim(), () => '');
+    const state = await run('sinfo', ['--noheader', '--format=%T']).then(
+      (o) => o.stdout.trim(),
+      () => '',
+    );
     if (state === 'idle') return;
     if (Date.now() > deadline) throw new Error(`the test cluster's node did not become idle (sinfo: '${state}')`);
     await sleep(200);
@@ -209,7 +235,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

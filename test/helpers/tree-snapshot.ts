@@ -9,7 +9,10 @@ export interface EntrySnapshot {
 }
 
 /** Every file and symlink below `root` (relative path → content digest and mtime), minus `skip`. */
-export function snapshotTree(root: string, skip: (relPath: string) => boolean = () => false): Map<string, EntrySnapshot> {
+export function snapshotTree(
+  root: string,
+  skip: (relPath: string) => boolean = () => false,
+): Map<string, EntrySnapshot> {
   const entries = new Map<string, EntrySnapshot>();
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
@@ -29,7 +32,11 @@ export function snapshotTree(root: string, skip: (relPath: string) => boolean = 
 }
 
 /** Relative paths whose bytes (or, with `mtimes`, timestamps) differ, appeared or disappeared. */
-export function changedPaths(before: Map<string, EntrySnapshot>, after: Map<string, EntrySnapshot>, o: { mtimes?: boolean } = {}): string[] {
+export function changedPaths(
+  before: Map<string, EntrySnapshot>,
+  after: Map<string, EntrySnapshot>,
+  o: { mtimes?: boolean } = {},
+): string[] {
   const changed = new Set<string>();
   for (const [rel, entry] of before) {
     const now = after.get(rel);

@@ -86,15 +86,27 @@ describe('argv → RunOptions', () => {
     [['--launcher', 'slurm'], { launcher: 'slurm', launcherArgs: [], jobs: 16 }],
     [['--launcher=slurm', '-j', '64'], { launcher: 'slurm', jobs: 64 }],
     [['--launcher', 'local', '-j', '3'], { launcher: 'local', jobs: 3 }],
-    [['--launcher', 'slurm', '--launcher-args', '-p short -c 4 --mem 8G -A proj'], { launcherArgs: ['-p', 'short', '-c', '4', '--mem', '8G', '-A', 'proj'] }],
-    [['--launcher', 'slurm', '--launcher-args=--comment="two words" --x=\'a b\' c\\ d'], { launcherArgs: ['--comment=two words', '--x=a b', 'c d'] }],
+    [
+      ['--launcher', 'slurm', '--launcher-args', '-p short -c 4 --mem 8G -A proj'],
+      { launcherArgs: ['-p', 'short', '-c', '4', '--mem', '8G', '-A', 'proj'] },
+    ],
+    [
+      ['--launcher', 'slurm', '--launcher-args=--comment="two words" --x=\'a b\' c\\ d'],
+      { launcherArgs: ['--comment=two words', '--x=a b', 'c d'] },
+    ],
     [['--exclude', 'build', '--exclude=data/**/*.h5', '--exclude', 'build'], { exclude: ['build', 'data/**/*.h5'] }],
     [['--check-run'], { checkRun: 'repairs', runRepeats: 3, runTolerance: 1e-6 }],
     [['--check-run', 'all', '--strict'], { checkRun: 'all', strict: true }],
     [['--check-run=all'], { checkRun: 'all' }],
-    [['--check-run', '--run-threads', '8', '--run-repeats=1', '--run-tolerance', '1e-3', '--run-timeout', '5'], { checkRun: 'repairs', runThreads: 8, runRepeats: 1, runTolerance: 1e-3, runTimeoutS: 5 }],
+    [
+      ['--check-run', '--run-threads', '8', '--run-repeats=1', '--run-tolerance', '1e-3', '--run-timeout', '5'],
+      { checkRun: 'repairs', runThreads: 8, runRepeats: 1, runTolerance: 1e-3, runTimeoutS: 5 },
+    ],
     [['--run-tolerance', '0'], { runTolerance: 0 }],
-    [['--no-builtin', '--strict', '--write-log', '--log', 'debug'], { builtin: false, strict: true, writeLog: true, log: 'DEBUG' }],
+    [
+      ['--no-builtin', '--strict', '--write-log', '--log', 'debug'],
+      { builtin: false, strict: true, writeLog: true, log: 'DEBUG' },
+    ],
     [['--progress-lines'], { progressLines: true }],
     [
       ['--context-lines', '0', '--max-error-chars', '100', '--max-prompt-chars', '5000'],
@@ -126,7 +138,16 @@ describe('argv → RunOptions', () => {
     const scratch = mkdtempSync(join(tmpdir(), 'pr-options-scratch-'));
     onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     const options = await runOptions(
-      ['--dot-dp-path', '.discopop', '--work-dir', relative(root, scratch), '--prompt-dir', 'my-prompts', '--llm-config', 'llm.json'],
+      [
+        '--dot-dp-path',
+        '.discopop',
+        '--work-dir',
+        relative(root, scratch),
+        '--prompt-dir',
+        'my-prompts',
+        '--llm-config',
+        'llm.json',
+      ],
       root,
     );
     expect(options).toMatchObject({
@@ -146,21 +167,28 @@ it('resolves a relative --backend descriptor path against the working directory'
 });
 
 it("carries what llm_config.json's reading warned about to the run, which says it at its start", async () => {
-  const config = { connections: { qwen: { backend: 'opencode', model: 'local/qwen', agent_timeout: 900, timeout: 600 } } };
+  const config = {
+    connections: { qwen: { backend: 'opencode', model: 'local/qwen', agent_timeout: 900, timeout: 600 } },
+  };
   const { root, dot } = minimalProject({ 'llm.json': JSON.stringify(config) });
   const options = await runOptions(['--llm-config', '../llm.json'], dot);
   expect(options.agent.agentTimeoutS).toBe(900);
-  expect(options.notices).toEqual([`${join(root, 'llm.json')}: connections.qwen: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used`]);
+  expect(options.notices).toEqual([
+    `${join(root, 'llm.json')}: connections.qwen: agent_timeout 900 s and DiscoPoP's timeout 600 s are both set; agent_timeout is used`,
+  ]);
 });
 
 describe('modes that call no agent', () => {
-  it.each(['--restore', '--discover-only'])('%s does not read the LLM configuration, so a broken one cannot block it', async (mode) => {
-    const { dot } = minimalProject({ 'broken.json': '{ not json' });
-    const options = await runOptions([mode, '--llm-config', '../broken.json', '--prompts', '3'], dot);
-    expect(options.mode).toBe(mode.slice(2));
-    expect(options.agent).toMatchObject({ prompts: 3, retries: 2 });
-    await expect(runOptions(['--llm-config', '../broken.json'], dot)).rejects.toThrow(UsageError);
-  });
+  it.each(['--restore', '--discover-only'])(
+    '%s does not read the LLM configuration, so a broken one cannot block it',
+    async (mode) => {
+      const { dot } = minimalProject({ 'broken.json': '{ not json' });
+      const options = await runOptions([mode, '--llm-config', '../broken.json', '--prompts', '3'], dot);
+      expect(options.mode).toBe(mode.slice(2));
+      expect(options.agent).toMatchObject({ prompts: 3, retries: 2 });
+      await expect(runOptions(['--llm-config', '../broken.json'], dot)).rejects.toThrow(UsageError);
+    },
+  );
 });
 
 describe('the LLM configuration location', () => {
@@ -202,17 +230,35 @@ describe('bad input: one line each, exit 2', () => {
     [['--log', 'loud'], "--log: expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL; got 'loud'"],
     [['--build-timeout', '0'], "--build-timeout: expected a whole number of at least 1; got '0'"],
     [['--launcher', 'pbs'], "--launcher: expected one of local, slurm; got 'pbs'"],
-    [['--launcher-args', '-p short'], "--launcher-args: only used with --launcher slurm; got '-p short' with --launcher local"],
-    [['--launcher', 'slurm', '--launcher-args', '--comment="open'], `--launcher-args: cannot split '--comment="open' into words: an unclosed " quote`],
+    [
+      ['--launcher-args', '-p short'],
+      "--launcher-args: only used with --launcher slurm; got '-p short' with --launcher local",
+    ],
+    [
+      ['--launcher', 'slurm', '--launcher-args', '--comment="open'],
+      `--launcher-args: cannot split '--comment="open' into words: an unclosed " quote`,
+    ],
     [['--check-run', 'some'], "--check-run: expected nothing or 'all' after it; got 'some'"],
     [['--run-threads', '0'], "--run-threads: expected a whole number of at least 1; got '0'"],
     [['--run-repeats', 'three'], "--run-repeats: expected a whole number of at least 1; got 'three'"],
-    [['--run-tolerance', '1'], "--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '1'"],
-    [['--run-tolerance', '-1e-6'], "--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '-1e-6'"],
+    [
+      ['--run-tolerance', '1'],
+      "--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '1'",
+    ],
+    [
+      ['--run-tolerance', '-1e-6'],
+      "--run-tolerance: expected a relative tolerance from 0 up to (not including) 1, such as 1e-6; got '-1e-6'",
+    ],
     [['--run-timeout', '1.5'], "--run-timeout: expected a whole number of at least 1; got '1.5'"],
     [['-s', '3,,4'], "--suggestions: expected comma-separated suggestion ids such as 3,7; got '3,,4'"],
-    [['--exclude', '/abs/build'], "--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '/abs/build'"],
-    [['--exclude', '../sibling'], "--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '../sibling'"],
+    [
+      ['--exclude', '/abs/build'],
+      "--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '/abs/build'",
+    ],
+    [
+      ['--exclude', '../sibling'],
+      "--exclude: expected a glob relative to the project root, such as build or 'data/**/*.h5'; got '../sibling'",
+    ],
     [['-c', 'a/b'], "--config: expected the name of a folder under project/configs/, got 'a/b'"],
     [['--restore', '--dry-run'], '--restore and --dry-run exclude each other: choose one'],
     [['--dry-run', '--discover-only'], '--discover-only and --dry-run exclude each other: choose one'],
@@ -266,8 +312,12 @@ describe('bad input: one line each, exit 2', () => {
 
   it('takes --project-root as the project, so a --work-dir inside it is refused', async () => {
     const { root, dot } = minimalProject({ 'elsewhere/src/': '', 'elsewhere/tmp/': '' });
-    expect(await runOptions(['--project-root', '../elsewhere'], dot)).toMatchObject({ projectRoot: `${root}/elsewhere` });
-    expect(await usageMessage(['--project-root', '../nowhere'], dot)).toBe(`${root}/nowhere: --project-root: expected an existing directory; it does not exist`);
+    expect(await runOptions(['--project-root', '../elsewhere'], dot)).toMatchObject({
+      projectRoot: `${root}/elsewhere`,
+    });
+    expect(await usageMessage(['--project-root', '../nowhere'], dot)).toBe(
+      `${root}/nowhere: --project-root: expected an existing directory; it does not exist`,
+    );
     expect(await usageMessage(['--project-root', '../elsewhere', '--work-dir', '../elsewhere/tmp'], dot)).toBe(
       `${root}/elsewhere/tmp: --work-dir: expected a folder outside the project ${root}/elsewhere: builds and agent conversations never run in the user's tree`,
     );
@@ -311,11 +361,17 @@ describe('subcommands, help and version', () => {
   });
 
   it.each<[string[], string[]]>([
-    [['-ht', 'no', '-s', '1'], ['--hotspot-types', 'no', '-s', '1']],
+    [
+      ['-ht', 'no', '-s', '1'],
+      ['--hotspot-types', 'no', '-s', '1'],
+    ],
     [['-ht=no'], ['--hotspot-types=no']],
-    [['-s', '-ht', '--', '-ht'], ['-s', '--hotspot-types', '--', '-ht']],
+    [
+      ['-s', '-ht', '--', '-ht'],
+      ['-s', '--hotspot-types', '--', '-ht'],
+    ],
     [['-hta'], ['-hta']],
-  ])('rewrites DiscoPoP\'s -ht: %j', (argv, expected) => {
+  ])("rewrites DiscoPoP's -ht: %j", (argv, expected) => {
     expect(expandHotspotShortFlag(argv)).toEqual(expected);
   });
 });

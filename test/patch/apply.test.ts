@@ -16,7 +16,13 @@ function patchOf(text: string): FilePatch {
 }
 
 function hunkText(start: number | null, lines: string[]): string {
-  return ['--- a/src/main.c', '+++ b/src/main.c', start === null ? '@@ @@' : `@@ -${start},6 +${start},7 @@`, ...lines, ''].join('\n');
+  return [
+    '--- a/src/main.c',
+    '+++ b/src/main.c',
+    start === null ? '@@ @@' : `@@ -${start},6 +${start},7 @@`,
+    ...lines,
+    '',
+  ].join('\n');
 }
 
 const REDUCTION_HUNK = GENERATED_21.split('\n').slice(3, 10);
@@ -56,7 +62,11 @@ describe('applyFilePatch', () => {
   it('applies fuzzily over a misremembered context line, keeping the file text, with the score parts', () => {
     const spoiled = REDUCTION_HUNK.map((line) => (line.includes('b[i] = i * 2.0') ? '         b[i] = i * 3.0;' : line));
     const report = applyFilePatch(MAIN_C, patchOf(hunkText(9, spoiled)));
-    expect(report.hunks[0]).toMatchObject({ status: 'fuzzy', bestLine: 8, score: { exact: 5, near: 1, mismatch: 0, lines: 6 } });
+    expect(report.hunks[0]).toMatchObject({
+      status: 'fuzzy',
+      bestLine: 8,
+      score: { exact: 5, near: 1, mismatch: 0, lines: 6 },
+    });
     expect(report.hunks[0]!.score!.score).toBeCloseTo((5 + 0.5) / 6);
     expect(report.result).toBe(MAIN_C_PATCHED);
   });
@@ -83,7 +93,13 @@ describe('applyFilePatch', () => {
     const { source, second } = twinLoops();
     const lines = source.split('\n');
     lines.splice(second - 4, 0, 'static void second_half(void) {');
-    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ static void second_half(void) {', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const answer = [
+      '*** Begin Patch',
+      '*** Update File: src/main.c',
+      '@@ static void second_half(void) {',
+      ...REDUCTION_HUNK.slice(1, 6),
+      '*** End Patch',
+    ].join('\n');
     const report = applyFilePatch(lines.join('\n'), patchOf(answer));
     expect(report.ok).toBe(true);
     expect(report.hunks[0]).toMatchObject({ status: 'offset', bestLine: second - 1 });
@@ -91,7 +107,13 @@ describe('applyFilePatch', () => {
   });
 
   it('passes over a V4A anchor the file does not have: the hunk still locates by its lines', () => {
-    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ static double dot(void)', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const answer = [
+      '*** Begin Patch',
+      '*** Update File: src/main.c',
+      '@@ static double dot(void)',
+      ...REDUCTION_HUNK.slice(1, 6),
+      '*** End Patch',
+    ].join('\n');
     const report = applyFilePatch(MAIN_C, patchOf(answer));
     expect(report.ok).toBe(true);
     expect(report.result).toBe(MAIN_C_PATCHED);
@@ -102,7 +124,13 @@ describe('applyFilePatch', () => {
     const lines = source.split('\n');
     lines.splice(second - 4, 0, 'static void second_half(void) {');
     for (const written of ['static void second_half( void ){', '\tstatic void  second_half(void)\t{']) {
-      const answer = ['*** Begin Patch', '*** Update File: src/main.c', `@@ ${written}`, ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+      const answer = [
+        '*** Begin Patch',
+        '*** Update File: src/main.c',
+        `@@ ${written}`,
+        ...REDUCTION_HUNK.slice(1, 6),
+        '*** End Patch',
+      ].join('\n');
       const report = applyFilePatch(lines.join('\n'), patchOf(answer));
       expect(report.ok, written).toBe(true);
       expect(report.result!.split('\n')[second]).toBe(REDUCTION_PRAGMA);
@@ -113,16 +141,31 @@ describe('applyFilePatch', () => {
     const { source, second } = twinLoops();
     const lines = source.split('\n');
     lines.splice(second - 4, 0, 'static void second_half(double *restrict a, double *restrict b) {');
-    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ static void second_half(', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const answer = [
+      '*** Begin Patch',
+      '*** Update File: src/main.c',
+      '@@ static void second_half(',
+      ...REDUCTION_HUNK.slice(1, 6),
+      '*** End Patch',
+    ].join('\n');
     const report = applyFilePatch(lines.join('\n'), patchOf(answer));
     expect(report.ok).toBe(true);
     expect(report.result!.split('\n')[second]).toBe(REDUCTION_PRAGMA);
   });
 
   it('never pins a hunk below a short anchor that is part of several lines: the hunk locates by its own lines', () => {
-    const helpers = ['static double scaled(double sum, double f) { return sum * f; }', 'static double shifted(double sum, double d) { return sum + d; }'];
+    const helpers = [
+      'static double scaled(double sum, double f) { return sum * f; }',
+      'static double shifted(double sum, double d) { return sum + d; }',
+    ];
     const source = `${MAIN_C}${helpers.join('\n')}\n`;
-    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ double sum', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const answer = [
+      '*** Begin Patch',
+      '*** Update File: src/main.c',
+      '@@ double sum',
+      ...REDUCTION_HUNK.slice(1, 6),
+      '*** End Patch',
+    ].join('\n');
     const report = applyFilePatch(source, patchOf(answer));
     expect(report.ok).toBe(true);
     expect(report.result).toBe(`${MAIN_C_PATCHED}${helpers.join('\n')}\n`);
@@ -133,12 +176,20 @@ describe('applyFilePatch', () => {
     const lines = source.split('\n');
     lines.splice(second - 4, 0, 'static void second_half(void) {');
     lines.splice(3, 0, 'static void first_half(void) {');
-    const answer = ['*** Begin Patch', '*** Update File: src/main.c', '@@ half(void)', ...REDUCTION_HUNK.slice(1, 6), '*** End Patch'].join('\n');
+    const answer = [
+      '*** Begin Patch',
+      '*** Update File: src/main.c',
+      '@@ half(void)',
+      ...REDUCTION_HUNK.slice(1, 6),
+      '*** End Patch',
+    ].join('\n');
     const report = applyFilePatch(lines.join('\n'), patchOf(answer));
     expect(report.ok).toBe(false);
     expect(report.result).toBeNull();
     expect(report.hunks[0]!.status).toBe('ambiguous');
-    expect(report.hunks[0]!.detail).toContain('its anchor `@@ half(void)` is part of 2 lines (lines 4, ' + (second - 2) + '), so it names none of them');
+    expect(report.hunks[0]!.detail).toContain(
+      'its anchor `@@ half(void)` is part of 2 lines (lines 4, ' + (second - 2) + '), so it names none of them',
+    );
   });
 
   it('takes the identical loop the declared line points at exactly', () => {
@@ -149,7 +200,9 @@ describe('applyFilePatch', () => {
   });
 
   it('refuses fuzzy placement of a directive when the line under it differs (the pragma anchor)', () => {
-    const wrongLoop = REDUCTION_HUNK.map((line) => (line.startsWith('     for') ? '     for (i = 0; i <= N; i++) {' : line));
+    const wrongLoop = REDUCTION_HUNK.map((line) =>
+      line.startsWith('     for') ? '     for (i = 0; i <= N; i++) {' : line,
+    );
     const report = applyFilePatch(MAIN_C, patchOf(hunkText(8, wrongLoop)));
     expect(report.ok).toBe(false);
     expect(report.hunks[0]!.status).toBe('failed');
@@ -157,12 +210,18 @@ describe('applyFilePatch', () => {
   });
 
   it('applies the same near-miss when the hunk inserts no directive', () => {
-    const wrongLoop = REDUCTION_HUNK.map((line) => (line.startsWith('     for') ? '     for (i = 0; i <= N; i++) {' : line.startsWith('+') ? '+    /* dot product */' : line));
+    const wrongLoop = REDUCTION_HUNK.map((line) =>
+      line.startsWith('     for')
+        ? '     for (i = 0; i <= N; i++) {'
+        : line.startsWith('+')
+          ? '+    /* dot product */'
+          : line,
+    );
     const report = applyFilePatch(MAIN_C, patchOf(hunkText(8, wrongLoop)));
     expect(report.hunks[0]!.status).toBe('fuzzy');
   });
 
-  it('lands hunks in order, carrying the first hunk\'s offset to the second', () => {
+  it("lands hunks in order, carrying the first hunk's offset to the second", () => {
     const patch = [
       '--- a/src/main.c',
       '+++ b/src/main.c',
@@ -180,18 +239,37 @@ describe('applyFilePatch', () => {
       ['offset', 1, 3],
       ['exact', 11, 11],
     ]);
-    expect(report.result).toBe(`/* banner */\n/* banner */\n${insertLine(insertLine(MAIN_C, 11, REDUCTION_PRAGMA), 2, '#include <omp.h>')}`);
+    expect(report.result).toBe(
+      `/* banner */\n/* banner */\n${insertLine(insertLine(MAIN_C, 11, REDUCTION_PRAGMA), 2, '#include <omp.h>')}`,
+    );
   });
 
   it('never places a later hunk above an earlier one', () => {
-    const patch = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -11,2 +11,3 @@', '     for (i = 0; i < N; i++) {', '+        /* x */', '         sum += a[i] * b[i];', '@@ -7,2 +8,3 @@', '     for (i = 0; i < N; i++) {', '+        /* y */', '         a[i] = i * 0.5;'].join('\n');
+    const patch = [
+      '--- a/src/main.c',
+      '+++ b/src/main.c',
+      '@@ -11,2 +11,3 @@',
+      '     for (i = 0; i < N; i++) {',
+      '+        /* x */',
+      '         sum += a[i] * b[i];',
+      '@@ -7,2 +8,3 @@',
+      '     for (i = 0; i < N; i++) {',
+      '+        /* y */',
+      '         a[i] = i * 0.5;',
+    ].join('\n');
     const report = applyFilePatch(MAIN_C, patchOf(patch));
     expect(report.ok).toBe(false);
     expect(report.hunks[1]!.status).toBe('failed');
   });
 
   it('is all-or-none: one failing hunk leaves no result', () => {
-    const patch = [...GENERATED_21.split('\n').slice(0, 10), '@@ -14,1 +15,1 @@', '-    printf("%d\\n", sum);', '+    printf("%g\\n", sum);', ''].join('\n');
+    const patch = [
+      ...GENERATED_21.split('\n').slice(0, 10),
+      '@@ -14,1 +15,1 @@',
+      '-    printf("%d\\n", sum);',
+      '+    printf("%g\\n", sum);',
+      '',
+    ].join('\n');
     const report = applyFilePatch(MAIN_C, patchOf(patch));
     expect(report.hunks.map((hunk) => hunk.status)).toEqual(['exact', 'failed']);
     expect(report.ok).toBe(false);
@@ -208,7 +286,9 @@ describe('applyFilePatch', () => {
   it('keeps CRLF line ends and handles a final line without newline', () => {
     const crlf = MAIN_C.replace(/\n/g, '\r\n');
     expect(applyFilePatch(crlf, patchOf(GENERATED_21)).result).toBe(MAIN_C_PATCHED.replace(/\n/g, '\r\n'));
-    const eof = ['--- k.c', '+++ k.c', '@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+b', ''].join('\n');
+    const eof = ['--- k.c', '+++ k.c', '@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+b', ''].join(
+      '\n',
+    );
     expect(applyFilePatch('a\nb', patchOf(eof)).result).toBe('a\nb\n');
   });
 });
@@ -225,12 +305,32 @@ describe('applyPatchSet', () => {
 
   it('offers the second reading of an answer whose other file only rewrites a context line', () => {
     const header = 'double a[N], b[N];\nint main(void) {\n    return 0;\n}\n';
-    const resized = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -1,3 +1,3 @@', ' #include <stdio.h>', '-#define N 1000', '+#define N 2000', ' ', ''].join('\n');
-    const contextOnly = ['--- a/src/arrays.h', '+++ b/src/arrays.h', '@@ -1,3 +1,3 @@', ' double a[N], b[N], c[N];', ' int main(void) {', '     return 0;', ''].join('\n');
+    const resized = [
+      '--- a/src/main.c',
+      '+++ b/src/main.c',
+      '@@ -1,3 +1,3 @@',
+      ' #include <stdio.h>',
+      '-#define N 1000',
+      '+#define N 2000',
+      ' ',
+      '',
+    ].join('\n');
+    const contextOnly = [
+      '--- a/src/arrays.h',
+      '+++ b/src/arrays.h',
+      '@@ -1,3 +1,3 @@',
+      ' double a[N], b[N], c[N];',
+      ' int main(void) {',
+      '     return 0;',
+      '',
+    ].join('\n');
     const outcome = applyPatchSet({
       sources: new Map([...sources, ['2', header]]),
       generated,
-      candidate: new Map([['1', patchOf(resized)], ['2', patchOf(contextOnly)]]),
+      candidate: new Map([
+        ['1', patchOf(resized)],
+        ['2', patchOf(contextOnly)],
+      ]),
     });
     expect(outcome.ok).toBe(false);
     expect(outcome.hunkContext?.contents.get('1')).toBe(MAIN_C.replace('#define N 1000', '#define N 2000'));
@@ -238,21 +338,46 @@ describe('applyPatchSet', () => {
   });
 
   it('takes an answer written against the patched file as a change on top of the generated patch', () => {
-    const onTop = hunkText(8, REDUCTION_HUNK.map((line) => (line.startsWith('+') ? `-${REDUCTION_PRAGMA}\n+    #pragma omp parallel for shared(a,b) reduction(+:sum) ` : line)));
+    const onTop = hunkText(
+      8,
+      REDUCTION_HUNK.map((line) =>
+        line.startsWith('+')
+          ? `-${REDUCTION_PRAGMA}\n+    #pragma omp parallel for shared(a,b) reduction(+:sum) `
+          : line,
+      ),
+    );
     const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(onTop)]]) });
     expect(outcome).toMatchObject({ ok: true, basis: 'on-top' });
-    if (outcome.ok) expect(outcome.contents.get('1')).toBe(insertLine(MAIN_C, 11, '    #pragma omp parallel for shared(a,b) reduction(+:sum) '));
+    if (outcome.ok)
+      expect(outcome.contents.get('1')).toBe(
+        insertLine(MAIN_C, 11, '    #pragma omp parallel for shared(a,b) reduction(+:sum) '),
+      );
   });
 
   describe('an answer that applies both to the unpatched source and on top of the generated patch', () => {
     // Adds a declaration at the top and leaves the directive's lines alone: read against the
     // unpatched source it would drop the directive; on top of the generated patch it keeps it.
-    const addsDeclaration = ['--- a/src/main.c', '+++ b/src/main.c', '@@ -1,3 +1,4 @@', ' #include <stdio.h>', '+#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)', ' #define N 1000', ' ', ''].join('\n');
+    const addsDeclaration = [
+      '--- a/src/main.c',
+      '+++ b/src/main.c',
+      '@@ -1,3 +1,4 @@',
+      ' #include <stdio.h>',
+      '+#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)',
+      ' #define N 1000',
+      ' ',
+      '',
+    ].join('\n');
 
     it('is read on top of the generated patch, the reading that keeps the directive', () => {
       const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(addsDeclaration)]]) });
       expect(outcome).toMatchObject({ ok: true, basis: 'on-top' });
-      if (outcome.ok) expect(outcome.contents.get('1')).toBe(MAIN_C_PATCHED.replace('#define N', '#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)\n#define N'));
+      if (outcome.ok)
+        expect(outcome.contents.get('1')).toBe(
+          MAIN_C_PATCHED.replace(
+            '#define N',
+            '#pragma omp declare reduction(plus : double : omp_out += omp_in) initializer(omp_priv = 0.0)\n#define N',
+          ),
+        );
     });
 
     it('is read against the unpatched source when both readings keep the directive', () => {
@@ -270,33 +395,59 @@ describe('applyPatchSet', () => {
     const loop = '    for (i = 0; i < N; i++) {\n        sum += a[i] * b[i];\n    }\n';
     const judged = (wrapped: string) => {
       const candidate = MAIN_C_PATCHED.replace(`${REDUCTION_PRAGMA}\n${loop}`, wrapped);
-      const outcome = applyPatchSet({ sources, generated, candidate: new Map([['1', patchOf(createPatch('src/main.c', MAIN_C_PATCHED, candidate))]]) });
+      const outcome = applyPatchSet({
+        sources,
+        generated,
+        candidate: new Map([['1', patchOf(createPatch('src/main.c', MAIN_C_PATCHED, candidate))]]),
+      });
       if (!outcome.ok) throw new Error(outcome.text);
-      const kept = checkDirectivesKept({ original: MAIN_C, generated: MAIN_C_PATCHED, candidate: outcome.contents.get('1')! });
+      const kept = checkDirectivesKept({
+        original: MAIN_C,
+        generated: MAIN_C_PATCHED,
+        candidate: outcome.contents.get('1')!,
+      });
       return { basis: outcome.basis, reason: kept.ok ? 'kept' : kept.reason };
     };
 
     it('is judged as written: commented out, not dropped', () => {
-      expect(judged(`    /*\n${REDUCTION_PRAGMA}\n    */\n${loop}`)).toMatchObject({ basis: 'on-top', reason: expect.stringMatching(/\(line 11\) was commented out; it must stay in effect/) });
+      expect(judged(`    /*\n${REDUCTION_PRAGMA}\n    */\n${loop}`)).toMatchObject({
+        basis: 'on-top',
+        reason: expect.stringMatching(/\(line 11\) was commented out; it must stay in effect/),
+      });
     });
 
     it('is judged as written: switched off by `#if 0`, not dropped', () => {
-      expect(judged(`#if 0\n${REDUCTION_PRAGMA}\n${loop}#else\n${loop}#endif\n`)).toMatchObject({ basis: 'on-top', reason: expect.stringMatching(/\(line 11\) is switched off by `#if 0`; it must stay in effect/) });
+      expect(judged(`#if 0\n${REDUCTION_PRAGMA}\n${loop}#else\n${loop}#endif\n`)).toMatchObject({
+        basis: 'on-top',
+        reason: expect.stringMatching(/\(line 11\) is switched off by `#if 0`; it must stay in effect/),
+      });
     });
   });
 
   it('says so when the answer only repeats the generated patch on top of itself', () => {
     const candidate = patchOf(GENERATED_21.replace('-8,6 +8,7', '-9,6 +9,7'));
-    const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C_PATCHED]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map([['1', candidate]]) });
+    const outcome = applyPatchSet({
+      sources: new Map([['1', MAIN_C_PATCHED]]),
+      generated: new Map([['1', patchOf(GENERATED_21)]]),
+      candidate: new Map([['1', candidate]]),
+    });
     expect(outcome).toMatchObject({ ok: false, verdict: 'already-applied' });
   });
 
   it('is all-or-none across files', () => {
-    const other = patchOf(['--- a/src/util.c', '+++ b/src/util.c', '@@ -1,1 +1,1 @@', '-int missing;', '+int present;', ''].join('\n'));
+    const other = patchOf(
+      ['--- a/src/util.c', '+++ b/src/util.c', '@@ -1,1 +1,1 @@', '-int missing;', '+int present;', ''].join('\n'),
+    );
     const outcome = applyPatchSet({
-      sources: new Map([['1', MAIN_C], ['2', 'int x;\n']]),
+      sources: new Map([
+        ['1', MAIN_C],
+        ['2', 'int x;\n'],
+      ]),
       generated,
-      candidate: new Map([['1', patchOf(GENERATED_21)], ['2', other]]),
+      candidate: new Map([
+        ['1', patchOf(GENERATED_21)],
+        ['2', other],
+      ]),
     });
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) {
@@ -309,9 +460,16 @@ describe('applyPatchSet', () => {
 
 describe('degenerate input', () => {
   it('an empty candidate is a failure, not "already applied"', () => {
-    const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map() });
+    const outcome = applyPatchSet({
+      sources: new Map([['1', MAIN_C]]),
+      generated: new Map([['1', patchOf(GENERATED_21)]]),
+      candidate: new Map(),
+    });
     expect(outcome).toMatchObject({ ok: false, verdict: 'failed' });
-    expect(applyFilePatch(MAIN_C, { oldPath: 'k.c', newPath: 'k.c', hunks: [] })).toMatchObject({ ok: false, alreadyApplied: false });
+    expect(applyFilePatch(MAIN_C, { oldPath: 'k.c', newPath: 'k.c', hunks: [] })).toMatchObject({
+      ok: false,
+      alreadyApplied: false,
+    });
   });
 });
 
@@ -319,14 +477,32 @@ describe('failure text for an answer written on top of the generated patch', () 
   it('explains the on-top reading when it got further than the unpatched one', () => {
     const changed = '    #pragma omp parallel for shared(a,b) reduction(+:sum) ';
     const candidate = [
-      '--- a/src/main.c', '+++ b/src/main.c',
-      '@@ -8,7 +8,7 @@', '         a[i] = i * 0.5;', '         b[i] = i * 2.0;', '     }', `-${REDUCTION_PRAGMA}`, `+${changed}`, '     for (i = 0; i < N; i++) {', '         sum += a[i] * b[i];', '     }',
-      '@@ -15,2 +15,2 @@', '-    return 1;', '+    return 2;', '',
+      '--- a/src/main.c',
+      '+++ b/src/main.c',
+      '@@ -8,7 +8,7 @@',
+      '         a[i] = i * 0.5;',
+      '         b[i] = i * 2.0;',
+      '     }',
+      `-${REDUCTION_PRAGMA}`,
+      `+${changed}`,
+      '     for (i = 0; i < N; i++) {',
+      '         sum += a[i] * b[i];',
+      '     }',
+      '@@ -15,2 +15,2 @@',
+      '-    return 1;',
+      '+    return 2;',
+      '',
     ].join('\n');
-    const outcome = applyPatchSet({ sources: new Map([['1', MAIN_C]]), generated: new Map([['1', patchOf(GENERATED_21)]]), candidate: new Map([['1', patchOf(candidate)]]) });
+    const outcome = applyPatchSet({
+      sources: new Map([['1', MAIN_C]]),
+      generated: new Map([['1', patchOf(GENERATED_21)]]),
+      candidate: new Map([['1', patchOf(candidate)]]),
+    });
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) {
-      expect(outcome.text.split('\n')[0]).toBe('Read as a change on top of the generated patch (it does not apply to the unpatched source either):');
+      expect(outcome.text.split('\n')[0]).toBe(
+        'Read as a change on top of the generated patch (it does not apply to the unpatched source either):',
+      );
       expect(outcome.reports[0]!.hunks.map((hunk) => hunk.status)).toEqual(['exact', 'failed']);
     }
   });

@@ -24,7 +24,11 @@ async function generatorProcedure(project: string, original: string, patched: st
   await mkdir(join(project, '.discopop'), { recursive: true });
   await writeFile(source, original);
   await writeFile(`${source}.discopop_patch_generator.temp`, patched);
-  const outcome = await runProcess({ command: 'diff', args: ['-Naru', source, `${source}.discopop_patch_generator.temp`], cwd: join(project, '.discopop') });
+  const outcome = await runProcess({
+    command: 'diff',
+    args: ['-Naru', source, `${source}.discopop_patch_generator.temp`],
+    cwd: join(project, '.discopop'),
+  });
   expect(outcome).toMatchObject({ kind: 'exited', exitCode: 1 });
   return outcome.kind === 'exited' ? outcome.stdout : '';
 }
@@ -48,14 +52,28 @@ describe('canonicalPatch', () => {
     const patched = `${MAIN_C_PATCHED.replace('    printf("%f\\n", sum);', '    printf("sum = %f\\n", sum);').replace('#define N 1000', '#include <omp.h>\n#define N 1000')}`;
     const expected = await generatorProcedure(project, original, patched);
     const source = join(project, 'src', 'main.c');
-    const patch = await canonicalPatch({ oldHeaderPath: source, newHeaderPath: `${source}.discopop_patch_generator.temp`, original, patched, scratchDir: scratch });
+    const patch = await canonicalPatch({
+      oldHeaderPath: source,
+      newHeaderPath: `${source}.discopop_patch_generator.temp`,
+      original,
+      patched,
+      scratchDir: scratch,
+    });
     expect(withoutTimestamps(patch)).toBe(withoutTimestamps(expected));
     expect(patch).toContain('\\ No newline at end of file');
   });
 
   it('returns an empty string when nothing changed, and cleans up its scratch files', async () => {
     const dir = await mkdtemp(join(scratch, 'empty-'));
-    expect(await canonicalPatch({ oldHeaderPath: '/p/a.c', newHeaderPath: '/p/a.c.discopop_patch_generator.temp', original: MAIN_C, patched: MAIN_C, scratchDir: dir })).toBe('');
+    expect(
+      await canonicalPatch({
+        oldHeaderPath: '/p/a.c',
+        newHeaderPath: '/p/a.c.discopop_patch_generator.temp',
+        original: MAIN_C,
+        patched: MAIN_C,
+        scratchDir: dir,
+      }),
+    ).toBe('');
     const { readdir } = await import('node:fs/promises');
     expect(await readdir(dir)).toEqual([]);
   });

@@ -35,7 +35,10 @@ function mapped(text: string, files: readonly PatchFile[] = SET, root = ROOT) {
 describe('mapToPatchSet', () => {
   it.each([
     ['the exact absolute path', `${ROOT}/src/util/vec.c`],
-    ['the generator header with its temp suffix and timestamp', `${ROOT}/src/util/vec.c.discopop_patch_generator.temp\t2026-11-30 14:20:38.094634531 +0000`],
+    [
+      'the generator header with its temp suffix and timestamp',
+      `${ROOT}/src/util/vec.c.discopop_patch_generator.temp\t2026-11-30 14:20:38.094634531 +0000`,
+    ],
     ['the project-relative path', 'src/util/vec.c'],
     ['the git a/ b/ form', 'a/src/util/vec.c'],
     ['a unique basename', 'vec.c'],
@@ -51,17 +54,26 @@ describe('mapToPatchSet', () => {
 
   it('refuses a DiscoPoP block for a file id outside the suggestion, naming the ids it has', () => {
     const result = mapped(`===BEGIN PATCH 9===\n${block('src/main.c')}\n===END PATCH 9===\n`);
-    expect(result).toEqual({ ok: false, reason: 'block 1 (===BEGIN PATCH 9===): file id 9 is not part of this suggestion; its file ids are 1 (src/main.c), 2 (src/util/vec.c)' });
+    expect(result).toEqual({
+      ok: false,
+      reason:
+        'block 1 (===BEGIN PATCH 9===): file id 9 is not part of this suggestion; its file ids are 1 (src/main.c), 2 (src/util/vec.c)',
+    });
   });
 
   it('maps the original absolute path of a generated patch after the project moved', () => {
-    const moved = SET.map((file) => ({ ...file, source: { ...file.source, path: `/scratch/demo/${file.source.relPath}` } }));
+    const moved = SET.map((file) => ({
+      ...file,
+      source: { ...file.source, path: `/scratch/demo/${file.source.relPath}` },
+    }));
     const result = mapToPatchSet(parsePatches(block(`${ROOT}/src/main.c`)).patches, moved, '/scratch/demo');
     expect(result.ok && [...result.byFileId.keys()]).toEqual(['1']);
   });
 
   it('maps several blocks, merging two blocks for one file in file order', () => {
-    const text = [block('src/main.c').replace('@@ -1 +1 @@', '@@ -9 +9 @@'), block('vec.c'), block('src/main.c')].join('\n');
+    const text = [block('src/main.c').replace('@@ -1 +1 @@', '@@ -9 +9 @@'), block('vec.c'), block('src/main.c')].join(
+      '\n',
+    );
     const result = mapped(text);
     expect(result.ok).toBe(true);
     if (result.ok) {
@@ -73,11 +85,18 @@ describe('mapToPatchSet', () => {
   it('maps a block without file header when the set has a single file', () => {
     const result = mapped(block(null), SET.slice(0, 1));
     expect(result.ok && [...result.byFileId.keys()]).toEqual(['1']);
-    expect(mapped(block(null))).toEqual({ ok: false, reason: 'block 1: has no --- / +++ file header, and this suggestion changes 2 files; name the file' });
+    expect(mapped(block(null))).toEqual({
+      ok: false,
+      reason: 'block 1: has no --- / +++ file header, and this suggestion changes 2 files; name the file',
+    });
   });
 
   it.each([
-    ['a file outside the patch set', 'src/other.c', /not a file of this suggestion's patch set \(src\/main\.c, src\/util\/vec\.c\)/],
+    [
+      'a file outside the patch set',
+      'src/other.c',
+      /not a file of this suggestion's patch set \(src\/main\.c, src\/util\/vec\.c\)/,
+    ],
     ['a path with ..', 'src/../../etc/passwd', /contains `\.\.` and would leave the project/],
     ['an absolute path outside the root', '/etc/main.c', /absolute path outside the project root \/home\/dev\/demo/],
   ])('rejects %s with a reason', (_, path, reason) => {
@@ -89,7 +108,11 @@ describe('mapToPatchSet', () => {
   it('rejects a basename that matches more than one file', () => {
     const files = [patchFile('1', 'src/a/k.c'), patchFile('2', 'src/b/k.c')];
     const result = mapped(block('k.c'), files);
-    expect(result).toEqual({ ok: false, reason: 'block 1 (k.c): file name k.c matches 2 files of the patch set (src/a/k.c, src/b/k.c); give the project-relative path' });
+    expect(result).toEqual({
+      ok: false,
+      reason:
+        'block 1 (k.c): file name k.c matches 2 files of the patch set (src/a/k.c, src/b/k.c); give the project-relative path',
+    });
   });
 
   describe('symbolic links', () => {
@@ -101,7 +124,9 @@ describe('mapToPatchSet', () => {
       mkdirSync(join(root, 'src'), { recursive: true });
       mkdirSync(join(base, 'outside'));
       symlinkSync(join(base, 'outside'), join(root, 'link'));
-      const files = [{ ...patchFile('1', 'src/main.c'), source: { id: '1', path: join(root, 'src/main.c'), relPath: 'src/main.c' } }];
+      const files = [
+        { ...patchFile('1', 'src/main.c'), source: { id: '1', path: join(root, 'src/main.c'), relPath: 'src/main.c' } },
+      ];
       const result = mapToPatchSet(parsePatches(block('link/main.c')).patches, files, root, { realpath: realpathSync });
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.reason).toContain('through a symbolic link');

@@ -78,7 +78,9 @@ function twin(name) {
 export function makeSource(rng, kernels, twins = false) {
   const lines = ['#include <stdio.h>', '#include <stdlib.h>', ''];
   const loops = [];
-  const twinSlots = twins ? [pickInt(rng, 0, Math.floor(kernels / 2)), pickInt(rng, Math.floor(kernels / 2) + 1, kernels)] : [];
+  const twinSlots = twins
+    ? [pickInt(rng, 0, Math.floor(kernels / 2)), pickInt(rng, Math.floor(kernels / 2) + 1, kernels)]
+    : [];
   const twinLoops = [];
   for (let k = 0; k <= kernels; k++) {
     if (twinSlots.includes(k)) {
@@ -151,7 +153,9 @@ function drifted(rng, hunk, low, high) {
 /** Indexes of context lines other than the loop line right under the pragma. */
 function spoilableContext(hunk) {
   const plus = hunk.lines.findIndex((line) => line.kind === '+');
-  return hunk.lines.map((line, index) => (line.kind === ' ' && index !== plus + 1 ? index : -1)).filter((index) => index >= 0);
+  return hunk.lines
+    .map((line, index) => (line.kind === ' ' && index !== plus + 1 ? index : -1))
+    .filter((index) => index >= 0);
 }
 
 function shuffled(rng, items) {
@@ -187,7 +191,8 @@ export function makeSample(cell, seed, kernels = 40) {
   const smallDrift = (hunk) => drifted(rng, hunk, 0, 10);
   const contextLines = (hunk, wrong) => {
     const out = structuredClone(hunk);
-    for (const index of shuffled(rng, spoilableContext(out)).slice(0, wrong)) out.lines[index].text = spoil(rng, out.lines[index].text);
+    for (const index of shuffled(rng, spoilableContext(out)).slice(0, wrong))
+      out.lines[index].text = spoil(rng, out.lines[index].text);
     return smallDrift(out);
   };
   switch (cell) {
@@ -205,7 +210,10 @@ export function makeSample(cell, seed, kernels = 40) {
       return sample(contextLines(generated, 2));
     case 'missing context lines': {
       const drop = pickInt(rng, 1, 2);
-      const hunk = { oldStart: generated.oldStart + drop, lines: generated.lines.slice(drop, generated.lines.length - pickInt(rng, 0, 2)) };
+      const hunk = {
+        oldStart: generated.oldStart + drop,
+        lines: generated.lines.slice(drop, generated.lines.length - pickInt(rng, 0, 2)),
+      };
       return sample(smallDrift(hunk));
     }
     case 'extra context lines': {
@@ -231,12 +239,16 @@ export function makeSample(cell, seed, kernels = 40) {
       const hunk = structuredClone(generated);
       const plus = hunk.lines.findIndex((line) => line.kind === '+');
       const places = [1, 2, 3, 5, 6].filter((index) => index !== plus + 1);
-      hunk.lines.splice(places[pickInt(rng, 0, places.length - 1)], 0, { kind: ' ', text: '    /* see the loop below */' });
+      hunk.lines.splice(places[pickInt(rng, 0, places.length - 1)], 0, {
+        kind: ' ',
+        text: '    /* see the loop below */',
+      });
       return sample(smallDrift(hunk));
     }
     case 'trailing whitespace': {
       const hunk = structuredClone(generated);
-      for (const line of hunk.lines) if (line.kind === ' ' && rng() < 0.6) line.text = `${line.text}${rng() < 0.5 ? ' ' : '\t'}`;
+      for (const line of hunk.lines)
+        if (line.kind === ' ' && rng() < 0.6) line.text = `${line.text}${rng() < 0.5 ? ' ' : '\t'}`;
       return sample(smallDrift(hunk));
     }
     case 're-indented hunk': {
@@ -253,7 +265,14 @@ export function makeSample(cell, seed, kernels = 40) {
       const changed = pragma.replace('private(i) ', '');
       const hunk = {
         oldStart: generated.oldStart,
-        lines: generated.lines.flatMap((line) => (line.kind === '+' ? [{ kind: '-', text: pragma }, { kind: '+', text: changed }] : [line])),
+        lines: generated.lines.flatMap((line) =>
+          line.kind === '+'
+            ? [
+                { kind: '-', text: pragma },
+                { kind: '+', text: changed },
+              ]
+            : [line],
+        ),
       };
       return sample(smallDrift(hunk), { expected: join0(withPragma(lines, loop, changed)) });
     }
@@ -273,7 +292,11 @@ export function makeSample(cell, seed, kernels = 40) {
   }
 }
 
-const squeezeLines = (text) => text.split('\n').map((line) => line.replace(/\s+/g, '')).join('\n');
+const squeezeLines = (text) =>
+  text
+    .split('\n')
+    .map((line) => line.replace(/\s+/g, ''))
+    .join('\n');
 
 /** right: the pragma landed where it belongs (whitespace aside); wrong: applied elsewhere; refused. */
 export function classify(result, expected) {
@@ -382,7 +405,10 @@ export function largeInput() {
   for (const loop of chosen) {
     const hunk = generatorHunk(lines, loop, pragmaFor(lines[loop]));
     const { old, new: added } = counts(hunk);
-    hunks.push(`@@ -${hunk.oldStart},${old} +${hunk.oldStart + shift},${added} @@`, ...hunk.lines.map((line) => `${line.kind}${line.text}`));
+    hunks.push(
+      `@@ -${hunk.oldStart},${old} +${hunk.oldStart + shift},${added} @@`,
+      ...hunk.lines.map((line) => `${line.kind}${line.text}`),
+    );
     shift += added - old;
   }
   const patch = ['--- a/kernels.c', '+++ b/kernels.c', ...hunks, ''].join('\n');

@@ -17,7 +17,9 @@ describe('imperfection matrix (CI size)', () => {
         continue;
       }
       for (const other of APPLIERS.filter((name) => name !== 'engine')) {
-        expect(table[cell]!.engine!.right, `${cell} vs ${other}\n${shown}`).toBeGreaterThanOrEqual(table[cell]![other]!.right);
+        expect(table[cell]!.engine!.right, `${cell} vs ${other}\n${shown}`).toBeGreaterThanOrEqual(
+          table[cell]![other]!.right,
+        );
       }
     }
     // The matrix itself must be able to tell the appliers apart, or the comparison says nothing.

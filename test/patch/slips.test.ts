@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { parsePatches } from '../../src/patch/parse.js';
 import { trimmedLines, undoubledPrefixes } from '../../src/patch/slips.js';
 
-const FILE = trimmedLines(['    int i;', '    --count;', '    for (i = 0; i < n; i++) {', '        x[i] = -y[i];', '    }'].join('\n'));
+const FILE = trimmedLines(
+  ['    int i;', '    --count;', '    for (i = 0; i < n; i++) {', '        x[i] = -y[i];', '    }'].join('\n'),
+);
 
 function read(body: string[]) {
   const [patch] = parsePatches(['--- a/k.c', '+++ b/k.c', '@@ -1,3 +1,4 @@', ...body].join('\n')).patches;

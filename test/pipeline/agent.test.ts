@@ -10,7 +10,6 @@ import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
 import { readResults, runCli } from '../helpers/cli.js';
 
-
 const cli = (dotDir: string, args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
 function record(file: ResultsFile, id: string): SuggestionRecord {
@@ -25,14 +24,20 @@ async function correctAnswers(root: string, ids: string[]): Promise<Record<strin
   const answers: Record<string, string> = {};
   for (const id of ids) {
     const dir = path.join(reference.dotDir, 'patch_generator', id);
-    const diffs = readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, root));
-    answers[id] = `Here is the corrected patch set.\n\n${diffs.map((diff) => `\`\`\`diff\n${diff}\`\`\``).join('\n\n')}\n`;
+    const diffs = readdirSync(dir).map((name) =>
+      readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, root),
+    );
+    answers[id] =
+      `Here is the corrected patch set.\n\n${diffs.map((diff) => `\`\`\`diff\n${diff}\`\`\``).join('\n\n')}\n`;
   }
   return answers;
 }
 
 async function agentRun(dotDir: string, replies: ScriptedReply[], args: string[]) {
-  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies });
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+    dir: path.join(path.dirname(dotDir), '..', 'agent'),
+    replies,
+  });
   // One repair at a time: these tests pin the serial order of calls; concurrency.test.ts runs several.
   const run = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', '--agent-jobs', '1', ...args]);
   return { run, calls: await scriptedCalls(stateFile) };
@@ -42,11 +47,22 @@ describe('the agent tier through the CLI', () => {
   it('repairs with follow-ups, repeats unanswered calls in place and counts them apart', async () => {
     const { root, dotDir } = useFixture('demo');
     const fix = await correctAnswers(root, ['3', '5']);
-    const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }, 'I would remove acc from the private clause.', fix['3']!, fix['5']!], ['-s', '3,5']);
+    const { run, calls } = await agentRun(
+      dotDir,
+      [{ noAnswer: 'unreachable' }, 'I would remove acc from the private clause.', fix['3']!, fix['5']!],
+      ['-s', '3,5'],
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
     const file = readResults(dotDir);
-    expect(record(file, '3')).toMatchObject({ status: 'repaired', attempts: 3, unanswered: 1, accepted_attempt: 3, backend: 'scripted', changed_files: ['5'] });
+    expect(record(file, '3')).toMatchObject({
+      status: 'repaired',
+      attempts: 3,
+      unanswered: 1,
+      accepted_attempt: 3,
+      backend: 'scripted',
+      changed_files: ['5'],
+    });
     expect(record(file, '5')).toMatchObject({ status: 'repaired', attempts: 1, unanswered: 0, accepted_attempt: 1 });
     expect(file.suggestions.every((s) => s.builtin.tries === 0)).toBe(true);
 
@@ -59,7 +75,9 @@ describe('the agent tier through the CLI', () => {
       expect(call.cwd.startsWith(root)).toBe(false);
       expect(existsSync(call.cwd)).toBe(false);
     }
-    const verdict = JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '2', 'verdict.json'), 'utf8'));
+    const verdict = JSON.parse(
+      readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '3', '2', 'verdict.json'), 'utf8'),
+    );
     expect(verdict).toMatchObject({ outcome: 'rejected', rejected_by: 'extraction' });
   });
 
@@ -91,7 +109,9 @@ describe('the agent tier through the CLI', () => {
       if (s.attempts > 0) expect(run.stderr).toContain(announced);
       else {
         expect(run.stderr).not.toContain(announced);
-        expect(run.stderr).toContain(`Suggestion ${s.id} (${index + 1} of 6): no repair tried: agent unreachable for 3 suggestions in a row; no further calls\n`);
+        expect(run.stderr).toContain(
+          `Suggestion ${s.id} (${index + 1} of 6): no repair tried: agent unreachable for 3 suggestions in a row; no further calls\n`,
+        );
       }
     }
   });
@@ -111,20 +131,36 @@ it('--max-repairs stops after that many repairs and skips the rest without faili
 it('preprocesses failing sources for the built-in repairer only, not with --no-builtin', async () => {
   const bin = mkdtempSync(path.join(tmpdir(), 'pr-gcc-log-'));
   const log = path.join(bin, 'preprocessed.log');
-  writeFileSync(path.join(bin, 'gcc'), `#!/bin/sh\ncase " $* " in *" -E "*) echo "$*" >> '${log}';; esac\nexec /usr/bin/gcc "$@"\n`);
+  writeFileSync(
+    path.join(bin, 'gcc'),
+    `#!/bin/sh\ncase " $* " in *" -E "*) echo "$*" >> '${log}';; esac\nexec /usr/bin/gcc "$@"\n`,
+  );
   chmodSync(path.join(bin, 'gcc'), 0o755);
   const env = { PATH: [bin, process.env['PATH']].join(path.delimiter) };
-  const preprocessed = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((line) => line !== '') : []);
+  const preprocessed = () =>
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+      : [];
 
   const builtin = useFixture('demo');
-  expect((await runCli(builtin.dotDir, ['--dot-dp-path', builtin.dotDir, '--backend', 'builtin', '-s', '3'], { env })).exitCode).toBe(0);
+  expect(
+    (await runCli(builtin.dotDir, ['--dot-dp-path', builtin.dotDir, '--backend', 'builtin', '-s', '3'], { env }))
+      .exitCode,
+  ).toBe(0);
   expect(preprocessed().length).toBeGreaterThan(0);
   writeFileSync(log, '');
 
   const { root, dotDir } = useFixture('demo');
   const fix = await correctAnswers(root, ['3']);
-  const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies: [fix['3']!] });
-  const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '-s', '3'], { env });
+  const { descriptorFile } = await writeScriptedDescriptor({
+    dir: path.join(path.dirname(dotDir), '..', 'agent'),
+    replies: [fix['3']!],
+  });
+  const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '-s', '3'], {
+    env,
+  });
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
   expect(record(readResults(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'scripted' });
   expect(preprocessed()).toEqual([]);
@@ -135,10 +171,14 @@ describe('the run names its agent', () => {
     const { dotDir } = useFixture('demo');
     const bin = path.dirname(process.execPath);
     // gcc, make and patch live in /usr/bin; node's own folder holds no agent CLI here.
-    const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '-s', '3'], { env: { PATH: ['/usr/bin', '/bin', bin].join(path.delimiter) } });
+    const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '-s', '3'], {
+      env: { PATH: ['/usr/bin', '/bin', bin].join(path.delimiter) },
+    });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const lines = run.stderr.split('\n');
-    const named = lines.indexOf('no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone');
+    const named = lines.indexOf(
+      'no agent CLI found on PATH (looked for claude, opencode); the built-in repairer runs alone',
+    );
     expect(named, run.stderr).toBeGreaterThanOrEqual(0);
     expect(named).toBeLessThan(lines.indexOf('Repairing suggestion 3 (1 of 1)'));
     expect(record(readResults(dotDir), '3')).toMatchObject({ status: 'repaired', backend: 'builtin' });

@@ -29,11 +29,21 @@ function run(command: string, args: string[], cwd?: string): { status: number | 
  * Rewrites src/dot.c of the demo (suggestion 2, file id 3) with `transform`, and its generated patch
  * as the generator would make it: diff -Naru of the new bytes, under the generated header lines.
  */
-function variant(c: FixtureCopy, transform: (lines: Buffer[]) => Buffer[], eol: string): { original: Buffer; patchPath: string } {
+function variant(
+  c: FixtureCopy,
+  transform: (lines: Buffer[]) => Buffer[],
+  eol: string,
+): { original: Buffer; patchPath: string } {
   const sourcePath = path.join(c.root, 'src', 'dot.c');
-  const lines = readFileSync(sourcePath).toString('latin1').split('\n').slice(0, -1).map((line) => Buffer.from(line, 'latin1'));
+  const lines = readFileSync(sourcePath)
+    .toString('latin1')
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => Buffer.from(line, 'latin1'));
   const original = transform(lines);
-  const forRow = original.findIndex((line) => line.toString('latin1').trimStart().startsWith('for (i = 0; i < n; i++)'));
+  const forRow = original.findIndex((line) =>
+    line.toString('latin1').trimStart().startsWith('for (i = 0; i < n; i++)'),
+  );
   const patched = [...original.slice(0, forRow), Buffer.from(DIRECTIVE, 'latin1'), ...original.slice(forRow)];
   const join = (ls: Buffer[]) => Buffer.concat(ls.flatMap((line) => [line, Buffer.from(eol)]));
   const dir = scratch();
@@ -61,12 +71,28 @@ function expectDiffIdentical(written: Buffer, original: Buffer): Buffer {
   const repaired = readFileSync(path.join(dir, 'repaired'));
   const diff = run('diff', ['-Naru', 'original', 'repaired'], dir);
   const body = (patch: Buffer) => patch.subarray(patch.indexOf('\n@@') + 1);
-  expect(body(written).equals(body(diff.stdout)), `written:\n${written.toString('latin1')}\ndiff:\n${diff.stdout.toString('latin1')}`).toBe(true);
+  expect(
+    body(written).equals(body(diff.stdout)),
+    `written:\n${written.toString('latin1')}\ndiff:\n${diff.stdout.toString('latin1')}`,
+  ).toBe(true);
   return repaired;
 }
 
-function repairRun(c: FixtureCopy): { exitCode: number | null; record: { status: string; error_class: string | null; builtin: { accepted: boolean } } } {
-  const result = spawnSync(process.execPath, [CLI, '--dot-dp-path', c.dotDir, '--backend', 'builtin', '-s', '2', '-j', '1']);
+function repairRun(c: FixtureCopy): {
+  exitCode: number | null;
+  record: { status: string; error_class: string | null; builtin: { accepted: boolean } };
+} {
+  const result = spawnSync(process.execPath, [
+    CLI,
+    '--dot-dp-path',
+    c.dotDir,
+    '--backend',
+    'builtin',
+    '-s',
+    '2',
+    '-j',
+    '1',
+  ]);
   const results = resultsOf(JSON.parse(readFileSync(path.join(c.dotDir, 'patch_repair', 'results.json'), 'utf8')));
   return { exitCode: result.status, record: results.suggestions[0]! };
 }
@@ -78,7 +104,11 @@ describe('bytes that are not UTF-8', () => {
       c,
       (lines) => {
         const at = lines.findIndex((line) => line.toString('latin1').includes('double sum = 0.0;'));
-        return [...lines.slice(0, at + 1), Buffer.from('    /* r\xe9sum\xe9 des \xe9carts */', 'latin1'), ...lines.slice(at + 1)];
+        return [
+          ...lines.slice(0, at + 1),
+          Buffer.from('    /* r\xe9sum\xe9 des \xe9carts */', 'latin1'),
+          ...lines.slice(at + 1),
+        ];
       },
       '\n',
     );
@@ -102,22 +132,51 @@ describe('CRLF line ends', () => {
     const c = useFixture('demo');
     const { original, patchPath } = variant(c, (lines) => lines, '\r\n');
     const { exitCode, record } = repairRun(c);
-    expect(record).toMatchObject({ status: 'repaired', error_class: 'duplicate-data-sharing', builtin: { accepted: true } });
+    expect(record).toMatchObject({
+      status: 'repaired',
+      error_class: 'duplicate-data-sharing',
+      builtin: { accepted: true },
+    });
     expect(exitCode).toBe(0);
     const written = readFileSync(patchPath);
     const repaired = expectDiffIdentical(written, original);
     const text = repaired.toString('latin1');
-    expect(text.split('\n').slice(0, -1).every((line) => line.endsWith('\r')), 'every line of the result still ends in CRLF').toBe(true);
+    expect(
+      text
+        .split('\n')
+        .slice(0, -1)
+        .every((line) => line.endsWith('\r')),
+      'every line of the result still ends in CRLF',
+    ).toBe(true);
     expect(text).toContain('shared(x) reduction(+:sum) \r\n');
   });
 
   it('the directive check reads CRLF files: a candidate without the directive is still rejected', () => {
     const crlf = (lines: string[]) => lines.map((line) => `${line}\r\n`).join('');
-    const original = crlf(['void f(int n, double *x) {', '    double sum = 0.0;', '    for (int i = 0; i < n; i++)', '        sum += x[i];', '}']);
-    const generated = crlf(['void f(int n, double *x) {', '    double sum = 0.0;', '    #pragma omp parallel for shared(sum,x) reduction(+:sum)', '    for (int i = 0; i < n; i++)', '        sum += x[i];', '}']);
+    const original = crlf([
+      'void f(int n, double *x) {',
+      '    double sum = 0.0;',
+      '    for (int i = 0; i < n; i++)',
+      '        sum += x[i];',
+      '}',
+    ]);
+    const generated = crlf([
+      'void f(int n, double *x) {',
+      '    double sum = 0.0;',
+      '    #pragma omp parallel for shared(sum,x) reduction(+:sum)',
+      '    for (int i = 0; i < n; i++)',
+      '        sum += x[i];',
+      '}',
+    ]);
     const kept = generated.replace('shared(sum,x) ', 'shared(x) ');
     const verdict = checkDirectivesKept({ original, generated, candidate: kept, fileId: '3' });
-    expect(verdict).toMatchObject({ ok: true, nonDirectiveLinesChanged: false, changes: [{ kind: 'variable-removed', variable: 'sum' }] });
-    expect(checkDirectivesKept({ original, generated, candidate: original.replace('double sum', 'double  sum') })).toMatchObject({ ok: false });
+    expect(verdict).toMatchObject({
+      ok: true,
+      nonDirectiveLinesChanged: false,
+      changes: [{ kind: 'variable-removed', variable: 'sum' }],
+    });
+    expect(
+      checkDirectivesKept({ original, generated, candidate: original.replace('double sum', 'double  sum') }),
+    ).toMatchObject({ ok: false });
   });
 });

@@ -21,12 +21,18 @@ const cli = (dotDir: string, generator: string, ...args: string[]) =>
 
 /** What discovery found, per suggestion: status, error class and first error. */
 function findings(file: ResultsFile): Record<string, string> {
-  return Object.fromEntries(file.suggestions.map((s) => [s.id, `${s.status} ${s.error_class ?? '-'} ${s.first_error ?? '-'}`]));
+  return Object.fromEntries(
+    file.suggestions.map((s) => [s.id, `${s.status} ${s.error_class ?? '-'} ${s.first_error ?? '-'}`]),
+  );
 }
 
 function referenceBuildsLogged(dotDir: string): number {
-  const lines = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n');
-  return lines.map((line) => EventSchema.parse(JSON.parse(line))).filter((e) => e.type === 'build-started' && e.purpose === 'reference').length;
+  const lines = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
+    .trim()
+    .split('\n');
+  return lines
+    .map((line) => EventSchema.parse(JSON.parse(line)))
+    .filter((e) => e.type === 'build-started' && e.purpose === 'reference').length;
 }
 
 /** Every patch file under patch_generator/, with the copy's root and diff's time stamps taken out. */
@@ -35,7 +41,10 @@ function patchSets(root: string, dotDir: string): Record<string, string> {
   const sets: Record<string, string> = {};
   for (const id of readdirSync(dir).sort()) {
     for (const file of readdirSync(path.join(dir, id)).sort()) {
-      sets[`${id}/${file}`] = readFileSync(path.join(dir, id, file), 'utf8').split(root).join('<root>').replace(/^((?:---|\+\+\+) \S+)\t.*$/gm, '$1');
+      sets[`${id}/${file}`] = readFileSync(path.join(dir, id, file), 'utf8')
+        .split(root)
+        .join('<root>')
+        .replace(/^((?:---|\+\+\+) \S+)\t.*$/gm, '$1');
     }
   }
   return sets;
@@ -67,22 +76,32 @@ let serialRun: Promise<Record<string, string>> | undefined;
 const serialFindings = (test: TestContext) => (serialRun ??= discover('Unix Makefiles', 1, test));
 
 describe('discovery of a CMake project', () => {
-  it.concurrent('with Unix Makefiles at -j 1 finds some suggestions building and others failing, each for its own reason', async (test) => {
-    const serial = await serialFindings(test);
-    // A workspace built from another's outputs would fail them all with CMake's cache-directory error.
-    expect(Object.values(serial).filter((f) => f.startsWith('ok'))).toHaveLength(3);
-    expect(Object.values(serial).filter((f) => f.startsWith('failed')).map((f) => f.split(' ')[1])).toEqual(['undeclared-in-clause', 'duplicate-data-sharing', 'undeclared-in-clause']);
-    expect(JSON.stringify(serial)).not.toContain('CMake');
-  });
+  it.concurrent(
+    'with Unix Makefiles at -j 1 finds some suggestions building and others failing, each for its own reason',
+    async (test) => {
+      const serial = await serialFindings(test);
+      // A workspace built from another's outputs would fail them all with CMake's cache-directory error.
+      expect(Object.values(serial).filter((f) => f.startsWith('ok'))).toHaveLength(3);
+      expect(
+        Object.values(serial)
+          .filter((f) => f.startsWith('failed'))
+          .map((f) => f.split(' ')[1]),
+      ).toEqual(['undeclared-in-clause', 'duplicate-data-sharing', 'undeclared-in-clause']);
+      expect(JSON.stringify(serial)).not.toContain('CMake');
+    },
+  );
 
   // The grid crosses both generators and parallel builds without repeating a proof: each of these
   // runs its workspaces' reference builds side by side, and must find what -j 1 found.
   it.concurrent.for([
     ['Unix Makefiles', 2],
     ['Ninja', 4],
-  ] as const)('with %s at -j %i finds the same failing suggestions with the same first errors; every workspace runs its own reference build', async ([generator, jobs], test) => {
-    expect(await discover(generator, jobs, test)).toEqual(await serialFindings(test));
-  });
+  ] as const)(
+    'with %s at -j %i finds the same failing suggestions with the same first errors; every workspace runs its own reference build',
+    async ([generator, jobs], test) => {
+      expect(await discover(generator, jobs, test)).toEqual(await serialFindings(test));
+    },
+  );
 });
 
 describe('repairing a CMake project', () => {
@@ -96,7 +115,11 @@ describe('repairing a CMake project', () => {
       const file = readResults(dotDir);
       expect(file.suggestions.filter((s) => s.status === 'repaired').map((s) => s.id)).toEqual(['1', '3', '5']);
       const sets = patchSets(root, dotDir);
-      expect(Object.keys(sets).filter((key) => sets[key] !== generated[key])).toEqual(['1/2.patch', '3/3.patch', '5/1.patch']);
+      expect(Object.keys(sets).filter((key) => sets[key] !== generated[key])).toEqual([
+        '1/2.patch',
+        '3/3.patch',
+        '5/1.patch',
+      ]);
       return sets;
     };
     const runs = [repair('Unix Makefiles', 1), repair('Ninja', 2)];
@@ -107,44 +130,70 @@ describe('repairing a CMake project', () => {
   }, 300_000);
 });
 
-describe('a CMake project holding the user\'s own build folder', () => {
-  it.concurrent('is refused with the reason and both fixes; --exclude build then gives the results of a clean tree', async (test) => {
-    const { root, dotDir } = useFixture('cmake', test);
-    const configure = await runProcess({ command: 'cmake', args: ['-S', '.', '-B', 'build', '-G', 'Unix Makefiles'], cwd: root, timeoutMs: 120_000 });
-    expect(configure.kind === 'exited' && configure.exitCode, configure.kind === 'exited' ? configure.stdout + configure.stderr : '').toBe(0);
-    const before = snapshotTree(root, outsideRepair);
+describe("a CMake project holding the user's own build folder", () => {
+  it.concurrent(
+    'is refused with the reason and both fixes; --exclude build then gives the results of a clean tree',
+    async (test) => {
+      const { root, dotDir } = useFixture('cmake', test);
+      const configure = await runProcess({
+        command: 'cmake',
+        args: ['-S', '.', '-B', 'build', '-G', 'Unix Makefiles'],
+        cwd: root,
+        timeoutMs: 120_000,
+      });
+      expect(
+        configure.kind === 'exited' && configure.exitCode,
+        configure.kind === 'exited' ? configure.stdout + configure.stderr : '',
+      ).toBe(0);
+      const before = snapshotTree(root, outsideRepair);
 
-    const refused = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '2');
-    expect(refused.exitCode).toBe(3);
-    const message = refused.stderr;
-    expect(message).toContain(`the reference build fails because build/ was configured at the project's own path ${root} (build/CMakeCache.txt records it)`);
-    expect(message).toContain('patch-repair builds in copies of the project');
-    expect(message).toContain('--exclude build');
-    expect(message).toContain('configure a fresh build folder of its own');
-    // CMake's own words are quoted, and never rewritten into a path that differs from itself.
-    expect(message).toContain('is different than the directory');
-    expect(message).not.toContain(`${root}/build/CMakeCache.txt is different than the directory ${root}/build where`);
+      const refused = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '2');
+      expect(refused.exitCode).toBe(3);
+      const message = refused.stderr;
+      expect(message).toContain(
+        `the reference build fails because build/ was configured at the project's own path ${root} (build/CMakeCache.txt records it)`,
+      );
+      expect(message).toContain('patch-repair builds in copies of the project');
+      expect(message).toContain('--exclude build');
+      expect(message).toContain('configure a fresh build folder of its own');
+      // CMake's own words are quoted, and never rewritten into a path that differs from itself.
+      expect(message).toContain('is different than the directory');
+      expect(message).not.toContain(`${root}/build/CMakeCache.txt is different than the directory ${root}/build where`);
 
-    const excluded = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '2', '--exclude', 'build');
-    expect(excluded.exitCode, excluded.stdout + excluded.stderr).toBe(1);
-    const file = readResults(dotDir);
-    expect(findings(file)).toEqual(await serialFindings(test));
-    expect(file.run.options).toMatchObject({ exclude: ['build'] });
-    // The user's build folder was read, never written.
-    expect(changedPaths(before, snapshotTree(root, outsideRepair), { mtimes: true })).toEqual([]);
-  });
+      const excluded = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '2', '--exclude', 'build');
+      expect(excluded.exitCode, excluded.stdout + excluded.stderr).toBe(1);
+      const file = readResults(dotDir);
+      expect(findings(file)).toEqual(await serialFindings(test));
+      expect(file.run.options).toMatchObject({ exclude: ['build'] });
+      // The user's build folder was read, never written.
+      expect(changedPaths(before, snapshotTree(root, outsideRepair), { mtimes: true })).toEqual([]);
+    },
+  );
 
-  it.concurrent('is refused, not passed, when compile.sh only runs cmake --build on it: CMake would build the user\'s sources, not the patched copy', async (test) => {
-    const { root, dotDir } = useFixture('cmake', test);
-    const configure = await runProcess({ command: 'sh', args: ['-c', 'cmake -S . -B build -DCMAKE_C_FLAGS=-fopenmp -DCMAKE_CXX_FLAGS=-fopenmp && cmake --build build'], cwd: root, timeoutMs: 120_000 });
-    expect(configure.kind === 'exited' && configure.exitCode).toBe(0);
-    writeFileSync(path.join(dotDir, 'project', 'configs', 'tiny', 'compile.sh'), '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\ncmake --build build\n');
+  it.concurrent(
+    "is refused, not passed, when compile.sh only runs cmake --build on it: CMake would build the user's sources, not the patched copy",
+    async (test) => {
+      const { root, dotDir } = useFixture('cmake', test);
+      const configure = await runProcess({
+        command: 'sh',
+        args: ['-c', 'cmake -S . -B build -DCMAKE_C_FLAGS=-fopenmp -DCMAKE_CXX_FLAGS=-fopenmp && cmake --build build'],
+        cwd: root,
+        timeoutMs: 120_000,
+      });
+      expect(configure.kind === 'exited' && configure.exitCode).toBe(0);
+      writeFileSync(
+        path.join(dotDir, 'project', 'configs', 'tiny', 'compile.sh'),
+        '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\ncmake --build build\n',
+      );
 
-    const refused = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '1');
-    expect(refused.exitCode, refused.stdout + refused.stderr).toBe(3);
-    expect(refused.stderr).toContain(`the reference build passed, but only because build/ was configured at the project's own path ${root} (build/CMakeCache.txt records it)`);
-    expect(refused.stderr).toContain('--exclude build');
-    // Nothing was judged: every suggestion is recorded as not built, none as building.
-    expect(new Set(readResults(dotDir).suggestions.map((s) => s.status))).toEqual(new Set(['skipped']));
-  });
+      const refused = await cli(dotDir, 'Unix Makefiles', '--discover-only', '-j', '1');
+      expect(refused.exitCode, refused.stdout + refused.stderr).toBe(3);
+      expect(refused.stderr).toContain(
+        `the reference build passed, but only because build/ was configured at the project's own path ${root} (build/CMakeCache.txt records it)`,
+      );
+      expect(refused.stderr).toContain('--exclude build');
+      // Nothing was judged: every suggestion is recorded as not built, none as building.
+      expect(new Set(readResults(dotDir).suggestions.map((s) => s.status))).toEqual(new Set(['skipped']));
+    },
+  );
 });

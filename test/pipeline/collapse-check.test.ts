@@ -36,10 +36,18 @@ async function outputsWith(root: string, id: string | null, cc: string): Promise
   try {
     cpSync(root, copy, { recursive: true });
     if (id !== null) {
-      const patched = await runProcess({ command: 'patch', args: ['--batch', 'src/counter.c', path.join(copy, '.discopop', 'patch_generator', id, '1.patch')], cwd: copy });
+      const patched = await runProcess({
+        command: 'patch',
+        args: ['--batch', 'src/counter.c', path.join(copy, '.discopop', 'patch_generator', id, '1.patch')],
+        cwd: copy,
+      });
       expect(patched, 'GNU patch').toMatchObject({ kind: 'exited', exitCode: 0 });
     }
-    const built = await runProcess({ command: 'make', args: ['-s', `CC=${cc}`, `CFLAGS=-O2${id === null ? '' : ' -fopenmp'}`], cwd: copy });
+    const built = await runProcess({
+      command: 'make',
+      args: ['-s', `CC=${cc}`, `CFLAGS=-O2${id === null ? '' : ' -fopenmp'}`],
+      cwd: copy,
+    });
     expect(built, 'make').toMatchObject({ kind: 'exited', exitCode: 0 });
     const outputs: string[] = [];
     for (const threads of ['1', '4']) {
@@ -63,8 +71,16 @@ describe.concurrent('a collapse(2) over an imperfect nest (fixtures/collapse)', 
     const run = await cli(dotDir, '--backend', 'builtin');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const [one, two] = readResults(dotDir).suggestions;
-    expect(one).toMatchObject({ id: '1', status: 'repaired', error_class: 'collapse-not-nested', builtin_rule: 'lower-collapse', builtin: { tries: 1, accepted: true } });
-    expect(one!.first_error).toMatch(/^src\/counter\.c:11:30: error: collapse\(2\) over loops that are not perfectly nested: the statement 'rows\+\+;' at line 13 stands between the loop at line 12 and the loop at line 14/);
+    expect(one).toMatchObject({
+      id: '1',
+      status: 'repaired',
+      error_class: 'collapse-not-nested',
+      builtin_rule: 'lower-collapse',
+      builtin: { tries: 1, accepted: true },
+    });
+    expect(one!.first_error).toMatch(
+      /^src\/counter\.c:11:30: error: collapse\(2\) over loops that are not perfectly nested: the statement 'rows\+\+;' at line 13 stands between the loop at line 12 and the loop at line 14/,
+    );
     expect(two).toMatchObject({ id: '2', status: 'ok' });
     const repaired = readFileSync(path.join(dotDir, 'patch_generator', '1', '1.patch'), 'utf8');
     expect(repaired).toContain(`+    ${LOWERED}\n`);
@@ -75,13 +91,19 @@ describe.concurrent('a collapse(2) over an imperfect nest (fixtures/collapse)', 
     expect(await outputsWith(root, null, 'clang')).toEqual([SEQUENTIAL, SEQUENTIAL]);
   });
 
-  it('under gcc: nothing changes — gcc rejects the directive, lower-collapse repairs it from gcc\'s words, the perfect nest stays ok', async (test) => {
+  it("under gcc: nothing changes — gcc rejects the directive, lower-collapse repairs it from gcc's words, the perfect nest stays ok", async (test) => {
     const { root, dotDir } = useFixture('collapse', test);
     const perfect = readFileSync(path.join(dotDir, 'patch_generator', '2', '1.patch'), 'utf8');
     const run = await cli(dotDir, '--backend', 'builtin');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const [one, two] = readResults(dotDir).suggestions;
-    expect(one).toMatchObject({ id: '1', status: 'repaired', error_class: 'collapse-not-nested', builtin_rule: 'lower-collapse', diagnostic_count: 1 });
+    expect(one).toMatchObject({
+      id: '1',
+      status: 'repaired',
+      error_class: 'collapse-not-nested',
+      builtin_rule: 'lower-collapse',
+      diagnostic_count: 1,
+    });
     expect(one!.first_error).toMatch(/src\/counter\.c:13:\d+: error: not enough perfectly nested loops before 'rows'/);
     expect(JSON.stringify(one)).not.toContain('static check');
     expect(two).toMatchObject({ id: '2', status: 'ok' });
@@ -97,7 +119,9 @@ describe.concurrent('a collapse(2) over an imperfect nest (fixtures/collapse)', 
     expect(run.exitCode, run.stdout + run.stderr).not.toBe(2);
     const [one, two] = readResults(dotDir).suggestions;
     expect(one).toMatchObject({ id: '1', status: 'failed', error_class: 'collapse-not-nested' });
-    expect(one!.reason).toMatch(/^the build passed, but src\/counter\.c:11:30: error: collapse\(2\) over loops that are not perfectly nested: the statement 'rows\+\+;' at line 13 stands between/);
+    expect(one!.reason).toMatch(
+      /^the build passed, but src\/counter\.c:11:30: error: collapse\(2\) over loops that are not perfectly nested: the statement 'rows\+\+;' at line 13 stands between/,
+    );
     expect(two).toMatchObject({ id: '2', status: 'ok' });
   });
 
@@ -110,20 +134,52 @@ describe.concurrent('a collapse(2) over an imperfect nest (fixtures/collapse)', 
     test.onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     const replies: string[] = [];
     for (const directive of [`${GENERATED}schedule(static) `, LOWERED]) {
-      writeFileSync(path.join(scratch, 'after'), original.replace('    for (int i = 0; i < N; i++) {\n        rows++;', `    ${directive}\n    for (int i = 0; i < N; i++) {\n        rows++;`));
-      const diff = await runProcess({ command: 'diff', args: ['-Naru', '--label', source, '--label', source, source, path.join(scratch, 'after')], cwd: scratch });
+      writeFileSync(
+        path.join(scratch, 'after'),
+        original.replace(
+          '    for (int i = 0; i < N; i++) {\n        rows++;',
+          `    ${directive}\n    for (int i = 0; i < N; i++) {\n        rows++;`,
+        ),
+      );
+      const diff = await runProcess({
+        command: 'diff',
+        args: ['-Naru', '--label', source, '--label', source, source, path.join(scratch, 'after')],
+        cwd: scratch,
+      });
       if (diff.kind !== 'exited' || diff.exitCode !== 1) throw new Error(`diff: ${diff.kind}`);
       replies.push(`\`\`\`diff\n${diff.stdout}\`\`\`\n`);
     }
     const { descriptorFile } = await writeScriptedDescriptor({ dir: path.join(scratch, 'agent'), replies });
-    const run = await cli(dotDir, '-s', '1', '--backend', descriptorFile, '--no-builtin', '--prompts', '1', '--retries', '1');
+    const run = await cli(
+      dotDir,
+      '-s',
+      '1',
+      '--backend',
+      descriptorFile,
+      '--no-builtin',
+      '--prompts',
+      '1',
+      '--retries',
+      '1',
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    expect(readResults(dotDir).suggestions).toEqual([expect.objectContaining({ id: '1', status: 'repaired', accepted_attempt: 2, attempts: 2 })]);
-    const rejected = readEvents(dotDir).find((e): e is Extract<RunEvent, { type: 'check' }> => e.type === 'check' && e.attempt === 1 && !e.passed);
-    expect(rejected).toMatchObject({ check: 'builds', reason: expect.stringContaining("patch-repair's static check rejects it") });
-    expect(rejected!.reason).toContain("the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14");
+    expect(readResults(dotDir).suggestions).toEqual([
+      expect.objectContaining({ id: '1', status: 'repaired', accepted_attempt: 2, attempts: 2 }),
+    ]);
+    const rejected = readEvents(dotDir).find(
+      (e): e is Extract<RunEvent, { type: 'check' }> => e.type === 'check' && e.attempt === 1 && !e.passed,
+    );
+    expect(rejected).toMatchObject({
+      check: 'builds',
+      reason: expect.stringContaining("patch-repair's static check rejects it"),
+    });
+    expect(rejected!.reason).toContain(
+      "the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14",
+    );
     const followUp = readFileSync(path.join(dotDir, 'patch_repair', 'attempts', '1', '2', 'prompt.txt'), 'utf8');
-    expect(followUp).toContain("the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14");
+    expect(followUp).toContain(
+      "the statement 'rows++;' at line 13 stands between the loop at line 12 and the loop at line 14",
+    );
     expect(await outputsWith(root, '1', 'clang')).toEqual([SEQUENTIAL, SEQUENTIAL]);
   });
 });

@@ -7,18 +7,27 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import type { RunEvent } from '../../src/formats/events.js';
-import { correctReplies, DEMO_FAILING, demoAnswers, perSuggestion as perSuggestionReply } from '../helpers/demo-answers.js';
+import {
+  correctReplies,
+  DEMO_FAILING,
+  demoAnswers,
+  perSuggestion as perSuggestionReply,
+} from '../helpers/demo-answers.js';
 import { readEvents, readResults } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { isRunning } from '../helpers/process-state.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
 
-
 const CLI = path.resolve('dist/cli.js');
 const FAILING = DEMO_FAILING;
 
 async function cli(dotDir: string, args: string[]) {
-  const outcome = await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', dotDir, ...args], cwd: dotDir, timeoutMs: 240_000 });
+  const outcome = await runProcess({
+    command: process.execPath,
+    args: [CLI, '--dot-dp-path', dotDir, ...args],
+    cwd: dotDir,
+    timeoutMs: 240_000,
+  });
   if (outcome.kind !== 'exited') throw new Error(`patch-repair ${args.join(' ')}: ${outcome.kind}`);
   return outcome;
 }
@@ -53,7 +62,11 @@ function correct(root: string): ScriptedReply[] {
 }
 
 async function agentRun(dotDir: string, replies: ScriptedReply[], args: string[], delayMs = 1500) {
-  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies, delayMs });
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+    dir: path.join(path.dirname(dotDir), '..', 'agent'),
+    replies,
+    delayMs,
+  });
   const run = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', ...args]);
   return { run, calls: await scriptedCalls(stateFile) };
 }
@@ -71,12 +84,21 @@ describe.concurrent('several repairs in flight', () => {
     const file = results(dotDir);
     expect(file.suggestions.map((s) => s.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '9']);
     for (const id of FAILING) {
-      expect(file.suggestions.find((s) => s.id === id)).toMatchObject({ status: 'repaired', attempts: 1, accepted_attempt: 1 });
+      expect(file.suggestions.find((s) => s.id === id)).toMatchObject({
+        status: 'repaired',
+        attempts: 1,
+        accepted_attempt: 1,
+      });
       // Each suggestion's tries are under its own folder, numbered from 1.
       expect(readdirSync(path.join(dotDir, 'patch_repair', 'attempts', id))).toEqual(['1']);
     }
     // Written one at a time: each write-back event follows the previous one, never a second in between.
-    expect(stream.filter((e) => e.type === 'written').map((e) => (e as { id: string }).id).sort()).toEqual(FAILING);
+    expect(
+      stream
+        .filter((e) => e.type === 'written')
+        .map((e) => (e as { id: string }).id)
+        .sort(),
+    ).toEqual(FAILING);
     // The plain output keeps one whole line per event, each naming its suggestion.
     const tries = run.stderr.split('\n').filter((line) => line.includes(', try '));
     expect(tries).toHaveLength(FAILING.length);
@@ -97,12 +119,26 @@ describe.concurrent('several repairs in flight', () => {
 
   it('--max-repairs with answers that fail: a failed repair frees its place for the next suggestion', async (test) => {
     const { root, dotDir } = useFixture('demo', test);
-    const replies = perSuggestion(root, (id) => (id === '2' || id === '3' ? 'I cannot see a problem.' : answers[id]!.replaceAll('<root>', root)));
-    const { run } = await agentRun(dotDir, replies, ['--agent-jobs', '4', '--max-repairs', '2', '--prompts', '1', '--retries', '0'], 800);
+    const replies = perSuggestion(root, (id) =>
+      id === '2' || id === '3' ? 'I cannot see a problem.' : answers[id]!.replaceAll('<root>', root),
+    );
+    const { run } = await agentRun(
+      dotDir,
+      replies,
+      ['--agent-jobs', '4', '--max-repairs', '2', '--prompts', '1', '--retries', '0'],
+      800,
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     const file = results(dotDir);
     const status = Object.fromEntries(file.suggestions.map((s) => [s.id, s.status]));
-    expect(status).toMatchObject({ '2': 'failed', '3': 'failed', '4': 'repaired', '5': 'repaired', '6': 'skipped', '9': 'skipped' });
+    expect(status).toMatchObject({
+      '2': 'failed',
+      '3': 'failed',
+      '4': 'repaired',
+      '5': 'repaired',
+      '6': 'skipped',
+      '9': 'skipped',
+    });
   });
 
   it('--max-cost: no call starts once the reported cost plus the calls in flight could pass it; the overshoot is at most the calls in flight', async (test) => {
@@ -129,7 +165,8 @@ describe.concurrent('several repairs in flight', () => {
       }
       if (event.type === 'call-finished' && event.tier === 'agent') {
         // The call whose report reaches the cap was itself in flight until then.
-        if (reported + (event.cost_usd ?? 0) >= cap && inFlightWhenCapReached === null) inFlightWhenCapReached = inFlight;
+        if (reported + (event.cost_usd ?? 0) >= cap && inFlightWhenCapReached === null)
+          inFlightWhenCapReached = inFlight;
         inFlight -= 1;
         reported += event.cost_usd ?? 0;
         dearest = Math.max(dearest, event.cost_usd ?? 0);
@@ -140,19 +177,30 @@ describe.concurrent('several repairs in flight', () => {
     // The documented bound: the cap plus the calls that were in flight when it was reached.
     expect(file.run.cost_usd).toBeLessThanOrEqual(cap + inFlightWhenCapReached! * 0.001 + 1e-9);
     expect(file.run.cost_usd).toBeGreaterThanOrEqual(cap);
-    expect(file.suggestions.some((s) => s.status === 'skipped' && s.reason?.startsWith('cost limit reached'))).toBe(true);
+    expect(file.suggestions.some((s) => s.status === 'skipped' && s.reason?.startsWith('cost limit reached'))).toBe(
+      true,
+    );
   });
 
   it('the circuit breaker counts unreachable suggestions in completion order; after it trips no call starts and the rest get none', async (test) => {
     const { dotDir } = useFixture('demo', test);
-    const { run, calls } = await agentRun(dotDir, [{ noAnswer: 'unreachable' }], ['--agent-jobs', '3', '--agent-error-retries', '1'], 300);
+    const { run, calls } = await agentRun(
+      dotDir,
+      [{ noAnswer: 'unreachable' }],
+      ['--agent-jobs', '3', '--agent-error-retries', '1'],
+      300,
+    );
     expect(run.exitCode).toBe(1);
     const file = results(dotDir);
     expect(file.run.endpoint_down).toBe(true);
-    expect(file.suggestions.filter((s) => FAILING.includes(s.id)).every((s) => s.status === 'agent_unreachable')).toBe(true);
+    expect(file.suggestions.filter((s) => FAILING.includes(s.id)).every((s) => s.status === 'agent_unreachable')).toBe(
+      true,
+    );
 
     const stream = events(dotDir);
-    const finished = stream.flatMap((e, i) => (e.type === 'suggestion-finished' && e.record.status === 'agent_unreachable' ? [i] : []));
+    const finished = stream.flatMap((e, i) =>
+      e.type === 'suggestion-finished' && e.record.status === 'agent_unreachable' ? [i] : [],
+    );
     const tripped = finished[2]!;
     expect(stream.slice(tripped).some((e) => e.type === 'call-started')).toBe(false);
     // The three that tripped it used their whole allowance; at most the other two in flight made calls too.
@@ -165,7 +213,14 @@ describe.concurrent('several repairs in flight', () => {
 
   it('a fatal agent error cancels the calls in flight (their processes are killed), skips the rest and exits 4', async (test) => {
     const { dotDir } = useFixture('demo', test);
-    const replies: ScriptedReply[] = [{ when: [['parallelizing suggestion 4 (', { after: 1500, then: { fatal: 'quota' } }], ['parallelizing suggestion', { hang: true }]] }];
+    const replies: ScriptedReply[] = [
+      {
+        when: [
+          ['parallelizing suggestion 4 (', { after: 1500, then: { fatal: 'quota' } }],
+          ['parallelizing suggestion', { hang: true }],
+        ],
+      },
+    ];
     const started = Date.now();
     const { run, calls } = await agentRun(dotDir, replies, ['--agent-jobs', '4', '--agent-timeout', '120'], 0);
     expect(run.exitCode, run.stdout + run.stderr).toBe(4);

@@ -10,16 +10,24 @@ import { discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 it('a stray .patch file is left out with one stderr line, recorded, and stays byte for byte in the folder, the backup and the digest', async () => {
   const { dotDir } = useFixture('demo');
   const folder = path.join(dotDir, 'patch_generator', '2');
-  const stray = { '99.patch': Buffer.from('--- a/x.c\n+++ b/x.c\n'), 'x.patch': Buffer.from('not \xe9 patch\n', 'latin1') };
+  const stray = {
+    '99.patch': Buffer.from('--- a/x.c\n+++ b/x.c\n'),
+    'x.patch': Buffer.from('not \xe9 patch\n', 'latin1'),
+  };
   for (const [name, bytes] of Object.entries(stray)) writeFileSync(path.join(folder, name), bytes);
   // Suggestion 3's patch becomes whitespace only: no patch, as DiscoPoP drops it.
-  writeFileSync(path.join(dotDir, 'patch_generator', '3', readdirSync(path.join(dotDir, 'patch_generator', '3'))[0]!), ' \n\t\n');
+  writeFileSync(
+    path.join(dotDir, 'patch_generator', '3', readdirSync(path.join(dotDir, 'patch_generator', '3'))[0]!),
+    ' \n\t\n',
+  );
 
   const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', 'builtin', '-s', '2,3']);
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
   const strayLines = run.stderr.split('\n').filter((line) => line.includes('left out of suggestion 2'));
   expect(strayLines).toHaveLength(2);
-  expect(strayLines[0]).toContain(`${path.join('patch_generator', '2', '99.patch')}: file id 99: not listed in FileMapping.txt`);
+  expect(strayLines[0]).toContain(
+    `${path.join('patch_generator', '2', '99.patch')}: file id 99: not listed in FileMapping.txt`,
+  );
 
   const records = readResults(dotDir).suggestions;
   const two = records.find((r) => r.id === '2')!;
@@ -36,16 +44,22 @@ it('a stray .patch file is left out with one stderr line, recorded, and stays by
 it.each([
   ['empty', ''],
   ['blank lines only', '\n  \r\n\n'],
-])('a FileMapping.txt that lists no file (%s) refuses the run: exit 2, one line naming it, nothing written', async (_name, text) => {
-  const { dotDir } = useFixture('demo');
-  const mapping = path.join(dotDir, 'FileMapping.txt');
-  writeFileSync(mapping, text);
-  const before = await readSet(path.join(dotDir, 'patch_generator', '2'));
+])(
+  'a FileMapping.txt that lists no file (%s) refuses the run: exit 2, one line naming it, nothing written',
+  async (_name, text) => {
+    const { dotDir } = useFixture('demo');
+    const mapping = path.join(dotDir, 'FileMapping.txt');
+    writeFileSync(mapping, text);
+    const before = await readSet(path.join(dotDir, 'patch_generator', '2'));
 
-  const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', 'builtin', '-s', '2,3']);
-  expect(run.exitCode, run.stdout + run.stderr).toBe(2);
-  expect(run.stderr.trim().split('\n')).toEqual([`patch-repair: ${mapping}: whole file: lists no source file; expected "<file id><TAB><absolute path>" lines, as DiscoPoP writes them while instrumenting`]);
-  const repairDir = path.join(dotDir, 'patch_repair');
-  for (const name of ['results.json', 'backups', 'run.lock']) expect(existsSync(path.join(repairDir, name)), name).toBe(false);
-  expect(await readSet(path.join(dotDir, 'patch_generator', '2'))).toEqual(before);
-});
+    const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', 'builtin', '-s', '2,3']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `patch-repair: ${mapping}: whole file: lists no source file; expected "<file id><TAB><absolute path>" lines, as DiscoPoP writes them while instrumenting`,
+    ]);
+    const repairDir = path.join(dotDir, 'patch_repair');
+    for (const name of ['results.json', 'backups', 'run.lock'])
+      expect(existsSync(path.join(repairDir, name)), name).toBe(false);
+    expect(await readSet(path.join(dotDir, 'patch_generator', '2'))).toEqual(before);
+  },
+);

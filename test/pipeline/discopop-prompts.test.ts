@@ -17,14 +17,25 @@ async function verifiedPatches(root: string, id: string): Promise<Map<string, st
   const run = await runCli(reference.dotDir, ['--dot-dp-path', reference.dotDir, '--backend', 'builtin', '-s', id]);
   expect(run.exitCode, run.stdout).toBe(0);
   const dir = path.join(reference.dotDir, 'patch_generator', id);
-  return new Map(readdirSync(dir).map((name) => [name.replace(/\.patch$/, ''), readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, root)]));
+  return new Map(
+    readdirSync(dir).map((name) => [
+      name.replace(/\.patch$/, ''),
+      readFileSync(path.join(dir, name), 'utf8').replaceAll(reference.root, root),
+    ]),
+  );
 }
 
 /** A unified diff as a V4A update: the path relative to `root`, each hunk opened by a bare `@@`. */
 function asV4a(diff: string, root: string): string {
   const lines = diff.split('\n');
-  const file = lines[0]!.slice(4).split('\t')[0]!.slice(root.length + 1);
-  const body = lines.slice(2).filter((line) => line !== '').map((line) => (line.startsWith('@@') ? '@@' : line));
+  const file = lines[0]!
+    .slice(4)
+    .split('\t')[0]!
+    .slice(root.length + 1);
+  const body = lines
+    .slice(2)
+    .filter((line) => line !== '')
+    .map((line) => (line.startsWith('@@') ? '@@' : line));
   return ['*** Begin Patch', `*** Update File: ${file}`, ...body, '*** End Patch'].join('\n');
 }
 
@@ -32,21 +43,50 @@ it("repairs with DiscoPoP's template set and answers in DiscoPoP's blocks and in
   const { root, dotDir } = useFixture('demo');
   const [three, five] = [await verifiedPatches(root, '3'), await verifiedPatches(root, '5')];
   // DiscoPoP's contract names the file by id: the header's path is not even a file of the project.
-  const blocks = [...three].map(([fileId, diff]) => `===BEGIN PATCH ${fileId}===\n${diff.replace(/^--- \S+/, '--- a/renamed.c').replace(/\n\+\+\+ \S+/, '\n+++ b/renamed.c')}===END PATCH ${fileId}===`);
+  const blocks = [...three].map(
+    ([fileId, diff]) =>
+      `===BEGIN PATCH ${fileId}===\n${diff.replace(/^--- \S+/, '--- a/renamed.c').replace(/\n\+\+\+ \S+/, '\n+++ b/renamed.c')}===END PATCH ${fileId}===`,
+  );
   const replies = [
     {
       when: [
-        ['DiscoPoP suggestion id: 3\n', `The private clause names a variable that is not in scope; corrected:\n\n\`\`\`\n${blocks.join('\n')}\n\`\`\`\n`],
-        ['DiscoPoP suggestion id: 5\n', `Here is the fix.\n\n${[...five.values()].map((diff) => asV4a(diff, root)).join('\n')}\n`],
+        [
+          'DiscoPoP suggestion id: 3\n',
+          `The private clause names a variable that is not in scope; corrected:\n\n\`\`\`\n${blocks.join('\n')}\n\`\`\`\n`,
+        ],
+        [
+          'DiscoPoP suggestion id: 5\n',
+          `Here is the fix.\n\n${[...five.values()].map((diff) => asV4a(diff, root)).join('\n')}\n`,
+        ],
       ] as [string, string][],
     },
   ];
-  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(dotDir), '..', 'agent'), replies });
-  const run = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--agent-jobs', '1', '--prompt-dir', DISCOPOP_SET, '-s', '3,5']);
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+    dir: path.join(path.dirname(dotDir), '..', 'agent'),
+    replies,
+  });
+  const run = await runCli(dotDir, [
+    '--dot-dp-path',
+    dotDir,
+    '--backend',
+    descriptorFile,
+    '--no-builtin',
+    '--agent-jobs',
+    '1',
+    '--prompt-dir',
+    DISCOPOP_SET,
+    '-s',
+    '3,5',
+  ]);
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
   const results = readResults(dotDir);
-  for (const id of ['3', '5']) expect(results.suggestions.find((s) => s.id === id)).toMatchObject({ status: 'repaired', attempts: 1, accepted_attempt: 1 });
+  for (const id of ['3', '5'])
+    expect(results.suggestions.find((s) => s.id === id)).toMatchObject({
+      status: 'repaired',
+      attempts: 1,
+      accepted_attempt: 1,
+    });
   const calls = await scriptedCalls(stateFile);
   expect(calls).toHaveLength(2);
   for (const call of calls) {

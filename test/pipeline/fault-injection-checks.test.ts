@@ -17,9 +17,13 @@ import { describe, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
 import { expectKillSurvived, type KillPoint, pausedRun } from './fault-runs.js';
 
-const VERIFY_POINTS = ['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds'].map((check) => `verify.after-${check}`);
+const VERIFY_POINTS = ['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds'].map(
+  (check) => `verify.after-${check}`,
+);
 // The demo has no stale backup to move aside; test/store/write-back-faults.test.ts kills that point.
-const WRITE_BACK_POINTS = WRITE_BACK_FAULT_POINTS.filter((point) => point.startsWith('write-back.') && point !== 'write-back.after-stale-digest-moved');
+const WRITE_BACK_POINTS = WRITE_BACK_FAULT_POINTS.filter(
+  (point) => point.startsWith('write-back.') && point !== 'write-back.after-stale-digest-moved',
+);
 
 const POINTS = [
   ...VERIFY_POINTS,
@@ -32,7 +36,12 @@ const POINTS = [
 ];
 // Killed for real: one point between checks, one in a build, and the two sides of a write-back's
 // commit. At every other point one paused run (pausedRun) stands for the kill.
-const KILLED: KillPoint[] = ['verify.after-builds', 'build.after-compile@4', 'write-back.before-commit', 'write-back.after-rename'].map((point) => ({ point, signal: 'SIGKILL' }));
+const KILLED: KillPoint[] = [
+  'verify.after-builds',
+  'build.after-compile@4',
+  'write-back.before-commit',
+  'write-back.after-rename',
+].map((point) => ({ point, signal: 'SIGKILL' }));
 const PAUSED = POINTS.filter((point) => !KILLED.some((kill) => kill.point === point));
 
 const paused = pausedRun(PAUSED);
@@ -40,10 +49,14 @@ const paused = pausedRun(PAUSED);
 // Concurrent tests clean up their own fixture copies: vitest's global onTestFinished (which
 // useFixture uses) may fire for another test of the same concurrent block and delete this one's.
 describe.concurrent('a run killed at a stage boundary', () => {
-  it.each(KILLED)('$point ($signal) leaves every patch set generated or completely repaired', (kill) => expectKillSurvived(kill, paused.states));
+  it.each(KILLED)('$point ($signal) leaves every patch set generated or completely repaired', (kill) =>
+    expectKillSurvived(kill, paused.states),
+  );
 });
 
 // One after another: they put their copies back at the paused run's paths.
 describe('a run paused at a stage boundary, then killed there', () => {
-  it.each(PAUSED)('%s (SIGKILL) leaves every patch set generated or completely repaired', (point) => paused.expectSurvived(point));
+  it.each(PAUSED)('%s (SIGKILL) leaves every patch set generated or completely repaired', (point) =>
+    paused.expectSurvived(point),
+  );
 });

@@ -42,55 +42,101 @@ describe.concurrent('a run killed while several repairs are in flight, then --re
     const { root, dotDir } = instantiateFixture('demo');
     try {
       await agentRun(dotDir, path.join(path.dirname(root), 'agent'), correctReplies(answers, root), []);
-      uninterrupted = Object.fromEntries(DEMO_FAILING.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+      uninterrupted = Object.fromEntries(
+        DEMO_FAILING.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]),
+      );
     } finally {
       rmSync(path.dirname(root), { recursive: true, force: true });
     }
   });
 
-  async function agentRun(dotDir: string, agentDir: string, replies: Parameters<typeof writeScriptedDescriptor>[0]['replies'], extra: string[], env: Record<string, string> = {}) {
+  async function agentRun(
+    dotDir: string,
+    agentDir: string,
+    replies: Parameters<typeof writeScriptedDescriptor>[0]['replies'],
+    extra: string[],
+    env: Record<string, string> = {},
+  ) {
     const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: agentDir, replies, delayMs: 1000 });
-    const outcome = await cli(dotDir, ['--backend', descriptorFile, '--no-builtin', '--agent-jobs', '3', '-j', '2', ...extra], env);
+    const outcome = await cli(
+      dotDir,
+      ['--backend', descriptorFile, '--no-builtin', '--agent-jobs', '3', '-j', '2', ...extra],
+      env,
+    );
     return { outcome, calls: await scriptedCalls(stateFile) };
   }
 
-  it.each(IN_FLIGHT_POINTS)('%s: the resumed run asks only what was in flight and ends with the same patch sets', async (point) => {
-    const { root, dotDir } = instantiateFixture('demo');
-    const agentDir = path.join(path.dirname(root), 'agent');
-    try {
-      const generated = Object.fromEntries(DEMO_FAILING.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
-      const replies = correctReplies(answers, root);
-      const killed = await agentRun(dotDir, agentDir, replies, [], { PATCH_REPAIR_FAULT: point });
-      expect(killed.outcome, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
-      // Calls whose answers never arrived: started, and no call-finished before the kill.
-      const stream = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; tier?: string });
-      const inFlight = stream.filter((e) => e.type === 'call-started' && e.tier === 'agent').length - stream.filter((e) => e.type === 'call-finished' && e.tier === 'agent').length;
+  it.each(IN_FLIGHT_POINTS)(
+    '%s: the resumed run asks only what was in flight and ends with the same patch sets',
+    async (point) => {
+      const { root, dotDir } = instantiateFixture('demo');
+      const agentDir = path.join(path.dirname(root), 'agent');
+      try {
+        const generated = Object.fromEntries(
+          DEMO_FAILING.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]),
+        );
+        const replies = correctReplies(answers, root);
+        const killed = await agentRun(dotDir, agentDir, replies, [], { PATCH_REPAIR_FAULT: point });
+        expect(killed.outcome, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+        // Calls whose answers never arrived: started, and no call-finished before the kill.
+        const stream = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { type: string; tier?: string });
+        const inFlight =
+          stream.filter((e) => e.type === 'call-started' && e.tier === 'agent').length -
+          stream.filter((e) => e.type === 'call-finished' && e.tier === 'agent').length;
 
-      // The resumed run carries the killed run's discovery events over with their own times.
-      const resumedFrom = new Date().toISOString();
-      const resumed = await agentRun(dotDir, agentDir, replies, ['--resume']);
-      expect(resumed.outcome, resumed.outcome.kind === 'exited' ? resumed.outcome.stdout + resumed.outcome.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-      if (resumed.outcome.kind === 'exited') expect(resumed.outcome.stderr).toMatch(/resuming run \S+:/);
-      if (point === 'build.after-compile@6') {
-        const rebuilt = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { t: string; type: string; purpose?: string })
-          .filter((event) => event.type === 'build-started' && event.purpose === 'discovery' && event.t >= resumedFrom);
-        expect(rebuilt.length, 'discovery builds the killed run had finished are built again').toBeLessThan(8);
+        // The resumed run carries the killed run's discovery events over with their own times.
+        const resumedFrom = new Date().toISOString();
+        const resumed = await agentRun(dotDir, agentDir, replies, ['--resume']);
+        expect(
+          resumed.outcome,
+          resumed.outcome.kind === 'exited' ? resumed.outcome.stdout + resumed.outcome.stderr : '',
+        ).toMatchObject({ kind: 'exited', exitCode: 0 });
+        if (resumed.outcome.kind === 'exited') expect(resumed.outcome.stderr).toMatch(/resuming run \S+:/);
+        if (point === 'build.after-compile@6') {
+          const rebuilt = readFileSync(path.join(dotDir, 'patch_repair', 'progress.jsonl'), 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as { t: string; type: string; purpose?: string })
+            .filter(
+              (event) => event.type === 'build-started' && event.purpose === 'discovery' && event.t >= resumedFrom,
+            );
+          expect(rebuilt.length, 'discovery builds the killed run had finished are built again').toBeLessThan(8);
+        }
+        // The scripted agent's log holds the calls of both runs.
+        expect(resumed.calls.length).toBeGreaterThanOrEqual(DEMO_FAILING.length);
+        expect(resumed.calls.length).toBeLessThanOrEqual(DEMO_FAILING.length + inFlight);
+        for (const id of DEMO_FAILING)
+          expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root), `suggestion ${id}`).toEqual(
+            uninterrupted[id],
+          );
+        for (const id of DEMO_FAILING)
+          expect(normalizedSet(path.join(dotDir, 'patch_repair', 'backups', id), root), `backup of ${id}`).toEqual(
+            generated[id],
+          );
+
+        const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+        expect(results.suggestions.map((s: { id: string }) => s.id)).toEqual([
+          '0',
+          '1',
+          '2',
+          '3',
+          '4',
+          '5',
+          '6',
+          '7',
+          '9',
+        ]);
+        expect(results.run.resumed_from).toMatch(/\S/);
+        // Nothing left to resume: a further --resume says so and starts afresh. It decides that from
+        // the finished run alone, before any build, so one suggestion that builds as generated will do.
+        const again = await cli(dotDir, ['--dry-run', '--resume', '--backend', 'builtin', '-s', '0']);
+        expect(again.kind === 'exited' && again.stderr).toMatch(/--resume: run \S+ finished; starting afresh/);
+      } finally {
+        rmSync(path.dirname(root), { recursive: true, force: true });
       }
-      // The scripted agent's log holds the calls of both runs.
-      expect(resumed.calls.length).toBeGreaterThanOrEqual(DEMO_FAILING.length);
-      expect(resumed.calls.length).toBeLessThanOrEqual(DEMO_FAILING.length + inFlight);
-      for (const id of DEMO_FAILING) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root), `suggestion ${id}`).toEqual(uninterrupted[id]);
-      for (const id of DEMO_FAILING) expect(normalizedSet(path.join(dotDir, 'patch_repair', 'backups', id), root), `backup of ${id}`).toEqual(generated[id]);
-
-      const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-      expect(results.suggestions.map((s: { id: string }) => s.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '9']);
-      expect(results.run.resumed_from).toMatch(/\S/);
-      // Nothing left to resume: a further --resume says so and starts afresh. It decides that from
-      // the finished run alone, before any build, so one suggestion that builds as generated will do.
-      const again = await cli(dotDir, ['--dry-run', '--resume', '--backend', 'builtin', '-s', '0']);
-      expect(again.kind === 'exited' && again.stderr).toMatch(/--resume: run \S+ finished; starting afresh/);
-    } finally {
-      rmSync(path.dirname(root), { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

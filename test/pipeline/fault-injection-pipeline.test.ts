@@ -62,42 +62,74 @@ const states = paused.states;
 // Concurrent tests clean up their own fixture copies: vitest's global onTestFinished (which
 // useFixture uses) may fire for another test of the same concurrent block and delete this one's.
 describe.concurrent('a run killed at a stage boundary', () => {
-  it.each(KILL_POINTS)('$point ($signal) leaves every patch set generated or completely repaired', (kill) => expectKillSurvived(kill, states));
+  it.each(KILL_POINTS)('$point ($signal) leaves every patch set generated or completely repaired', (kill) =>
+    expectKillSurvived(kill, states),
+  );
 });
 
 // One after another: they put their copies back at the paused run's paths.
 describe('a run paused at a stage boundary, then killed there', () => {
-  it.each(PAUSED)('%s (SIGKILL) leaves every patch set generated or completely repaired', (point) => paused.expectSurvived(point));
+  it.each(PAUSED)('%s (SIGKILL) leaves every patch set generated or completely repaired', (point) =>
+    paused.expectSurvived(point),
+  );
 });
 
 describe.concurrent('a run interrupted while several agent calls are running', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s ends every agent, writes nothing half-done and exits by itself', async (signal) => {
-    const { root, dotDir } = instantiateFixture('demo');
-    const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
-    const agentDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-agent-'));
-    try {
-      const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: agentDir, replies: [{ hang: true }] });
-      const child = spawn(process.execPath, [CLI, '--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--agent-jobs', '2', '-s', SELECTED.join(','), '--work-dir', workDir], { stdio: 'ignore' });
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      // Both suggestions are waiting for their agent when the signal comes.
-      await until(() => existsSync(`${stateFile}.log`) && readFileSync(`${stateFile}.log`, 'utf8').trim().split('\n').length === 2);
-      child.kill(signal);
-      expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
-      for (const call of await scriptedCalls(stateFile)) expect(isRunning(call.pid), `agent process ${call.pid} left running`).toBe(false);
-      expect(readdirSync(workDir), 'scratch folders left in --work-dir').toEqual([]);
-      for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(states.generated[id]);
-      const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
-      expect(results.run.exit_code).toBe(signal === 'SIGINT' ? 130 : 143);
-      expect(results.suggestions.map((s: { status: string }) => s.status)).toEqual(['skipped', 'skipped']);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s ends every agent, writes nothing half-done and exits by itself',
+    async (signal) => {
+      const { root, dotDir } = instantiateFixture('demo');
+      const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
+      const agentDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-agent-'));
+      try {
+        const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+          dir: agentDir,
+          replies: [{ hang: true }],
+        });
+        const child = spawn(
+          process.execPath,
+          [
+            CLI,
+            '--dot-dp-path',
+            dotDir,
+            '--backend',
+            descriptorFile,
+            '--no-builtin',
+            '--agent-jobs',
+            '2',
+            '-s',
+            SELECTED.join(','),
+            '--work-dir',
+            workDir,
+          ],
+          { stdio: 'ignore' },
+        );
+        const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+        // Both suggestions are waiting for their agent when the signal comes.
+        await until(
+          () =>
+            existsSync(`${stateFile}.log`) && readFileSync(`${stateFile}.log`, 'utf8').trim().split('\n').length === 2,
+        );
+        child.kill(signal);
+        expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
+        for (const call of await scriptedCalls(stateFile))
+          expect(isRunning(call.pid), `agent process ${call.pid} left running`).toBe(false);
+        expect(readdirSync(workDir), 'scratch folders left in --work-dir').toEqual([]);
+        for (const id of SELECTED)
+          expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(states.generated[id]);
+        const results = resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+        expect(results.run.exit_code).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(results.suggestions.map((s: { status: string }) => s.status)).toEqual(['skipped', 'skipped']);
 
-      const next = await cli(dotDir, ['--backend', 'builtin', '-s', SELECTED.join(','), '--work-dir', workDir]);
-      expect(next).toMatchObject({ kind: 'exited', exitCode: 0 });
-    } finally {
-      rmSync(workDir, { recursive: true, force: true });
-      rmSync(agentDir, { recursive: true, force: true });
-      rmSync(path.dirname(root), { recursive: true, force: true });
-    }
-  });
+        const next = await cli(dotDir, ['--backend', 'builtin', '-s', SELECTED.join(','), '--work-dir', workDir]);
+        expect(next).toMatchObject({ kind: 'exited', exitCode: 0 });
+      } finally {
+        rmSync(workDir, { recursive: true, force: true });
+        rmSync(agentDir, { recursive: true, force: true });
+        rmSync(path.dirname(root), { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {

@@ -49,61 +49,93 @@ const KILLED: Record<'gcc' | 'clang', string[]> = {
   clang: ['pipeline.after-discovery'],
 };
 
-describe.each(['gcc', 'clang'] as const)('a run killed in the repair stage under %s, then --resume, has the uninterrupted run\'s record', (cc) => {
-  let reference: RunRecordView;
-  const paused = RECORD_KILL_POINTS[cc].filter((point) => !KILLED[cc].includes(point));
+describe.each(['gcc', 'clang'] as const)(
+  "a run killed in the repair stage under %s, then --resume, has the uninterrupted run's record",
+  (cc) => {
+    let reference: RunRecordView;
+    const paused = RECORD_KILL_POINTS[cc].filter((point) => !KILLED[cc].includes(point));
 
-  // The reference run: uninterrupted, only stopped at each paused point while the test copies it.
-  const copies = pausedCopies({
-    points: paused,
-    args: recordArgs,
-    prepare: ({ dotDir }) => useCompiler(dotDir, cc),
-    ended: async ({ root, dotDir, workDir }, run) => {
-      expect(run).toMatchObject({ kind: 'exited', exitCode: 0 });
-      reference = await recordOf(dotDir, root, workDir);
-      expect(reference.statuses).toEqual({ '2': 'repaired', '6': 'repaired', '9': 'repaired' });
-    },
-  });
+    // The reference run: uninterrupted, only stopped at each paused point while the test copies it.
+    const copies = pausedCopies({
+      points: paused,
+      args: recordArgs,
+      prepare: ({ dotDir }) => useCompiler(dotDir, cc),
+      ended: async ({ root, dotDir, workDir }, run) => {
+        expect(run).toMatchObject({ kind: 'exited', exitCode: 0 });
+        reference = await recordOf(dotDir, root, workDir);
+        expect(reference.statuses).toEqual({ '2': 'repaired', '6': 'repaired', '9': 'repaired' });
+      },
+    });
 
-  async function expectResumedRecord({ root, dotDir, workDir }: { root: string; dotDir: string; workDir: string }): Promise<void> {
-    const resumed = await cli(dotDir, [...recordArgs(workDir), '--resume']);
-    expect(resumed, resumed.kind === 'exited' ? resumed.stdout + resumed.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-    if (resumed.kind === 'exited') expect(resumed.stderr).toMatch(/resuming run \S+:/);
-    const record = await recordOf(dotDir, root, workDir);
-    expect(record.results).toEqual(reference.results);
-    expect(record.show).toEqual(reference.show);
-    expect(record.page).toEqual(reference.page);
-  }
+    async function expectResumedRecord({
+      root,
+      dotDir,
+      workDir,
+    }: {
+      root: string;
+      dotDir: string;
+      workDir: string;
+    }): Promise<void> {
+      const resumed = await cli(dotDir, [...recordArgs(workDir), '--resume']);
+      expect(resumed, resumed.kind === 'exited' ? resumed.stdout + resumed.stderr : '').toMatchObject({
+        kind: 'exited',
+        exitCode: 0,
+      });
+      if (resumed.kind === 'exited') expect(resumed.stderr).toMatch(/resuming run \S+:/);
+      const record = await recordOf(dotDir, root, workDir);
+      expect(record.results).toEqual(reference.results);
+      expect(record.show).toEqual(reference.show);
+      expect(record.page).toEqual(reference.page);
+    }
 
-  describe.concurrent('', () => {
-    it.each(KILLED[cc])('%s', async (point) => {
-      const { root, dotDir } = instantiateFixture('demo');
-      const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
-      try {
-        useCompiler(dotDir, cc);
-        const killed = await cli(dotDir, recordArgs(workDir), { PATCH_REPAIR_FAULT: point });
-        expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
-        await expectResumedRecord({ root, dotDir, workDir });
-      } finally {
-        rmSync(workDir, { recursive: true, force: true });
-        rmSync(path.dirname(root), { recursive: true, force: true });
-      }
-    }, 300_000);
-  });
+    describe.concurrent('', () => {
+      it.each(KILLED[cc])(
+        '%s',
+        async (point) => {
+          const { root, dotDir } = instantiateFixture('demo');
+          const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
+          try {
+            useCompiler(dotDir, cc);
+            const killed = await cli(dotDir, recordArgs(workDir), { PATCH_REPAIR_FAULT: point });
+            expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+            await expectResumedRecord({ root, dotDir, workDir });
+          } finally {
+            rmSync(workDir, { recursive: true, force: true });
+            rmSync(path.dirname(root), { recursive: true, force: true });
+          }
+        },
+        300_000,
+      );
+    });
 
-  // One after another: they put their copies back at the reference run's paths.
-  describe('', () => {
-    it.each(paused)('%s', async (point) => expectResumedRecord(await copies.putBack(point)), 300_000);
-  });
-});
+    // One after another: they put their copies back at the reference run's paths.
+    describe('', () => {
+      it.each(paused)('%s', async (point) => expectResumedRecord(await copies.putBack(point)), 300_000);
+    });
+  },
+);
 
 function recordArgs(workDir: string): string[] {
-  return ['--backend', 'builtin', '-j', '1', '--agent-jobs', '1', '-s', RECORD_SELECTED.join(','), '--work-dir', workDir];
+  return [
+    '--backend',
+    'builtin',
+    '-j',
+    '1',
+    '--agent-jobs',
+    '1',
+    '-s',
+    RECORD_SELECTED.join(','),
+    '--work-dir',
+    workDir,
+  ];
 }
 
 function useCompiler(dotDir: string, cc: 'gcc' | 'clang'): void {
   const settings = path.join(dotDir, 'project', 'configs', 'tiny', 'seq_settings.json');
-  writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), CC: cc, CXX: cc === 'gcc' ? 'g++' : 'clang++' }));
+  writeFileSync(
+    settings,
+    JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), CC: cc, CXX: cc === 'gcc' ? 'g++' : 'clang++' }),
+  );
 }
 
 interface RunRecordView {
@@ -137,11 +169,19 @@ async function recordOf(dotDir: string, root: string, workDir: string): Promise<
   const page = anyRun(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8'))
     .replace(/d2h-\d+/g, 'd2h-<n>')
     .replace(/&#34;resume&#34;: (true|false)/g, '&#34;resume&#34;: <resume>');
-  return { statuses, results: withoutTimes({ ...results, run: { ...run, options: kept } }, root, workDir), show: anyRun(shown.join('\n')), page };
+  return {
+    statuses,
+    results: withoutTimes({ ...results, run: { ...run, options: kept } }, root, workDir),
+    show: anyRun(shown.join('\n')),
+    page,
+  };
 }
 
 /** `patch-repair show [id] --dot-dp-path <dotDir>` through the CLI's main(), its output as a pipe would carry it. */
-async function showInProcess(dotDir: string, id: string | null): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+async function showInProcess(
+  dotDir: string,
+  id: string | null,
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const stream = new Writable({
@@ -156,7 +196,10 @@ async function showInProcess(dotDir: string, id: string | null): Promise<{ exitC
     writeOut: (text) => (stdout += text),
     writeErr: (text) => (stderr += text),
     loadPipeline: () => Promise.reject(new Error('show never runs the pipeline')),
-    loadReport: async () => ({ show: (o) => show({ ...o, stream, env: {} }), report: () => Promise.reject(new Error('show never writes the report')) }),
+    loadReport: async () => ({
+      show: (o) => show({ ...o, stream, env: {} }),
+      report: () => Promise.reject(new Error('show never writes the report')),
+    }),
   });
   return { exitCode, stdout, stderr };
 }

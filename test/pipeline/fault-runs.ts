@@ -5,7 +5,17 @@
 // and checks what the next start finds.
 import { resultsOf } from '../../src/formats/results-document.js';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -36,7 +46,17 @@ export async function cli(dotDir: string, args: string[], env: Record<string, st
   const log = path.join(root, `patch-repair-${++logs}.log`);
   const outcome = await runProcess({
     command: 'sh',
-    args: ['-c', 'log=$1; shift; exec "$@" > "$log" 2>&1', 'sh', log, process.execPath, CLI, '--dot-dp-path', dotDir, ...args],
+    args: [
+      '-c',
+      'log=$1; shift; exec "$@" > "$log" 2>&1',
+      'sh',
+      log,
+      process.execPath,
+      CLI,
+      '--dot-dp-path',
+      dotDir,
+      ...args,
+    ],
     cwd: root,
     env,
     timeoutMs: 180_000,
@@ -51,7 +71,12 @@ export function normalizedSet(dir: string, root: string): Record<string, string>
   return Object.fromEntries(
     readdirSync(dir)
       .filter((name) => name.endsWith('.patch'))
-      .map((name) => [name, readFileSync(path.join(dir, name), 'utf8').replaceAll(root, '<root>').replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2')]),
+      .map((name) => [
+        name,
+        readFileSync(path.join(dir, name), 'utf8')
+          .replaceAll(root, '<root>')
+          .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2'),
+      ]),
   );
 }
 
@@ -72,7 +97,11 @@ export interface SelectedStates {
  */
 export async function startState(root: string, workDir: string): Promise<string> {
   const dotDir = path.join(root, '.discopop');
-  const rotated = new Set(['results.json', 'progress.jsonl', 'run-state.json', 'attempts'].map((name) => path.join('.discopop', 'patch_repair', name)));
+  const rotated = new Set(
+    ['results.json', 'progress.jsonl', 'run-state.json', 'attempts'].map((name) =>
+      path.join('.discopop', 'patch_repair', name),
+    ),
+  );
   const lines: string[] = [];
   const walk = async (base: string, label: string, dir: string): Promise<void> => {
     for (const name of readdirSync(dir).sort()) {
@@ -88,9 +117,19 @@ export async function startState(root: string, workDir: string): Promise<string>
       else if (rel === path.join('.discopop', 'patch_repair', 'run.lock')) lines.push(`${entry} lock`);
       else if (/^\.discopop\/patch_repair\/backups\/[^/]+\.written$/.test(rel)) {
         const id = path.basename(name, '.written');
-        const names = writtenNames(await readWrittenDigest(dotDir, id), await readSet(path.join(dotDir, 'patch_generator', id)));
-        lines.push(`${entry} ${names ? `names patch_generator/${id}` : createHash('sha256').update(readFileSync(abs)).digest('hex')}`);
-      } else lines.push(`${entry} ${createHash('sha256').update(normalized(readFileSync(abs, 'utf8'), root, workDir)).digest('hex')}`);
+        const names = writtenNames(
+          await readWrittenDigest(dotDir, id),
+          await readSet(path.join(dotDir, 'patch_generator', id)),
+        );
+        lines.push(
+          `${entry} ${names ? `names patch_generator/${id}` : createHash('sha256').update(readFileSync(abs)).digest('hex')}`,
+        );
+      } else
+        lines.push(
+          `${entry} ${createHash('sha256')
+            .update(normalized(readFileSync(abs, 'utf8'), root, workDir))
+            .digest('hex')}`,
+        );
     }
   };
   await walk(root, '<root>', root);
@@ -99,7 +138,10 @@ export async function startState(root: string, workDir: string): Promise<string>
 }
 
 function normalized(text: string, root: string, workDir: string): string {
-  return text.replaceAll(root, '<root>').replaceAll(workDir, '<work>').replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
+  return text
+    .replaceAll(root, '<root>')
+    .replaceAll(workDir, '<work>')
+    .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
 }
 
 /**
@@ -119,7 +161,8 @@ export async function expectKillSurvived({ point, signal }: KillPoint, states: S
   const workDir = mkdtempSync(path.join(tmpdir(), 'pr-fault-work-'));
   try {
     const killed = await cli(dotDir, selectionArgs(workDir), { PATCH_REPAIR_FAULT: `${point}:${signal}` });
-    if (signal === 'SIGKILL') expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
+    if (signal === 'SIGKILL')
+      expect(killed, `${point} was never reached`).toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
     else {
       const exitCode = signal === 'SIGINT' ? 130 : 143;
       expect(killed).toMatchObject({ kind: 'exited', exitCode });
@@ -153,11 +196,15 @@ export function pausedRun(points: readonly string[]): PausedRun {
     points,
     args: selectionArgs,
     prepare: ({ root, dotDir }) => {
-      states.generated = Object.fromEntries(SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+      states.generated = Object.fromEntries(
+        SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]),
+      );
     },
     ended: ({ root, dotDir }, run) => {
       expect(run, run.kind === 'exited' ? run.stdout : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-      states.repaired = Object.fromEntries(SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]));
+      states.repaired = Object.fromEntries(
+        SELECTED.map((id) => [id, normalizedSet(path.join(dotDir, 'patch_generator', id), root)]),
+      );
       for (const id of SELECTED) expect(states.repaired[id]).not.toEqual(states.generated[id]);
     },
   });
@@ -196,13 +243,20 @@ export function pausedCopies(o: {
   const copied = new Set<string>();
   beforeAll(async () => {
     const { root, dotDir } = instantiateFixture('demo');
-    copy = { root, dotDir, workDir: mkdtempSync(path.join(tmpdir(), 'pr-fault-work-')), copies: mkdtempSync(path.join(tmpdir(), 'pr-fault-paused-')) };
+    copy = {
+      root,
+      dotDir,
+      workDir: mkdtempSync(path.join(tmpdir(), 'pr-fault-work-')),
+      copies: mkdtempSync(path.join(tmpdir(), 'pr-fault-paused-')),
+    };
     const { workDir, copies } = copy;
     o.prepare?.(copy);
     const pauses = path.join(copies, 'pauses');
     writeFileSync(pauses, '');
     let ended = false;
-    const running = cli(dotDir, o.args(workDir), { PATCH_REPAIR_FAULT: `pause:${pauses}` }).finally(() => (ended = true));
+    const running = cli(dotDir, o.args(workDir), { PATCH_REPAIR_FAULT: `pause:${pauses}` }).finally(
+      () => (ended = true),
+    );
     let handled = 0;
     while (!ended) {
       const lines = readFileSync(pauses, 'utf8').split('\n').slice(0, -1);
@@ -211,7 +265,11 @@ export function pausedCopies(o: {
         await untilStopped(Number(pid));
         if (o.points.some((point) => occurrenceOf(point) === at)) {
           mkdirSync(path.join(copies, at));
-          for (const [from, to] of [[root, 'root'], [workDir, 'work']] as const) await copyTree(from, path.join(copies, at, to));
+          for (const [from, to] of [
+            [root, 'root'],
+            [workDir, 'work'],
+          ] as const)
+            await copyTree(from, path.join(copies, at, to));
           copied.add(at);
         }
         process.kill(Number(pid), 'SIGCONT');
@@ -223,14 +281,18 @@ export function pausedCopies(o: {
   });
   afterAll(() => {
     if (!copy) return;
-    for (const dir of [path.dirname(copy.root), copy.workDir, copy.copies]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [path.dirname(copy.root), copy.workDir, copy.copies])
+      rmSync(dir, { recursive: true, force: true });
   });
   return {
     async putBack(point) {
       const { root, dotDir, workDir, copies } = copy!;
       const at = occurrenceOf(point);
       expect(copied.has(at), `${point} was never reached`).toBe(true);
-      for (const [to, from] of [[root, 'root'], [workDir, 'work']] as const) {
+      for (const [to, from] of [
+        [root, 'root'],
+        [workDir, 'work'],
+      ] as const) {
         rmSync(to, { recursive: true, force: true });
         await copyTree(path.join(copies, at, from), to);
       }
@@ -267,18 +329,25 @@ async function untilStopped(pid: number): Promise<void> {
  * (expectNextRunCompletes), once per start state: a kill that recovers to the state of an earlier
  * case's is proven by that case's runs (nextRunProofs).
  */
-async function expectRecovered(o: { root: string; dotDir: string; workDir: string; point: string }, states: SelectedStates): Promise<void> {
+async function expectRecovered(
+  o: { root: string; dotDir: string; workDir: string; point: string },
+  states: SelectedStates,
+): Promise<void> {
   const { root, dotDir, workDir, point } = o;
   const { generated, repaired } = states;
   // The next start completes or undoes whatever the killed run left half-done before it does
   // anything else: the invariant must hold the moment its recovery is over.
-  const recovery = await cli(dotDir, ['--backend', 'builtin', '--work-dir', workDir], { PATCH_REPAIR_FAULT: 'pipeline.after-recovery' });
+  const recovery = await cli(dotDir, ['--backend', 'builtin', '--work-dir', workDir], {
+    PATCH_REPAIR_FAULT: 'pipeline.after-recovery',
+  });
   expect(recovery, 'the next start never finished its recovery').toMatchObject({ kind: 'signaled', signal: 'SIGKILL' });
   for (const id of SELECTED) {
     const now = normalizedSet(path.join(dotDir, 'patch_generator', id), root);
     expect([generated[id], repaired[id]], `suggestion ${id} after ${point}`).toContainEqual(now);
     if (JSON.stringify(now) !== JSON.stringify(generated[id])) {
-      expect(normalizedSet(path.join(dotDir, 'patch_repair', 'backups', id), root), `backup of ${id}`).toEqual(generated[id]);
+      expect(normalizedSet(path.join(dotDir, 'patch_repair', 'backups', id), root), `backup of ${id}`).toEqual(
+        generated[id],
+      );
     }
   }
 
@@ -292,16 +361,31 @@ async function expectRecovered(o: { root: string; dotDir: string; workDir: strin
 }
 
 /** From a recovered copy: a full run completes with every set repaired and nothing left over, and --restore gives back every generated byte. */
-async function expectNextRunCompletes(o: { root: string; dotDir: string; workDir: string; args: string[] }, { generated, repaired }: SelectedStates): Promise<void> {
+async function expectNextRunCompletes(
+  o: { root: string; dotDir: string; workDir: string; args: string[] },
+  { generated, repaired }: SelectedStates,
+): Promise<void> {
   const { root, dotDir, workDir } = o;
   const next = await cli(dotDir, o.args);
   expect(next, next.kind === 'exited' ? next.stdout : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-  for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(repaired[id]);
+  for (const id of SELECTED)
+    expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(repaired[id]);
   expect(readdirSync(workDir), 'scratch folders left in --work-dir').toEqual([]);
-  for (const id of SELECTED) expect(readdirSync(path.join(dotDir, 'patch_generator', id)).filter((name) => !name.endsWith('.patch'))).toEqual([]);
-  expect(existsSync(path.join(dotDir, 'patch_repair', 'journal')) ? readdirSync(path.join(dotDir, 'patch_repair', 'journal')) : []).toEqual([]);
+  for (const id of SELECTED)
+    expect(readdirSync(path.join(dotDir, 'patch_generator', id)).filter((name) => !name.endsWith('.patch'))).toEqual(
+      [],
+    );
+  expect(
+    existsSync(path.join(dotDir, 'patch_repair', 'journal'))
+      ? readdirSync(path.join(dotDir, 'patch_repair', 'journal'))
+      : [],
+  ).toEqual([]);
 
   const restore = await cli(dotDir, ['--restore']);
-  expect(restore, restore.kind === 'exited' ? restore.stdout + restore.stderr : '').toMatchObject({ kind: 'exited', exitCode: 0 });
-  for (const id of SELECTED) expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(generated[id]);
+  expect(restore, restore.kind === 'exited' ? restore.stdout + restore.stderr : '').toMatchObject({
+    kind: 'exited',
+    exitCode: 0,
+  });
+  for (const id of SELECTED)
+    expect(normalizedSet(path.join(dotDir, 'patch_generator', id), root)).toEqual(generated[id]);
 }

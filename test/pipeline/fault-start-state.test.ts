@@ -50,8 +50,14 @@ async function repairTwo(copy: Copy, headerTime: string): Promise<void> {
   mkdirSync(backup, { recursive: true });
   const generated = readFileSync(path.join(folder, '3.patch'), 'utf8');
   writeFileSync(path.join(backup, '3.patch'), generated);
-  writeFileSync(path.join(folder, '3.patch'), generated.replace(/^(\+\+\+ \S+)\t.*$/m, `$1\t${headerTime}`).replace('#pragma omp', '#pragma omp  '));
-  writeFileSync(path.join(copy.dotDir, 'patch_repair', 'backups', '2.written'), `${discopopDigest(await readSet(folder))}\n`);
+  writeFileSync(
+    path.join(folder, '3.patch'),
+    generated.replace(/^(\+\+\+ \S+)\t.*$/m, `$1\t${headerTime}`).replace('#pragma omp', '#pragma omp  '),
+  );
+  writeFileSync(
+    path.join(copy.dotDir, 'patch_repair', 'backups', '2.written'),
+    `${discopopDigest(await readSet(folder))}\n`,
+  );
 }
 
 describe('the start state a recovered project gives the next run', () => {
@@ -64,19 +70,42 @@ describe('the start state a recovered project gives the next run', () => {
   });
 
   const changes: [string, (copy: Copy) => void][] = [
-    ['a patch byte', (c) => writeFileSync(path.join(c.dotDir, 'patch_generator', '9', '2.patch'), `${readFileSync(path.join(c.dotDir, 'patch_generator', '9', '2.patch'), 'utf8')} `)],
-    ['a temp file left in a suggestion folder', (c) => writeFileSync(path.join(c.dotDir, 'patch_generator', '2', '.3.patch.patch-repair-tmp'), 'half')],
+    [
+      'a patch byte',
+      (c) =>
+        writeFileSync(
+          path.join(c.dotDir, 'patch_generator', '9', '2.patch'),
+          `${readFileSync(path.join(c.dotDir, 'patch_generator', '9', '2.patch'), 'utf8')} `,
+        ),
+    ],
+    [
+      'a temp file left in a suggestion folder',
+      (c) => writeFileSync(path.join(c.dotDir, 'patch_generator', '2', '.3.patch.patch-repair-tmp'), 'half'),
+    ],
     ['a backup', (c) => mkdirSync(path.join(c.dotDir, 'patch_repair', 'backups', '9'), { recursive: true })],
-    ['a .written that does not name the set', (c) => {
-      mkdirSync(path.join(c.dotDir, 'patch_repair', 'backups'), { recursive: true });
-      writeFileSync(path.join(c.dotDir, 'patch_repair', 'backups', '2.written'), `${'0'.repeat(64)}\n`);
-    }],
-    ['a journal entry', (c) => {
-      mkdirSync(path.join(c.dotDir, 'patch_repair', 'journal'), { recursive: true });
-      writeFileSync(path.join(c.dotDir, 'patch_repair', 'journal', '2.json'), '{}');
-    }],
+    [
+      'a .written that does not name the set',
+      (c) => {
+        mkdirSync(path.join(c.dotDir, 'patch_repair', 'backups'), { recursive: true });
+        writeFileSync(path.join(c.dotDir, 'patch_repair', 'backups', '2.written'), `${'0'.repeat(64)}\n`);
+      },
+    ],
+    [
+      'a journal entry',
+      (c) => {
+        mkdirSync(path.join(c.dotDir, 'patch_repair', 'journal'), { recursive: true });
+        writeFileSync(path.join(c.dotDir, 'patch_repair', 'journal', '2.json'), '{}');
+      },
+    ],
     ['a folder left in --work-dir', (c) => mkdirSync(path.join(c.workDir, 'patch-repair-run'))],
-    ['a source byte', (c) => writeFileSync(path.join(c.root, 'src', 'dot.c'), `${readFileSync(path.join(c.root, 'src', 'dot.c'), 'utf8')}\n`)],
+    [
+      'a source byte',
+      (c) =>
+        writeFileSync(
+          path.join(c.root, 'src', 'dot.c'),
+          `${readFileSync(path.join(c.root, 'src', 'dot.c'), 'utf8')}\n`,
+        ),
+    ],
     ['a mode', (c) => chmodSync(path.join(c.dotDir, 'patch_generator', '2'), 0o555)],
   ];
 
@@ -94,7 +123,10 @@ describe('the start state a recovered project gives the next run', () => {
     const [a, b] = [recoveredCopy('first'), recoveredCopy('second')];
     await repairTwo(a, '2026-12-03 14:00:00.000000000 +0000');
     await repairTwo(b, '2026-12-03 14:00:00.000000000 +0000');
-    writeFileSync(path.join(b.dotDir, 'patch_repair', 'backups', '2.written'), `${discopopDigest(await readSet(path.join(b.dotDir, 'patch_repair', 'backups', '2')))}\n`);
+    writeFileSync(
+      path.join(b.dotDir, 'patch_repair', 'backups', '2.written'),
+      `${discopopDigest(await readSet(path.join(b.dotDir, 'patch_repair', 'backups', '2')))}\n`,
+    );
     expect(await state(a)).not.toEqual(await state(b));
   });
 });

@@ -12,7 +12,18 @@
 // The cases run concurrently, each on its own copy of the demo with a --work-dir of its own.
 import type { ResultsFile } from '../../src/formats/results.js';
 import { resultsOf } from '../../src/formats/results-document.js';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
@@ -32,10 +43,16 @@ async function probe(command: string, args: string[]): Promise<boolean> {
 }
 
 /** As root we switch to nobody; any other user is already unprivileged. */
-const canDropPrivileges = !isRoot || (await probe('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']));
-const canMountReadOnly = isRoot && (await probe('unshare', ['-m', 'sh', '-c', 'mount --make-rprivate / && mount -t tmpfs none /mnt']));
-if (!canDropPrivileges) console.warn('hostile-fs: permission cases skipped: cannot run the CLI as an unprivileged user here (setpriv failed)');
-if (!canMountReadOnly) console.warn('hostile-fs: read-only mount cases skipped: unshare -m with mount is not permitted here');
+const canDropPrivileges =
+  !isRoot || (await probe('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']));
+const canMountReadOnly =
+  isRoot && (await probe('unshare', ['-m', 'sh', '-c', 'mount --make-rprivate / && mount -t tmpfs none /mnt']));
+if (!canDropPrivileges)
+  console.warn(
+    'hostile-fs: permission cases skipped: cannot run the CLI as an unprivileged user here (setpriv failed)',
+  );
+if (!canMountReadOnly)
+  console.warn('hostile-fs: read-only mount cases skipped: unshare -m with mount is not permitted here');
 
 interface Case extends FixtureCopy {
   work: string;
@@ -71,7 +88,12 @@ function cliArgs(c: Case, args: string[]): string[] {
 function asUnprivileged(c: Case, args: string[]): Promise<RunOutcome> {
   const argv = cliArgs(c, args);
   return isRoot
-    ? runProcess({ command: 'setpriv', args: ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], cwd: tmpdir(), timeoutMs: 180_000 })
+    ? runProcess({
+        command: 'setpriv',
+        args: ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv],
+        cwd: tmpdir(),
+        timeoutMs: 180_000,
+      })
     : runProcess({ command: process.execPath, args: argv, cwd: tmpdir(), timeoutMs: 180_000 });
 }
 
@@ -116,8 +138,12 @@ function results(c: Case): ResultsFile {
 function expectNothingLost(c: Case, repaired: string[] = []): void {
   const after = snapshot(c.root);
   const changed = changedPaths(c.before, after);
-  const allowed = (rel: string) => repaired.some((id) => rel.startsWith(path.join('.discopop', 'patch_generator', id) + path.sep));
-  expect(changed.filter((rel) => !allowed(rel)), 'changed outside a repaired suggestion').toEqual([]);
+  const allowed = (rel: string) =>
+    repaired.some((id) => rel.startsWith(path.join('.discopop', 'patch_generator', id) + path.sep));
+  expect(
+    changed.filter((rel) => !allowed(rel)),
+    'changed outside a repaired suggestion',
+  ).toEqual([]);
   for (const id of repaired) {
     const backup = path.join(c.dotDir, 'patch_repair', 'backups', id);
     for (const rel of changed) {
@@ -131,7 +157,12 @@ function expectNothingLost(c: Case, repaired: string[] = []): void {
   const journal = path.join(repairDir, 'journal');
   expect(existsSync(journal) ? readdirSync(journal) : [], 'journal entries left').toEqual([]);
   const backups = path.join(repairDir, 'backups');
-  expect((existsSync(backups) ? readdirSync(backups) : []).filter((n) => !repaired.some((id) => n === id || n === `${id}.written`)), 'backups left').toEqual([]);
+  expect(
+    (existsSync(backups) ? readdirSync(backups) : []).filter(
+      (n) => !repaired.some((id) => n === id || n === `${id}.written`),
+    ),
+    'backups left',
+  ).toEqual([]);
   expect(readdirSync(c.work), 'scratch folder left').toEqual([]);
   const scratch = path.join(repairDir, 'scratch.json');
   if (existsSync(scratch)) expect(JSON.parse(readFileSync(scratch, 'utf8')).runs).toEqual([]);
@@ -165,7 +196,10 @@ describe.runIf(canDropPrivileges).concurrent('files that cannot be read', () => 
     const source = path.join(c.root, 'src', 'histogram.c');
     chmodSync(patch, 0o000);
     chmodSync(source, 0o000);
-    expectErrorLines(await asUnprivileged(c, ['-s', '2']), 2, [`${patch}: cannot read: permission denied`, `${source}: cannot read: permission denied`]);
+    expectErrorLines(await asUnprivileged(c, ['-s', '2']), 2, [
+      `${patch}: cannot read: permission denied`,
+      `${source}: cannot read: permission denied`,
+    ]);
     expectNothingLost(c);
   });
 
@@ -182,18 +216,21 @@ describe.runIf(canDropPrivileges).concurrent('files that cannot be read', () => 
     expectNothingLost(c);
   });
 
-  it.for(['--dry-run', '--discover-only', '--restore'])('a .discopop that cannot be written is refused with exit 3 (%s)', async (mode, test) => {
-    const c = prepare(test);
-    chmodSync(c.dotDir, 0o555);
-    test.onTestFinished(() => chmodSync(c.dotDir, 0o755));
-    expectErrorLines(await asUnprivileged(c, ['-s', '2', mode]), 3, [
-      `${c.dotDir}: cannot create patch_repair/ (where results, progress and backups go): permission denied`,
-    ]);
-    expect(existsSync(path.join(c.dotDir, 'patch_repair'))).toBe(false);
-    expectNothingLost(c);
-    chmodSync(c.dotDir, 0o755);
-    expect(exited(await asUnprivileged(c, ['-s', '2', '--discover-only'])).exitCode).toBe(1);
-  });
+  it.for(['--dry-run', '--discover-only', '--restore'])(
+    'a .discopop that cannot be written is refused with exit 3 (%s)',
+    async (mode, test) => {
+      const c = prepare(test);
+      chmodSync(c.dotDir, 0o555);
+      test.onTestFinished(() => chmodSync(c.dotDir, 0o755));
+      expectErrorLines(await asUnprivileged(c, ['-s', '2', mode]), 3, [
+        `${c.dotDir}: cannot create patch_repair/ (where results, progress and backups go): permission denied`,
+      ]);
+      expect(existsSync(path.join(c.dotDir, 'patch_repair'))).toBe(false);
+      expectNothingLost(c);
+      chmodSync(c.dotDir, 0o755);
+      expect(exited(await asUnprivileged(c, ['-s', '2', '--discover-only'])).exitCode).toBe(1);
+    },
+  );
 });
 
 describe.concurrent('folders where files should be', () => {
@@ -206,7 +243,11 @@ describe.concurrent('folders where files should be', () => {
     renameSync(file, `${file}.kept`);
     mkdirSync(file);
     c.before = snapshot(c.root);
-    expectErrorLines(await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2']), cwd: tmpdir(), timeoutMs: 180_000 }), 2, [`${file}: is a folder, expected a file`]);
+    expectErrorLines(
+      await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2']), cwd: tmpdir(), timeoutMs: 180_000 }),
+      2,
+      [`${file}: is a folder, expected a file`],
+    );
     expectNothingLost(c);
   });
 });
@@ -224,7 +265,10 @@ describe.runIf(canDropPrivileges).concurrent('a write-back that cannot write (pe
     expectNothingLost(c);
     const dry = exited(await asUnprivileged(c, ['-s', '2,9', '--dry-run']));
     expect(dry.exitCode).toBe(0);
-    expect(results(c).suggestions.map((s) => [s.status, s.written])).toEqual([['repaired', false], ['repaired', false]]);
+    expect(results(c).suggestions.map((s) => [s.status, s.written])).toEqual([
+      ['repaired', false],
+      ['repaired', false],
+    ]);
     expectNothingLost(c);
   });
 
@@ -242,7 +286,10 @@ describe.runIf(canDropPrivileges).concurrent('a write-back that cannot write (pe
     expect(run.exitCode).toBe(1);
     const { suggestions, run: record } = results(c);
     expect(record.exit_code).toBe(1);
-    expect(suggestions.map((s) => [s.id, s.status, s.reason_code, s.written])).toEqual([['2', 'failed', 'write-failed', false], ['9', 'repaired', null, true]]);
+    expect(suggestions.map((s) => [s.id, s.status, s.reason_code, s.written])).toEqual([
+      ['2', 'failed', 'write-failed', false],
+      ['9', 'repaired', null, true],
+    ]);
     expect(suggestions[0]!.reason).toBe(
       `verified repair not written: ${folder}: cannot write: permission denied; patch_generator/2/ is unchanged, the repair is in attempts/2/1/canonical/`,
     );
@@ -292,7 +339,16 @@ describe.runIf(canMountReadOnly).concurrent('read-only mounts', () => {
   it('--restore into a read-only patch_generator/ is refused with exit 3 before it puts anything back', async (test) => {
     const c = prepare(test);
     keepGenerated(c);
-    expect(exited(await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2']), cwd: tmpdir(), timeoutMs: 180_000 })).exitCode).toBe(0);
+    expect(
+      exited(
+        await runProcess({
+          command: process.execPath,
+          args: cliArgs(c, ['-s', '2']),
+          cwd: tmpdir(),
+          timeoutMs: 180_000,
+        }),
+      ).exitCode,
+    ).toBe(0);
     c.before = snapshot(c.root);
     const ro = ['mount --bind -o ro "$D/patch_generator" "$D/patch_generator"'];
     expectErrorLines(await withMounts(c, ro, ['--restore']), 3, [
@@ -300,40 +356,74 @@ describe.runIf(canMountReadOnly).concurrent('read-only mounts', () => {
       /run --restore again$/,
     ]);
     expectNothingLost(c, ['2']);
-    const restored = exited(await runProcess({ command: process.execPath, args: [CLI, '--dot-dp-path', c.dotDir, '--restore'], cwd: tmpdir(), timeoutMs: 180_000 }));
+    const restored = exited(
+      await runProcess({
+        command: process.execPath,
+        args: [CLI, '--dot-dp-path', c.dotDir, '--restore'],
+        cwd: tmpdir(),
+        timeoutMs: 180_000,
+      }),
+    );
     expect(restored.exitCode).toBe(0);
-    expect(readFileSync(path.join(c.dotDir, 'patch_generator', '2', '3.patch'))).toEqual(readFileSync(path.join(path.dirname(c.root), 'generated', '2', '3.patch')));
+    expect(readFileSync(path.join(c.dotDir, 'patch_generator', '2', '3.patch'))).toEqual(
+      readFileSync(path.join(path.dirname(c.root), 'generated', '2', '3.patch')),
+    );
   });
 
   it('patch_generator/ remounted read-only mid-run: the write-back is undone, the run stops repairing and records why', async (test) => {
     const c = prepare(test);
     const script = path.join(c.dotDir, 'project', 'configs', 'tiny', 'compile.sh');
-    writeFileSync(script, readFileSync(script, 'utf8').replace('\n', `\nmount -o remount,bind,ro '${path.join(c.dotDir, 'patch_generator')}'\n`));
+    writeFileSync(
+      script,
+      readFileSync(script, 'utf8').replace(
+        '\n',
+        `\nmount -o remount,bind,ro '${path.join(c.dotDir, 'patch_generator')}'\n`,
+      ),
+    );
     c.before = snapshot(c.root);
-    const run = exited(await withMounts(c, ['mount --bind "$D/patch_generator" "$D/patch_generator"'], ['-s', '2,3,9']));
+    const run = exited(
+      await withMounts(c, ['mount --bind "$D/patch_generator" "$D/patch_generator"'], ['-s', '2,3,9']),
+    );
     expect(run.stderr).not.toMatch(NODE_TROUBLE);
     expect(run.exitCode).toBe(1);
     const { suggestions } = results(c);
     expect(suggestions.map((s) => s.id)).toEqual(['2', '3', '9']);
     // Repairs run concurrently: the first to finish meets the read-only folder; the others were
     // still in flight (verified, not written) or never started (skipped), and each says why.
-    const [first, ...rest] = suggestions.filter((s) => s.reason?.startsWith(`verified repair not written: ${path.join(c.dotDir, 'patch_generator', s.id)}: cannot write`));
+    const [first, ...rest] = suggestions.filter((s) =>
+      s.reason?.startsWith(
+        `verified repair not written: ${path.join(c.dotDir, 'patch_generator', s.id)}: cannot write`,
+      ),
+    );
     expect(rest).toEqual([]);
     expect(first!.status).toBe('failed');
-    expect(first!.reason).toContain(`${path.join(c.dotDir, 'patch_generator', first!.id)}: cannot write: read-only file system`);
+    expect(first!.reason).toContain(
+      `${path.join(c.dotDir, 'patch_generator', first!.id)}: cannot write: read-only file system`,
+    );
     const stopped = `the write-back of suggestion ${first!.id} failed \\(.*read-only file system\\)`;
     for (const s of suggestions.filter((other) => other !== first)) {
       if (s.status === 'skipped') expect(s.reason).toMatch(new RegExp(`^not repaired: ${stopped}$`));
       else {
         expect(s.status).toBe('failed');
-        expect(s.reason).toMatch(new RegExp(`^verified repair not written: ${stopped}, and every later write-back would fail the same way; the repair is in attempts/${s.id}/\\d+/canonical/$`));
+        expect(s.reason).toMatch(
+          new RegExp(
+            `^verified repair not written: ${stopped}, and every later write-back would fail the same way; the repair is in attempts/${s.id}/\\d+/canonical/$`,
+          ),
+        );
       }
     }
     expect(run.stderr).toContain('the run stops repairing');
     expectNothingLost(c);
 
     writeFileSync(script, readFileSync(script, 'utf8').replace(/^mount -o remount.*\n/m, ''));
-    const next = exited(await runProcess({ command: process.execPath, args: cliArgs(c, ['-s', '2,3,9']), cwd: tmpdir(), timeoutMs: 180_000 }));
+    const next = exited(
+      await runProcess({
+        command: process.execPath,
+        args: cliArgs(c, ['-s', '2,3,9']),
+        cwd: tmpdir(),
+        timeoutMs: 180_000,
+      }),
+    );
     expect(next.stderr).not.toContain('interrupted');
     expect(next.exitCode).toBe(0);
   });

@@ -26,7 +26,9 @@ describe('the shared layout of DiscoPoP new_explorer', () => {
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     const file = readResults(dotDir);
     expect(file.run.openmp_probe).toMatchObject({ status: 'rejected', file: 'src/scale.c', line: 4 });
-    expect(file.suggestions).toEqual([expect.objectContaining({ id: '1', status: 'failed', error_class: 'undeclared-in-clause' })]);
+    expect(file.suggestions).toEqual([
+      expect.objectContaining({ id: '1', status: 'failed', error_class: 'undeclared-in-clause' }),
+    ]);
     expect(file.suggestions[0]!.first_error).toMatch(/^src\/scale\.c:4:\d+: error: .sum. undeclared/);
     expect(changedPaths(before, snapshotTree(root, outsideRepairFolder), { mtimes: true })).toEqual([]);
   });
@@ -86,9 +88,21 @@ describe('--project-root: a .discopop folder outside the project', () => {
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     const file = readResults(moved);
     expect(file.run.openmp_probe).toMatchObject({ status: 'rejected', file: 'src/scale.c' });
-    expect(file.suggestions).toEqual([expect.objectContaining({ id: '1', status: 'failed', error_class: 'undeclared-in-clause' })]);
-    expect(changedPaths(before, snapshotTree(root, () => false), { mtimes: true })).toEqual([]);
+    expect(file.suggestions).toEqual([
+      expect.objectContaining({ id: '1', status: 'failed', error_class: 'undeclared-in-clause' }),
+    ]);
+    expect(
+      changedPaths(
+        before,
+        snapshotTree(root, () => false),
+        { mtimes: true },
+      ),
+    ).toEqual([]);
     expect(existsSync(path.join(root, '.discopop'))).toBe(false);
-    expect(readdirSync(path.join(moved, 'patch_repair')).sort()).toEqual(['progress.jsonl', 'results.json', 'scratch.json']);
+    expect(readdirSync(path.join(moved, 'patch_repair')).sort()).toEqual([
+      'progress.jsonl',
+      'results.json',
+      'scratch.json',
+    ]);
   });
 });

@@ -41,17 +41,45 @@ async function run(args: string[]) {
   const { root, dotDir } = useFixture('demo');
   const patch = await addDeviceUpdateSuggestion(root, dotDir);
   const generated = readFileSync(patch, 'utf8');
-  const { descriptorFile, stateFile } = await writeScriptedDescriptor({ dir: path.join(path.dirname(root), 'agent'), replies: ['No patch from me.'] });
-  const cli = await runCli(dotDir, ['--dot-dp-path', dotDir, '--backend', descriptorFile, '-s', '3,10', '--prompts', '1', '--retries', '0', ...args]);
-  return { cli, file: readResults(dotDir), calls: await scriptedCalls(stateFile), patchAfter: readFileSync(patch, 'utf8'), generated };
+  const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+    dir: path.join(path.dirname(root), 'agent'),
+    replies: ['No patch from me.'],
+  });
+  const cli = await runCli(dotDir, [
+    '--dot-dp-path',
+    dotDir,
+    '--backend',
+    descriptorFile,
+    '-s',
+    '3,10',
+    '--prompts',
+    '1',
+    '--retries',
+    '0',
+    ...args,
+  ]);
+  return {
+    cli,
+    file: readResults(dotDir),
+    calls: await scriptedCalls(stateFile),
+    patchAfter: readFileSync(patch, 'utf8'),
+    generated,
+  };
 }
 
-const REASON = /src\/dot\.c:12: '#pragma omp target update Device\(1\) --> Device\(0 -> 1\) Var\(x\[0:n\]\)' is not an OpenMP directive .*the suggestion must be regenerated/;
+const REASON =
+  /src\/dot\.c:12: '#pragma omp target update Device\(1\) --> Device\(0 -> 1\) Var\(x\[0:n\]\)' is not an OpenMP directive .*the suggestion must be regenerated/;
 
 it('the device-update pseudo-directive is failed with its reason, without a built-in try or an agent call', async () => {
   const { cli, file, calls, patchAfter, generated } = await run([]);
   expect(cli.exitCode, cli.stdout + cli.stderr).toBe(1);
-  expect(record(file, '10')).toMatchObject({ status: 'failed', error_class: 'pseudo-directive', attempts: 0, unanswered: 0, builtin: { tries: 0 } });
+  expect(record(file, '10')).toMatchObject({
+    status: 'failed',
+    error_class: 'pseudo-directive',
+    attempts: 0,
+    unanswered: 0,
+    builtin: { tries: 0 },
+  });
   expect(record(file, '10').reason).toMatch(REASON);
   expect(record(file, '10').first_error).toContain("expected '#pragma omp' clause before 'Device'");
   // The built-in repairer repairs suggestion 3, so the agent is never needed.
@@ -63,7 +91,12 @@ it('the device-update pseudo-directive is failed with its reason, without a buil
 it('with the built-in repairer off, the agent is called for the other suggestion and never for the pseudo-directive', async () => {
   const { cli, file, calls } = await run(['--no-builtin']);
   expect(cli.exitCode, cli.stdout + cli.stderr).toBe(1);
-  expect(record(file, '10')).toMatchObject({ status: 'failed', error_class: 'pseudo-directive', attempts: 0, builtin: { tries: 0 } });
+  expect(record(file, '10')).toMatchObject({
+    status: 'failed',
+    error_class: 'pseudo-directive',
+    attempts: 0,
+    builtin: { tries: 0 },
+  });
   expect(record(file, '10').reason).toMatch(REASON);
   expect(record(file, '3')).toMatchObject({ status: 'failed', attempts: 1 });
   expect(calls).toHaveLength(1);

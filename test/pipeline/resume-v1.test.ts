@@ -42,33 +42,71 @@ describe('--resume of a run an earlier release stopped (run-state.json version 1
       const recordedState = readFileSync(stateFile, 'utf8');
       expect(JSON.parse(recordedState)).toMatchObject({ version: 1, run_id: RECORDED_RUN, complete: false });
       const before = readResults(dotDir);
-      const written = new Map(before.suggestions.flatMap((s) => s.written_files).map((file) => [file, readFileSync(path.join(dotDir, file), 'utf8')]));
-      expect([...written.keys()]).toEqual(['patch_generator/3/5.patch', 'patch_generator/4/4.patch', 'patch_generator/5/2.patch']);
+      const written = new Map(
+        before.suggestions
+          .flatMap((s) => s.written_files)
+          .map((file) => [file, readFileSync(path.join(dotDir, file), 'utf8')]),
+      );
+      expect([...written.keys()]).toEqual([
+        'patch_generator/3/5.patch',
+        'patch_generator/4/4.patch',
+        'patch_generator/5/2.patch',
+      ]);
 
       const run = await runCli(ROOT, ['--dot-dp-path', dotDir, '--backend', 'builtin', '--resume']);
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-      expect(run.stdout + run.stderr).toContain(`resuming run ${RECORDED_RUN}: 3 suggestion(s) kept as finished, 5 discovery build(s) reused`);
+      expect(run.stdout + run.stderr).toContain(
+        `resuming run ${RECORDED_RUN}: 3 suggestion(s) kept as finished, 5 discovery build(s) reused`,
+      );
 
       const after = readResults(dotDir);
-      expect(Object.fromEntries(after.suggestions.map((s) => [s.id, s.status]))).toEqual({ 0: 'ok', 1: 'ok', 2: 'repaired', 3: 'repaired', 4: 'repaired', 5: 'repaired', 6: 'repaired', 9: 'repaired', 7: 'skipped' });
+      expect(Object.fromEntries(after.suggestions.map((s) => [s.id, s.status]))).toEqual({
+        0: 'ok',
+        1: 'ok',
+        2: 'repaired',
+        3: 'repaired',
+        4: 'repaired',
+        5: 'repaired',
+        6: 'repaired',
+        9: 'repaired',
+        7: 'skipped',
+      });
       // The repairs the earlier release wrote stand as it recorded them, and as it wrote them.
-      for (const id of ['3', '4', '5']) expect(after.suggestions.find((s) => s.id === id), `suggestion ${id}`).toMatchObject(before.suggestions.find((s) => s.id === id)!);
+      for (const id of ['3', '4', '5'])
+        expect(
+          after.suggestions.find((s) => s.id === id),
+          `suggestion ${id}`,
+        ).toMatchObject(before.suggestions.find((s) => s.id === id)!);
       for (const [file, text] of written) expect(readFileSync(path.join(dotDir, file), 'utf8'), file).toBe(text);
 
       // This run's own work: no discovery build, no try of a suggestion the earlier run finished.
       const events = readEvents(dotDir);
       const own = events.slice(events.findIndex((e) => e.type === 'resumed'));
       expect(own.filter((e) => e.type === 'build-started' && e.purpose === 'discovery')).toEqual([]);
-      expect(own.filter((e): e is Extract<RunEvent, { type: 'discovered' }> => e.type === 'discovered').map((e) => [e.id, e.reused])).toEqual([['0', true], ['1', true], ['2', true], ['6', true], ['9', true]]);
+      expect(
+        own
+          .filter((e): e is Extract<RunEvent, { type: 'discovered' }> => e.type === 'discovered')
+          .map((e) => [e.id, e.reused]),
+      ).toEqual([
+        ['0', true],
+        ['1', true],
+        ['2', true],
+        ['6', true],
+        ['9', true],
+      ]);
       // The earlier run answered 2 and 6 before it stopped (attempts/<id>/1): those answers are checked, not asked again.
       const tried = readdirSync(path.join(FIXTURE, '.discopop', 'patch_repair', 'attempts')).sort();
       expect(tried).toEqual(['2', '3', '4', '5', '6']);
-      const called = own.filter((e): e is Extract<RunEvent, { type: 'call-started' }> => e.type === 'call-started').map((e) => e.id);
+      const called = own
+        .filter((e): e is Extract<RunEvent, { type: 'call-started' }> => e.type === 'call-started')
+        .map((e) => e.id);
       expect(called).toEqual(['9']);
       expect(after.suggestions.filter((s) => s.builtin.tries > 1)).toEqual([]);
 
       // The version-1 file was read, not rewritten: it moved to history/ with the rest of that run.
-      expect(readFileSync(path.join(dotDir, 'patch_repair', 'history', RECORDED_RUN, 'run-state.json'), 'utf8')).toBe(recordedState);
+      expect(readFileSync(path.join(dotDir, 'patch_repair', 'history', RECORDED_RUN, 'run-state.json'), 'utf8')).toBe(
+        recordedState,
+      );
       expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ version: 2, complete: true });
     } finally {
       rmSync(path.dirname(ROOT), { recursive: true, force: true });

@@ -45,7 +45,17 @@ function rejected(verdict: Verification): { check: string; reason: string } {
 
 /** The generated hunk with `directive` in place of the generated one, under `header`. */
 function block(header: string[], directive: string): string[] {
-  return [...header, '@@ -8,6 +8,7 @@', '         a[i] = i * 0.5;', '         b[i] = i * 2.0;', '     }', `+${directive}`, '     for (i = 0; i < N; i++) {', '         sum += a[i] * b[i];', '     }'];
+  return [
+    ...header,
+    '@@ -8,6 +8,7 @@',
+    '         a[i] = i * 0.5;',
+    '         b[i] = i * 2.0;',
+    '     }',
+    `+${directive}`,
+    '     for (i = 0; i < N; i++) {',
+    '         sum += a[i] * b[i];',
+    '     }',
+  ];
 }
 
 describe("DiscoPoP's contract: ===BEGIN PATCH <file_id>=== blocks", () => {
@@ -65,10 +75,16 @@ describe("DiscoPoP's contract: ===BEGIN PATCH <file_id>=== blocks", () => {
   });
 
   it('rejects a block for a file id outside the suggestion at extraction, saying which ids it has', async () => {
-    const answer = ['===BEGIN PATCH 4===', ...block([`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`], GOOD_DIRECTIVE), '===END PATCH 4==='].join('\n');
+    const answer = [
+      '===BEGIN PATCH 4===',
+      ...block([`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`], GOOD_DIRECTIVE),
+      '===END PATCH 4===',
+    ].join('\n');
     const { check, reason } = rejected(await verify(answer, project.task, deps));
     expect(check).toBe('extraction');
-    expect(reason).toBe('block 1 (===BEGIN PATCH 4===): file id 4 is not part of this suggestion; its file ids are 1 (src/main.c)');
+    expect(reason).toBe(
+      'block 1 (===BEGIN PATCH 4===): file id 4 is not part of this suggestion; its file ids are 1 (src/main.c)',
+    );
   });
 
   it('reads two blocks for one id as two alternatives and accepts the one that builds', async () => {
@@ -87,7 +103,10 @@ describe("DiscoPoP's contract: ===BEGIN PATCH <file_id>=== blocks", () => {
     ].join('\n');
     const verdict = await verify(answer, project.task, deps);
     expectRepaired(verdict);
-    expect(verdict.candidates.map((c) => [c.blocks, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([[[1], 'builds'], [[2], 'accepted']]);
+    expect(verdict.candidates.map((c) => [c.blocks, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
+      [[1], 'builds'],
+      [[2], 'accepted'],
+    ]);
   });
 });
 
@@ -127,13 +146,22 @@ describe("OpenAI's apply_patch format (V4A)", () => {
     ].join('\n');
     const { check, reason } = rejected(await verify(answer, project.task, deps));
     expect(check).toBe('extraction');
-    expect(reason).toMatch(/^The answer cannot be a repair: `\*\*\* Add File: src\/omp_config\.h`: a repair never adds a file/);
+    expect(reason).toMatch(
+      /^The answer cannot be a repair: `\*\*\* Add File: src\/omp_config\.h`: a repair never adds a file/,
+    );
   });
 });
 
 describe('slips of real models', () => {
   it('accepts a unified diff followed by a stray "*** End Patch"', async () => {
-    const answer = ['Fixed patch:', '', ...block([`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`], GOOD_DIRECTIVE), '*** End Patch', '', 'This removes tmp_var37 from the shared clause.'].join('\n');
+    const answer = [
+      'Fixed patch:',
+      '',
+      ...block([`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`], GOOD_DIRECTIVE),
+      '*** End Patch',
+      '',
+      'This removes tmp_var37 from the shared clause.',
+    ].join('\n');
     expectRepaired(await verify(answer, project.task, deps));
   });
 

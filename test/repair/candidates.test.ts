@@ -30,13 +30,24 @@ function block(directive: string, o: { at?: number } = {}): string {
 }
 
 function options(...alternatives: string[]): string {
-  return alternatives.map((diff, index) => `Option ${String.fromCharCode(65 + index)}:\n\n\`\`\`diff\n${diff}\`\`\`\n`).join('\n');
+  return alternatives
+    .map((diff, index) => `Option ${String.fromCharCode(65 + index)}:\n\n\`\`\`diff\n${diff}\`\`\`\n`)
+    .join('\n');
 }
 
 /** A hunk whose context is nowhere in the file: it does not apply. */
 function notApplying(): string {
   const context = ['int unrelated_one(void);', 'int unrelated_two(void);', 'int unrelated_three(void);'];
-  return [`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`, '@@ -8,3 +8,4 @@', ` ${context[0]}`, ` ${context[1]}`, `+${GOOD_DIRECTIVE}`, ` ${context[2]}`, ''].join('\n');
+  return [
+    `--- ${project.root}/src/main.c`,
+    `+++ ${project.root}/src/main.c`,
+    '@@ -8,3 +8,4 @@',
+    ` ${context[0]}`,
+    ` ${context[1]}`,
+    `+${GOOD_DIRECTIVE}`,
+    ` ${context[2]}`,
+    '',
+  ].join('\n');
 }
 
 beforeAll(async () => {
@@ -64,7 +75,9 @@ describe('an answer with a wrong and a right alternative', () => {
     if (!verdict.accepted) throw new Error(verdict.reason);
     expect(verdict.candidate).toBe(2);
     expect(verdict.canonical.get('1')).toContain(`+${GOOD_DIRECTIVE}`);
-    expect(verdict.candidates.map((c) => [c.candidate, c.blocks, c.accepted, c.accepted ? null : c.rejectedBy])).toEqual([
+    expect(
+      verdict.candidates.map((c) => [c.candidate, c.blocks, c.accepted, c.accepted ? null : c.rejectedBy]),
+    ).toEqual([
       [1, [1], false, 'builds'],
       [2, [2], true, null],
     ]);
@@ -78,8 +91,18 @@ describe('an answer with a wrong and a right alternative', () => {
     expect(verdict.candidate).toBe(1);
     expect(built).toHaveLength(1);
     const [, second] = verdict.candidates;
-    expect(second).toMatchObject({ accepted: false, rejectedBy: null, reason: 'not built: candidate 1 passed every check first' });
-    expect(second!.checks.map((c) => c.check)).toEqual(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept']);
+    expect(second).toMatchObject({
+      accepted: false,
+      rejectedBy: null,
+      reason: 'not built: candidate 1 passed every check first',
+    });
+    expect(second!.checks.map((c) => c.check)).toEqual([
+      'extraction',
+      'dry-run-apply',
+      'apply',
+      'canonicalize',
+      'directives-kept',
+    ]);
   });
 
   it('runs the cheap checks on every candidate before building any: one that does not apply costs no build', async () => {
@@ -87,7 +110,11 @@ describe('an answer with a wrong and a right alternative', () => {
     const verdict = await verify(options(notApplying(), block(BUILD_FAILS), block(GOOD_DIRECTIVE)), project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
     expect(verdict.candidate).toBe(3);
-    expect(verdict.candidates.map((c) => (c.accepted ? 'accepted' : c.rejectedBy))).toEqual(['dry-run-apply', 'builds', 'accepted']);
+    expect(verdict.candidates.map((c) => (c.accepted ? 'accepted' : c.rejectedBy))).toEqual([
+      'dry-run-apply',
+      'builds',
+      'accepted',
+    ]);
     expect(built).toHaveLength(2);
   });
 });
@@ -98,16 +125,35 @@ describe('an answer with a wrong and a right alternative', () => {
  * line stays and `c` is undeclared; the hunk-context reading writes the answer's line.
  */
 function fixInContextLine(directive: string): string {
-  const lines = ['double a[N], b[N], c[N];', 'int main(void) {', '    int i;', '    double sum = 0.0;', '    for (i = 0; i < N; i++) {', '        a[i] = i * 0.5;', '        b[i] = i * 2.0;', '    }'];
-  return [`--- ${project.root}/src/main.c`, `+++ ${project.root}/src/main.c`, '@@ -3,9 +3,10 @@', ...lines.map((line) => ` ${line}`), `+${directive}`, '     for (i = 0; i < N; i++) {', ''].join('\n');
+  const lines = [
+    'double a[N], b[N], c[N];',
+    'int main(void) {',
+    '    int i;',
+    '    double sum = 0.0;',
+    '    for (i = 0; i < N; i++) {',
+    '        a[i] = i * 0.5;',
+    '        b[i] = i * 2.0;',
+    '    }',
+  ];
+  return [
+    `--- ${project.root}/src/main.c`,
+    `+++ ${project.root}/src/main.c`,
+    '@@ -3,9 +3,10 @@',
+    ...lines.map((line) => ` ${line}`),
+    `+${directive}`,
+    '     for (i = 0; i < N; i++) {',
+    '',
+  ].join('\n');
 }
 
 describe('an answer whose fix is written into a context line', () => {
-  it('builds the diff reading first and, when that fails, accepts the reading with the answer\'s context line, as a code edit outside the directive', async () => {
+  it("builds the diff reading first and, when that fails, accepts the reading with the answer's context line, as a code edit outside the directive", async () => {
     built = [];
     const verdict = await verify(`\`\`\`diff\n${fixInContextLine(BUILD_FAILS)}\`\`\`\n`, project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
-    expect(verdict.candidates.map((c) => [c.candidate, c.reading, c.blocks, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
+    expect(
+      verdict.candidates.map((c) => [c.candidate, c.reading, c.blocks, c.accepted ? 'accepted' : c.rejectedBy]),
+    ).toEqual([
       [1, 'diff', [1], 'builds'],
       [2, 'hunk-context', [1], 'accepted'],
     ]);
@@ -123,19 +169,28 @@ describe('an answer whose fix is written into a context line', () => {
     const verdict = await verify(`\`\`\`diff\n${fixInContextLine(GOOD_DIRECTIVE)}\`\`\`\n`, project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
     expect(verdict).toMatchObject({ candidate: 1, reading: 'diff', nonDirectiveLinesChanged: false });
-    expect(verdict.candidates[1]).toMatchObject({ reading: 'hunk-context', rejectedBy: null, reason: 'not built: candidate 1 passed every check first' });
+    expect(verdict.candidates[1]).toMatchObject({
+      reading: 'hunk-context',
+      rejectedBy: null,
+      reason: 'not built: candidate 1 passed every check first',
+    });
     expect(built).toHaveLength(1);
   });
 
   it('refuses the second reading under --strict, which allows no edit outside the directives', async () => {
     built = [];
-    const verdict = await verify(`\`\`\`diff\n${fixInContextLine(BUILD_FAILS)}\`\`\`\n`, project.task, { ...deps, options: { strict: true } });
+    const verdict = await verify(`\`\`\`diff\n${fixInContextLine(BUILD_FAILS)}\`\`\`\n`, project.task, {
+      ...deps,
+      options: { strict: true },
+    });
     if (verdict.accepted) throw new Error('expected a rejection');
     expect(verdict.candidates.map((c) => [c.reading, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
       ['diff', 'builds'],
       ['hunk-context', 'strict'],
     ]);
-    expect(verdict.reason).toMatch(/^The answer holds one patch set, read 2 ways \(also with the context lines that differ from the file written as the answer has them\), and none passed\. The one that got furthest, candidate 1 of 2/);
+    expect(verdict.reason).toMatch(
+      /^The answer holds one patch set, read 2 ways \(also with the context lines that differ from the file written as the answer has them\), and none passed\. The one that got furthest, candidate 1 of 2/,
+    );
     expect(built).toHaveLength(1);
   });
 });
@@ -147,7 +202,9 @@ describe('an answer whose alternatives all fail', () => {
     if (verdict.accepted) throw new Error('expected a rejection');
     expect(verdict.rejectedBy).toBe('builds');
     expect(verdict.candidate).toBe(2);
-    expect(verdict.reason).toMatch(/^The answer offers 2 alternative patch sets and none passed\. The one that got furthest, candidate 2 of 2 \(the answer's block 2\), was rejected by the builds check:\nThe project does not build/);
+    expect(verdict.reason).toMatch(
+      /^The answer offers 2 alternative patch sets and none passed\. The one that got furthest, candidate 2 of 2 \(the answer's block 2\), was rejected by the builds check:\nThe project does not build/,
+    );
     expect(verdict.reason).toMatch(/[‘']c[’'] undeclared/);
   });
 });
@@ -197,7 +254,11 @@ describe('in the attempt loop', () => {
     const outcome = await repairSuggestion(project.task, repairDeps);
     expect(outcome).toMatchObject({ status: 'repaired', calls: 2, acceptedTry: 2 });
 
-    expect(written.map((t) => t.verification?.candidates.map((c) => [c.candidate, c.accepted, c.accepted ? null : c.rejectedBy]))).toEqual([
+    expect(
+      written.map((t) =>
+        t.verification?.candidates.map((c) => [c.candidate, c.accepted, c.accepted ? null : c.rejectedBy]),
+      ),
+    ).toEqual([
       [
         [1, false, 'dry-run-apply'],
         [2, false, 'builds'],
@@ -213,6 +274,15 @@ describe('in the attempt loop', () => {
 
     const events = project.events.map((e, i) => ({ t: String(i), ...e }) as RunEvent);
     const [agentFunnel] = funnelOf(events, { strict: false, writes: false });
-    expect(agentFunnel).toMatchObject({ tier: 'agent', answered: 2, extracted: 2, applies: 2, canonical: 2, directives_kept: 2, builds: 1, written: null });
+    expect(agentFunnel).toMatchObject({
+      tier: 'agent',
+      answered: 2,
+      extracted: 2,
+      applies: 2,
+      canonical: 2,
+      directives_kept: 2,
+      builds: 1,
+      written: null,
+    });
   });
 });

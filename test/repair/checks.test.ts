@@ -14,17 +14,35 @@ import type { ClauseChange } from '../../src/formats/results.js';
 const ROOT = '/home/dev/demo';
 const A = 'void a(int n, double *x) {\n    int i;\n    for (i = 0; i < n; i++)\n        x[i] = 1.0;\n}\n';
 const B = 'void b(int n, double *y) {\n    int j;\n    for (j = 0; j < n; j++)\n        y[j] = 2.0;\n}\n';
-const header = (file: string) => `--- ${ROOT}/src/${file}\t2025-01-01 10:00:00.000000000 +0100\n+++ ${ROOT}/src/${file}.discopop_patch_generator.temp\t2025-01-01 10:00:01.000000000 +0100\n`;
+const header = (file: string) =>
+  `--- ${ROOT}/src/${file}\t2025-01-01 10:00:00.000000000 +0100\n+++ ${ROOT}/src/${file}.discopop_patch_generator.temp\t2025-01-01 10:00:01.000000000 +0100\n`;
 const withDirective = (source: string, directive: string) => source.replace(/^( {4}for)/m, `${directive}\n$1`);
 const PATCH_A = `${header('a.c')}@@ -1,5 +1,6 @@\n void a(int n, double *x) {\n     int i;\n+    #pragma omp parallel for private(i) shared(x,bogus) \n     for (i = 0; i < n; i++)\n         x[i] = 1.0;\n }\n`;
 const PATCH_B = `${header('b.c')}@@ -1,5 +1,6 @@\n void b(int n, double *y) {\n     int j;\n+    #pragma omp parallel for private(j) shared(y) \n     for (j = 0; j < n; j++)\n         y[j] = 2.0;\n }\n`;
 
 function twoFileTask(): RepairTask {
-  const file = (id: string, name: string, text: string) => ({ fileId: id, patchPath: `${ROOT}/.discopop/patch_generator/9/${id}.patch`, text, source: { id, path: `${ROOT}/src/${name}`, relPath: `src/${name}` } });
+  const file = (id: string, name: string, text: string) => ({
+    fileId: id,
+    patchPath: `${ROOT}/.discopop/patch_generator/9/${id}.patch`,
+    text,
+    source: { id, path: `${ROOT}/src/${name}`, relPath: `src/${name}` },
+  });
   return {
-    suggestion: { id: '9', dir: `${ROOT}/.discopop/patch_generator/9`, files: [file('1', 'a.c', PATCH_A), file('2', 'b.c', PATCH_B)], pattern: null, hotspot: 'YES' },
-    sources: new Map([['1', A], ['2', B]]),
-    generated: new Map([['1', PATCH_A], ['2', PATCH_B]]),
+    suggestion: {
+      id: '9',
+      dir: `${ROOT}/.discopop/patch_generator/9`,
+      files: [file('1', 'a.c', PATCH_A), file('2', 'b.c', PATCH_B)],
+      pattern: null,
+      hotspot: 'YES',
+    },
+    sources: new Map([
+      ['1', A],
+      ['2', B],
+    ]),
+    generated: new Map([
+      ['1', PATCH_A],
+      ['2', PATCH_B],
+    ]),
     patched: new Map([
       ['1', withDirective(A, '    #pragma omp parallel for private(i) shared(x,bogus) ')],
       ['2', withDirective(B, '    #pragma omp parallel for private(j) shared(y) ')],
@@ -57,11 +75,23 @@ describe('a two-file patch set', () => {
     const a = canonical.value.patchSet.get('1')!.split('\n');
     expect(a[0]).toMatch(new RegExp(`^--- ${ROOT}/src/a\\.c\\t`));
     expect(a[1]).toMatch(new RegExp(`^\\+\\+\\+ ${ROOT}/src/a\\.c\\.discopop_patch_generator\\.temp\\t`));
-    expect(a.slice(2)).toEqual(['@@ -1,5 +1,6 @@', ' void a(int n, double *x) {', '     int i;', '+    #pragma omp parallel for private(i) shared(x) ', '     for (i = 0; i < n; i++)', '         x[i] = 1.0;', ' }', '']);
+    expect(a.slice(2)).toEqual([
+      '@@ -1,5 +1,6 @@',
+      ' void a(int n, double *x) {',
+      '     int i;',
+      '+    #pragma omp parallel for private(i) shared(x) ',
+      '     for (i = 0; i < n; i++)',
+      '         x[i] = 1.0;',
+      ' }',
+      '',
+    ]);
   });
 
   it('reads the generated header paths without tab and time stamp', () => {
-    expect(generatedHeaderPaths(PATCH_A)).toEqual({ oldHeaderPath: `${ROOT}/src/a.c`, newHeaderPath: `${ROOT}/src/a.c.discopop_patch_generator.temp` });
+    expect(generatedHeaderPaths(PATCH_A)).toEqual({
+      oldHeaderPath: `${ROOT}/src/a.c`,
+      newHeaderPath: `${ROOT}/src/a.c.discopop_patch_generator.temp`,
+    });
     expect(generatedHeaderPaths('@@ -1 +1 @@\n-a\n+b\n')).toBeNull();
   });
 });
@@ -69,58 +99,139 @@ describe('a two-file patch set', () => {
 describe('directivesKept when the generated patch does not apply to the source', () => {
   // The generated patch failed with patch-does-not-apply, so the task has no patched code to
   // compare positions with: the directives it adds must still be added, as the same construct.
-  const task = (): RepairTask => ({ ...twoFileTask(), patched: new Map([['1', A], ['2', B]]) });
+  const task = (): RepairTask => ({
+    ...twoFileTask(),
+    patched: new Map([
+      ['1', A],
+      ['2', B],
+    ]),
+  });
 
   it('rejects a candidate that drops the directive', () => {
     const outcome = directivesKept(task(), new Map([['1', A.replace('x[i] = 1.0;', 'x[i] = 1.0; /* serial */')]]));
     expect(outcome).toMatchObject({ ok: false });
-    if (!outcome.ok) expect(outcome.reason).toMatch(/src\/a\.c: the generated `#pragma omp parallel for` directive is not added any more/);
+    if (!outcome.ok)
+      expect(outcome.reason).toMatch(
+        /src\/a\.c: the generated `#pragma omp parallel for` directive is not added any more/,
+      );
   });
 
   it('passes a candidate that adds the same construct', () => {
-    const outcome = directivesKept(task(), new Map([['1', withDirective(A, '    #pragma omp parallel for shared(x) ')], ['2', withDirective(B, '    #pragma omp parallel for ')]]));
+    const outcome = directivesKept(
+      task(),
+      new Map([
+        ['1', withDirective(A, '    #pragma omp parallel for shared(x) ')],
+        ['2', withDirective(B, '    #pragma omp parallel for ')],
+      ]),
+    );
     expect(outcome.ok).toBe(true);
   });
 
   it('rejects a candidate that adds the same construct switched off by `if(0)`', () => {
-    const outcome = directivesKept(task(), new Map([['1', withDirective(A, '    #pragma omp parallel for shared(x) if(0) ')]]));
+    const outcome = directivesKept(
+      task(),
+      new Map([['1', withDirective(A, '    #pragma omp parallel for shared(x) if(0) ')]]),
+    );
     expect(outcome).toMatchObject({ ok: false });
-    if (!outcome.ok) expect(outcome.reason).toMatch(/^src\/a\.c: the `#pragma omp parallel for` directive switches the parallel region off: `if\(0\)`/);
+    if (!outcome.ok)
+      expect(outcome.reason).toMatch(
+        /^src\/a\.c: the `#pragma omp parallel for` directive switches the parallel region off: `if\(0\)`/,
+      );
   });
 });
 
 describe('mayRace', () => {
   const directive = '#pragma omp parallel for private(acc,i) reduction(+:sum)';
-  const diagnostic = (message: string, errorClass: 'undeclared-in-clause' | 'invalid-privatization' | 'duplicate-data-sharing') => ({ file: 'src/a.c', line: 3, severity: 'error' as const, message, errorClass, notes: [] });
-  const build = (...diagnostics: ReturnType<typeof diagnostic>[]) => ({ ok: false, failedAt: 'compile' as const, output: '', diagnostics, durationMs: 1 });
-  const removedAcc: ClauseChange = { file: '1', directive, kind: 'variable-removed', clause: 'private', variable: 'acc' };
-  const removedSum: ClauseChange = { file: '1', directive, kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' };
-  const movedW: ClauseChange = { file: '1', directive, kind: 'variable-moved', variable: 'w', from: 'private', to: 'shared' };
+  const diagnostic = (
+    message: string,
+    errorClass: 'undeclared-in-clause' | 'invalid-privatization' | 'duplicate-data-sharing',
+  ) => ({ file: 'src/a.c', line: 3, severity: 'error' as const, message, errorClass, notes: [] });
+  const build = (...diagnostics: ReturnType<typeof diagnostic>[]) => ({
+    ok: false,
+    failedAt: 'compile' as const,
+    output: '',
+    diagnostics,
+    durationMs: 1,
+  });
+  const removedAcc: ClauseChange = {
+    file: '1',
+    directive,
+    kind: 'variable-removed',
+    clause: 'private',
+    variable: 'acc',
+  };
+  const removedSum: ClauseChange = {
+    file: '1',
+    directive,
+    kind: 'clause-removed',
+    clause: 'reduction(+:)',
+    from: 'reduction(+:sum)',
+  };
+  const movedW: ClauseChange = {
+    file: '1',
+    directive,
+    kind: 'variable-moved',
+    variable: 'w',
+    from: 'private',
+    to: 'shared',
+  };
 
   it('leaves out variables the compiler called undeclared or refused to privatize, and keeps every other weakening', () => {
-    const failing = build(diagnostic("'acc' undeclared (first use in this function)", 'undeclared-in-clause'), diagnostic("'w' is predetermined 'shared' for 'private'", 'invalid-privatization'));
+    const failing = build(
+      diagnostic("'acc' undeclared (first use in this function)", 'undeclared-in-clause'),
+      diagnostic("'w' is predetermined 'shared' for 'private'", 'invalid-privatization'),
+    );
     expect(mayRace([removedAcc, removedSum, movedW], failing)).toEqual([removedSum]);
   });
 
   it('keeps a removal the errors do not name, whatever their class', () => {
-    expect(mayRace([removedAcc], build(diagnostic("use of undeclared identifier 'tmp'", 'undeclared-in-clause')))).toEqual([removedAcc]);
+    expect(
+      mayRace([removedAcc], build(diagnostic("use of undeclared identifier 'tmp'", 'undeclared-in-clause'))),
+    ).toEqual([removedAcc]);
     // sum named twice is fixed by taking it out of shared; taking it out of the reduction races.
-    expect(mayRace([removedSum], build(diagnostic("'sum' appears more than once in data clauses", 'duplicate-data-sharing')))).toEqual([removedSum]);
+    expect(
+      mayRace(
+        [removedSum],
+        build(diagnostic("'sum' appears more than once in data clauses", 'duplicate-data-sharing')),
+      ),
+    ).toEqual([removedSum]);
   });
 });
 
 describe('strictCheck', () => {
-  const change = (c: Partial<ClauseChange> & Pick<ClauseChange, 'kind'>): ClauseChange => ({ file: '1', directive: '#pragma omp parallel for private(i) shared(x,bogus)', ...c });
+  const change = (c: Partial<ClauseChange> & Pick<ClauseChange, 'kind'>): ClauseChange => ({
+    file: '1',
+    directive: '#pragma omp parallel for private(i) shared(x,bogus)',
+    ...c,
+  });
   const judge = (changes: ClauseChange[]) => strictCheck({ clauseChanges: changes, nonDirectiveLinesChanged: false });
 
   it('allows dropping a variable from shared, adding clauses and moving a variable into a private clause', () => {
-    expect(judge([change({ kind: 'variable-removed', clause: 'shared', variable: 'bogus' }), change({ kind: 'clause-added', clause: 'firstprivate' }), change({ kind: 'variable-moved', variable: 'n', from: 'shared', to: 'firstprivate' })]).ok).toBe(true);
+    expect(
+      judge([
+        change({ kind: 'variable-removed', clause: 'shared', variable: 'bogus' }),
+        change({ kind: 'clause-added', clause: 'firstprivate' }),
+        change({ kind: 'variable-moved', variable: 'n', from: 'shared', to: 'firstprivate' }),
+      ]).ok,
+    ).toBe(true);
   });
 
   it.each([
-    ['a removed reduction clause, named with its variables', change({ kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' }), /removes reduction\(\+:sum\) from "#pragma omp/],
-    ['a variable removed from private', change({ kind: 'variable-removed', clause: 'private', variable: 'i' }), /removes i from private in "#pragma omp/],
-    ['a variable moved from lastprivate to shared', change({ kind: 'variable-moved', variable: 'x', from: 'lastprivate', to: 'shared' }), /moves x from lastprivate to shared/],
+    [
+      'a removed reduction clause, named with its variables',
+      change({ kind: 'clause-removed', clause: 'reduction(+:)', from: 'reduction(+:sum)' }),
+      /removes reduction\(\+:sum\) from "#pragma omp/,
+    ],
+    [
+      'a variable removed from private',
+      change({ kind: 'variable-removed', clause: 'private', variable: 'i' }),
+      /removes i from private in "#pragma omp/,
+    ],
+    [
+      'a variable moved from lastprivate to shared',
+      change({ kind: 'variable-moved', variable: 'x', from: 'lastprivate', to: 'shared' }),
+      /moves x from lastprivate to shared/,
+    ],
   ])('refuses %s', (_name, weakening, reason) => {
     const verdict = judge([weakening]);
     expect(verdict.ok).toBe(false);

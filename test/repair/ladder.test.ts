@@ -44,12 +44,23 @@ describe('the built-in prompt ladder', () => {
 
   it('repeats the last rung when there are more conversations than rungs', async () => {
     const ladder = await loadPromptLadder();
-    expect([1, 2, 3, 4, 7].map((n) => rungFor(ladder, n).name)).toEqual(['rung-1.md', 'rung-2.md', 'rung-3.md', 'rung-3.md', 'rung-3.md']);
+    expect([1, 2, 3, 4, 7].map((n) => rungFor(ladder, n).name)).toEqual([
+      'rung-1.md',
+      'rung-2.md',
+      'rung-3.md',
+      'rung-3.md',
+      'rung-3.md',
+    ]);
   });
 
   it('substitutes in one pass, leaving braces inside values alone', async () => {
     const ladder = await loadPromptLadder();
-    const text = renderTemplate(ladder.followUp, { check: 'builds', reason: 'error: {{diagnostics}} is not a thing', suggestion_id: '3', files: 'a.c' });
+    const text = renderTemplate(ladder.followUp, {
+      check: 'builds',
+      reason: 'error: {{diagnostics}} is not a thing',
+      suggestion_id: '3',
+      files: 'a.c',
+    });
     expect(text).toContain('rejected at the "builds" check');
     expect(text).toContain('error: {{diagnostics}} is not a thing');
   });
@@ -85,7 +96,10 @@ describe('--prompt-dir', () => {
 
   it('names the file and line of an unknown placeholder', async () => {
     const dir = await copyOfBuiltin();
-    await writeFile(path.join(dir, 'rung-2.md'), 'Fix this:\n{{generated_patches}}\n{{diagnostics}}\n{{sourcecontext}}\n');
+    await writeFile(
+      path.join(dir, 'rung-2.md'),
+      'Fix this:\n{{generated_patches}}\n{{diagnostics}}\n{{sourcecontext}}\n',
+    );
     const error = await loadPromptLadder(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe(
@@ -96,7 +110,9 @@ describe('--prompt-dir', () => {
   it('refuses a rung that does not show the patches or the diagnostics', async () => {
     const dir = await copyOfBuiltin();
     await writeFile(path.join(dir, 'rung-1.md'), 'Please fix suggestion {{suggestion_id}}.\n');
-    await expect(loadPromptLadder(dir)).rejects.toThrow(`${path.join(dir, 'rung-1.md')}: missing required placeholder {{generated_patches}}, {{diagnostics}}`);
+    await expect(loadPromptLadder(dir)).rejects.toThrow(
+      `${path.join(dir, 'rung-1.md')}: missing required placeholder {{generated_patches}}, {{diagnostics}}`,
+    );
   });
 
   it('refuses a follow-up without the reason, and placeholders in the system prompt', async () => {
@@ -105,7 +121,9 @@ describe('--prompt-dir', () => {
     await expect(loadPromptLadder(dir)).rejects.toThrow(/follow-up\.md: missing required placeholder \{\{reason\}\}/);
     await cp(path.join(BUILTIN_PROMPT_DIR, 'follow-up.md'), path.join(dir, 'follow-up.md'));
     await writeFile(path.join(dir, 'system.md'), 'You fix {{pattern_type}} patches.\n');
-    await expect(loadPromptLadder(dir)).rejects.toThrow(/system\.md: line 1: unknown placeholder \{\{pattern_type\}\}; this template takes none/);
+    await expect(loadPromptLadder(dir)).rejects.toThrow(
+      /system\.md: line 1: unknown placeholder \{\{pattern_type\}\}; this template takes none/,
+    );
   });
 
   it('refuses an unclosed placeholder', async () => {
@@ -115,7 +133,9 @@ describe('--prompt-dir', () => {
   });
 
   it('says when the directory itself is missing', async () => {
-    await expect(loadPromptLadder('/nonexistent/prompts')).rejects.toThrow('/nonexistent/prompts: cannot read the prompt directory (ENOENT)');
+    await expect(loadPromptLadder('/nonexistent/prompts')).rejects.toThrow(
+      '/nonexistent/prompts: cannot read the prompt directory (ENOENT)',
+    );
   });
 });
 
@@ -123,11 +143,26 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
   it('walks minimal → context → guided and cycles past the last, with retry.md as the follow-up and the built-in system prompt', async () => {
     const ladder = await loadPromptLadder(DISCOPOP_SET);
     const builtin = await loadPromptLadder();
-    expect([1, 2, 3, 4, 5, 7].map((n) => rungFor(ladder, n).name)).toEqual(['minimal.md', 'context.md', 'guided.md', 'minimal.md', 'context.md', 'minimal.md']);
+    expect([1, 2, 3, 4, 5, 7].map((n) => rungFor(ladder, n).name)).toEqual([
+      'minimal.md',
+      'context.md',
+      'guided.md',
+      'minimal.md',
+      'context.md',
+      'minimal.md',
+    ]);
     expect(ladder.followUp.name).toBe('retry.md');
     expect(ladder.system).toBe(builtin.system);
     expect(ladder.warnings).toEqual([]);
-    expect([...rungFor(ladder, 3).placeholders].sort()).toEqual(['diagnostics', 'identity', 'original_source', 'output_contract', 'patch_blocks', 'patched_source', 'pattern_metadata']);
+    expect([...rungFor(ladder, 3).placeholders].sort()).toEqual([
+      'diagnostics',
+      'identity',
+      'original_source',
+      'output_contract',
+      'patch_blocks',
+      'patched_source',
+      'pattern_metadata',
+    ]);
   });
 
   it('does not send the licence header, a leading HTML comment', async () => {
@@ -153,31 +188,47 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
     expect(ladder.rungs[2]!.file).toBe(path.join(BUILTIN_PROMPT_DIR, 'discopop', 'guided.md'));
     expect(own.endsWith(ladder.rungs[2]!.text)).toBe(true);
     expect([...ladder.rungs[2]!.placeholders]).toContain('pattern_metadata');
-    expect(ladder.followUp).toMatchObject({ name: 'retry.md', braces: 'single', file: path.join(BUILTIN_PROMPT_DIR, 'discopop', 'retry.md') });
+    expect(ladder.followUp).toMatchObject({
+      name: 'retry.md',
+      braces: 'single',
+      file: path.join(BUILTIN_PROMPT_DIR, 'discopop', 'retry.md'),
+    });
     expect(ladder.warnings).toEqual([]);
     expect(rungFor(ladder, 4).name).toBe('minimal.md');
   });
 
   it("ships DiscoPoP's templates with their licence and origin", async () => {
     const dir = path.join(BUILTIN_PROMPT_DIR, 'discopop');
-    expect(await readFile(path.join(dir, 'LICENSE'), 'utf8')).toContain('Copyright (c) 2020, Technische Universitaet Darmstadt, Germany');
+    expect(await readFile(path.join(dir, 'LICENSE'), 'utf8')).toContain(
+      'Copyright (c) 2020, Technische Universitaet Darmstadt, Germany',
+    );
     expect(await readFile(path.join(dir, 'ORIGIN.md'), 'utf8')).toContain('53a01f2');
   });
 
   it('leaves any other {word} as written, with one warning naming the file', async () => {
     const dir = await copyOf(DISCOPOP_SET);
-    await writeFile(path.join(dir, 'minimal.md'), 'Fix it.\n\n{patch_blocks}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} {diagnostics}\n');
+    await writeFile(
+      path.join(dir, 'minimal.md'),
+      'Fix it.\n\n{patch_blocks}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} {diagnostics}\n',
+    );
     const ladder = await loadPromptLadder(dir);
-    expect(ladder.warnings).toEqual([`${path.join(dir, 'minimal.md')}: {language} left as written: not a placeholder of DiscoPoP's templates`]);
+    expect(ladder.warnings).toEqual([
+      `${path.join(dir, 'minimal.md')}: {language} left as written: not a placeholder of DiscoPoP's templates`,
+    ]);
     const text = renderTemplate(ladder.rungs[0]!, { patch_blocks: 'PATCHES {diagnostics}', diagnostics: 'ERRORS' });
-    expect(text).toBe('Fix it.\n\nPATCHES {diagnostics}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} ERRORS\n');
+    expect(text).toBe(
+      'Fix it.\n\nPATCHES {diagnostics}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} ERRORS\n',
+    );
   });
 });
 
 it("strips a leading HTML comment from patch-repair's own templates too, and only a leading one", async () => {
   const dir = await copyOfBuiltin();
   const followUp = path.join(dir, 'follow-up.md');
-  await writeFile(followUp, '<!-- Copyright 2026 the lab; BSD-3-Clause -->\n\nRejected at {{check}}: {{reason}}\n<!-- keep this -->\n');
+  await writeFile(
+    followUp,
+    '<!-- Copyright 2026 the lab; BSD-3-Clause -->\n\nRejected at {{check}}: {{reason}}\n<!-- keep this -->\n',
+  );
   const ladder = await loadPromptLadder(dir);
   expect(ladder.followUp.text).toBe('Rejected at {{check}}: {{reason}}\n<!-- keep this -->\n');
 });

@@ -39,7 +39,10 @@ interface Harness {
   repair(): Promise<RepairOutcome>;
 }
 
-async function harness(replies: ScriptedReply[], o: { options?: Parameters<typeof testOptions>[0]; budget?: RunBudget } = {}): Promise<Harness> {
+async function harness(
+  replies: ScriptedReply[],
+  o: { options?: Parameters<typeof testOptions>[0]; budget?: RunBudget } = {},
+): Promise<Harness> {
   const scratch = await mkdtemp(path.join(project.scratch, 'loop-'));
   const agent = await createScriptedAgent({ scratchDir: scratch, replies, systemPrompt: ladder.system });
   const options: RunOptions = testOptions(o.options);
@@ -64,7 +67,14 @@ describe('conversations and follow-ups', () => {
   it('opens a fresh conversation per rung and tells the model only what was wrong in a follow-up', async () => {
     const h = await harness([NO_DIFF, NO_DIFF, NO_DIFF, good()], { options: { agent: { prompts: 2, retries: 1 } } });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'repaired', tier: 'agent', acceptedTry: 4, calls: 4, unanswered: 0, changedFiles: ['1'] });
+    expect(outcome).toMatchObject({
+      status: 'repaired',
+      tier: 'agent',
+      acceptedTry: 4,
+      calls: 4,
+      unanswered: 0,
+      changedFiles: ['1'],
+    });
     const calls = await h.agent.calls();
     expect(calls.map((c) => c.resumed === null)).toEqual([true, false, true, false]);
     expect(h.written.map((t) => [t.conversation, t.turn, t.source])).toEqual([
@@ -95,7 +105,9 @@ describe('conversations and follow-ups', () => {
     expect(h.written.map((t) => t.source)).toEqual(['rung-1.md', 'rung-2.md', 'rung-3.md', 'rung-3.md']);
     expect(outcome).toMatchObject({ status: 'failed', calls: 4, unanswered: 0 });
     if (outcome.status === 'repaired') throw new Error('unexpected repair');
-    expect(outcome.reason).toMatch(/^no candidate passed verification \(4 conversation\(s\) × 0 follow-up\(s\) used\); last: attempt 4 rejected at extraction: /);
+    expect(outcome.reason).toMatch(
+      /^no candidate passed verification \(4 conversation\(s\) × 0 follow-up\(s\) used\); last: attempt 4 rejected at extraction: /,
+    );
   });
 
   it('makes prompts × (1 + retries) answered calls at most', async () => {
@@ -114,7 +126,9 @@ describe('conversations and follow-ups', () => {
 
 describe('calls without an answer', () => {
   it('are repeated in place, counted apart, and use no prompt or retry', async () => {
-    const h = await harness([{ noAnswer: 'server-error' }, { noAnswer: 'rate-limited' }, NO_DIFF, good()], { options: { agent: { prompts: 1, retries: 1, agentErrorRetries: 2 } } });
+    const h = await harness([{ noAnswer: 'server-error' }, { noAnswer: 'rate-limited' }, NO_DIFF, good()], {
+      options: { agent: { prompts: 1, retries: 1, agentErrorRetries: 2 } },
+    });
     const outcome = await h.repair();
     expect(outcome).toMatchObject({ status: 'repaired', calls: 4, unanswered: 2, acceptedTry: 4 });
     const calls = await h.agent.calls();
@@ -133,7 +147,9 @@ describe('calls without an answer', () => {
     const h = await harness([{ noAnswer: 'unreachable' }], { options: { agent: { agentErrorRetries: 2 } } });
     const outcome = await h.repair();
     expect(outcome).toMatchObject({ status: 'agent_unreachable', calls: 3, unanswered: 3 });
-    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^no answer from the agent \(unreachable: .*\); --agent-error-retries 2 spent$/);
+    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(
+      /^no answer from the agent \(unreachable: .*\); --agent-error-retries 2 spent$/,
+    );
   });
 
   it('after three unreachable suggestions in a row the endpoint is down: no further calls', async () => {
@@ -150,7 +166,10 @@ describe('calls without an answer', () => {
 
   it('an answered suggestion resets the unreachable streak', async () => {
     const budget = new RunBudget({});
-    const unreachable = await harness([{ noAnswer: 'unreachable' }], { options: { agent: { agentErrorRetries: 0 } }, budget });
+    const unreachable = await harness([{ noAnswer: 'unreachable' }], {
+      options: { agent: { agentErrorRetries: 0 } },
+      budget,
+    });
     await unreachable.repair();
     await unreachable.repair();
     const answering = await harness([NO_DIFF], { options: { agent: { prompts: 1, retries: 0 } }, budget });
@@ -180,7 +199,9 @@ describe('run-level stops', () => {
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 2, retries: 2 } }, budget });
     const outcome = await h.repair();
     expect(outcome).toMatchObject({ status: 'skipped', calls: 2 });
-    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^cost limit reached: \$0\.0020 of --max-cost \$0\.002$/);
+    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(
+      /^cost limit reached: \$0\.0020 of --max-cost \$0\.002$/,
+    );
     expect(budget.costUsd).toBeCloseTo(0.002, 6);
     expect(await h.repair()).toMatchObject({ status: 'skipped', calls: 0 });
     expect(await h.agent.calls()).toHaveLength(2);
@@ -202,18 +223,36 @@ describe('the built-in repairer tier', () => {
   it('without an agent and with --no-builtin the suggestion fails and says why', async () => {
     const h = await harness([good()], { options: { builtin: false } });
     const outcome = await repairSuggestion(project.task, { ...h.deps, agent: null });
-    expect(outcome).toMatchObject({ status: 'failed', calls: 0, builtin: { tries: 0, accepted: false, declined: null } });
-    expect(outcome.status !== 'repaired' && outcome.reason).toBe('no agent available and the built-in repairer is off (--no-builtin)');
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      calls: 0,
+      builtin: { tries: 0, accepted: false, declined: null },
+    });
+    expect(outcome.status !== 'repaired' && outcome.reason).toBe(
+      'no agent available and the built-in repairer is off (--no-builtin)',
+    );
   });
 
   it('a declined built-in try is recorded, and without an agent the suggestion fails with its reason', async () => {
     const h = await harness([good()], { options: { builtin: true } });
     // As the build stage records a patch failure: the output opens with 'patching file', firstError is patch's complaint.
-    const unappliable = { ...project.task, build: { ...project.task.build, failedAt: 'patch' as const, output: 'patching file src/main.c\nHunk #1 FAILED at 8.\n', firstError: 'src/main.c: Hunk #1 FAILED at 8.' } };
+    const unappliable = {
+      ...project.task,
+      build: {
+        ...project.task.build,
+        failedAt: 'patch' as const,
+        output: 'patching file src/main.c\nHunk #1 FAILED at 8.\n',
+        firstError: 'src/main.c: Hunk #1 FAILED at 8.',
+      },
+    };
     const outcome = await repairSuggestion(unappliable, { ...h.deps, agent: null });
     expect(outcome).toMatchObject({ status: 'failed', calls: 0, builtin: { tries: 1, accepted: false } });
-    expect(outcome.builtin.declined).toMatch(/^declined: the generated patch does not apply \(src\/main\.c: Hunk #1 FAILED at 8\.\)/);
-    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^built-in repairer: declined: .*; no agent available$/);
+    expect(outcome.builtin.declined).toMatch(
+      /^declined: the generated patch does not apply \(src\/main\.c: Hunk #1 FAILED at 8\.\)/,
+    );
+    expect(outcome.status !== 'repaired' && outcome.reason).toMatch(
+      /^built-in repairer: declined: .*; no agent available$/,
+    );
     expect(h.written).toMatchObject([{ tier: 'builtin', attempt: 1, callOutcome: 'declined', answer: null }]);
   });
 
@@ -221,23 +260,47 @@ describe('the built-in repairer tier', () => {
     const h = await harness([good()], { options: { builtin: true } });
     const outcome = await h.repair();
     expect(await h.agent.calls()).toHaveLength(0);
-    expect(outcome).toMatchObject({ status: 'repaired', tier: 'builtin', calls: 0, unanswered: 0, acceptedTry: 1, builtin: { tries: 1, accepted: true, declined: null } });
+    expect(outcome).toMatchObject({
+      status: 'repaired',
+      tier: 'builtin',
+      calls: 0,
+      unanswered: 0,
+      acceptedTry: 1,
+      builtin: { tries: 1, accepted: true, declined: null },
+    });
     expect(h.written[0]).toMatchObject({ tier: 'builtin', attempt: 1, verification: { accepted: true } });
-    expect(h.written[0]!.verification!.checks.map((c) => c.check)).toEqual(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'builds']);
+    expect(h.written[0]!.verification!.checks.map((c) => c.check)).toEqual([
+      'extraction',
+      'dry-run-apply',
+      'apply',
+      'canonicalize',
+      'directives-kept',
+      'builds',
+    ]);
   });
 });
 
 describe('transcripts and events', () => {
   it('writes every try under attempts/<id>/<n>/ and emits call and check events', async () => {
-    const h = await harness([{ noAnswer: 'timeout' }, NO_DIFF, good()], { options: { agent: { prompts: 1, retries: 1 } } });
+    const h = await harness([{ noAnswer: 'timeout' }, NO_DIFF, good()], {
+      options: { agent: { prompts: 1, retries: 1 } },
+    });
     const outcome = await repairSuggestion(project.task, { ...h.deps, tries: new AttemptStore(project.dot) });
     expect(outcome).toMatchObject({ status: 'repaired', acceptedTry: 3 });
     const dir = path.join(project.dot, 'patch_repair', 'attempts', '1');
     expect((await readdir(dir)).sort()).toEqual(['1', '2', '3']);
     const verdict = async (n: number) => JSON.parse(await readFile(path.join(dir, String(n), 'verdict.json'), 'utf8'));
     expect(await verdict(1)).toMatchObject({ call_outcome: 'timeout', outcome: 'unanswered', rejected_by: null });
-    expect(await verdict(2)).toMatchObject({ call_outcome: 'answered', outcome: 'rejected', rejected_by: 'extraction' });
-    expect(await verdict(3)).toMatchObject({ outcome: 'accepted', rejected_by: null, apply_report: { basis: 'unpatched' } });
+    expect(await verdict(2)).toMatchObject({
+      call_outcome: 'answered',
+      outcome: 'rejected',
+      rejected_by: 'extraction',
+    });
+    expect(await verdict(3)).toMatchObject({
+      outcome: 'accepted',
+      rejected_by: null,
+      apply_report: { basis: 'unpatched' },
+    });
     expect(await readFile(path.join(dir, '3', 'response.txt'), 'utf8')).toBe(good());
     expect(await readFile(path.join(dir, '3', 'prompt.txt'), 'utf8')).toContain('rejected at the "extraction" check');
     expect(await readFile(path.join(dir, '3', 'canonical', '1.patch'), 'utf8')).toContain(`+${GOOD_DIRECTIVE}\n`);

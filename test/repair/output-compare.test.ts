@@ -26,14 +26,13 @@ describe('noise floor', () => {
     expect(floor.lineCountVaries).toBe(false);
   });
 
-  it.each([
-    ['Wed Dec  2 01:12:44 UTC 2026'],
-    ['started at 2026-12-02T01:12:44Z'],
-    ['finished 23:59:59'],
-  ])('counts a time or date as noise even when both runs printed the same: %s', (line) => {
-    const floor = noiseFloor(`result 3\n${line}\n`, `result 3\n${line}\n`);
-    expect([...floor.noisy]).toEqual([1]);
-  });
+  it.each([['Wed Dec  2 01:12:44 UTC 2026'], ['started at 2026-12-02T01:12:44Z'], ['finished 23:59:59']])(
+    'counts a time or date as noise even when both runs printed the same: %s',
+    (line) => {
+      const floor = noiseFloor(`result 3\n${line}\n`, `result 3\n${line}\n`);
+      expect([...floor.noisy]).toEqual([1]);
+    },
+  );
 
   it('does not take version numbers or ratios for times', () => {
     expect(floorOf('gcc 12.2.0\nratio 3:4\n').noisy.size).toBe(0);
@@ -55,7 +54,9 @@ describe('noise floor', () => {
 
 describe('compareOutput', () => {
   it('accepts the same output', () => {
-    expect(compareOutput(floorOf('sum = 4950\nmean 49.5\n'), 'sum = 4950\nmean 49.5\n', TOLERANCE)).toEqual({ same: true });
+    expect(compareOutput(floorOf('sum = 4950\nmean 49.5\n'), 'sum = 4950\nmean 49.5\n', TOLERANCE)).toEqual({
+      same: true,
+    });
   });
 
   it('names the first differing line, expected and got, counting from 1', () => {
@@ -68,7 +69,9 @@ describe('compareOutput', () => {
 
   it('compares integers exactly', () => {
     expect(compareOutput(floorOf('count 1000000001\n'), 'count 1000000000\n', 0.5)).toMatchObject({ same: false });
-    expect(compareOutput(floorOf('count 123456789012345678901\n'), 'count 123456789012345678902\n', 0.5)).toMatchObject({ same: false });
+    expect(compareOutput(floorOf('count 123456789012345678901\n'), 'count 123456789012345678902\n', 0.5)).toMatchObject(
+      { same: false },
+    );
   });
 
   it('compares other numbers within the relative tolerance', () => {
@@ -100,13 +103,22 @@ describe('compareOutput', () => {
   it('never compares the noisy lines', () => {
     const floor = noiseFloor('sum 10\ntook 0.0123 s\n', 'sum 10\ntook 0.0131 s\n');
     expect(compareOutput(floor, 'sum 10\ntook 2 ms, on 4 threads\n', TOLERANCE)).toEqual({ same: true });
-    expect(compareOutput(floor, 'sum 11\ntook 0.0123 s\n', TOLERANCE)).toMatchObject({ same: false, difference: expect.stringContaining('line 1:') });
+    expect(compareOutput(floor, 'sum 11\ntook 0.0123 s\n', TOLERANCE)).toMatchObject({
+      same: false,
+      difference: expect.stringContaining('line 1:'),
+    });
   });
 
   it('reports missing and extra lines', () => {
     const floor = floorOf('a\nb\nc\n');
-    expect(compareOutput(floor, 'a\n', TOLERANCE)).toEqual({ same: false, difference: 'the output ends after 1 line; line 2 `b` expected' });
-    expect(compareOutput(floor, 'a\nb\nc\nd\ne\n', TOLERANCE)).toEqual({ same: false, difference: '2 lines more than expected, from line 4 `d`' });
+    expect(compareOutput(floor, 'a\n', TOLERANCE)).toEqual({
+      same: false,
+      difference: 'the output ends after 1 line; line 2 `b` expected',
+    });
+    expect(compareOutput(floor, 'a\nb\nc\nd\ne\n', TOLERANCE)).toEqual({
+      same: false,
+      difference: '2 lines more than expected, from line 4 `d`',
+    });
   });
 
   it('lets the line count vary when it varied between the reference runs', () => {

@@ -63,7 +63,9 @@ export interface TestProjectFiles {
   generatedPatch: string;
 }
 
-export async function createTestProject(o: TestProjectFiles = { source: MAIN_C, generatedPatch: GENERATED_PATCH }): Promise<TestProject> {
+export async function createTestProject(
+  o: TestProjectFiles = { source: MAIN_C, generatedPatch: GENERATED_PATCH },
+): Promise<TestProject> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'pr-repair-'));
   const dot = path.join(root, '.discopop');
   const scratch = path.join(root, 'scratch');
@@ -81,7 +83,11 @@ export async function createTestProject(o: TestProjectFiles = { source: MAIN_C, 
   await chmod(path.join(dot, 'project/configs/tiny/compile.sh'), 0o755);
   await mkdir(scratch, { recursive: true });
 
-  const { dp, pool, task, events, emit } = await openFailingTask(dot, scratch, 'the test project was meant to fail with its generated patch');
+  const { dp, pool, task, events, emit } = await openFailingTask(
+    dot,
+    scratch,
+    'the test project was meant to fail with its generated patch',
+  );
 
   return {
     root,
@@ -118,7 +124,15 @@ export async function openFailingTask(dot: string, scratch: string, failure: str
   const dp = await readDotDiscopop(dot, 'tiny');
   const events: EventInput[] = [];
   const emit = (event: EventInput) => void events.push(event);
-  const pool = await BuildPool.create({ dp, scratchDir: scratch, jobs: 1, threads: 1, timeoutMs: 120_000, signal: new AbortController().signal, emit });
+  const pool = await BuildPool.create({
+    dp,
+    scratchDir: scratch,
+    jobs: 1,
+    threads: 1,
+    timeoutMs: 120_000,
+    signal: new AbortController().signal,
+    emit,
+  });
   const suggestion = dp.suggestions[0]!;
   const generated = new Map(suggestion.files.map((f) => [f.fileId, f.text]));
   const sources = new Map<string, string>();
@@ -137,7 +151,9 @@ export async function openFailingTask(dot: string, scratch: string, failure: str
   return { dp, pool, task, events, emit };
 }
 
-export function testOptions(overrides: Partial<Omit<RunOptions, 'agent'>> & { agent?: Partial<RunOptions['agent']> } = {}): RunOptions {
+export function testOptions(
+  overrides: Partial<Omit<RunOptions, 'agent'>> & { agent?: Partial<RunOptions['agent']> } = {},
+): RunOptions {
   const { agent, ...rest } = overrides;
   return {
     mode: 'dry-run',

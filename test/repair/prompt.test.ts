@@ -10,17 +10,60 @@ import { GENERATED_PATCH, MAIN_C } from './project.js';
 
 const ROOT = '/home/dev/demo';
 const GENERATED = GENERATED_PATCH.replaceAll('<root>', ROOT);
-const ERROR: Diagnostic = { file: 'src/main.c', fileId: '1', line: 11, column: 49, severity: 'error', message: "'tmp_var37' undeclared (first use in this function)", errorClass: 'undeclared-in-clause', notes: [{ file: 'src/main.c', fileId: '1', line: 11, column: 49, message: 'each undeclared identifier is reported only once for each function it appears in' }] };
-const PATTERN: PatternInfo = { type: 'reduction', patternId: 1, fileId: '1', startLine: 11, endLine: 13, pragma: '#pragma omp parallel for', firstPrivate: [], private: ['i'], lastPrivate: [], shared: ['a', 'b', 'tmp_var37'], reduction: ['+:sum'] };
+const ERROR: Diagnostic = {
+  file: 'src/main.c',
+  fileId: '1',
+  line: 11,
+  column: 49,
+  severity: 'error',
+  message: "'tmp_var37' undeclared (first use in this function)",
+  errorClass: 'undeclared-in-clause',
+  notes: [
+    {
+      file: 'src/main.c',
+      fileId: '1',
+      line: 11,
+      column: 49,
+      message: 'each undeclared identifier is reported only once for each function it appears in',
+    },
+  ],
+};
+const PATTERN: PatternInfo = {
+  type: 'reduction',
+  patternId: 1,
+  fileId: '1',
+  startLine: 11,
+  endLine: 13,
+  pragma: '#pragma omp parallel for',
+  firstPrivate: [],
+  private: ['i'],
+  lastPrivate: [],
+  shared: ['a', 'b', 'tmp_var37'],
+  reduction: ['+:sum'],
+};
 
 function task(o: { diagnostics?: Diagnostic[]; output?: string; pattern?: PatternInfo | null } = {}): RepairTask {
   const source = { id: '1', path: `${ROOT}/src/main.c`, relPath: 'src/main.c' };
   return {
-    suggestion: { id: '1', dir: `${ROOT}/.discopop/patch_generator/1`, files: [{ fileId: '1', patchPath: `${ROOT}/.discopop/patch_generator/1/1.patch`, text: GENERATED, source }], pattern: o.pattern === undefined ? PATTERN : o.pattern, hotspot: 'YES' },
+    suggestion: {
+      id: '1',
+      dir: `${ROOT}/.discopop/patch_generator/1`,
+      files: [{ fileId: '1', patchPath: `${ROOT}/.discopop/patch_generator/1/1.patch`, text: GENERATED, source }],
+      pattern: o.pattern === undefined ? PATTERN : o.pattern,
+      hotspot: 'YES',
+    },
     sources: new Map([['1', MAIN_C]]),
     generated: new Map([['1', GENERATED]]),
     patched: new Map([['1', MAIN_C]]),
-    build: { ok: false, failedAt: 'compile', output: o.output ?? '', diagnostics: o.diagnostics ?? [ERROR], errorClass: 'undeclared-in-clause', firstError: ERROR.message, durationMs: 1 },
+    build: {
+      ok: false,
+      failedAt: 'compile',
+      output: o.output ?? '',
+      diagnostics: o.diagnostics ?? [ERROR],
+      errorClass: 'undeclared-in-clause',
+      firstError: ERROR.message,
+      durationMs: 1,
+    },
   };
 }
 const limits = { contextLines: 60, maxErrorChars: 8000, maxPromptChars: 60000 };
@@ -33,13 +76,21 @@ beforeAll(async () => {
 describe('the rungs', () => {
   it('end with the directive of a built-in candidate check 7 rejected, and what its runs showed, on every rung', () => {
     const answer = `--- ${ROOT}/src/main.c\n+++ ${ROOT}/src/main.c\n@@ -9,3 +9,4 @@\n int i;\n+    #pragma omp parallel for shared(a) reduction(+:t)\n for (i = 0; i < N; i++) {\n`;
-    const finding = builtinRunFinding(answer, 'keep-strongest-data-sharing', 'at 2 threads, run 1 of 3: line 3: `last 598` expected, `last 896` got');
+    const finding = builtinRunFinding(
+      answer,
+      'keep-strongest-data-sharing',
+      'at 2 threads, run 1 of 3: line 3: `last 598` expected, `last 896` got',
+    );
     expect(finding.directives).toEqual(['#pragma omp parallel for shared(a) reduction(+:t)']);
     for (const conversation of [1, 3]) {
       const { text } = rungPrompt({ ladder, conversation, task: task(), limits, builtinFinding: finding });
-      expect(text).toMatch(/## What the built-in repairer tried\n\nThe built-in repairer \(keep-strongest-data-sharing\) .*\n\n```\n#pragma omp parallel for shared\(a\) reduction\(\+:t\)\n```\n\nat 2 threads, run 1 of 3: line 3: `last 598` expected, `last 896` got\n$/);
+      expect(text).toMatch(
+        /## What the built-in repairer tried\n\nThe built-in repairer \(keep-strongest-data-sharing\) .*\n\n```\n#pragma omp parallel for shared\(a\) reduction\(\+:t\)\n```\n\nat 2 threads, run 1 of 3: line 3: `last 598` expected, `last 896` got\n$/,
+      );
     }
-    expect(rungPrompt({ ladder, conversation: 1, task: task(), limits, builtinFinding: null }).text).not.toContain('What the built-in repairer tried');
+    expect(rungPrompt({ ladder, conversation: 1, task: task(), limits, builtinFinding: null }).text).not.toContain(
+      'What the built-in repairer tried',
+    );
   });
 
   it('rung 1 shows the generated patch whole and the diagnostics with project paths', () => {
@@ -47,7 +98,9 @@ describe('the rungs', () => {
     expect(template).toBe('rung-1.md');
     expect(text).toContain('suggestion 1 (reduction)');
     expect(text).toContain(`### src/main.c\n\n\`\`\`diff\n${GENERATED}\`\`\``);
-    expect(text).toContain("src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n  src/main.c:11:49: note: each undeclared identifier");
+    expect(text).toContain(
+      "src/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n  src/main.c:11:49: note: each undeclared identifier",
+    );
     expect(text).not.toMatch(/\{\{/);
   });
 
@@ -59,7 +112,9 @@ describe('the rungs', () => {
   it('rung 2 adds the original source around the patched region, numbered like the file', () => {
     const { text } = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, contextLines: 2 } });
     // The hunk covers lines 8-13 of the original; two lines on each side.
-    expect(text).toContain('### src/main.c, lines 6-15\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {');
+    expect(text).toContain(
+      '### src/main.c, lines 6-15\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {',
+    );
     expect(text).toContain('15      return 0;\n```');
     expect(text).toContain('Up to 2 lines on each side');
     expect(text).not.toContain('16  }');
@@ -77,7 +132,12 @@ describe('the rungs', () => {
   });
 
   it('falls back to the raw build output when no diagnostic was parsed', () => {
-    const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: [], output: 'ld: cannot find -lfoo\n' }), limits });
+    const { text } = rungPrompt({
+      ladder,
+      conversation: 1,
+      task: task({ diagnostics: [], output: 'ld: cannot find -lfoo\n' }),
+      limits,
+    });
     expect(text).toContain('```\nld: cannot find -lfoo\n```');
   });
 });
@@ -86,31 +146,54 @@ describe('limits', () => {
   const many = Array.from({ length: 400 }, (_, i) => ({ ...ERROR, line: i + 1 }));
 
   it('cuts the diagnostics to --max-error-chars, keeping the first errors', () => {
-    const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: many }), limits: { ...limits, maxErrorChars: 300 } });
+    const { text } = rungPrompt({
+      ladder,
+      conversation: 1,
+      task: task({ diagnostics: many }),
+      limits: { ...limits, maxErrorChars: 300 },
+    });
     const diagnostics = text.split('## Compiler diagnostics\n\n```\n')[1]!.split('\n```')[0]!;
     expect(diagnostics.length).toBeLessThanOrEqual(300);
     expect(diagnostics.startsWith('src/main.c:1:49: error:')).toBe(true);
     // Cut at a line end: every line kept is a whole diagnostic or its whole note.
     const lines = diagnostics.split('\n');
     expect(lines.at(-1)).toMatch(/^\[… \d+ more characters cut\]$/);
-    const whole = many.flatMap((d) => [`src/main.c:${d.line}:49: error: ${ERROR.message}`, `  src/main.c:11:49: note: ${ERROR.notes[0]!.message}`]);
+    const whole = many.flatMap((d) => [
+      `src/main.c:${d.line}:49: error: ${ERROR.message}`,
+      `  src/main.c:11:49: note: ${ERROR.notes[0]!.message}`,
+    ]);
     expect(lines.slice(0, -1)).toEqual(whole.slice(0, lines.length - 1));
     expect(lines.length).toBeGreaterThan(1);
   });
 
   it('drops source context before anything else, and never cuts the patches', () => {
     const full = rungPrompt({ ladder, conversation: 2, task: task(), limits }).text;
-    const noContext = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, contextLines: 0 } }).text;
+    const noContext = rungPrompt({
+      ladder,
+      conversation: 2,
+      task: task(),
+      limits: { ...limits, contextLines: 0 },
+    }).text;
     // Room for the prompt with one line of context but not with sixty.
     const max = noContext.length + 150;
-    const shrunk = rungPrompt({ ladder, conversation: 2, task: task(), limits: { ...limits, maxPromptChars: max } }).text;
+    const shrunk = rungPrompt({
+      ladder,
+      conversation: 2,
+      task: task(),
+      limits: { ...limits, maxPromptChars: max },
+    }).text;
     expect(full.length).toBeGreaterThan(max);
     expect(shrunk.length).toBeLessThanOrEqual(max);
     expect(shrunk).toContain(GENERATED);
     expect(shrunk).toContain(ERROR.message);
     expect(shrunk).toMatch(/Up to [0-3] lines on each side/);
 
-    const tiny = rungPrompt({ ladder, conversation: 3, task: task({ diagnostics: many }), limits: { ...limits, maxPromptChars: 3000 } }).text;
+    const tiny = rungPrompt({
+      ladder,
+      conversation: 3,
+      task: task({ diagnostics: many }),
+      limits: { ...limits, maxPromptChars: 3000 },
+    }).text;
     expect(tiny).toContain(GENERATED);
     expect(tiny).toContain('(left out: the prompt size limit)');
     expect(tiny.length).toBeLessThanOrEqual(3000);
@@ -122,13 +205,26 @@ describe('limits', () => {
   });
 
   it('cuts a long rejection in a follow-up too, at a line end', () => {
-    const reason = ['The project does not build with the corrected patch set. New compiler errors:', ...Array.from({ length: 100 }, (_, i) => `src/main.c:${i + 1}:5: error: 'c' undeclared (first use in this function)`)].join('\n');
-    const { text, template } = followUpPrompt({ ladder, task: task(), check: 'builds', reason, limits: { ...limits, maxErrorChars: 1000 } });
+    const reason = [
+      'The project does not build with the corrected patch set. New compiler errors:',
+      ...Array.from(
+        { length: 100 },
+        (_, i) => `src/main.c:${i + 1}:5: error: 'c' undeclared (first use in this function)`,
+      ),
+    ].join('\n');
+    const { text, template } = followUpPrompt({
+      ladder,
+      task: task(),
+      check: 'builds',
+      reason,
+      limits: { ...limits, maxErrorChars: 1000 },
+    });
     expect(template).toBe('follow-up.md');
     expect(text).toContain('rejected at the "builds" check');
     const kept = text.split('\n').filter((line) => line.startsWith('src/main.c:'));
     expect(kept.length).toBeGreaterThan(5);
-    for (const line of kept) expect(line).toMatch(/^src\/main\.c:\d+:5: error: 'c' undeclared \(first use in this function\)$/);
+    for (const line of kept)
+      expect(line).toMatch(/^src\/main\.c:\d+:5: error: 'c' undeclared \(first use in this function\)$/);
     expect(text).toMatch(/\n\[… \d+ more characters cut\]\n/);
   });
 
@@ -143,7 +239,12 @@ describe('limits', () => {
   });
 
   it('never leaves the diagnostics block empty without the cut note when --max-prompt-chars squeezes it', () => {
-    const { text } = rungPrompt({ ladder, conversation: 1, task: task({ diagnostics: many }), limits: { ...limits, maxPromptChars: 100 } });
+    const { text } = rungPrompt({
+      ladder,
+      conversation: 1,
+      task: task({ diagnostics: many }),
+      limits: { ...limits, maxPromptChars: 100 },
+    });
     const diagnostics = text.split('## Compiler diagnostics\n\n```\n')[1]!.split('\n```')[0]!;
     expect(diagnostics).toMatch(/^\[… \d+ characters cut\]$/);
   });
@@ -173,26 +274,57 @@ describe("DiscoPoP's template set", () => {
   it("fills {diagnostics} with the compiler's output as DiscoPoP sends it, cut at a line end, not with our parsed lines", () => {
     const { text } = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits });
     expect(text).toContain(`\`\`\`\n${GCC_OUTPUT.trim()}\n\`\`\``);
-    const cut = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits: { ...limits, maxErrorChars: 200 } }).text;
-    expect(cut).toContain("```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n[… ");
-    const none = rungPrompt({ ladder: discopop, conversation: 1, task: { ...patched(), build: { ...patched().build, output: '\n' } }, limits }).text;
+    const cut = rungPrompt({
+      ladder: discopop,
+      conversation: 1,
+      task: patched(),
+      limits: { ...limits, maxErrorChars: 200 },
+    }).text;
+    expect(cut).toContain(
+      "```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared (first use in this function)\n[… ",
+    );
+    const none = rungPrompt({
+      ladder: discopop,
+      conversation: 1,
+      task: { ...patched(), build: { ...patched().build, output: '\n' } },
+      limits,
+    }).text;
     expect(none).toContain('```\n(none)\n```');
     // The built-in ladder still gets the parsed diagnostics.
-    expect(rungPrompt({ ladder, conversation: 1, task: patched(), limits }).text).not.toContain('make: *** [Makefile:4: main] Error 1');
+    expect(rungPrompt({ ladder, conversation: 1, task: patched(), limits }).text).not.toContain(
+      'make: *** [Makefile:4: main] Error 1',
+    );
   });
 
   it('fills every placeholder as DiscoPoP does: identity, the patch blocks, the sources before and after, the findings, the contract', () => {
-    const { text, template } = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits: { ...limits, contextLines: 2 } });
+    const { text, template } = rungPrompt({
+      ladder: discopop,
+      conversation: 3,
+      task: patched(),
+      limits: { ...limits, contextLines: 2 },
+    });
     expect(template).toBe('guided.md');
-    expect(text).not.toMatch(/\{(identity|patch_blocks|original_source|patched_source|pattern_metadata|diagnostics|output_contract)\}/);
-    expect(text).toContain(`## The suggestion\n\n* DiscoPoP suggestion id: 1\n* Pattern type: reduction\n* Files (DiscoPoP file id -> path):\n    * 1 -> ${ROOT}/src/main.c  <- the compiler errors are in this file`);
+    expect(text).not.toMatch(
+      /\{(identity|patch_blocks|original_source|patched_source|pattern_metadata|diagnostics|output_contract)\}/,
+    );
+    expect(text).toContain(
+      `## The suggestion\n\n* DiscoPoP suggestion id: 1\n* Pattern type: reduction\n* Files (DiscoPoP file id -> path):\n    * 1 -> ${ROOT}/src/main.c  <- the compiler errors are in this file`,
+    );
     expect(text).toContain(`## The patch to fix\n\n### File id 1 (main.c)\n\n\`\`\`\n${GENERATED.trimEnd()}\n\`\`\``);
     // The hunk covers lines 8-13 of the original; two lines around it.
-    expect(text).toContain('### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```');
+    expect(text).toContain(
+      '### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```',
+    );
     expect(text).toContain('### File id 1 (main.c), after the patch\n\n```');
     expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum\n* Region (file id:line)');
     expect(text).toContain('* `firstprivate`: (empty)');
-    const measured = { ...patched(), suggestion: { ...patched().suggestion, pattern: { ...PATTERN, type: 'do_all', scheduling: 'static', collapseLevel: 1, averageIterationCount: 4096 } } };
+    const measured = {
+      ...patched(),
+      suggestion: {
+        ...patched().suggestion,
+        pattern: { ...PATTERN, type: 'do_all', scheduling: 'static', collapseLevel: 1, averageIterationCount: 4096 },
+      },
+    };
     expect(rungPrompt({ ladder: discopop, conversation: 3, task: measured, limits }).text).toContain(
       '* `reduction`: +:sum\n* Scheduling: static\n* Collapse level: 1\n* Average iteration count: 4096\n* Region (file id:line): 1:11 to 1:13',
     );
@@ -219,9 +351,17 @@ describe("DiscoPoP's template set", () => {
   it('shows the original source on the first rung, and the retry turn gets the failure and the contract', () => {
     const first = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits });
     expect(first.template).toBe('minimal.md');
-    expect(first.text).toContain('Your corrected patch must be a diff against exactly this text.\n\n### File id 1 (main.c), before the patch');
+    expect(first.text).toContain(
+      'Your corrected patch must be a diff against exactly this text.\n\n### File id 1 (main.c), before the patch',
+    );
     expect(first.text).not.toContain('after the patch');
-    const retry = followUpPrompt({ ladder: discopop, task: patched(), check: 'dry-run-apply', reason: 'src/main.c: hunk 1 does not apply', limits });
+    const retry = followUpPrompt({
+      ladder: discopop,
+      task: patched(),
+      check: 'dry-run-apply',
+      reason: 'src/main.c: hunk 1 does not apply',
+      limits,
+    });
     expect(retry.template).toBe('retry.md');
     expect(retry.text).toMatch(/^That did not work\.\n\nsrc\/main\.c: hunk 1 does not apply\n\nTry again\./);
     expect(retry.text).toContain('===END PATCH 1===');
@@ -230,19 +370,57 @@ describe("DiscoPoP's template set", () => {
   it('shows a long hunk whole with the same source lines as the built-in ladder', () => {
     // A 40-line loop body the generated patch's hunk spans from its pragma to its closing brace.
     const body = Array.from({ length: 40 }, (_, k) => `        c[i] += ${k}.0 * a[i];`);
-    const source = ['#include <stdio.h>', '#define N 1000', 'double a[N], c[N];', 'int main(void) {', '    int i;', '    for (i = 0; i < N; i++) {', ...body, '    }', '    printf("%f\\n", c[0]);', '    return 0;', '}', ''].join('\n');
+    const source = [
+      '#include <stdio.h>',
+      '#define N 1000',
+      'double a[N], c[N];',
+      'int main(void) {',
+      '    int i;',
+      '    for (i = 0; i < N; i++) {',
+      ...body,
+      '    }',
+      '    printf("%f\\n", c[0]);',
+      '    return 0;',
+      '}',
+      '',
+    ].join('\n');
     const lines = source.split('\n');
-    const hunk = [' int main(void) {', '     int i;', '+    #pragma omp parallel for', ...lines.slice(5, 47).map((line) => ` ${line}`), '     printf("%f\\n", c[0]);'];
+    const hunk = [
+      ' int main(void) {',
+      '     int i;',
+      '+    #pragma omp parallel for',
+      ...lines.slice(5, 47).map((line) => ` ${line}`),
+      '     printf("%f\\n", c[0]);',
+    ];
     const patch = `--- ${ROOT}/src/main.c\n+++ ${ROOT}/src/main.c.discopop_patch_generator.temp\n@@ -4,45 +4,46 @@\n${hunk.join('\n')}\n`;
     const patchedLines = [...lines];
     patchedLines.splice(5, 0, '    #pragma omp parallel for');
     const base = task();
     const file = { ...base.suggestion.files[0]!, text: patch };
-    const long: RepairTask = { ...base, suggestion: { ...base.suggestion, files: [file] }, sources: new Map([['1', source]]), generated: new Map([['1', patch]]), patched: new Map([['1', patchedLines.join('\n')]]) };
+    const long: RepairTask = {
+      ...base,
+      suggestion: { ...base.suggestion, files: [file] },
+      sources: new Map([['1', source]]),
+      generated: new Map([['1', patch]]),
+      patched: new Map([['1', patchedLines.join('\n')]]),
+    };
     const shortLimits = { ...limits, contextLines: 2 };
-    const numbered = (text: string, from: string, to: string) => text.split(from)[1]!.split(to)[0]!.split('\n').filter((line) => /^\s*\d+  /.test(line));
-    const builtin = numbered(rungPrompt({ ladder, conversation: 2, task: long, limits: shortLimits }).text, '### src/main.c, lines 2-50\n\n```\n', '\n```');
-    const theirs = numbered(rungPrompt({ ladder: discopop, conversation: 2, task: long, limits: shortLimits }).text, '### File id 1 (main.c), before the patch\n\n```\n', '\n```');
+    const numbered = (text: string, from: string, to: string) =>
+      text
+        .split(from)[1]!
+        .split(to)[0]!
+        .split('\n')
+        .filter((line) => /^\s*\d+  /.test(line));
+    const builtin = numbered(
+      rungPrompt({ ladder, conversation: 2, task: long, limits: shortLimits }).text,
+      '### src/main.c, lines 2-50\n\n```\n',
+      '\n```',
+    );
+    const theirs = numbered(
+      rungPrompt({ ladder: discopop, conversation: 2, task: long, limits: shortLimits }).text,
+      '### File id 1 (main.c), before the patch\n\n```\n',
+      '\n```',
+    );
     expect(builtin).toHaveLength(49);
     expect(theirs).toEqual(builtin);
     expect(theirs.at(-1)).toBe('50  }');
@@ -251,7 +429,12 @@ describe("DiscoPoP's template set", () => {
   it('drops the sources before the findings and never the patches under --max-prompt-chars', () => {
     const full = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits }).text;
     const max = full.length - 200;
-    const { text } = rungPrompt({ ladder: discopop, conversation: 3, task: patched(), limits: { ...limits, maxPromptChars: max } });
+    const { text } = rungPrompt({
+      ladder: discopop,
+      conversation: 3,
+      task: patched(),
+      limits: { ...limits, maxPromptChars: max },
+    });
     expect(text.length).toBeLessThanOrEqual(max);
     expect(text).toContain(GENERATED.trimEnd());
     expect(text).toContain('* `shared`: a, b, tmp_var37');

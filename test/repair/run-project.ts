@@ -10,7 +10,16 @@ import type { DotDiscopop } from '../../src/formats/types.js';
 import { answerText, writeRunProject, type RunProjectFiles } from '../helpers/run-project-files.mjs';
 import { openFailingTask } from './project.js';
 
-export { answerText, EXECUTE_PRINTS, insertionDiff, RACE_C, RACE_LOOP_LINE, writeRunProject, type Layout, type RunProjectFiles } from '../helpers/run-project-files.mjs';
+export {
+  answerText,
+  EXECUTE_PRINTS,
+  insertionDiff,
+  RACE_C,
+  RACE_LOOP_LINE,
+  writeRunProject,
+  type Layout,
+  type RunProjectFiles,
+} from '../helpers/run-project-files.mjs';
 
 /** y is read and written by the loop: a reduction over y gives each thread a zeroed copy to read. */
 export const SECTION_C = `#include <stdio.h>
@@ -51,7 +60,11 @@ export async function createRunProject(o: RunProjectFiles): Promise<RunProject> 
   const scratch = path.join(root, 'scratch');
   await mkdir(scratch, { recursive: true });
 
-  const { dp, pool, task, events } = await openFailingTask(dot, scratch, `the generated directive ${o.generated} was meant to fail to build`);
+  const { dp, pool, task, events } = await openFailingTask(
+    dot,
+    scratch,
+    `the generated directive ${o.generated} was meant to fail to build`,
+  );
   return {
     root,
     dot,

@@ -20,7 +20,16 @@ int main(void) {
 }
 `;
 
-const CONTEXT_BEFORE = [' int fib(int n) {', '     int x, y;', '     if (n < 2) return n;', '+#pragma omp parallel', '+#pragma omp single', '+{', '+#pragma omp task', '     x = fib(n - 1);'];
+const CONTEXT_BEFORE = [
+  ' int fib(int n) {',
+  '     int x, y;',
+  '     if (n < 2) return n;',
+  '+#pragma omp parallel',
+  '+#pragma omp single',
+  '+{',
+  '+#pragma omp task',
+  '     x = fib(n - 1);',
+];
 const CONTEXT_AFTER = ['     return x + y;', ' }'];
 
 /** A diff of fib.c whose hunk ends with `lastTask`: the lines from the first task's statement on. */
@@ -52,7 +61,7 @@ afterAll(async () => {
 });
 
 describe('a task region closed before its last task', () => {
-  it('is repaired by moving the closing brace below the last task\'s statement', async () => {
+  it("is repaired by moving the closing brace below the last task's statement", async () => {
     const verdict = await verify(answer(project.root, BRACE_MOVED), project.task, deps);
     expect(verdict.accepted, verdict.accepted ? '' : verdict.reason).toBe(true);
   });
@@ -62,8 +71,14 @@ describe('a task region closed before its last task', () => {
     expect((await project.pool.build('1', new Map([['1', taskMoved]]), 'verify')).ok).toBe(true);
     const verdict = await verify(answer(project.root, TASK_MOVED), project.task, deps);
     expect(verdict.checks.map((check) => [check.check, check.passed])).toEqual([
-      ['extraction', true], ['dry-run-apply', true], ['apply', true], ['canonicalize', true], ['directives-kept', false],
+      ['extraction', true],
+      ['dry-run-apply', true],
+      ['apply', true],
+      ['canonicalize', true],
+      ['directives-kept', false],
     ]);
-    expect(verdict.accepted ? '' : verdict.reason).toMatch(/^src\/main\.c: the directive `#pragma omp task` above `y = fib\(n - 2\);` \(line 6\) was moved out of the block `#pragma omp single` governs, which the patch opens before `x = fib\(n - 1\);` \(line 5\); .*move the block's closing brace below the statement/);
+    expect(verdict.accepted ? '' : verdict.reason).toMatch(
+      /^src\/main\.c: the directive `#pragma omp task` above `y = fib\(n - 2\);` \(line 6\) was moved out of the block `#pragma omp single` governs, which the patch opens before `x = fib\(n - 1\);` \(line 5\); .*move the block's closing brace below the statement/,
+    );
   });
 });

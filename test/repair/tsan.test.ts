@@ -51,11 +51,24 @@ describe('parseTsanLog', () => {
     const races = parseTsanLog(STACK_RACE);
     expect(races).toHaveLength(2);
     expect(races[0]).toMatchObject({
-      first: { kind: 'write', size: 8, frames: [{ function: '.omp_outlined._debug__', file: '/tmp/racetest/r.c', line: 4, column: 30 }, { line: 3, column: 1 }, { function: '__kmp_invoke_microtask', file: null, line: null }, { function: 'main' }] },
+      first: {
+        kind: 'write',
+        size: 8,
+        frames: [
+          { function: '.omp_outlined._debug__', file: '/tmp/racetest/r.c', line: 4, column: 30 },
+          { line: 3, column: 1 },
+          { function: '__kmp_invoke_microtask', file: null, line: null },
+          { function: 'main' },
+        ],
+      },
       previous: { kind: 'read', size: 8, frames: [{ line: 4, column: 26 }, { line: 3 }] },
       variable: null,
     });
-    expect(races[1]).toMatchObject({ first: { kind: 'write', size: 4 }, previous: { kind: 'write' }, variable: 'hist' });
+    expect(races[1]).toMatchObject({
+      first: { kind: 'write', size: 4 },
+      previous: { kind: 'write' },
+      variable: 'hist',
+    });
   });
 });
 

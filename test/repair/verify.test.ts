@@ -58,10 +58,26 @@ describe('a correct answer', () => {
     expect(verdict.changedFiles).toEqual(['1']);
     const canonical = verdict.canonical.get('1')!;
     const lines = canonical.split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^--- ${project.root}/src/main\\.c\\t\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{9} [+-]\\d{4}$`));
-    expect(lines[1]).toMatch(new RegExp(`^\\+\\+\\+ ${project.root}/src/main\\.c\\.discopop_patch_generator\\.temp\\t`));
-    expect(lines.slice(2)).toEqual(['@@ -8,6 +8,7 @@', '         a[i] = i * 0.5;', '         b[i] = i * 2.0;', '     }', `+${GOOD_DIRECTIVE}`, '     for (i = 0; i < N; i++) {', '         sum += a[i] * b[i];', '     }', '']);
-    expect(verdict.clauseChanges).toContainEqual(expect.objectContaining({ file: '1', kind: 'variable-removed', clause: 'shared', variable: 'tmp_var37' }));
+    expect(lines[0]).toMatch(
+      new RegExp(`^--- ${project.root}/src/main\\.c\\t\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{9} [+-]\\d{4}$`),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(`^\\+\\+\\+ ${project.root}/src/main\\.c\\.discopop_patch_generator\\.temp\\t`),
+    );
+    expect(lines.slice(2)).toEqual([
+      '@@ -8,6 +8,7 @@',
+      '         a[i] = i * 0.5;',
+      '         b[i] = i * 2.0;',
+      '     }',
+      `+${GOOD_DIRECTIVE}`,
+      '     for (i = 0; i < N; i++) {',
+      '         sum += a[i] * b[i];',
+      '     }',
+      '',
+    ]);
+    expect(verdict.clauseChanges).toContainEqual(
+      expect.objectContaining({ file: '1', kind: 'variable-removed', clause: 'shared', variable: 'tmp_var37' }),
+    );
     expect(verdict.nonDirectiveLinesChanged).toBe(false);
     expect(verdict.build.ok).toBe(true);
   });
@@ -75,7 +91,9 @@ describe('a correct answer', () => {
   });
 
   it('accepts git-style paths and hunk line numbers that are off, as models write them', async () => {
-    const answer = answerDiff(project.root, GOOD_DIRECTIVE, { at: 30 }).replace(`--- ${project.root}/src/main.c`, '--- a/src/main.c').replace(`+++ ${project.root}/src/main.c`, '+++ b/src/main.c');
+    const answer = answerDiff(project.root, GOOD_DIRECTIVE, { at: 30 })
+      .replace(`--- ${project.root}/src/main.c`, '--- a/src/main.c')
+      .replace(`+++ ${project.root}/src/main.c`, '+++ b/src/main.c');
     const verdict = await verify(answer, project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
     expect(verdict.canonical.get('1')).toContain('@@ -8,6 +8,7 @@');
@@ -87,18 +105,82 @@ describe('bad answers are rejected with a precise reason', () => {
   const root = () => project.root;
   const cases: [string, () => string, string, RegExp][] = [
     ['an empty answer', () => '   \n', 'extraction', /^The answer was empty: it held no patch\.$/],
-    ['prose without a diff', () => 'Remove tmp_var37 from the shared clause and it will compile.', 'extraction', /holds no unified diff/],
-    ['a diff for a file outside the patch set', () => answerDiff(root(), GOOD_DIRECTIVE).replaceAll('src/main.c', 'src/other.c'), 'extraction', /block 1 \(.*src\/other\.c\): not a file of this suggestion's patch set \(src\/main\.c\)/],
-    ['a path that escapes the project', () => answerDiff(root(), GOOD_DIRECTIVE).replaceAll(`${root()}/src/main.c`, '../../etc/main.c'), 'extraction', /path contains `\.\.` and would leave the project/],
-    ['an absolute path elsewhere', () => answerDiff(root(), GOOD_DIRECTIVE).replaceAll(`${root()}/src/main.c`, '/etc/main.c'), 'extraction', /absolute path outside the project root/],
-    ['binary bytes', () => answerDiff(root(), GOOD_DIRECTIVE) + '\u0000\u0001\u0002', 'extraction', /binary data \(NUL bytes\)/],
-    ['50 MB of text', () => 'x'.repeat(50 * 1024 * 1024), 'extraction', /^The answer is 52428800 characters long, more than the 1000000/],
-    ['a diff that deletes the directive', () => directiveOnTop(root(), []), 'directives-kept', /^src\/main\.c: the directive `#pragma omp parallel for private\(i\) shared\(a,b,tmp_var37\) reduction\(\+:sum\)` above `for \(i = 0; i < N; i\+\+\) \{` \(line 11\) was dropped; it must stay/],
-    ['a diff that comments the directive out', () => answerDiff(root(), '    // #pragma omp parallel for private(i) shared(a,b) reduction(+:sum) '), 'directives-kept', /\(line 11\) was commented out; it must stay in effect/],
-    ['a diff that moves the directive to another loop', () => moveToFirstLoop(root()), 'directives-kept', /^src\/main\.c: the directive .* above `for \(i = 0; i < N; i\+\+\) \{` \(line 11\)/],
-    ['a diff that weakens the directive to simd', () => answerDiff(root(), '    #pragma omp simd '), 'directives-kept', /became `simd`: the construct `parallel for` must stay/],
-    ['a diff that applies nowhere', () => answerDiff(root(), GOOD_DIRECTIVE).replace('b[i] = i * 2.0;', 'c[i] = i * 7.0;').replace('a[i] = i * 0.5;', 'q[i] = 3;').replace('sum += a[i] * b[i];', 'total -= 1;'), 'dry-run-apply', /src\/main\.c.*does not apply/],
-    ['a diff identical to the generated patch', () => project.task.generated.get('1')!, 'apply', /exactly as the generated patch set does/],
+    [
+      'prose without a diff',
+      () => 'Remove tmp_var37 from the shared clause and it will compile.',
+      'extraction',
+      /holds no unified diff/,
+    ],
+    [
+      'a diff for a file outside the patch set',
+      () => answerDiff(root(), GOOD_DIRECTIVE).replaceAll('src/main.c', 'src/other.c'),
+      'extraction',
+      /block 1 \(.*src\/other\.c\): not a file of this suggestion's patch set \(src\/main\.c\)/,
+    ],
+    [
+      'a path that escapes the project',
+      () => answerDiff(root(), GOOD_DIRECTIVE).replaceAll(`${root()}/src/main.c`, '../../etc/main.c'),
+      'extraction',
+      /path contains `\.\.` and would leave the project/,
+    ],
+    [
+      'an absolute path elsewhere',
+      () => answerDiff(root(), GOOD_DIRECTIVE).replaceAll(`${root()}/src/main.c`, '/etc/main.c'),
+      'extraction',
+      /absolute path outside the project root/,
+    ],
+    [
+      'binary bytes',
+      () => answerDiff(root(), GOOD_DIRECTIVE) + '\u0000\u0001\u0002',
+      'extraction',
+      /binary data \(NUL bytes\)/,
+    ],
+    [
+      '50 MB of text',
+      () => 'x'.repeat(50 * 1024 * 1024),
+      'extraction',
+      /^The answer is 52428800 characters long, more than the 1000000/,
+    ],
+    [
+      'a diff that deletes the directive',
+      () => directiveOnTop(root(), []),
+      'directives-kept',
+      /^src\/main\.c: the directive `#pragma omp parallel for private\(i\) shared\(a,b,tmp_var37\) reduction\(\+:sum\)` above `for \(i = 0; i < N; i\+\+\) \{` \(line 11\) was dropped; it must stay/,
+    ],
+    [
+      'a diff that comments the directive out',
+      () => answerDiff(root(), '    // #pragma omp parallel for private(i) shared(a,b) reduction(+:sum) '),
+      'directives-kept',
+      /\(line 11\) was commented out; it must stay in effect/,
+    ],
+    [
+      'a diff that moves the directive to another loop',
+      () => moveToFirstLoop(root()),
+      'directives-kept',
+      /^src\/main\.c: the directive .* above `for \(i = 0; i < N; i\+\+\) \{` \(line 11\)/,
+    ],
+    [
+      'a diff that weakens the directive to simd',
+      () => answerDiff(root(), '    #pragma omp simd '),
+      'directives-kept',
+      /became `simd`: the construct `parallel for` must stay/,
+    ],
+    [
+      'a diff that applies nowhere',
+      () =>
+        answerDiff(root(), GOOD_DIRECTIVE)
+          .replace('b[i] = i * 2.0;', 'c[i] = i * 7.0;')
+          .replace('a[i] = i * 0.5;', 'q[i] = 3;')
+          .replace('sum += a[i] * b[i];', 'total -= 1;'),
+      'dry-run-apply',
+      /src\/main\.c.*does not apply/,
+    ],
+    [
+      'a diff identical to the generated patch',
+      () => project.task.generated.get('1')!,
+      'apply',
+      /exactly as the generated patch set does/,
+    ],
   ];
 
   it.each(cases)('%s', async (_name, answer, check, reason) => {
@@ -112,10 +194,16 @@ describe('bad answers are rejected with a precise reason', () => {
   });
 
   it('a diff that applies but does not build: the follow-up names the new compiler error', async () => {
-    const verdict = await verify(answerDiff(project.root, '    #pragma omp parallel for private(i) shared(a,b,c) reduction(+:sum) '), project.task, deps);
+    const verdict = await verify(
+      answerDiff(project.root, '    #pragma omp parallel for private(i) shared(a,b,c) reduction(+:sum) '),
+      project.task,
+      deps,
+    );
     const rejected = rejection(verdict);
     expect(rejected.check).toBe('builds');
-    expect(rejected.reason).toMatch(/^The project does not build with the corrected patch set\. New compiler errors:\n/);
+    expect(rejected.reason).toMatch(
+      /^The project does not build with the corrected patch set\. New compiler errors:\n/,
+    );
     expect(rejected.reason).toMatch(/src\/main\.c:11:\d+: error: .*[‘']c[’'] undeclared/);
     expect(rejected.reason).not.toContain('tmp_var37');
     // The canonical set it was built with is kept for the transcript.
@@ -123,7 +211,11 @@ describe('bad answers are rejected with a precise reason', () => {
   });
 
   it('a diff that would build only because the directive is gone never reaches the build', async () => {
-    const verdict = await verify(directiveOnTop(project.root, ['    /* parallel loop removed: it did not compile */']), project.task, deps);
+    const verdict = await verify(
+      directiveOnTop(project.root, ['    /* parallel loop removed: it did not compile */']),
+      project.task,
+      deps,
+    );
     expect(rejection(verdict).check).toBe('directives-kept');
     expect(verdict.checks.map((c) => c.check)).not.toContain('builds');
   });
@@ -133,16 +225,25 @@ describe('--strict', () => {
   const strict = () => ({ ...deps, options: { strict: true } });
 
   it('refuses a candidate that drops the reduction clause, before building it', async () => {
-    const verdict = await verify(answerDiff(project.root, '    #pragma omp parallel for private(i) shared(a,b) '), project.task, strict());
+    const verdict = await verify(
+      answerDiff(project.root, '    #pragma omp parallel for private(i) shared(a,b) '),
+      project.task,
+      strict(),
+    );
     const rejected = rejection(verdict);
     expect(rejected.check).toBe('strict');
     // The clause is named with its variables, as the generated directive had it.
-    expect(rejected.reason).toMatch(/privatizing and reduction clauses may not be removed, and the answer removes reduction\(\+:sum\) from "#pragma omp parallel for/);
+    expect(rejected.reason).toMatch(
+      /privatizing and reduction clauses may not be removed, and the answer removes reduction\(\+:sum\) from "#pragma omp parallel for/,
+    );
     expect(verdict.checks.map((c) => c.check)).not.toContain('builds');
   });
 
   it('refuses a candidate that changes a line other than a directive', async () => {
-    const answer = directiveOnTop(project.root, [GOOD_DIRECTIVE]).replace('         sum += a[i] * b[i];', '-        sum += a[i] * b[i];\n+        sum = sum + a[i] * b[i];');
+    const answer = directiveOnTop(project.root, [GOOD_DIRECTIVE]).replace(
+      '         sum += a[i] * b[i];',
+      '-        sum += a[i] * b[i];\n+        sum = sum + a[i] * b[i];',
+    );
     const rejected = rejection(await verify(answer, project.task, strict()));
     expect(rejected.check).toBe('strict');
     expect(rejected.reason).toMatch(/only directive lines may change/);
@@ -151,7 +252,15 @@ describe('--strict', () => {
   it('accepts a pure clause fix and records that no other line changed', async () => {
     const verdict = await verify(answerDiff(project.root, GOOD_DIRECTIVE), project.task, strict());
     expect(verdict.accepted).toBe(true);
-    expect(verdict.checks.map((c) => c.check)).toEqual(['extraction', 'dry-run-apply', 'apply', 'canonicalize', 'directives-kept', 'strict', 'builds']);
+    expect(verdict.checks.map((c) => c.check)).toEqual([
+      'extraction',
+      'dry-run-apply',
+      'apply',
+      'canonicalize',
+      'directives-kept',
+      'strict',
+      'builds',
+    ]);
   });
 });
 

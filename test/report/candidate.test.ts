@@ -4,7 +4,16 @@ import { candidateOf } from '../../src/report/candidate.js';
 import type { StoredAttempt } from '../../src/store/index.js';
 import type { VerdictFile } from '../../src/formats/verdict.js';
 
-function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: VerdictFile['rejected_by']; reason?: string; canonical?: string; extracted?: string }): StoredAttempt {
+function attempt(
+  n: number,
+  o: {
+    outcome: VerdictFile['outcome'];
+    rejectedBy?: VerdictFile['rejected_by'];
+    reason?: string;
+    canonical?: string;
+    extracted?: string;
+  },
+): StoredAttempt {
   return {
     attempt: n,
     call: null,
@@ -40,7 +49,10 @@ function attempt(n: number, o: { outcome: VerdictFile['outcome']; rejectedBy?: V
 }
 
 it('shows the accepted try, even when a later try exists', () => {
-  const chosen = candidateOf([attempt(1, { outcome: 'accepted', canonical: 'good' }), attempt(2, { outcome: 'rejected', rejectedBy: 'builds', extracted: 'later' })]);
+  const chosen = candidateOf([
+    attempt(1, { outcome: 'accepted', canonical: 'good' }),
+    attempt(2, { outcome: 'rejected', rejectedBy: 'builds', extracted: 'later' }),
+  ]);
   expect(chosen).toMatchObject({ attempt: 1, accepted: true, kind: 'canonical', reason: null });
   expect(chosen?.patches.get('1')).toBe('good');
 });
@@ -51,7 +63,13 @@ it('shows the last try that produced a patch when none was accepted, with the ch
     attempt(2, { outcome: 'rejected', rejectedBy: 'apply', reason: 'hunk 1 does not apply', extracted: 'second' }),
     attempt(3, { outcome: 'unanswered' }),
   ]);
-  expect(chosen).toMatchObject({ attempt: 2, accepted: false, kind: 'candidate', folder: 'candidate', reason: 'rejected by apply: hunk 1 does not apply' });
+  expect(chosen).toMatchObject({
+    attempt: 2,
+    accepted: false,
+    kind: 'candidate',
+    folder: 'candidate',
+    reason: 'rejected by apply: hunk 1 does not apply',
+  });
   expect(chosen?.patches.get('1')).toBe('second');
 });
 

@@ -26,7 +26,11 @@ const run: RunRecord = {
   run_reference: null,
 };
 
-function record(id: string, status: SuggestionRecord['status'], extra: Partial<SuggestionRecord> = {}): SuggestionRecord {
+function record(
+  id: string,
+  status: SuggestionRecord['status'],
+  extra: Partial<SuggestionRecord> = {},
+): SuggestionRecord {
   return {
     id,
     status,
@@ -65,7 +69,15 @@ function record(id: string, status: SuggestionRecord['status'], extra: Partial<S
   };
 }
 
-const call = { duration_ms: 5, input_tokens: null, output_tokens: null, cost_usd: null, cli_version: null, backend: 'claude', model: 'sonnet' };
+const call = {
+  duration_ms: 5,
+  input_tokens: null,
+  output_tokens: null,
+  cost_usd: null,
+  cli_version: null,
+  backend: 'claude',
+  model: 'sonnet',
+};
 const noCandidates = { candidate: null, candidates: 1 };
 const build = { purpose: 'discovery' as const, duration_ms: 10 };
 
@@ -74,32 +86,108 @@ export const SAMPLE_RUN: EventInput[] = [
   { type: 'notice', level: 'warning', message: 'hotspot data missing: every suggestion is YES' },
   { type: 'discovery-started', suggestions: ['a', 'b', 'c', 'd'], builds: 4, reused: 0, jobs: 2 },
   { type: 'build-started', id: null, purpose: 'reference' },
-  { type: 'build-finished', id: null, purpose: 'reference', ok: true, error_class: null, first_error: null, duration_ms: 10 },
+  {
+    type: 'build-finished',
+    id: null,
+    purpose: 'reference',
+    ok: true,
+    error_class: null,
+    first_error: null,
+    duration_ms: 10,
+  },
   { type: 'build-finished', id: 'a', ...build, ok: true, error_class: null, first_error: null },
-  { type: 'build-finished', id: 'b', ...build, ok: false, error_class: 'undeclared-in-clause', first_error: "x.c:3:1: error: 'acc' undeclared" },
-  { type: 'build-finished', id: 'c', ...build, ok: false, error_class: 'early-exit', first_error: 'x.c:9:2: error: break statement used with OpenMP for loop' },
+  {
+    type: 'build-finished',
+    id: 'b',
+    ...build,
+    ok: false,
+    error_class: 'undeclared-in-clause',
+    first_error: "x.c:3:1: error: 'acc' undeclared",
+  },
+  {
+    type: 'build-finished',
+    id: 'c',
+    ...build,
+    ok: false,
+    error_class: 'early-exit',
+    first_error: 'x.c:9:2: error: break statement used with OpenMP for loop',
+  },
   { type: 'suggestion-finished', record: record('a', 'ok') },
-  { type: 'suggestion-finished', record: record('d', 'skipped', { files: [], reason: 'no patch', reason_code: 'no-patch' }) },
+  {
+    type: 'suggestion-finished',
+    record: record('d', 'skipped', { files: [], reason: 'no patch', reason_code: 'no-patch' }),
+  },
   { type: 'repair-started', id: 'b', index: 1, total: 2 },
   { type: 'call-started', id: 'b', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
-  { type: 'call-finished', id: 'b', attempt: 1, tier: 'builtin', outcome: 'declined', detail: 'no rule applies', ...call },
+  {
+    type: 'call-finished',
+    id: 'b',
+    attempt: 1,
+    tier: 'builtin',
+    outcome: 'declined',
+    detail: 'no rule applies',
+    ...call,
+  },
   { type: 'call-started', id: 'b', attempt: 2, tier: 'agent', prompt: 1, turn: 0 },
-  { type: 'call-finished', id: 'b', attempt: 2, tier: 'agent', outcome: 'timeout', detail: 'no answer after 300 s', ...call },
+  {
+    type: 'call-finished',
+    id: 'b',
+    attempt: 2,
+    tier: 'agent',
+    outcome: 'timeout',
+    detail: 'no answer after 300 s',
+    ...call,
+  },
   { type: 'call-started', id: 'b', attempt: 3, tier: 'agent', prompt: 1, turn: 0 },
   { type: 'call-finished', id: 'b', attempt: 3, tier: 'agent', outcome: 'answered', detail: null, ...call },
   ...passedUpToBuilds('b', 3),
-  { type: 'check', id: 'b', attempt: 3, ...noCandidates, check: 'builds', passed: false, reason: "x.c:3:1: error: 'acc' undeclared\nmore" },
+  {
+    type: 'check',
+    id: 'b',
+    attempt: 3,
+    ...noCandidates,
+    check: 'builds',
+    passed: false,
+    reason: "x.c:3:1: error: 'acc' undeclared\nmore",
+  },
   { type: 'call-started', id: 'b', attempt: 4, tier: 'agent', prompt: 1, turn: 1 },
   { type: 'call-finished', id: 'b', attempt: 4, tier: 'agent', outcome: 'answered', detail: null, ...call },
   ...passedUpToBuilds('b', 4),
   { type: 'check', id: 'b', attempt: 4, ...noCandidates, check: 'builds', passed: true, reason: null },
   { type: 'written', id: 'b', files: ['1'], digest: 'd1' },
-  { type: 'suggestion-finished', record: record('b', 'repaired', { attempts: 3, unanswered: 1, accepted_attempt: 4, error_class: 'undeclared-in-clause' }) },
+  {
+    type: 'suggestion-finished',
+    record: record('b', 'repaired', {
+      attempts: 3,
+      unanswered: 1,
+      accepted_attempt: 4,
+      error_class: 'undeclared-in-clause',
+    }),
+  },
   { type: 'repair-started', id: 'c', index: 2, total: 2 },
   { type: 'call-started', id: 'c', attempt: 1, tier: 'agent', prompt: 1, turn: 0 },
-  { type: 'call-finished', id: 'c', attempt: 1, tier: 'agent', outcome: 'unreachable', detail: 'connection refused', ...call },
-  { type: 'suggestion-finished', record: record('c', 'agent_unreachable', { attempts: 1, unanswered: 1, error_class: 'early-exit' }) },
-  { type: 'run-finished', run: { ...run, finished: '2026-01-01T00:01:00.000Z', exit_code: 1, counts: { ok: 1, repaired: 1, failed: 0, not_applied: 0, agent_unreachable: 1, skipped: 1 } } },
+  {
+    type: 'call-finished',
+    id: 'c',
+    attempt: 1,
+    tier: 'agent',
+    outcome: 'unreachable',
+    detail: 'connection refused',
+    ...call,
+  },
+  {
+    type: 'suggestion-finished',
+    record: record('c', 'agent_unreachable', { attempts: 1, unanswered: 1, error_class: 'early-exit' }),
+  },
+  {
+    type: 'run-finished',
+    run: {
+      ...run,
+      finished: '2026-01-01T00:01:00.000Z',
+      exit_code: 1,
+      counts: { ok: 1, repaired: 1, failed: 0, not_applied: 0, agent_unreachable: 1, skipped: 1 },
+    },
+  },
 ];
 
 function passedUpToBuilds(id: string, attempt: number): EventInput[] {
@@ -108,5 +196,7 @@ function passedUpToBuilds(id: string, attempt: number): EventInput[] {
 }
 
 export function stamped(events: EventInput[]): RunEvent[] {
-  return events.map((event, index) => ({ t: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(), ...event }) as RunEvent);
+  return events.map(
+    (event, index) => ({ t: new Date(Date.UTC(2026, 0, 1, 0, 0, index)).toISOString(), ...event }) as RunEvent,
+  );
 }

@@ -32,7 +32,12 @@ describe('show and report read any run, and know what happened since', () => {
     const page = path.join(dotDir, 'patch_repair', 'history', repairRun, 'report.html');
     expect(report.stdout.trim()).toBe(`Wrote ${page}`);
     const html = readFileSync(page, 'utf8');
-    for (const id of REPAIRED) expect(html).toMatch(new RegExp(`<section id="s-${id}" class="suggestion" data-status="repaired">[^]*?data-change-summary>Change: built-in rule `));
+    for (const id of REPAIRED)
+      expect(html).toMatch(
+        new RegExp(
+          `<section id="s-${id}" class="suggestion" data-status="repaired">[^]*?data-change-summary>Change: built-in rule `,
+        ),
+      );
     // Its patches are still what it wrote: nothing to say about them.
     expect(html).not.toContain('data-since');
     expect(html).toContain(`href="attempts/3/1/verdict.json"`);
@@ -42,18 +47,30 @@ describe('show and report read any run, and know what happened since', () => {
     const shown = await cli('show', '--run', repairRun);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`Run ${repairRun} (repair, backend builtin)`);
-    expect(shown.stdout).toContain(`Since this run (patch_generator/ no longer holds what it wrote):\n${REPAIRED.map((id) => `  ${id}: restored since`).join('\n')}`);
+    expect(shown.stdout).toContain(
+      `Since this run (patch_generator/ no longer holds what it wrote):\n${REPAIRED.map((id) => `  ${id}: restored since`).join('\n')}`,
+    );
     const one = await cli('show', '3', '--run', repairRun);
-    expect(one.stdout).toContain('Patch set on disk: restored since (patch_generator/3/ no longer holds what this run wrote)');
+    expect(one.stdout).toContain(
+      'Patch set on disk: restored since (patch_generator/3/ no longer holds what this run wrote)',
+    );
 
     expect((await cli('report', '--run', repairRun)).exitCode).toBe(0);
     const after = readFileSync(page, 'utf8');
-    expect(after.match(/<tr data-id="\d+" data-status="repaired">[^]*?<\/tr>/g)!.every((row) => row.includes('data-since="restored since"'))).toBe(true);
-    expect(after).toContain('<p class="warning" data-since="restored since">Patch set on disk: restored since (patch_generator/3/ no longer holds what this run wrote).</p>');
+    expect(
+      after
+        .match(/<tr data-id="\d+" data-status="repaired">[^]*?<\/tr>/g)!
+        .every((row) => row.includes('data-since="restored since"')),
+    ).toBe(true);
+    expect(after).toContain(
+      '<p class="warning" data-since="restored since">Patch set on disk: restored since (patch_generator/3/ no longer holds what this run wrote).</p>',
+    );
 
     const unknown = await cli('show', '--run', 'no-such-run');
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr.trim()).toBe(`patch-repair: ${path.join(dotDir, 'patch_repair', 'history')}: no run no-such-run (runs: ${repairRun}, ${discoverRun}; see show --runs)`);
+    expect(unknown.stderr.trim()).toBe(
+      `patch-repair: ${path.join(dotDir, 'patch_repair', 'history')}: no run no-such-run (runs: ${repairRun}, ${discoverRun}; see show --runs)`,
+    );
   });
 
   it('tells a patch set the generator rewrote from one a later run repaired again', async () => {
@@ -67,7 +84,9 @@ describe('show and report read any run, and know what happened since', () => {
     const written = path.join(dotDir, 'patch_generator', '3', '5.patch');
     const generated = readFileSync(path.join(dotDir, 'patch_repair', 'backups', '3', '5.patch'), 'utf8');
     writeFileSync(written, generated.replace(/\t\d{4}-[^\n]*/, '\t2027-01-01 00:00:00.000000000 +0000'));
-    expect((await cli('show', '3')).stdout).toContain('Patch set on disk: patch regenerated since (patch_generator/3/ no longer holds what this run wrote)');
+    expect((await cli('show', '3')).stdout).toContain(
+      'Patch set on disk: patch regenerated since (patch_generator/3/ no longer holds what this run wrote)',
+    );
 
     expect((await cli('--backend', 'builtin', '-s', '3')).exitCode).toBe(0);
     expect((await cli('show', '3', '--run', first)).stdout).toContain('Patch set on disk: repaired again since');

@@ -8,9 +8,23 @@ import { suggestionRecord } from '../store/fixtures.js';
 import { PR_PROGRESS_PREFIX, progressEventsOf, splitProgressEvents } from '../helpers/discopop-readers.js';
 import { stamped } from './events.js';
 
-const call = { duration_ms: 5, input_tokens: null, output_tokens: null, cost_usd: null, cli_version: null, backend: 'claude', model: 'sonnet' };
+const call = {
+  duration_ms: 5,
+  input_tokens: null,
+  output_tokens: null,
+  cost_usd: null,
+  cli_version: null,
+  backend: 'claude',
+  model: 'sonnet',
+};
 const one = { candidate: null, candidates: 1 };
-const build = (ok: boolean, failedAt?: 'patch' | 'compile') => ({ ok, ...(failedAt && { failedAt }), output: '', diagnostics: [], durationMs: 10 });
+const build = (ok: boolean, failedAt?: 'patch' | 'compile') => ({
+  ok,
+  ...(failedAt && { failedAt }),
+  output: '',
+  diagnostics: [],
+  durationMs: 10,
+});
 const long = 'x'.repeat(2500);
 
 const EVENTS: EventInput[] = [
@@ -20,12 +34,31 @@ const EVENTS: EventInput[] = [
   { type: 'discovered', id: '3', digest: null, reused: false, build: build(false, 'patch') },
   { type: 'discovered', id: '10', digest: null, reused: false, build: build(true) },
   { type: 'discovered', id: '2', digest: null, reused: false, build: build(false, 'compile') },
-  { type: 'suggestion-finished', record: { ...suggestionRecord('10'), status: 'ok', written: false, changed_files: [], accepted_attempt: null } },
+  {
+    type: 'suggestion-finished',
+    record: { ...suggestionRecord('10'), status: 'ok', written: false, changed_files: [], accepted_attempt: null },
+  },
   { type: 'repair-started', id: '2', index: 1, total: 2 },
   { type: 'call-started', id: '2', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
-  { type: 'call-finished', id: '2', attempt: 1, tier: 'builtin', outcome: 'declined', detail: 'no rule applies', ...call },
+  {
+    type: 'call-finished',
+    id: '2',
+    attempt: 1,
+    tier: 'builtin',
+    outcome: 'declined',
+    detail: 'no rule applies',
+    ...call,
+  },
   { type: 'call-started', id: '2', attempt: 2, tier: 'agent', prompt: 1, turn: 0, template: 'rung-1' },
-  { type: 'call-finished', id: '2', attempt: 2, tier: 'agent', outcome: 'timeout', detail: 'no answer after 300 s', ...call },
+  {
+    type: 'call-finished',
+    id: '2',
+    attempt: 2,
+    tier: 'agent',
+    outcome: 'timeout',
+    detail: 'no answer after 300 s',
+    ...call,
+  },
   { type: 'call-started', id: '2', attempt: 3, tier: 'agent', prompt: 1, turn: 0, template: 'rung-1' },
   { type: 'call-finished', id: '2', attempt: 3, tier: 'agent', outcome: 'answered', detail: null, ...call },
   { type: 'check', id: '2', attempt: 3, ...one, check: 'extraction', passed: true, reason: null },
@@ -33,17 +66,58 @@ const EVENTS: EventInput[] = [
   { type: 'call-started', id: '2', attempt: 4, tier: 'agent', prompt: 1, turn: 1, template: 'follow-up' },
   { type: 'call-finished', id: '2', attempt: 4, tier: 'agent', outcome: 'answered', detail: null, ...call },
   { type: 'check', id: '2', attempt: 4, ...one, check: 'builds', passed: true, reason: null },
-  { type: 'suggestion-finished', record: { ...suggestionRecord('2'), attempts: 3, unanswered: 1, accepted_attempt: 4, backend: 'claude' } },
+  {
+    type: 'suggestion-finished',
+    record: { ...suggestionRecord('2'), attempts: 3, unanswered: 1, accepted_attempt: 4, backend: 'claude' },
+  },
   { type: 'repair-started', id: '3', index: 2, total: 2 },
   { type: 'call-started', id: '3', attempt: 1, tier: 'agent', prompt: 1, turn: 0, template: 'rung-1' },
   { type: 'call-finished', id: '3', attempt: 1, tier: 'agent', outcome: 'answered', detail: null, ...call },
   { type: 'check', id: '3', attempt: 1, ...one, check: 'builds', passed: false, reason: 'It still does not compile' },
-  { type: 'suggestion-finished', record: { ...suggestionRecord('3'), status: 'not_applied', written: false, attempts: 1, accepted_attempt: null, changed_files: [], hotspot: null, first_error: null } },
-  { type: 'run-finished', run: { ...suggestionRunRecord(), counts: { ok: 1, repaired: 1, failed: 0, not_applied: 1, agent_unreachable: 0, skipped: 0 } } },
+  {
+    type: 'suggestion-finished',
+    record: {
+      ...suggestionRecord('3'),
+      status: 'not_applied',
+      written: false,
+      attempts: 1,
+      accepted_attempt: null,
+      changed_files: [],
+      hotspot: null,
+      first_error: null,
+    },
+  },
+  {
+    type: 'run-finished',
+    run: {
+      ...suggestionRunRecord(),
+      counts: { ok: 1, repaired: 1, failed: 0, not_applied: 1, agent_unreachable: 0, skipped: 0 },
+    },
+  },
 ];
 
 function suggestionRunRecord() {
-  return { id: 'r', started: '2026-01-01T00:00:00.000Z', finished: null, mode: 'repair' as const, dot_discopop: '/x/.discopop', config: 'tiny', backend: null, model: null, options: {}, counts: { ok: 0, repaired: 0, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 }, endpoint_down: false, cost_usd: null, input_tokens: null, output_tokens: null, funnel: [], exit_code: null, openmp_probe: null, not_considered: [], run_reference: null };
+  return {
+    id: 'r',
+    started: '2026-01-01T00:00:00.000Z',
+    finished: null,
+    mode: 'repair' as const,
+    dot_discopop: '/x/.discopop',
+    config: 'tiny',
+    backend: null,
+    model: null,
+    options: {},
+    counts: { ok: 0, repaired: 0, failed: 0, not_applied: 0, agent_unreachable: 0, skipped: 0 },
+    endpoint_down: false,
+    cost_usd: null,
+    input_tokens: null,
+    output_tokens: null,
+    funnel: [],
+    exit_code: null,
+    openmp_probe: null,
+    not_considered: [],
+    run_reference: null,
+  };
 }
 
 function linesOf(events: EventInput[]): string[] {
@@ -63,16 +137,65 @@ it("prints DiscoPoP's events, one prefixed JSON object with sorted keys a line, 
   }
   const events = progressEventsOf(lines.map((line) => `${line}\n`).join(''));
   expect(events).toHaveLength(lines.length);
-  expect(events[0]).toEqual({ event: 'start', candidates: [2, 3, 10], candidate_count: 3, backend: 'claude', model: 'sonnet', dry_run: false });
-  expect(events[1]).toEqual({ event: 'discovery', built: [10], failing: [2, 3], not_applied: [3], reference_built: true });
+  expect(events[0]).toEqual({
+    event: 'start',
+    candidates: [2, 3, 10],
+    candidate_count: 3,
+    backend: 'claude',
+    model: 'sonnet',
+    dry_run: false,
+  });
+  expect(events[1]).toEqual({
+    event: 'discovery',
+    built: [10],
+    failing: [2, 3],
+    not_applied: [3],
+    reference_built: true,
+  });
   expect(events.filter((e) => e.event === 'attempt')).toEqual([
-    { event: 'attempt', suggestion: 2, attempt: 1, turn: 0, template: 'builtin', outcome: 'agent', detail: 'no rule applies' },
-    { event: 'attempt', suggestion: 2, attempt: 2, turn: 0, template: 'rung-1', outcome: 'agent', detail: 'no answer after 300 s' },
-    { event: 'attempt', suggestion: 2, attempt: 3, turn: 0, template: 'rung-1', outcome: 'pragmas', detail: 'x'.repeat(2000) },
+    {
+      event: 'attempt',
+      suggestion: 2,
+      attempt: 1,
+      turn: 0,
+      template: 'builtin',
+      outcome: 'agent',
+      detail: 'no rule applies',
+    },
+    {
+      event: 'attempt',
+      suggestion: 2,
+      attempt: 2,
+      turn: 0,
+      template: 'rung-1',
+      outcome: 'agent',
+      detail: 'no answer after 300 s',
+    },
+    {
+      event: 'attempt',
+      suggestion: 2,
+      attempt: 3,
+      turn: 0,
+      template: 'rung-1',
+      outcome: 'pragmas',
+      detail: 'x'.repeat(2000),
+    },
     { event: 'attempt', suggestion: 2, attempt: 4, turn: 1, template: 'follow-up', outcome: 'accepted', detail: '' },
-    { event: 'attempt', suggestion: 3, attempt: 1, turn: 0, template: 'rung-1', outcome: 'compile', detail: 'It still does not compile' },
+    {
+      event: 'attempt',
+      suggestion: 3,
+      attempt: 1,
+      turn: 0,
+      template: 'rung-1',
+      outcome: 'compile',
+      detail: 'It still does not compile',
+    },
   ]);
-  expect(events.filter((e) => e.event === 'suggestion').map((e) => [e.suggestion_id, e.status, e.files, e.hotspot_type, e.first_error])).toEqual([
+  expect(
+    events
+      .filter((e) => e.event === 'suggestion')
+      .map((e) => [e.suggestion_id, e.status, e.files, e.hotspot_type, e.first_error]),
+  ).toEqual([
     [10, 'ok', [], 'yes', "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'"],
     [2, 'repaired', [1], 'yes', "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'"],
     [3, 'not_applied', [], 'unknown', ''],
@@ -98,8 +221,21 @@ it('reports the furthest check that rejected a try when its blocks are rejected 
     { type: 'call-finished', id: '2', attempt: 1, tier: 'agent', outcome: 'answered', detail: null, ...call },
     { type: 'check', id: '2', attempt: 1, ...two, check: 'races', passed: false, reason: 'races at main.c:11 (t)' },
     { type: 'check', id: '2', attempt: 1, ...two, check: 'builds', passed: false, reason: 'It still does not compile' },
-    { type: 'suggestion-finished', record: { ...suggestionRecord('2'), status: 'failed', written: false, attempts: 1, accepted_attempt: null } },
+    {
+      type: 'suggestion-finished',
+      record: { ...suggestionRecord('2'), status: 'failed', written: false, attempts: 1, accepted_attempt: null },
+    },
   ]);
   const attempts = progressEventsOf(lines.map((line) => `${line}\n`).join('')).filter((e) => e.event === 'attempt');
-  expect(attempts).toEqual([{ event: 'attempt', suggestion: 2, attempt: 1, turn: 0, template: 'rung-1', outcome: 'races', detail: 'races at main.c:11 (t)' }]);
+  expect(attempts).toEqual([
+    {
+      event: 'attempt',
+      suggestion: 2,
+      attempt: 1,
+      turn: 0,
+      template: 'rung-1',
+      outcome: 'races',
+      detail: 'races at main.c:11 (t)',
+    },
+  ]);
 });

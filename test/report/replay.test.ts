@@ -30,7 +30,14 @@ describe('a finished run', () => {
     const replay = replayEvents({ events: EVENTS, truncated: false, source: 'progress.jsonl' });
     expect(replay.finished).toBe(true);
     expect(replay.results.suggestions.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
-    expect(replay.results.run.counts).toEqual({ ok: 1, repaired: 1, failed: 0, not_applied: 0, agent_unreachable: 1, skipped: 1 });
+    expect(replay.results.run.counts).toEqual({
+      ok: 1,
+      repaired: 1,
+      failed: 0,
+      not_applied: 0,
+      agent_unreachable: 1,
+      skipped: 1,
+    });
     expect(replay.unfinished).toEqual([]);
   });
 
@@ -55,7 +62,13 @@ describe('the workspaces line', () => {
       "Workspaces: 2, each started from copies of the reference build's outputs (they hold no workspace path)",
     ],
     [
-      { count: 4, reference_outputs: 'rebuilt', reference_builds: 4, path_files: ['build/CMakeCache.txt', 'build/Makefile'], path_file_count: 13 },
+      {
+        count: 4,
+        reference_outputs: 'rebuilt',
+        reference_builds: 4,
+        path_files: ['build/CMakeCache.txt', 'build/Makefile'],
+        path_file_count: 13,
+      },
       "Workspaces: 4, 4 reference builds: the reference build's outputs hold the absolute path of the folder they were built in (build/CMakeCache.txt and 12 more), so every workspace ran its own",
     ],
   ])('says which way the workspaces got their reference state (%#)', async (workspaces, line) => {
@@ -66,12 +79,17 @@ describe('the workspaces line', () => {
 });
 
 describe('show <id>', () => {
-  it.each(['x', 'a b', '../a'])('refuses %j, an id the run did not consider, as a usage error naming the log', async (id) => {
-    const dotDir = dotDirWithLog(jsonl(EVENTS));
-    const shown = show({ dotDir, id, stream: new FakeTerminal({ tty: false }) });
-    await expect(shown).rejects.toThrow(UsageError);
-    await expect(show({ dotDir, id, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(/progress\.jsonl: suggestion .*: not considered by this run \(it considered a, b, c, d\)$/);
-  });
+  it.each(['x', 'a b', '../a'])(
+    'refuses %j, an id the run did not consider, as a usage error naming the log',
+    async (id) => {
+      const dotDir = dotDirWithLog(jsonl(EVENTS));
+      const shown = show({ dotDir, id, stream: new FakeTerminal({ tty: false }) });
+      await expect(shown).rejects.toThrow(UsageError);
+      await expect(show({ dotDir, id, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(
+        /progress\.jsonl: suggestion .*: not considered by this run \(it considered a, b, c, d\)$/,
+      );
+    },
+  );
 });
 
 describe('a killed run', () => {
@@ -91,21 +109,31 @@ describe('a killed run', () => {
     const stream = new FakeTerminal({ tty: false });
     expect(await show({ dotDir, stream })).toBe(0);
     const lastWhole = EVENTS[untilBRepaired - 1]!.t;
-    expect(stream.text).toContain(`The run did not finish: ${join(dotDir, 'patch_repair', 'progress.jsonl')} ends at ${lastWhole}, its last line cut off; shown up to there.`);
+    expect(stream.text).toContain(
+      `The run did not finish: ${join(dotDir, 'patch_repair', 'progress.jsonl')} ends at ${lastWhole}, its last line cut off; shown up to there.`,
+    );
     expect(stream.text).toContain('Repaired and written: 1\n');
     // The run wrote no totals before it was killed: the funnel is counted from its log.
-    expect(stream.text).toContain('Agent answers (claude, sonnet): 2 → extracted 2 → applies 2 → canonical 2 → directives kept 2 → builds 1 → written 1\n');
-    expect(stream.text.trimEnd().split('\n').at(-1)).toBe('Not finished: c (the run ended before their results were recorded)');
+    expect(stream.text).toContain(
+      'Agent answers (claude, sonnet): 2 → extracted 2 → applies 2 → canonical 2 → directives kept 2 → builds 1 → written 1\n',
+    );
+    expect(stream.text.trimEnd().split('\n').at(-1)).toBe(
+      'Not finished: c (the run ended before their results were recorded)',
+    );
   });
 
   it('says so when the log holds no complete line', async () => {
     const dotDir = dotDirWithLog('{"t":"2026-01-01T00:00:00.000Z","type":"run-sta');
-    await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(/progress\.jsonl: holds no complete event: the run was stopped as it began$/);
+    await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(
+      /progress\.jsonl: holds no complete event: the run was stopped as it began$/,
+    );
   });
 
   it('refuses a log without the start of a run, naming the file', async () => {
     const dotDir = dotDirWithLog(jsonl(EVENTS.slice(1, 4)));
     await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(UsageError);
-    await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(/progress\.jsonl: line 1: no run-started event/);
+    await expect(show({ dotDir, stream: new FakeTerminal({ tty: false }) })).rejects.toThrow(
+      /progress\.jsonl: line 1: no run-started event/,
+    );
   });
 });

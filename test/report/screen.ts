@@ -23,7 +23,9 @@ export function renderScreen(output: string): string[] {
     } else if (command === undefined && !token.startsWith('\x1b')) put(token);
     else if (command === 'A') row = Math.max(0, row - Number(params || 1));
     else if (command === 'G') col = Number(params || 1) - 1;
-    else if (command === 'K') lines[row] = params === '2' ? '' : params === '1' ? ' '.repeat(col) + lines[row]!.slice(col) : lines[row]!.slice(0, col);
+    else if (command === 'K')
+      lines[row] =
+        params === '2' ? '' : params === '1' ? ' '.repeat(col) + lines[row]!.slice(col) : lines[row]!.slice(0, col);
     else if (command === 'J') {
       lines[row] = lines[row]!.slice(0, col);
       lines.length = row + 1;

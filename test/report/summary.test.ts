@@ -10,8 +10,14 @@ const base = SAMPLE_RUN.flatMap((e) => (e.type === 'suggestion-finished' ? [e.re
 const rec = (id: string, extra: Partial<SuggestionRecord>): SuggestionRecord => ({ ...base, id, ...extra });
 
 function summary(records: SuggestionRecord[], run: Partial<ResultsFile['run']> = {}): string[] {
-  const results: ResultsFile = { version: 1, run: { ...started, counts: countStatuses(records), ...run }, suggestions: records };
-  return renderSummary(results).split('\n').slice(records.length + 2);
+  const results: ResultsFile = {
+    version: 1,
+    run: { ...started, counts: countStatuses(records), ...run },
+    suggestions: records,
+  };
+  return renderSummary(results)
+    .split('\n')
+    .slice(records.length + 2);
 }
 
 describe('the count lines', () => {
@@ -34,20 +40,37 @@ describe('the count lines', () => {
   });
 
   it('call a failing suggestion of --discover-only what it is: no repair was tried', () => {
-    expect(summary([rec('3', { status: 'failed' })], { mode: 'discover-only' })[0]).toBe('Do not build (--discover-only: no repair tried): 1');
+    expect(summary([rec('3', { status: 'failed' })], { mode: 'discover-only' })[0]).toBe(
+      'Do not build (--discover-only: no repair tried): 1',
+    );
   });
 
   it('print the usage totals when an agent reported them, and never a made-up 0', () => {
     const records = [rec('1', { status: 'repaired', input_tokens: 120, output_tokens: 30, cost_usd: null })];
-    expect(summary(records, { input_tokens: 120, output_tokens: 30, cost_usd: null })).toContain('Agent usage reported: 120 input tokens, 30 output tokens');
-    expect(summary(records, { input_tokens: null, output_tokens: null, cost_usd: null }).join('\n')).not.toContain('Agent usage');
+    expect(summary(records, { input_tokens: 120, output_tokens: 30, cost_usd: null })).toContain(
+      'Agent usage reported: 120 input tokens, 30 output tokens',
+    );
+    expect(summary(records, { input_tokens: null, output_tokens: null, cost_usd: null }).join('\n')).not.toContain(
+      'Agent usage',
+    );
   });
 
   it('count repairs that may race on a line of their own, naming --strict and show', () => {
-    const removed = { file: '1', directive: '#pragma omp parallel for reduction(+:sum)', kind: 'clause-removed' as const, clause: 'reduction(+:)', from: 'reduction(+:sum)' };
+    const removed = {
+      file: '1',
+      directive: '#pragma omp parallel for reduction(+:sum)',
+      kind: 'clause-removed' as const,
+      clause: 'reduction(+:)',
+      from: 'reduction(+:sum)',
+    };
     const racy = rec('7', { status: 'repaired', clause_changes: [removed], may_race: [removed] });
-    const explained = rec('8', { status: 'repaired', clause_changes: [{ ...removed, kind: 'variable-removed', clause: 'private', variable: 'acc' }] });
+    const explained = rec('8', {
+      status: 'repaired',
+      clause_changes: [{ ...removed, kind: 'variable-removed', clause: 'private', variable: 'acc' }],
+    });
     const line = summary([racy, explained]).find((l) => l.startsWith('Repairs that take'));
-    expect(line).toBe('Repairs that take a variable out of a reduction or privatizing clause the compiler accepted (the loop may now race): 1 (7); review each with `patch-repair show <id>`; --strict refuses such repairs');
+    expect(line).toBe(
+      'Repairs that take a variable out of a reduction or privatizing clause the compiler accepted (the loop may now race): 1 (7); review each with `patch-repair show <id>`; --strict refuses such repairs',
+    );
   });
 });

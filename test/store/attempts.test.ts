@@ -40,7 +40,13 @@ const rejected: AttemptRecord = {
     canonical: null,
     applyReport: {
       basis: null,
-      files: [{ file: '1', applied: false, hunks: [{ hunk: 1, applied: false, line: null, offset: null, fuzz: null, reason: 'context differs' }] }],
+      files: [
+        {
+          file: '1',
+          applied: false,
+          hunks: [{ hunk: 1, applied: false, line: null, offset: null, fuzz: null, reason: 'context differs' }],
+        },
+      ],
     },
     directives: null,
     buildOutput: null,
@@ -55,7 +61,9 @@ it("writes prompt, response, candidate and canonical patches under DiscoPoP's na
   dotDir = await makeDotDir();
   const store = new AttemptStore(dotDir);
   await store.write(rejected);
-  const clauseChanges: ClauseChange[] = [{ file: '1', directive: '#pragma omp parallel for', kind: 'clause-added', clause: 'reduction' }];
+  const clauseChanges: ClauseChange[] = [
+    { file: '1', directive: '#pragma omp parallel for', kind: 'clause-added', clause: 'reduction' },
+  ];
   const accepted: AttemptRecord = {
     ...rejected,
     attempt: 2,
@@ -85,11 +93,25 @@ it("writes prompt, response, candidate and canonical patches under DiscoPoP's na
   await store.write(accepted);
 
   const dir = join(attemptsDir(dotDir), '3', '1');
-  expect((await readdir(dir)).sort()).toEqual(['candidate', 'prompt.txt', 'rejection.txt', 'response.txt', 'verdict.json']);
+  expect((await readdir(dir)).sort()).toEqual([
+    'candidate',
+    'prompt.txt',
+    'rejection.txt',
+    'response.txt',
+    'verdict.json',
+  ]);
   expect(await readdir(join(dir, 'candidate'))).toEqual(['1.patch']);
   // DiscoPoP's gate for our dry-run apply check, then the reason.
-  expect(await readFile(join(dir, 'rejection.txt'), 'utf8')).toBe('apply: hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`');
-  expect((await readdir(join(attemptsDir(dotDir), '3', '2'))).sort()).toEqual(['candidate', 'canonical', 'prompt.txt', 'response.txt', 'verdict.json']);
+  expect(await readFile(join(dir, 'rejection.txt'), 'utf8')).toBe(
+    'apply: hunk 1 of main.c does not apply: line 9 reads `int a[N], b[N];`',
+  );
+  expect((await readdir(join(attemptsDir(dotDir), '3', '2'))).sort()).toEqual([
+    'candidate',
+    'canonical',
+    'prompt.txt',
+    'response.txt',
+    'verdict.json',
+  ]);
   const verdict = VerdictFileSchema.parse(JSON.parse(await readFile(join(dir, 'verdict.json'), 'utf8')));
   expect(verdict).toMatchObject({
     tier: 'agent',
@@ -102,7 +124,10 @@ it("writes prompt, response, candidate and canonical patches under DiscoPoP's na
   expect(verdict.apply_report?.files[0]?.hunks[0]?.reason).toBe('context differs');
 
   const stored = await readAttempts(dotDir, '3');
-  expect(stored.map((a) => [a.attempt, a.verdict?.outcome])).toEqual([[1, 'rejected'], [2, 'accepted']]);
+  expect(stored.map((a) => [a.attempt, a.verdict?.outcome])).toEqual([
+    [1, 'rejected'],
+    [2, 'accepted'],
+  ]);
   expect(stored[1]!.canonical.get('1')).toContain('reduction(+:sum)');
   expect(stored[1]!.verdict?.clause_changes).toHaveLength(1);
 });
@@ -119,20 +144,33 @@ it('records an unanswered call with its reason and no answer file', async () => 
   const [stored] = await readAttempts(dotDir, '3');
   expect(stored!.answer).toBeNull();
   expect(stored!.prompt).toBe('# Repair this OpenMP patch\n');
-  expect(stored!.verdict).toMatchObject({ outcome: 'unanswered', call_outcome: 'timeout', call_detail: 'no output within 300 s' });
+  expect(stored!.verdict).toMatchObject({
+    outcome: 'unanswered',
+    call_outcome: 'timeout',
+    call_detail: 'no output within 300 s',
+  });
 });
 
 it('rejects a call outcome the schema does not know instead of writing a bad verdict', async () => {
   dotDir = await makeDotDir();
-  await expect(new AttemptStore(dotDir).write({ ...rejected, callOutcome: 'exploded' as CallOutcome })).rejects.toThrow();
+  await expect(
+    new AttemptStore(dotDir).write({ ...rejected, callOutcome: 'exploded' as CallOutcome }),
+  ).rejects.toThrow();
 });
 
-it('writes compile_stderr.txt with the failed verification build\'s output, and rejection.txt names the compile gate', async () => {
+it("writes compile_stderr.txt with the failed verification build's output, and rejection.txt names the compile gate", async () => {
   dotDir = await makeDotDir();
   const output = "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'\n";
   await new AttemptStore(dotDir).write({
     ...rejected,
-    verification: { ...rejected.verification!, accepted: false, rejectedBy: 'builds', reason: 'The project still does not build', buildOutput: output, canonical: extracted } as AttemptRecord['verification'] & object,
+    verification: {
+      ...rejected.verification!,
+      accepted: false,
+      rejectedBy: 'builds',
+      reason: 'The project still does not build',
+      buildOutput: output,
+      canonical: extracted,
+    } as AttemptRecord['verification'] & object,
   });
   const dir = join(attemptsDir(dotDir), '3', '1');
   expect(await readFile(join(dir, 'compile_stderr.txt'), 'utf8')).toBe(output);
@@ -141,11 +179,19 @@ it('writes compile_stderr.txt with the failed verification build\'s output, and 
 
 it('an unanswered call is rejected at the agent gate', async () => {
   dotDir = await makeDotDir();
-  await new AttemptStore(dotDir).write({ ...rejected, answer: null, callOutcome: 'timeout', callDetail: 'no output within 300 s', verification: null });
-  expect(await readFile(join(attemptsDir(dotDir), '3', '1', 'rejection.txt'), 'utf8')).toBe('agent: no output within 300 s');
+  await new AttemptStore(dotDir).write({
+    ...rejected,
+    answer: null,
+    callOutcome: 'timeout',
+    callDetail: 'no output within 300 s',
+    verification: null,
+  });
+  expect(await readFile(join(attemptsDir(dotDir), '3', '1', 'rejection.txt'), 'utf8')).toBe(
+    'agent: no output within 300 s',
+  );
 });
 
-it('reads a folder written before format 2 (prompt.md, answer.txt, extracted/) and one DiscoPoP\'s tool wrote', async () => {
+it("reads a folder written before format 2 (prompt.md, answer.txt, extracted/) and one DiscoPoP's tool wrote", async () => {
   dotDir = await makeDotDir();
   const old = join(attemptsDir(dotDir), '3', '1');
   const theirs = join(attemptsDir(dotDir), '3', '2');
@@ -160,8 +206,17 @@ it('reads a folder written before format 2 (prompt.md, answer.txt, extracted/) a
   await writeFile(join(theirs, 'candidate', '1.patch'), 'their patch');
   await writeFile(join(theirs, 'rejection.txt'), 'compile: It still does not compile');
   const [first, second] = await readAttempts(dotDir, '3');
-  expect(first).toMatchObject({ prompt: 'old prompt', answer: 'old answer', names: { prompt: 'prompt.md', answer: 'answer.txt', candidate: 'extracted' } });
+  expect(first).toMatchObject({
+    prompt: 'old prompt',
+    answer: 'old answer',
+    names: { prompt: 'prompt.md', answer: 'answer.txt', candidate: 'extracted' },
+  });
   expect(first!.extracted.get('1')).toBe('old patch');
-  expect(second).toMatchObject({ prompt: 'their prompt', answer: 'their response', verdict: null, names: { prompt: 'prompt.txt', answer: 'response.txt', candidate: 'candidate' } });
+  expect(second).toMatchObject({
+    prompt: 'their prompt',
+    answer: 'their response',
+    verdict: null,
+    names: { prompt: 'prompt.txt', answer: 'response.txt', candidate: 'candidate' },
+  });
   expect(second!.extracted.get('1')).toBe('their patch');
 });

@@ -21,8 +21,11 @@ interface Golden {
   sets: { name: string; files: Record<string, string>; digest: string }[];
   folders: { folder: string; digest: string }[];
 }
-const golden = JSON.parse(readFileSync(join(repoRoot, 'fixtures', 'discopop-digests', 'golden.json'), 'utf8')) as Golden;
-const fromBase64 = (files: Record<string, string>) => new Map(Object.entries(files).map(([name, b64]) => [name, Buffer.from(b64, 'base64')]));
+const golden = JSON.parse(
+  readFileSync(join(repoRoot, 'fixtures', 'discopop-digests', 'golden.json'), 'utf8'),
+) as Golden;
+const fromBase64 = (files: Record<string, string>) =>
+  new Map(Object.entries(files).map(([name, b64]) => [name, Buffer.from(b64, 'base64')]));
 const repairedByDiscopop = golden.sets.find((s) => s.name.startsWith('demo suggestion 1 as DiscoPoP'))!;
 
 describe('the digest in backups/<id>.written is the one DiscoPoP computes', () => {
@@ -45,11 +48,24 @@ afterEach(async () => {
 /** A .discopop whose suggestion 1 holds the demo's generated patch. */
 async function demoSuggestion1(): Promise<{ generated: Buffer; repaired: Buffer }> {
   dotDir = await makeDotDir();
-  cpSync(join(repoRoot, 'fixtures', 'demo', '.discopop', 'patch_generator', '1'), join(dotDir, 'patch_generator', '1'), { recursive: true });
-  return { generated: readFileSync(join(dotDir, 'patch_generator', '1', '3.patch')), repaired: fromBase64(repairedByDiscopop.files).get('3.patch')! };
+  cpSync(
+    join(repoRoot, 'fixtures', 'demo', '.discopop', 'patch_generator', '1'),
+    join(dotDir, 'patch_generator', '1'),
+    { recursive: true },
+  );
+  return {
+    generated: readFileSync(join(dotDir, 'patch_generator', '1', '3.patch')),
+    repaired: fromBase64(repairedByDiscopop.files).get('3.patch')!,
+  };
 }
 
-const suggestion1 = (): Suggestion => ({ id: '1', dir: join(dotDir, 'patch_generator', '1'), files: [], pattern: null, hotspot: null });
+const suggestion1 = (): Suggestion => ({
+  id: '1',
+  dir: join(dotDir, 'patch_generator', '1'),
+  files: [],
+  pattern: null,
+  hotspot: null,
+});
 const written1 = () => join(dotDir, 'patch_repair', 'backups', '1.written');
 const patch1 = () => join(dotDir, 'patch_generator', '1', '3.patch');
 
@@ -92,9 +108,13 @@ describe('backups either tool can restore', () => {
     writeFileSync(written1(), `${digestSet(await readSet(suggestion1().dir))}\n`);
 
     const lines = await upgradeWrittenDigests(dotDir);
-    expect(lines).toEqual(["rewrote backups/1.written in DiscoPoP's digest form; it names the repair in patch_generator/1/"]);
+    expect(lines).toEqual([
+      "rewrote backups/1.written in DiscoPoP's digest form; it names the repair in patch_generator/1/",
+    ]);
     expect(readFileSync(written1(), 'utf8').trim()).toBe(repairedByDiscopop.digest);
-    expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toMatch(/^\S+ rewrote backups\/1\.written in DiscoPoP's digest form/);
+    expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toMatch(
+      /^\S+ rewrote backups\/1\.written in DiscoPoP's digest form/,
+    );
     expect(await upgradeWrittenDigests(dotDir)).toEqual([]);
 
     expect(discopopRestore(dotDir)).toEqual([1]);
@@ -114,7 +134,9 @@ describe('backups either tool can restore', () => {
     discopopRepair(dotDir, 1, { '3.patch': repaired });
     await writeFile(written1(), 'half a dig');
     const summary = await restoreAll(dotDir);
-    expect(summary.leftAlone).toEqual([{ id: '1', reason: expect.stringContaining('1.written: not a patch set digest') }]);
+    expect(summary.leftAlone).toEqual([
+      { id: '1', reason: expect.stringContaining('1.written: not a patch set digest') },
+    ]);
     expect(summary.line).toBe('Left 1 backup with an unreadable .written digest alone (1).');
     expect(readFileSync(patch1()).equals(repaired)).toBe(true);
     expect(readdirSync(join(dotDir, 'patch_repair', 'backups')).sort()).toEqual(['1', '1.written']);
@@ -137,20 +159,30 @@ describe('backups either tool can restore', () => {
 describe('cross-tool restore after real runs of the CLI', () => {
   it("after a patch-repair run of the demo, DiscoPoP's restore brings back every generated patch set byte for byte", async () => {
     const { dotDir: dot } = useFixture('demo');
-    const generated = new Map(readdirSync(join(dot, 'patch_generator')).map((id) => [id, readFolderBytes(join(dot, 'patch_generator', id))]));
+    const generated = new Map(
+      readdirSync(join(dot, 'patch_generator')).map((id) => [id, readFolderBytes(join(dot, 'patch_generator', id))]),
+    );
     const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', 'builtin']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    const backedUp = readdirSync(join(dot, 'patch_repair', 'backups')).filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+    const backedUp = readdirSync(join(dot, 'patch_repair', 'backups'))
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number)
+      .sort((a, b) => a - b);
     expect(backedUp.length).toBeGreaterThan(0);
 
     expect(discopopRestore(dot)).toEqual(backedUp);
-    for (const [id, files] of generated) expect(readFolderBytes(join(dot, 'patch_generator', id)), `suggestion ${id}`).toEqual(files);
+    for (const [id, files] of generated)
+      expect(readFolderBytes(join(dot, 'patch_generator', id)), `suggestion ${id}`).toEqual(files);
   });
 
   it("after DiscoPoP's tool repaired, patch-repair --restore puts the generated set back", async () => {
     const { dotDir: dot } = useFixture('demo');
     const generated = readFolderBytes(join(dot, 'patch_generator', '1'));
-    discopopRepair(dot, 1, { '3.patch': Buffer.from(generated['3.patch']!.toString('utf8').replace('firstprivate(n) private(i) shared(x,y) ', '')) });
+    discopopRepair(dot, 1, {
+      '3.patch': Buffer.from(
+        generated['3.patch']!.toString('utf8').replace('firstprivate(n) private(i) shared(x,y) ', ''),
+      ),
+    });
     const run = await runCli(dot, ['--dot-dp-path', dot, '--restore']);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('Restored 1 patch set (1)');
@@ -163,7 +195,13 @@ describe('cross-tool restore after real runs of the CLI', () => {
       const { dotDir: dot } = useFixture('demo');
       const generated = readFolderBytes(join(dot, 'patch_generator', '2'));
       const args = ['--dot-dp-path', dot, '--backend', 'builtin', '-s', '2'];
-      const killed = await runProcess({ command: process.execPath, args: [CLI, ...args], cwd: dot, env: { PATCH_REPAIR_FAULT: point }, timeoutMs: 240_000 });
+      const killed = await runProcess({
+        command: process.execPath,
+        args: [CLI, ...args],
+        cwd: dot,
+        env: { PATCH_REPAIR_FAULT: point },
+        timeoutMs: 240_000,
+      });
       expect(killed.kind === 'signaled' && killed.signal, describeOutcome(killed)).toBe('SIGKILL');
       discopopRestore(dot);
       expect(readdirSync(join(dot, 'patch_generator', '2'))).toEqual(Object.keys(generated));
@@ -180,9 +218,12 @@ describe('cross-tool restore after real runs of the CLI', () => {
 });
 
 function readFolderBytes(dir: string): Record<string, Buffer> {
-  return Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name))]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name))]),
+  );
 }
-
 
 // DiscoPoP's tool stopped by a signal while it builds a candidate (issue 35): its cleanup runs only
 // for Python exceptions, so the folder keeps the unverified candidate, backups/<id>/ holds the
@@ -192,15 +233,22 @@ describe("DiscoPoP's tool killed during a candidate's verification build", () =>
   const verifyScript = join(import.meta.dirname, 'children', 'discopop-verify.py');
 
   /** Runs DiscoPoP's verification step in a real python3 and sends its process group `signal` mid-build. */
-  async function killedMidBuild(signal: NodeJS.Signals): Promise<{ generated: Buffer; candidate: Buffer; repaired: Buffer }> {
+  async function killedMidBuild(
+    signal: NodeJS.Signals,
+  ): Promise<{ generated: Buffer; candidate: Buffer; repaired: Buffer }> {
     const { generated, repaired } = await demoSuggestion1();
-    const candidate = Buffer.from(generated.toString('utf8').replace('#pragma omp parallel for', '#pragma omp parallel for schedule(dynamic)'));
+    const candidate = Buffer.from(
+      generated.toString('utf8').replace('#pragma omp parallel for', '#pragma omp parallel for schedule(dynamic)'),
+    );
     expect(candidate.equals(generated)).toBe(false);
     const candidateDir = join(dotDir, '..', 'candidate');
     mkdirSync(candidateDir);
     writeFileSync(join(candidateDir, '3.patch'), candidate);
     discopopBackup(dotDir, 1);
-    const child = spawn('python3', [verifyScript, join(dotDir, 'patch_generator', '1'), candidateDir], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('python3', [verifyScript, join(dotDir, 'patch_generator', '1'), candidateDir], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     process.kill(-child.pid!, signal);
@@ -208,38 +256,49 @@ describe("DiscoPoP's tool killed during a candidate's verification build", () =>
     return { generated, candidate, repaired };
   }
 
-  it.each(['SIGTERM', 'SIGHUP', 'SIGKILL'] as const)('%s: the folder keeps the candidate, the backup the generated set, and patch-repair --restore moves it aside instead of deleting it', async (signal) => {
-    const { generated, candidate } = await killedMidBuild(signal);
-    expect(readFileSync(patch1()).equals(candidate)).toBe(true);
-    expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(generated)).toBe(true);
-    expect(existsSync(written1())).toBe(false);
+  it.each(['SIGTERM', 'SIGHUP', 'SIGKILL'] as const)(
+    '%s: the folder keeps the candidate, the backup the generated set, and patch-repair --restore moves it aside instead of deleting it',
+    async (signal) => {
+      const { generated, candidate } = await killedMidBuild(signal);
+      expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+      expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(generated)).toBe(true);
+      expect(existsSync(written1())).toBe(false);
 
-    const summary = await restoreAll(dotDir);
-    expect(summary.restored).toEqual([]);
-    expect(summary.movedAside.map((m) => m.id)).toEqual(['1']);
-    expect(summary.line).toContain(`1 to ${summary.movedAside[0]!.to}`);
-    expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
-    expect(readFileSync(patch1()).equals(candidate)).toBe(true);
-    expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toContain(`moved the stale backup of 1 aside to ${summary.movedAside[0]!.to}`);
-    // Neither tool lists the moved backup: DiscoPoP's restore after it finds nothing to drop.
-    expect(discopopRestore(dotDir)).toEqual([]);
-    expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
-  });
+      const summary = await restoreAll(dotDir);
+      expect(summary.restored).toEqual([]);
+      expect(summary.movedAside.map((m) => m.id)).toEqual(['1']);
+      expect(summary.line).toContain(`1 to ${summary.movedAside[0]!.to}`);
+      expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
+      expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+      expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toContain(
+        `moved the stale backup of 1 aside to ${summary.movedAside[0]!.to}`,
+      );
+      // Neither tool lists the moved backup: DiscoPoP's restore after it finds nothing to drop.
+      expect(discopopRestore(dotDir)).toEqual([]);
+      expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
+    },
+  );
 
-  it.each(['SIGTERM', 'SIGKILL'] as const)('%s, then a patch-repair repair: the generated backup is moved aside, not replaced, and survives DiscoPoP\'s restore', async (signal) => {
-    const { generated, candidate, repaired } = await killedMidBuild(signal);
-    const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
-    expect(result).toMatchObject({ written: true, superseded: expect.stringMatching(/^patch_repair\/superseded\/1-/) });
-    const aside = join(dotDir, (result as { superseded: string }).superseded);
-    expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
-    expect(readFileSync(patch1()).equals(repaired)).toBe(true);
-    // The new backup holds what the repair replaced: DiscoPoP's candidate.
-    expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(candidate)).toBe(true);
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    "%s, then a patch-repair repair: the generated backup is moved aside, not replaced, and survives DiscoPoP's restore",
+    async (signal) => {
+      const { generated, candidate, repaired } = await killedMidBuild(signal);
+      const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
+      expect(result).toMatchObject({
+        written: true,
+        superseded: expect.stringMatching(/^patch_repair\/superseded\/1-/),
+      });
+      const aside = join(dotDir, (result as { superseded: string }).superseded);
+      expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
+      expect(readFileSync(patch1()).equals(repaired)).toBe(true);
+      // The new backup holds what the repair replaced: DiscoPoP's candidate.
+      expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(candidate)).toBe(true);
 
-    expect(discopopRestore(dotDir)).toEqual([1]);
-    expect(readFileSync(patch1()).equals(candidate)).toBe(true);
-    expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
-  });
+      expect(discopopRestore(dotDir)).toEqual([1]);
+      expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+      expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
+    },
+  );
 
   it('SIGINT is a Python exception: its cleanup puts the generated set back, and nothing is stale', async () => {
     const { generated } = await killedMidBuild('SIGINT');

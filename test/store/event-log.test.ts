@@ -44,7 +44,10 @@ it('names the file and line of a damaged line in the middle', async () => {
   const log = openEventLog(dotDir);
   log.emit({ type: 'notice', level: 'warning', message: 'one' });
   await log.close();
-  await appendFile(eventLogPath(dotDir), 'garbage\n{"t":"2026-11-30T14:00:00.000Z","type":"notice","level":"info","message":"x"}\n');
+  await appendFile(
+    eventLogPath(dotDir),
+    'garbage\n{"t":"2026-11-30T14:00:00.000Z","type":"notice","level":"info","message":"x"}\n',
+  );
   const error = await readEventLog(dotDir).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(UsageError);
   expect((error as Error).message).toBe(`${eventLogPath(dotDir)}: line 2: not a JSON line`);

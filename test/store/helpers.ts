@@ -73,7 +73,11 @@ export async function assertDistIsFresh(): Promise<void> {
   }
 }
 
-export async function runChild(request: Record<string, unknown>, fault?: string, signal?: AbortSignal): Promise<RunOutcome> {
+export async function runChild(
+  request: Record<string, unknown>,
+  fault?: string,
+  signal?: AbortSignal,
+): Promise<RunOutcome> {
   return runProcess({
     command: process.execPath,
     args: [childScript, JSON.stringify(request)],
@@ -85,5 +89,7 @@ export async function runChild(request: Record<string, unknown>, fault?: string,
 }
 
 export function describeRun(outcome: RunOutcome): string {
-  return outcome.kind === 'spawn-failed' ? outcome.message : `${outcome.kind} ${JSON.stringify(outcome)}`.slice(0, 2000);
+  return outcome.kind === 'spawn-failed'
+    ? outcome.message
+    : `${outcome.kind} ${JSON.stringify(outcome)}`.slice(0, 2000);
 }

@@ -41,7 +41,10 @@ it('takes the run id from progress.jsonl when a killed run never wrote results.j
   await writeFile(join(repair(), 'progress.jsonl'), '{"t":"2026', { flag: 'a' });
 
   expect(await startRun(dotDir, 'next')).toMatchObject({ previous: 'killed-run' });
-  expect(Object.keys(await readFolder(join(repair(), 'history', 'killed-run'))).sort()).toEqual(['attempts/', 'progress.jsonl']);
+  expect(Object.keys(await readFolder(join(repair(), 'history', 'killed-run'))).sort()).toEqual([
+    'attempts/',
+    'progress.jsonl',
+  ]);
 });
 
 it('finishes an interrupted rotation into the same history folder', async () => {

@@ -59,7 +59,10 @@ it('refuses a second acquire in the same live process until the first is release
 it('takes over a lock recorded on another host', async () => {
   dotDir = await makeDotDir();
   await acquireLock(dotDir).then((lock) => lock.release());
-  await writeFile(lockPath(dotDir), JSON.stringify({ pid: process.pid, host: 'some-other-node', started: '2026-11-30T10:00:00.000Z' }));
+  await writeFile(
+    lockPath(dotDir),
+    JSON.stringify({ pid: process.pid, host: 'some-other-node', started: '2026-11-30T10:00:00.000Z' }),
+  );
   const lock = await acquireLock(dotDir);
   expect(lock.notice).toContain('some-other-node');
   await lock.release();
@@ -72,14 +75,23 @@ it('releases the lock when the run ends through process.exit without calling rel
   await expect(readFile(lockPath(dotDir))).rejects.toThrow(/ENOENT/);
 });
 
-it('lets exactly one of several runs starting together take over a dead run\'s lock', async () => {
+it("lets exactly one of several runs starting together take over a dead run's lock", async () => {
   dotDir = await makeDotDir();
   await acquireLock(dotDir).then((lock) => lock.release());
   // Above Linux's largest pid_max: a holder that cannot be alive.
-  await writeFile(lockPath(dotDir), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: '2026-11-30T10:00:00.000Z' }));
+  await writeFile(
+    lockPath(dotDir),
+    JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started: '2026-11-30T10:00:00.000Z' }),
+  );
   const outcomes = await Promise.all([1, 2, 3, 4].map(() => runChild({ op: 'try-lock', dotDir, holdMs: 2000 })));
   const lines = outcomes.map((o) => (o.kind === 'exited' ? o.stdout.trim() : describeRun(o)));
-  expect(lines.filter((line) => line.startsWith('won ')), lines.join('\n')).toHaveLength(1);
-  expect(lines.filter((line) => line.startsWith('refused RefusedError: ')), lines.join('\n')).toHaveLength(3);
+  expect(
+    lines.filter((line) => line.startsWith('won ')),
+    lines.join('\n'),
+  ).toHaveLength(1);
+  expect(
+    lines.filter((line) => line.startsWith('refused RefusedError: ')),
+    lines.join('\n'),
+  ).toHaveLength(3);
   await expect(readFile(lockPath(dotDir))).rejects.toThrow(/ENOENT/);
 });

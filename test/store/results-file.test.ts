@@ -42,8 +42,21 @@ it('names the file and the field when results.json was damaged by hand', async (
 it("writes DiscoPoP's shape: suggestions keyed by id with DiscoPoP's fields and types beside ours, every key sorted", async () => {
   dotDir = await makeDotDir();
   const results = resultsFile('run-1');
-  const ok = { ...suggestionRecord('10'), status: 'ok' as const, hotspot: null, first_error: null, changed_files: [], written: false };
-  const unapplied = { ...suggestionRecord('4'), status: 'not_applied' as const, written: false, changed_files: [], accepted_attempt: null };
+  const ok = {
+    ...suggestionRecord('10'),
+    status: 'ok' as const,
+    hotspot: null,
+    first_error: null,
+    changed_files: [],
+    written: false,
+  };
+  const unapplied = {
+    ...suggestionRecord('4'),
+    status: 'not_applied' as const,
+    written: false,
+    changed_files: [],
+    accepted_attempt: null,
+  };
   await writeResults(dotDir, { ...results, suggestions: [...results.suggestions, unapplied, ok] });
   const text = await readFile(resultsPath(dotDir), 'utf8');
   const document = JSON.parse(text);
@@ -68,10 +81,26 @@ it("writes DiscoPoP's shape: suggestions keyed by id with DiscoPoP's fields and 
     builtin_rule: 'add-to-reduction',
   });
   // DiscoPoP records no file list for ok and not_applied; unclassified is "unknown"; no error is "".
-  expect(document.suggestions['4']).toMatchObject({ suggestion_id: 4, status: 'not_applied', files: [], patch_set: ['1'] });
-  expect(document.suggestions['10']).toMatchObject({ suggestion_id: 10, hotspot_type: 'unknown', status: 'ok', files: [], first_error: '' });
+  expect(document.suggestions['4']).toMatchObject({
+    suggestion_id: 4,
+    status: 'not_applied',
+    files: [],
+    patch_set: ['1'],
+  });
+  expect(document.suggestions['10']).toMatchObject({
+    suggestion_id: 10,
+    hotspot_type: 'unknown',
+    status: 'ok',
+    files: [],
+    first_error: '',
+  });
   const keysSorted = (value: unknown): boolean =>
-    value === null || typeof value !== 'object' || (Array.isArray(value) ? value.every(keysSorted) : Object.keys(value).every((k, i, all) => i === 0 || all[i - 1]! < k || /^\d+$/.test(k)) && Object.values(value).every(keysSorted));
+    value === null ||
+    typeof value !== 'object' ||
+    (Array.isArray(value)
+      ? value.every(keysSorted)
+      : Object.keys(value).every((k, i, all) => i === 0 || all[i - 1]! < k || /^\d+$/.test(k)) &&
+        Object.values(value).every(keysSorted));
   expect(keysSorted(document)).toBe(true);
   expect(document.version).toBe(2);
   expect(text.indexOf('"run"')).toBeLessThan(text.indexOf('"suggestions"'));
@@ -81,13 +110,40 @@ it("DiscoPoP's tab shows a row per suggestion of the file: repaired, dry-run rep
   dotDir = await makeDotDir();
   const results = resultsFile('run-1');
   const dry = { ...suggestionRecord('5'), written: false };
-  const unapplied = { ...suggestionRecord('4'), status: 'not_applied' as const, written: false, changed_files: [], accepted_attempt: null };
+  const unapplied = {
+    ...suggestionRecord('4'),
+    status: 'not_applied' as const,
+    written: false,
+    changed_files: [],
+    accepted_attempt: null,
+  };
   await writeResults(dotDir, { ...results, suggestions: [...results.suggestions, unapplied, dry] });
   const rows = panelRows(panelRecords(await readFile(resultsPath(dotDir), 'utf8')));
   expect(rows).toEqual([
-    { suggestion: '3', hotspot: 'yes', status: 'Repaired', files: '1 / 1', attempts: '0', error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'" },
-    { suggestion: '4', hotspot: 'yes', status: 'Patch not applicable', files: '-', attempts: '0', error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'" },
-    { suggestion: '5', hotspot: 'yes', status: 'Repaired', files: '1 / 1', attempts: '0', error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'" },
+    {
+      suggestion: '3',
+      hotspot: 'yes',
+      status: 'Repaired',
+      files: '1 / 1',
+      attempts: '0',
+      error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'",
+    },
+    {
+      suggestion: '4',
+      hotspot: 'yes',
+      status: 'Patch not applicable',
+      files: '-',
+      attempts: '0',
+      error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'",
+    },
+    {
+      suggestion: '5',
+      hotspot: 'yes',
+      status: 'Repaired',
+      files: '1 / 1',
+      attempts: '0',
+      error: "main.c:11:40: error: 'sum' not specified in enclosing 'parallel'",
+    },
   ]);
 });
 
@@ -100,7 +156,11 @@ it('reads format 1 (an array), with the meanings of today: a dry-run not_applied
   const file = {
     version: 1,
     run: runRecord('old-run'),
-    suggestions: [old({ id: '3', status: 'not_applied', reason: null, reason_code: null }), old({ id: '4', status: 'not_applied', reason: 'disk full', reason_code: 'write-failed' }), old({ id: '5' })],
+    suggestions: [
+      old({ id: '3', status: 'not_applied', reason: null, reason_code: null }),
+      old({ id: '4', status: 'not_applied', reason: 'disk full', reason_code: 'write-failed' }),
+      old({ id: '5' }),
+    ],
   };
   // The old panel showed format 1 as an empty table: it is an array.
   expect(panelRows(panelRecords(JSON.stringify(file)))).toEqual([]);
@@ -119,8 +179,23 @@ it("reads a results.json DiscoPoP's tool wrote: ids, types and statuses as Disco
   await mkdir(dirname(resultsPath(dotDir)), { recursive: true });
   await writeFile(resultsPath(dotDir), DISCOPOP_RESULTS);
   const read = await readResults(dotDir);
-  expect(read?.run).toMatchObject({ written_by: 'discopop_patch_repair', backend: 'claude', mode: 'repair', counts: { repaired: 1, not_applied: 1, failed: 1 } });
-  expect(read?.suggestions.map((r) => [r.id, r.status, r.hotspot, r.files, r.changed_files, r.first_error, r.accepted_attempt])).toEqual([
+  expect(read?.run).toMatchObject({
+    written_by: 'discopop_patch_repair',
+    backend: 'claude',
+    mode: 'repair',
+    counts: { repaired: 1, not_applied: 1, failed: 1 },
+  });
+  expect(
+    read?.suggestions.map((r) => [
+      r.id,
+      r.status,
+      r.hotspot,
+      r.files,
+      r.changed_files,
+      r.first_error,
+      r.accepted_attempt,
+    ]),
+  ).toEqual([
     ['1', 'repaired', 'YES', ['1', '2'], ['2'], "a.c:3:9: error: 'x' undeclared", 2],
     ['2', 'not_applied', 'MAYBE', [], [], 'patch does not apply', null],
     ['10', 'failed', null, ['1'], [], null, null],

@@ -6,7 +6,12 @@ import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { SCHEMAS } from '../../src/formats/schemas.js';
 
-const STORE_SCHEMAS = ['results.schema.json', 'progress-event.schema.json', 'verdict.schema.json', 'write-back-journal.schema.json'];
+const STORE_SCHEMAS = [
+  'results.schema.json',
+  'progress-event.schema.json',
+  'verdict.schema.json',
+  'write-back-journal.schema.json',
+];
 
 it.each(STORE_SCHEMAS)('schemas/%s matches its zod schema', async (name) => {
   const schema = SCHEMAS[name];

@@ -14,7 +14,11 @@ afterEach(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-const present = (path: string) => stat(path).then(() => true, () => false);
+const present = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 it('removes the folder of a SIGKILLed run and keeps the folder of the live one', async () => {
   dotDir = await makeDotDir();

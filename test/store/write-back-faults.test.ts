@@ -29,7 +29,10 @@ const generated: FileSet = {
   '3.patch': patchText('3', '#pragma omp parallel for shared(a,b) '),
 };
 const olderGeneration: FileSet = { '1.patch': patchText('1', '#pragma omp parallel for private(j) ') };
-const earlierRepair: FileSet = { ...generated, '2.patch': patchText('2', '#pragma omp parallel for reduction(+:sum) ') };
+const earlierRepair: FileSet = {
+  ...generated,
+  '2.patch': patchText('2', '#pragma omp parallel for reduction(+:sum) '),
+};
 /** File 1 unchanged, 2 and 3 repaired: a kill between the two renames leaves a mixed folder. */
 const canonical: Record<string, string> = {
   '1': generated['1.patch']!,
@@ -118,7 +121,10 @@ async function killAndRecover(point: string, scenario: Scenario): Promise<boolea
     expect(torn['3.patch']).toBe(before['3.patch']);
   }
   await recoverWriteBack(dotDir);
-  await expectConsistent(dotDir, scenario === 'repaired-earlier' ? [generated, repaired, earlierRepair] : [generated, repaired]);
+  await expectConsistent(
+    dotDir,
+    scenario === 'repaired-earlier' ? [generated, repaired, earlierRepair] : [generated, repaired],
+  );
   await expectRestoredToGenerated(dotDir);
   return killed;
 }
@@ -154,13 +160,18 @@ describe('restore killed at every fault point', () => {
 describe("write-back or restore killed, then DiscoPoP's restore, then the next start", () => {
   async function killThenDiscopopRestore(point: string, scenario: Scenario): Promise<boolean> {
     const dotDir = await setUp(scenario);
-    const request = point.startsWith('restore.') ? { op: 'restore', dotDir } : { op: 'write-back', dotDir, id: ID, canonical };
+    const request = point.startsWith('restore.')
+      ? { op: 'restore', dotDir }
+      : { op: 'write-back', dotDir, id: ID, canonical };
     if (point.startsWith('restore.')) await written(dotDir, new Map(Object.entries(canonical)));
     const outcome = await runChild(request, point);
     const killed = outcome.kind === 'signaled';
     discopopRestore(dotDir);
     await recoverWriteBack(dotDir);
-    await expectConsistent(dotDir, scenario === 'repaired-earlier' ? [generated, repaired, earlierRepair] : [generated, repaired]);
+    await expectConsistent(
+      dotDir,
+      scenario === 'repaired-earlier' ? [generated, repaired, earlierRepair] : [generated, repaired],
+    );
     await restoreAll(dotDir);
     expect(await readFolder(folder(dotDir)), `${point} ${scenario}`).toEqual(generated);
     return killed;

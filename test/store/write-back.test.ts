@@ -5,15 +5,37 @@ import { readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { digestSet, discopopDigest, readSet } from '../../src/store/patch-set-files.js';
-import { digestDir, restoreAll, restoreLogPath, writeBack, type WriteBackDone, type WriteBackResult } from '../../src/store/index.js';
+import {
+  digestDir,
+  restoreAll,
+  restoreLogPath,
+  writeBack,
+  type WriteBackDone,
+  type WriteBackResult,
+} from '../../src/store/index.js';
 import type { PatchSet, Suggestion } from '../../src/formats/types.js';
-import { assertDistIsFresh, describeRun, makeDotDir, patchText, readFolder, removeDotDir, runChild, writeSuggestion } from './helpers.js';
+import {
+  assertDistIsFresh,
+  describeRun,
+  makeDotDir,
+  patchText,
+  readFolder,
+  removeDotDir,
+  runChild,
+  writeSuggestion,
+} from './helpers.js';
 
 let dotDir = '';
 beforeAll(assertDistIsFresh);
 afterEach(async () => removeDotDir(dotDir));
 
-const suggestion = (id: string): Suggestion => ({ id, dir: join(dotDir, 'patch_generator', id), files: [], pattern: null, hotspot: null });
+const suggestion = (id: string): Suggestion => ({
+  id,
+  dir: join(dotDir, 'patch_generator', id),
+  files: [],
+  pattern: null,
+  hotspot: null,
+});
 const folder = (id: string) => join(dotDir, 'patch_generator', id);
 const backups = () => join(dotDir, 'patch_repair', 'backups');
 
@@ -35,14 +57,22 @@ it('replaces only the files the repair changed, backs up the generated set and r
   await writeSuggestion(dotDir, '4', generated);
   const untouched = await stat(join(folder('4'), '2.patch'));
 
-  const result = await written('4', new Map([['1', fixed1], ['2', generated['2.patch']]]));
+  const result = await written(
+    '4',
+    new Map([
+      ['1', fixed1],
+      ['2', generated['2.patch']],
+    ]),
+  );
 
   expect(result.changedFiles).toEqual(['1']);
   expect(await readFolder(folder('4'))).toEqual({ '1.patch': fixed1, '2.patch': generated['2.patch'] });
   expect((await stat(join(folder('4'), '2.patch'))).ino).toBe(untouched.ino);
   expect(await readFolder(join(backups(), '4'))).toEqual(generated);
   // .written in DiscoPoP's digest form, so its own patch repair tool recognises the repair.
-  expect((await readFile(join(backups(), '4.written'), 'utf8')).trim()).toBe(discopopDigest(await readSet(folder('4'))));
+  expect((await readFile(join(backups(), '4.written'), 'utf8')).trim()).toBe(
+    discopopDigest(await readSet(folder('4'))),
+  );
   expect(result.digest).toBe(digestSet(await readSet(folder('4'))));
   expect(result.digest).toBe(await digestDir(folder('4')));
   expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
@@ -71,7 +101,13 @@ it('--restore puts every repaired set back byte for byte, removing files the rep
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
   await writeSuggestion(dotDir, '12', { '3.patch': patchText('3', '#pragma omp parallel for ') });
-  await written('4', new Map([['1', fixed1], ['5', patchText('5', '#include <omp.h>')]]));
+  await written(
+    '4',
+    new Map([
+      ['1', fixed1],
+      ['5', patchText('5', '#include <omp.h>')],
+    ]),
+  );
   await written('12', new Map([['3', patchText('3', '#pragma omp parallel for shared(x) ')]]));
 
   const summary = await restoreAll(dotDir);
@@ -98,14 +134,22 @@ it('--restore leaves a suggestion the generator rewrote since the repair alone a
 
   expect(summary.restored).toEqual([]);
   expect(summary.dropped).toEqual([]);
-  expect(summary.movedAside).toEqual([{ id: '4', reason: expect.stringContaining('holds neither the backup nor the repair'), to: expect.stringMatching(/^patch_repair\/superseded\/4-\d{8}T\d{6}Z\/$/) }]);
+  expect(summary.movedAside).toEqual([
+    {
+      id: '4',
+      reason: expect.stringContaining('holds neither the backup nor the repair'),
+      to: expect.stringMatching(/^patch_repair\/superseded\/4-\d{8}T\d{6}Z\/$/),
+    },
+  ]);
   const to = summary.movedAside[0]!.to;
   expect(summary.line).toBe(`Moved 1 stale backup aside, leaving the patches in patch_generator/ alone: 4 to ${to}.`);
   expect(await readFolder(folder('4'))).toEqual(regenerated);
   expect(await readFolder(backups())).toEqual({});
   expect(await readFolder(join(dotDir, to, '4'))).toEqual(generated);
   expect(await readFile(join(dotDir, to, '4.written'), 'utf8')).toBe(writtenDigest);
-  expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain(`moved the stale backup of 4 aside to ${to} (nothing deleted)`);
+  expect(await readFile(restoreLogPath(dotDir), 'utf8')).toContain(
+    `moved the stale backup of 4 aside to ${to} (nothing deleted)`,
+  );
 });
 
 it('a repair of a regenerated suggestion moves the stale backup aside and backs up the new generation', async () => {
@@ -165,7 +209,11 @@ it('puts the generated set back and says so when what was written is not what wa
   );
   expect(outcome.kind === 'exited' && outcome.exitCode, describeRun(outcome)).toBe(0);
   const result = JSON.parse(outcome.kind === 'exited' ? outcome.stdout : '{}') as WriteBackResult;
-  expect(result).toEqual({ written: false, problem: `${folder('4')}: 1.patch differs from the verified patch after the write-back`, affectsEveryWrite: false });
+  expect(result).toEqual({
+    written: false,
+    problem: `${folder('4')}: 1.patch differs from the verified patch after the write-back`,
+    affectsEveryWrite: false,
+  });
   expect(await readFolder(folder('4'))).toEqual(generated);
   expect(await readFolder(backups())).toEqual({});
   expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
@@ -176,8 +224,19 @@ it('undoes a write-back that cannot put a file in place and says why, leaving th
   await writeSuggestion(dotDir, '4', generated);
   // A folder where the repair's new patch file belongs: its rename fails, as root too.
   await mkdir(join(folder('4'), '3.patch', 'x'), { recursive: true });
-  const result = await writeBack(dotDir, suggestion('4'), new Map([['1', fixed1], ['3', patchText('3', '#include <omp.h>')]]));
-  expect(result).toEqual({ written: false, problem: `${folder('4')}: is a folder, expected a file`, affectsEveryWrite: false });
+  const result = await writeBack(
+    dotDir,
+    suggestion('4'),
+    new Map([
+      ['1', fixed1],
+      ['3', patchText('3', '#include <omp.h>')],
+    ]),
+  );
+  expect(result).toEqual({
+    written: false,
+    problem: `${folder('4')}: is a folder, expected a file`,
+    affectsEveryWrite: false,
+  });
   expect(await readFolder(folder('4'))).toEqual({ ...generated, '3.patch/': '(folder)' });
   expect(await readFolder(join(dotDir, 'patch_repair', 'journal'))).toEqual({});
 });
@@ -185,7 +244,12 @@ it('undoes a write-back that cannot put a file in place and says why, leaving th
 it('refuses to start a write-back while an interrupted one is pending', async () => {
   dotDir = await makeDotDir();
   await writeSuggestion(dotDir, '4', generated);
-  const outcome = await runChild({ op: 'write-back', dotDir, id: '4', canonical: { '1': fixed1 } }, 'write-back.after-commit');
+  const outcome = await runChild(
+    { op: 'write-back', dotDir, id: '4', canonical: { '1': fixed1 } },
+    'write-back.after-commit',
+  );
   expect(outcome.kind).toBe('signaled');
-  await expect(writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]))).rejects.toThrow(/recoverWriteBack must run first/);
+  await expect(writeBack(dotDir, suggestion('4'), new Map([['1', fixed1]]))).rejects.toThrow(
+    /recoverWriteBack must run first/,
+  );
 });

@@ -52,7 +52,11 @@ export interface StubProvider {
 
 const ERROR_TYPES: Record<number, { anthropic: string; openai: string; message: string }> = {
   401: { anthropic: 'authentication_error', openai: 'invalid_request_error', message: 'invalid x-api-key' },
-  402: { anthropic: 'billing_error', openai: 'insufficient_quota', message: 'Your credit balance is too low to access the API' },
+  402: {
+    anthropic: 'billing_error',
+    openai: 'insufficient_quota',
+    message: 'Your credit balance is too low to access the API',
+  },
   429: { anthropic: 'rate_limit_error', openai: 'rate_limit_error', message: 'Rate limit reached for requests' },
   500: { anthropic: 'api_error', openai: 'server_error', message: 'Internal server error' },
   529: { anthropic: 'overloaded_error', openai: 'server_error', message: 'Overloaded' },
@@ -64,7 +68,8 @@ interface Script {
   calls: RecordedRequest[];
 }
 
-const take = (script: Script): StubBehaviour => script.behaviours[Math.min(script.next++, script.behaviours.length - 1)]!;
+const take = (script: Script): StubBehaviour =>
+  script.behaviours[Math.min(script.next++, script.behaviours.length - 1)]!;
 
 export async function startStubProvider(initial: StubBehaviour[] = [{ text: 'STUB ANSWER' }]): Promise<StubProvider> {
   let unrouted: Script = { behaviours: initial, next: 0, calls: [] };
@@ -143,7 +148,10 @@ function promptOf(body: Record<string, unknown> | null): string {
       typeof message.content === 'string'
         ? message.content
         : Array.isArray(message.content)
-          ? (message.content as { type?: unknown; text?: unknown }[]).filter((part) => part.type === 'text').map((part) => String(part.text)).join('\n')
+          ? (message.content as { type?: unknown; text?: unknown }[])
+              .filter((part) => part.type === 'text')
+              .map((part) => String(part.text))
+              .join('\n')
           : '';
     if (text !== '') return text;
   }
@@ -169,7 +177,9 @@ function respond(
       api === 'anthropic'
         ? { type: 'error', error: { type: kind.anthropic, message } }
         : { error: { message, type: kind.openai, code: kind.openai } };
-    res.writeHead(behaviour.status, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify(payload));
+    res
+      .writeHead(behaviour.status, { 'content-type': 'application/json', 'retry-after': '0' })
+      .end(JSON.stringify(payload));
     return;
   }
   const model = typeof body.model === 'string' ? body.model : 'stub-model';
@@ -187,19 +197,32 @@ function anthropic(behaviour: StubBehaviour, model: string, streaming: boolean, 
         ? { type: 'tool_use', id: 'toolu_stub1', name: behaviour.toolCall.name, input: behaviour.toolCall.input }
         : null;
   const stopReason = block?.type === 'tool_use' ? 'tool_use' : 'end_turn';
-  const message = { id: 'msg_stub', type: 'message', role: 'assistant', model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage };
+  const message = {
+    id: 'msg_stub',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [] as unknown[],
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  };
   if (!streaming) {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ ...message, content: block ? [block] : [], stop_reason: stopReason }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  const send = (event: string, data: Record<string, unknown>) =>
+    res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
   send('message_start', { message });
   if ('stall' in behaviour) return;
   if (block?.type === 'tool_use') {
     send('content_block_start', { index: 0, content_block: { ...block, input: {} } });
-    send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+    send('content_block_delta', {
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+    });
   } else {
     send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
     send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: (block as { text: string }).text } });
@@ -220,7 +243,12 @@ function openai(behaviour: StubBehaviour, model: string, res: ServerResponse): v
   let finish = 'stop';
   if ('toolCall' in behaviour) {
     finish = 'tool_calls';
-    const call = { index: 0, id: 'call_stub1', type: 'function', function: { name: behaviour.toolCall.name, arguments: JSON.stringify(behaviour.toolCall.input) } };
+    const call = {
+      index: 0,
+      id: 'call_stub1',
+      type: 'function',
+      function: { name: behaviour.toolCall.name, arguments: JSON.stringify(behaviour.toolCall.input) },
+    };
     send({ delta: { tool_calls: [call] }, finish_reason: null });
   } else if ('text' in behaviour) {
     send({ delta: { content: behaviour.text }, finish_reason: null });

@@ -20,14 +20,24 @@ export const aggregateReduction: Rule = {
   apply(input) {
     if (input.isCxx) return unchanged(input);
     const reported = input.errors.flatMap((message) => {
-      const name = NOT_FOUND.exec(message.message)?.[1] ?? (CLANG_NOT_VALID.test(message.message) ? reductionEntryAt(input.lines, message) : null);
-      const clause = name ? input.state.directive.clauses.find((c) => c.name === 'reduction' && (c.vars ?? []).includes(name)) : undefined;
+      const name =
+        NOT_FOUND.exec(message.message)?.[1] ??
+        (CLANG_NOT_VALID.test(message.message) ? reductionEntryAt(input.lines, message) : null);
+      const clause = name
+        ? input.state.directive.clauses.find((c) => c.name === 'reduction' && (c.vars ?? []).includes(name))
+        : undefined;
       return name && clause ? [{ message, name, operator: clause.modifier ?? '' }] : [];
     });
     const structs = reported.filter(({ name }) => {
       const declaration = input.site.visible.get(name);
-      return declaration !== undefined && declaration.kind !== 'function' && !declaration.isPointer && !declaration.isArray
-        && declaration.typeName !== null && findRecord(input.types.root, declaration.typeName) !== null;
+      return (
+        declaration !== undefined &&
+        declaration.kind !== 'function' &&
+        !declaration.isPointer &&
+        !declaration.isArray &&
+        declaration.typeName !== null &&
+        findRecord(input.types.root, declaration.typeName) !== null
+      );
     });
     if (structs.length === 0) return unchanged(input);
     let edits = input.state.edits;
@@ -35,10 +45,17 @@ export const aggregateReduction: Rule = {
       const declaration = input.site.visible.get(name)!;
       const type = declaration.typeText.replace(/\b(const|volatile|static)\s+/g, '').trim();
       const members = numberMembers(findRecord(input.types.root, declaration.typeName!)!);
-      if (members === null) return declined(`'${name}' is a struct ('${type}') with a member that is not a number, so the reduction needs a combiner written by hand`);
-      if (operator !== '+') return declined(`'${name}' is a struct ('${type}') reduced with '${operator}': only a member-wise '+' starts from zero, so the reduction needs a combiner written by hand`);
+      if (members === null)
+        return declined(
+          `'${name}' is a struct ('${type}') with a member that is not a number, so the reduction needs a combiner written by hand`,
+        );
+      if (operator !== '+')
+        return declined(
+          `'${name}' is a struct ('${type}') reduced with '${operator}': only a member-wise '+' starts from zero, so the reduction needs a combiner written by hand`,
+        );
       const how = memberWiseAdds(input, name, members, type);
-      if (how !== null) return declined(`'${name}' is a struct ('${type}'): ${how}, so the reduction needs a combiner written by hand`);
+      if (how !== null)
+        return declined(`'${name}' is a struct ('${type}'): ${how}, so the reduction needs a combiner written by hand`);
       const fn = enclosingFunction(input.site.lookup.kind === 'loop' ? input.site.lookup.loop : input.site.target);
       if (!fn) return declined(`'${name}': the loop is not inside a function`);
       const row = aboveComments(input.lines, fn.startPosition.row);
@@ -57,7 +74,10 @@ function declined(reason: string) {
 
 /** The struct's member names when every member is a plain number (no pointer, array or nested struct); null otherwise. */
 function numberMembers(record: SyntaxNode): string[] | null {
-  const body = record.type === 'type_definition' ? record.namedChildren.find((child) => child?.type === 'struct_specifier')?.childForFieldName('body') : record.childForFieldName('body');
+  const body =
+    record.type === 'type_definition'
+      ? record.namedChildren.find((child) => child?.type === 'struct_specifier')?.childForFieldName('body')
+      : record.childForFieldName('body');
   if (!body) return null;
   const members: string[] = [];
   for (const field of body.namedChildren) {
@@ -80,20 +100,39 @@ function numberMembers(record: SyntaxNode): string[] | null {
  */
 function memberWiseAdds(input: RuleInput, name: string, members: string[], type: string): string | null {
   if (input.site.lookup.kind !== 'loop') return input.site.lookup.reason;
-  if (input.expanded === undefined) return 'without the preprocessed code the loop\'s updates through macros cannot be read';
+  if (input.expanded === undefined)
+    return "without the preprocessed code the loop's updates through macros cannot be read";
   const loop = input.site.lookup.loop;
-  const rows = Array.from({ length: loop.endPosition.row - loop.startPosition.row + 1 }, (_, offset) => loop.startPosition.row + offset);
+  const rows = Array.from(
+    { length: loop.endPosition.row - loop.startPosition.row + 1 },
+    (_, offset) => loop.startPosition.row + offset,
+  );
   let text = withoutComments(rows.map((row) => input.expanded!(row)).join('\n'));
   const self = `\\(?\\s*${name}\\s*\\)?`;
   const term = (member: string) => `${self}\\s*\\.\\s*${member}\\s*\\+\\s*([^,{}]+?)`;
-  const whole = new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*=(?!=)\\s*\\(\\s*${type.replace(/\s+/g, '\\s+')}\\s*\\)\\s*\\{\\s*${members.map(term).join('\\s*,\\s*')}\\s*\\}`, 'g');
-  const memberAdd = new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*\\.\\s*(?:${members.join('|')})\\s*(?:\\+=(?!=)\\s*([^;]+)|\\+\\+)|(?:\\+\\+)\\s*${name}\\s*\\.\\s*(?:${members.join('|')})\\b`, 'g');
+  const whole = new RegExp(
+    `${NOT_AFTER_ACCESS}\\b${name}\\s*=(?!=)\\s*\\(\\s*${type.replace(/\s+/g, '\\s+')}\\s*\\)\\s*\\{\\s*${members.map(term).join('\\s*,\\s*')}\\s*\\}`,
+    'g',
+  );
+  const memberAdd = new RegExp(
+    `${NOT_AFTER_ACCESS}\\b${name}\\s*\\.\\s*(?:${members.join('|')})\\s*(?:\\+=(?!=)\\s*([^;]+)|\\+\\+)|(?:\\+\\+)\\s*${name}\\s*\\.\\s*(?:${members.join('|')})\\b`,
+    'g',
+  );
   for (const pattern of [whole, memberAdd]) {
     text = text.replace(pattern, (update, ...groups: unknown[]) => {
       // The capture groups come before the match's offset (a number) and the whole text.
-      const added = groups.slice(0, groups.findIndex((group) => typeof group === 'number')).filter((group): group is string => typeof group === 'string');
-      return added.some((expression) => new RegExp(`\\b${name}\\b`).test(expression)) ? update : ' '.repeat(update.length);
+      const added = groups
+        .slice(
+          0,
+          groups.findIndex((group) => typeof group === 'number'),
+        )
+        .filter((group): group is string => typeof group === 'string');
+      return added.some((expression) => new RegExp(`\\b${name}\\b`).test(expression))
+        ? update
+        : ' '.repeat(update.length);
     });
   }
-  return new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`).test(text) ? `the loop uses it other than by adding to each member (${type} has no '+', and a function or operator may combine it otherwise)` : null;
+  return new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`).test(text)
+    ? `the loop uses it other than by adding to each member (${type} has no '+', and a function or operator may combine it otherwise)`
+    : null;
 }

@@ -13,7 +13,9 @@ import { findRecord, freshName, identifiersOf, loopVariablesOf, NOT_AFTER_ACCESS
 /** One operand type of clang's pointer wording, with the `(aka 'double *')` clang adds for a typedef. */
 const CLANG_POINTER_TYPE = "'[^']*(?:\\*|\\(\\*\\)(?:\\[[^'\\]]*\\])+)'(?: \\(aka '[^']*'\\))?";
 /** clang's word for a pointer in a reduction: `invalid operands to binary expression ('int *' and 'int *')`, `('double (*)[10]' and …)` for a 2-D array parameter, `('real_t *' (aka 'double *') and …)`. */
-const CLANG_POINTER = new RegExp(`^invalid operands to binary expression \\(${CLANG_POINTER_TYPE} and ${CLANG_POINTER_TYPE}\\)`);
+const CLANG_POINTER = new RegExp(
+  `^invalid operands to binary expression \\(${CLANG_POINTER_TYPE} and ${CLANG_POINTER_TYPE}\\)`,
+);
 
 /**
  * A pointer, or an array parameter (a pointer too, to the compiler), in a reduction. When the loop
@@ -30,9 +32,12 @@ export const arrayElementReduction: Rule = {
   apply(input) {
     const arrays = reductionEntries(input).filter(({ entry }) => {
       const declaration = input.site.visible.get(entry);
-      return declaration !== undefined && declaration.kind !== 'function'
-        && (declaration.isPointer || (declaration.isArray && declaration.kind === 'parameter'))
-        && (declaration.typeName === null || findRecord(input.types.root, declaration.typeName) === null);
+      return (
+        declaration !== undefined &&
+        declaration.kind !== 'function' &&
+        (declaration.isPointer || (declaration.isArray && declaration.kind === 'parameter')) &&
+        (declaration.typeName === null || findRecord(input.types.root, declaration.typeName) === null)
+      );
     });
     if (arrays.length === 0) return unchanged(input);
     const loop = loopOf(input);
@@ -43,23 +48,43 @@ export const arrayElementReduction: Rule = {
       const uses = elementUses(loop.text, entry, operator);
       if (typeof uses === 'string') return { kind: 'declined', reason: uses };
       const elements = new Set(uses.map((use) => use.text));
-      const varying = uses.flatMap((use) => use.indices).flatMap(identifiersOf).find((id) => loopVariablesOf(loop).has(id) || writtenIn(input, loop, [id]) !== null);
-      const single = elements.size === 1 && varying === undefined ? { element: uses[0]!, reads: undefined } : besideReadsKeptApart(input, loop, entry, uses) ?? readsKeptApart(input, loop, entry, uses);
+      const varying = uses
+        .flatMap((use) => use.indices)
+        .flatMap(identifiersOf)
+        .find((id) => loopVariablesOf(loop).has(id) || writtenIn(input, loop, [id]) !== null);
+      const single =
+        elements.size === 1 && varying === undefined
+          ? { element: uses[0]!, reads: undefined }
+          : (besideReadsKeptApart(input, loop, entry, uses) ?? readsKeptApart(input, loop, entry, uses));
       if (single !== null) {
         const { element } = single;
         const constant = element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!);
         // The loop as the only statement of an unbraced outer loop (`for (i…) for (j…) x[i] += …`)
         // has no block for a local copy; when it touches the array only at that element, a
         // one-element section (`x[i:1]`) reduces exactly it, under both compilers.
-        const unbraced = loop.parent?.type !== 'compound_statement' && single.reads === undefined && uses.every((use) => use.update);
+        const unbraced =
+          loop.parent?.type !== 'compound_statement' && single.reads === undefined && uses.every((use) => use.update);
         if (constant || unbraced) {
-          state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, `${entry}${element.indices.map((index) => `[${index}:1]`).join('')}`) };
+          state = {
+            ...state,
+            directive: replaceEntry(
+              state.directive,
+              'reduction',
+              entry,
+              `${entry}${element.indices.map((index) => `[${index}:1]`).join('')}`,
+            ),
+          };
         } else {
           const declaration = input.site.visible.get(entry)!;
           const copy: Copy = {
-            original: element.text, type: declaration.typeText, base: entry,
+            original: element.text,
+            type: declaration.typeText,
+            base: entry,
             local: freshName(input, `${entry}_${element.indices.flatMap(identifiersOf).join('_')}`),
-            pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${entry}${element.indices.map((index) => `\\s*\\[\\s*${spaced(index)}\\s*\\]`).join('')}`, 'g'),
+            pattern: new RegExp(
+              `${NOT_AFTER_ACCESS}\\b${entry}${element.indices.map((index) => `\\s*\\[\\s*${spaced(index)}\\s*\\]`).join('')}`,
+              'g',
+            ),
             ...(single.reads !== undefined && { basePattern: single.reads }),
           };
           const edits = copyEdits({ ...input, state }, loop, copy);
@@ -69,7 +94,10 @@ export const arrayElementReduction: Rule = {
       } else {
         const other = uses.find((use) => !use.update);
         if (other !== undefined) {
-          return { kind: 'declined', reason: `'${entry}' is updated at elements that change in the loop and also used at '${other.text}' other than by '${operator}': a section reduction privatizes all of '${entry}', so that use would see the private copy` };
+          return {
+            kind: 'declined',
+            reason: `'${entry}' is updated at elements that change in the loop and also used at '${other.text}' other than by '${operator}': a section reduction privatizes all of '${entry}', so that use would see the private copy`,
+          };
         }
         const section = sectionOf(input, loop, entry, uses);
         if ('reason' in section) return { kind: 'declined', reason: section.reason };
@@ -77,8 +105,11 @@ export const arrayElementReduction: Rule = {
       }
       fixed.add(entry);
     }
-    const resolved = onDirective(input).filter((message) =>
-      fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '') || (CLANG_POINTER.test(message.message) && fixed.has(reductionEntryAt(input.lines, message) ?? '')));
+    const resolved = onDirective(input).filter(
+      (message) =>
+        fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '') ||
+        (CLANG_POINTER.test(message.message) && fixed.has(reductionEntryAt(input.lines, message) ?? '')),
+    );
     return { kind: 'result', state, resolved };
   },
 };
@@ -89,13 +120,25 @@ export const arrayElementReduction: Rule = {
  * condition keeps apart from it. A local copy of the updated element then leaves those reads
  * reading what they read before; `reads` is the pattern of `entry` that may stay in the loop.
  */
-function besideReadsKeptApart(input: RuleInput, loop: SyntaxNode, entry: string, uses: ElementUse[]): { element: ElementUse; reads: string } | null {
+function besideReadsKeptApart(
+  input: RuleInput,
+  loop: SyntaxNode,
+  entry: string,
+  uses: ElementUse[],
+): { element: ElementUse; reads: string } | null {
   const updates = uses.filter((use) => use.update);
   const reads = uses.filter((use) => !use.update);
   const element = updates[0];
-  if (element === undefined || reads.length === 0 || new Set(updates.map((use) => use.text)).size !== 1 || uses.some((use) => use.indices.length !== 1)) return null;
+  if (
+    element === undefined ||
+    reads.length === 0 ||
+    new Set(updates.map((use) => use.text)).size !== 1 ||
+    uses.some((use) => use.indices.length !== 1)
+  )
+    return null;
   const fixed = element.indices[0]!;
-  if (!/^[A-Za-z_]\w*$/.test(fixed) || loopVariablesOf(loop).has(fixed) || writtenIn(input, loop, [fixed]) !== null) return null;
+  if (!/^[A-Za-z_]\w*$/.test(fixed) || loopVariablesOf(loop).has(fixed) || writtenIn(input, loop, [fixed]) !== null)
+    return null;
   const apart = variableKeptApart(loop, fixed);
   if (apart === null || reads.some((use) => use.indices[0] !== apart)) return null;
   return { element, reads: `${entry}(?!\\s*\\[\\s*${apart}\\s*\\])` };
@@ -108,19 +151,35 @@ function besideReadsKeptApart(input: RuleInput, loop: SyntaxNode, entry: string,
  */
 function variableKeptApart(loop: SyntaxNode, index: string): string | null {
   const variables = loopVariablesOf(loop);
-  const condition = /^\s*([A-Za-z_]\w*)\s*[<>]\s*([A-Za-z_]\w*)\s*$/.exec(loop.childForFieldName('condition')?.text ?? '');
-  const start = /([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\+\s*[1-9]\d*\s*;?\s*$/.exec(loop.childForFieldName('initializer')?.text ?? '');
+  const condition = /^\s*([A-Za-z_]\w*)\s*[<>]\s*([A-Za-z_]\w*)\s*$/.exec(
+    loop.childForFieldName('condition')?.text ?? '',
+  );
+  const start = /([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\+\s*[1-9]\d*\s*;?\s*$/.exec(
+    loop.childForFieldName('initializer')?.text ?? '',
+  );
   const update = loop.childForFieldName('update')?.text ?? '';
   const variable =
-    condition?.[1] === index ? condition[2]! :
-    condition?.[2] === index ? condition[1]! :
-    start?.[2] === index && new RegExp(`^\\s*(?:\\+\\+\\s*${start[1]}|${start[1]}\\s*\\+\\+|${start[1]}\\s*\\+=\\s*[1-9]\\d*)\\s*$`).test(update) ? start[1]! : null;
+    condition?.[1] === index
+      ? condition[2]!
+      : condition?.[2] === index
+        ? condition[1]!
+        : start?.[2] === index &&
+            new RegExp(
+              `^\\s*(?:\\+\\+\\s*${start[1]}|${start[1]}\\s*\\+\\+|${start[1]}\\s*\\+=\\s*[1-9]\\d*)\\s*$`,
+            ).test(update)
+          ? start[1]!
+          : null;
   if (variable === null || !variables.has(variable)) return null;
   const body = loop.childForFieldName('body')?.text ?? '';
-  const assigned = new RegExp(`\\b${variable}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${variable}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${variable}\\b`);
+  const assigned = new RegExp(
+    `\\b${variable}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${variable}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${variable}\\b`,
+  );
   return assigned.test(body) ? null : variable;
 }
 
 function spaced(index: string): string {
-  return index.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').split('').join('\\s*');
+  return index
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .split('')
+    .join('\\s*');
 }

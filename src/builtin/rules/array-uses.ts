@@ -23,19 +23,25 @@ export function elementUses(code: string, name: string, operator: string): Eleme
   for (const occurrence of text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\b`, 'g'))) {
     if (consumed.has(occurrence.index!)) continue;
     const element = subscripts(text.slice(occurrence.index! + name.length));
-    if (element === null) return `'${name}' is a pointer with no known extent: the loop uses '${name}' other than as one element`;
+    if (element === null)
+      return `'${name}' is a pointer with no known extent: the loop uses '${name}' other than as one element`;
     const written = `${name}${element.indices.map((index) => `[${index}]`).join('')}`;
     const after = text.slice(occurrence.index! + name.length + element.length);
     const before = text.slice(0, occurrence.index!);
-    let update = new RegExp(`^\\s*${compound}(?!=)`).test(after)
-      || ((operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before)));
+    let update =
+      new RegExp(`^\\s*${compound}(?!=)`).test(after) ||
+      ((operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before)));
     const assigned = /^\s*=(?!=)\s*/.exec(after);
     if (!update && assigned) {
       // `x[j] = x[j] + …`: the read on the right is the same update.
       const rightAt = occurrence.index! + name.length + element.length + assigned[0].length;
       const right = text.slice(rightAt);
       const same = right.startsWith(name) ? subscripts(right.slice(name.length)) : null;
-      if (same !== null && same.indices.join() === element.indices.join() && new RegExp(`^\\s*${binary}(?!=)`).test(right.slice(name.length + same.length))) {
+      if (
+        same !== null &&
+        same.indices.join() === element.indices.join() &&
+        new RegExp(`^\\s*${binary}(?!=)`).test(right.slice(name.length + same.length))
+      ) {
         update = true;
         consumed.add(rightAt);
       }
@@ -76,11 +82,21 @@ function subscripts(text: string): { indices: string[]; length: number } | null 
  * extents, a `malloc`/`calloc` of it in the function, or the range of the loop whose variable
  * is each index. Why not, when none is stated.
  */
-export function sectionOf(input: RuleInput, loop: SyntaxNode, name: string, uses: ElementUse[]): { section: string } | { reason: string } {
+export function sectionOf(
+  input: RuleInput,
+  loop: SyntaxNode,
+  name: string,
+  uses: ElementUse[],
+): { section: string } | { reason: string } {
   const dimensions = new Set(uses.map((use) => use.indices.length));
   const declaration = input.site.visible.get(name)!;
   const declared = declaration.extents;
-  if (dimensions.size === 1 && declared !== undefined && declared.length === [...dimensions][0] && declared.every((extent) => extent !== '')) {
+  if (
+    dimensions.size === 1 &&
+    declared !== undefined &&
+    declared.length === [...dimensions][0] &&
+    declared.every((extent) => extent !== '')
+  ) {
     return { section: `${name}${declared.map((extent) => `[0:${extent}]`).join('')}` };
   }
   if (dimensions.size === 1 && [...dimensions][0] === 1) {
@@ -91,7 +107,9 @@ export function sectionOf(input: RuleInput, loop: SyntaxNode, name: string, uses
   if (ranges.every((range) => range !== null) && uses.every((use) => use.indices.join() === uses[0]!.indices.join())) {
     return { section: `${name}${ranges.map((range) => `[${range}]`).join('')}` };
   }
-  return { reason: `'${name}' is a pointer with no known extent: the loop updates elements that change with it (${uses[0]!.text}), and neither a declaration, an allocation in the function nor the loop's range states which` };
+  return {
+    reason: `'${name}' is a pointer with no known extent: the loop updates elements that change with it (${uses[0]!.text}), and neither a declaration, an allocation in the function nor the loop's range states which`,
+  };
 }
 
 /** `p = malloc(n * sizeof *p)`, `p = (double *)calloc(n, sizeof(double))` before the loop in the function: `n`. */
@@ -99,7 +117,11 @@ function allocatedExtent(input: RuleInput, loop: SyntaxNode, name: string): stri
   const rows = input.site.functionRows;
   if (rows === null) return null;
   const text = input.lines.slice(rows.first, loop.startPosition.row).join('\n');
-  const allocations = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*=\\s*(?:\\([^()]*\\)\\s*)?(malloc|calloc)\\s*\\(`, 'g'))];
+  const allocations = [
+    ...text.matchAll(
+      new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*=\\s*(?:\\([^()]*\\)\\s*)?(malloc|calloc)\\s*\\(`, 'g'),
+    ),
+  ];
   const assignments = [...text.matchAll(new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*=(?!=)`, 'g'))];
   if (allocations.length !== 1 || assignments.length !== 1) return null;
   const call = allocations[0]!;
@@ -108,7 +130,9 @@ function allocatedExtent(input: RuleInput, loop: SyntaxNode, name: string): stri
   const sizeOf = /^sizeof\s*(?:\([^()]*\)|\*?\s*\w+)$/;
   if (call[1] === 'calloc') return args.length === 2 && sizeOf.test(args[1]!) ? args[0]! : null;
   if (args.length !== 1) return null;
-  const product = /^(.+?)\s*\*\s*(sizeof\s*(?:\([^()]*\)|\*?\s*\w+))$/.exec(args[0]!) ?? /^(sizeof\s*(?:\([^()]*\)|\*?\s*\w+))\s*\*\s*(.+)$/.exec(args[0]!);
+  const product =
+    /^(.+?)\s*\*\s*(sizeof\s*(?:\([^()]*\)|\*?\s*\w+))$/.exec(args[0]!) ??
+    /^(sizeof\s*(?:\([^()]*\)|\*?\s*\w+))\s*\*\s*(.+)$/.exec(args[0]!);
   if (!product) return null;
   const count = sizeOf.test(product[1]!) ? product[2]! : product[1]!;
   return /^[\w\s()+\-*]+$/.test(count) ? `(${count})`.replace(/^\((\w+)\)$/, '$1') : null;
@@ -148,7 +172,11 @@ function loopRange(input: RuleInput, loop: SyntaxNode, index: string): string | 
     for (const child of node.namedChildren) if (child) visit(child);
   };
   visit(loop);
-  const ranges = new Set(loops.filter((candidate) => loopVariablesOf(candidate).has(index)).map((owner) => ownRange(input, loop, owner, index)));
+  const ranges = new Set(
+    loops
+      .filter((candidate) => loopVariablesOf(candidate).has(index))
+      .map((owner) => ownRange(input, loop, owner, index)),
+  );
   const [range] = ranges;
   return ranges.size === 1 && range !== undefined ? range : null;
 }
@@ -159,10 +187,19 @@ function ownRange(input: RuleInput, loop: SyntaxNode, owner: SyntaxNode, index: 
   const step = owner.childForFieldName('update')?.text ?? '';
   const lower = new RegExp(`^(?:[\\w\\s]+\\s)?${index}\\s*=\\s*(.+?)\\s*;?$`).exec(init)?.[1];
   const upper = new RegExp(`^${index}\\s*(<=?)\\s*(.+)$`).exec(test);
-  if (lower === undefined || !upper || !new RegExp(`^(?:${index}\\s*\\+\\+|\\+\\+\\s*${index}|${index}\\s*\\+=\\s*1)$`).test(step.trim())) return null;
+  if (
+    lower === undefined ||
+    !upper ||
+    !new RegExp(`^(?:${index}\\s*\\+\\+|\\+\\+\\s*${index}|${index}\\s*\\+=\\s*1)$`).test(step.trim())
+  )
+    return null;
   const bound = upper[1] === '<=' ? `${upper[2]} + 1` : upper[2]!;
-  const invariant = (expression: string) => writtenIn(input, loop, identifiersOf(expression).filter((id) => id !== index)) === null
-    && identifiersOf(expression).every((id) => id === index || !loopVariablesOf(loop).has(id));
+  const invariant = (expression: string) =>
+    writtenIn(
+      input,
+      loop,
+      identifiersOf(expression).filter((id) => id !== index),
+    ) === null && identifiersOf(expression).every((id) => id === index || !loopVariablesOf(loop).has(id));
   if (!invariant(lower) || !invariant(bound) || identifiersOf(`${lower} ${bound}`).includes(index)) return null;
   return lower === '0' ? `0:${bound}` : `${lower}:(${bound})-(${lower})`;
 }

@@ -24,8 +24,20 @@ export const canonicalLoopTest: Rule = {
     if (variable === null || !increasing(loop.childForFieldName('update'), variable.name)) return unchanged(input);
     const test = offsetTest(condition.text, variable.name);
     if (test === null) return unchanged(input);
-    if (test.offset !== '' && !/^\d+[uUlL]*$/.test(test.offset) && writtenIn(input, loop, identifiersOf(test.offset)) !== null) return unchanged(input);
-    if (writtenIn(input, loop, identifiersOf(test.bound).filter((name) => name !== variable.name)) !== null) return unchanged(input);
+    if (
+      test.offset !== '' &&
+      !/^\d+[uUlL]*$/.test(test.offset) &&
+      writtenIn(input, loop, identifiersOf(test.offset)) !== null
+    )
+      return unchanged(input);
+    if (
+      writtenIn(
+        input,
+        loop,
+        identifiersOf(test.bound).filter((name) => name !== variable.name),
+      ) !== null
+    )
+      return unchanged(input);
     const bound = /^[\w.]+(?:\(\))?$|^\w+(?:->\w+)+$/.test(test.bound) ? test.bound : `(${test.bound})`;
     const boundType = input.site.visible.get(test.bound)?.typeText ?? '';
     const knownSigned = (type: string) => SIGNED.test(type.trim());
@@ -44,7 +56,8 @@ export const canonicalLoopTest: Rule = {
     }
     const row = condition.startPosition.row;
     const line = lineAt(input, row);
-    const replaced = line.slice(0, condition.startPosition.column) + rewritten + line.slice(condition.endPosition.column);
+    const replaced =
+      line.slice(0, condition.startPosition.column) + rewritten + line.slice(condition.endPosition.column);
     const edits = addEdits(input.state.edits, { replace: new Map([[row, replaced]]) });
     return { kind: 'result', state: { ...input.state, edits }, resolved: errors };
   },
@@ -65,26 +78,44 @@ function iterationVariable(loop: SyntaxNode, input: RuleInput): { name: string; 
 function increasing(update: SyntaxNode | null, name: string): boolean {
   if (!update) return false;
   const text = update.text.replace(/\s+/g, '');
-  return text === `${name}++` || text === `++${name}` || new RegExp(`^${name}\\+=\\d+$`).test(text) || new RegExp(`^${name}=${name}\\+\\d+$`).test(text);
+  return (
+    text === `${name}++` ||
+    text === `++${name}` ||
+    new RegExp(`^${name}\\+=\\d+$`).test(text) ||
+    new RegExp(`^${name}=${name}\\+\\d+$`).test(text)
+  );
 }
 
-interface OffsetTest { operator: '<' | '<='; sign: '+' | '-'; offset: string; bound: string }
+interface OffsetTest {
+  operator: '<' | '<=';
+  sign: '+' | '-';
+  offset: string;
+  bound: string;
+}
 
 /** `i + c < n`, `c + i <= n`, `n > i + c`, `i - c < n`; null for any other form. */
 function offsetTest(text: string, name: string): OffsetTest | null {
   const term = `[A-Za-z_]\\w*|\\d+[uUlL]*`;
-  const left = new RegExp(`^(?:${name}\\s*([+-])\\s*(${term})|(${term})\\s*\\+\\s*${name})\\s*(<=|<)\\s*(.+)$`).exec(text.trim());
+  const left = new RegExp(`^(?:${name}\\s*([+-])\\s*(${term})|(${term})\\s*\\+\\s*${name})\\s*(<=|<)\\s*(.+)$`).exec(
+    text.trim(),
+  );
   if (left) {
     const offset = left[2] ?? left[3]!;
     if (offset === name) return null;
     return { operator: left[4] as '<' | '<=', sign: (left[1] ?? '+') as '+' | '-', offset, bound: left[5]!.trim() };
   }
-  const right = new RegExp(`^(.+?)\\s*(>=|>)\\s*(?:${name}\\s*([+-])\\s*(${term})|(${term})\\s*\\+\\s*${name})$`).exec(text.trim());
+  const right = new RegExp(`^(.+?)\\s*(>=|>)\\s*(?:${name}\\s*([+-])\\s*(${term})|(${term})\\s*\\+\\s*${name})$`).exec(
+    text.trim(),
+  );
   if (right) {
     const offset = right[4] ?? right[5]!;
     if (offset === name) return null;
-    return { operator: FLIPPED[right[2]!] as '<' | '<=', sign: (right[3] ?? '+') as '+' | '-', offset, bound: right[1]!.trim() };
+    return {
+      operator: FLIPPED[right[2]!] as '<' | '<=',
+      sign: (right[3] ?? '+') as '+' | '-',
+      offset,
+      bound: right[1]!.trim(),
+    };
   }
   return null;
 }
-

@@ -34,7 +34,9 @@ export function removeEntries(directive: Directive, drop: (entry: string, clause
 }
 
 export function addEntry(directive: Directive, clauseName: string, entry: string): Directive {
-  const existing = directive.clauses.findIndex((clause) => clause.name === clauseName && clause.vars !== undefined && clause.modifier === undefined);
+  const existing = directive.clauses.findIndex(
+    (clause) => clause.name === clauseName && clause.vars !== undefined && clause.modifier === undefined,
+  );
   if (existing >= 0) {
     const clause = directive.clauses[existing]!;
     if (clause.vars!.includes(entry)) return directive;

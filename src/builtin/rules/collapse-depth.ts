@@ -21,8 +21,9 @@ export const collapseDepth: Rule = {
     // gcc reads the intervening code of an over-collapsed nest as loop header parts, so errors
     // inside it (a local there reported undeclared) go away with the collapse.
     const innermost = nestedLoop(input.site.lookup.loop, depth);
-    const resolved = input.errors.filter((message) =>
-      COLLAPSE_ERROR.test(message.message) || message.line - 1 > innermost.startPosition.row);
+    const resolved = input.errors.filter(
+      (message) => COLLAPSE_ERROR.test(message.message) || message.line - 1 > innermost.startPosition.row,
+    );
     return { kind: 'result', state: { ...input.state, directive: { ...directive, clauses } }, resolved };
   },
 };

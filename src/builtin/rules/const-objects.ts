@@ -27,7 +27,8 @@ export const constObjects: Rule = {
       if (!directive.clauses.some((clause) => MOVABLE.has(clause.name) && (clause.vars ?? []).includes(name))) continue;
       directive = removeEntries(directive, (entry, clause) => entry === name && MOVABLE.has(clause.name));
       const target = allowsShared(directive) ? 'shared' : 'firstprivate';
-      if (!hasEntry(directive, 'firstprivate', name) && !hasEntry(directive, 'shared', name)) directive = addEntry(directive, target, name);
+      if (!hasEntry(directive, 'firstprivate', name) && !hasEntry(directive, 'shared', name))
+        directive = addEntry(directive, target, name);
       moved.add(name);
     }
     const resolved = reported.filter((hit) => moved.has(hit.name)).map((hit) => hit.message);

@@ -9,7 +9,11 @@ import { addEntry, allowsShared, hasEntry, removeEntries } from './clauses.js';
 import { nameAt, type Rule, unchanged } from './rule.js';
 
 type Missing = 'copy' | 'default-constructor';
-interface ObjectError { message: FileDiagnostic; className: string; missing: Missing }
+interface ObjectError {
+  message: FileDiagnostic;
+  className: string;
+  missing: Missing;
+}
 
 const PRIVATIZING = new Set(['private', 'firstprivate', 'lastprivate']);
 const NEEDS: Record<Missing, Set<string>> = {
@@ -21,7 +25,9 @@ export const cxxObjects: Rule = {
   name: 'share-uncopyable-objects',
   apply(input) {
     const objectErrors = input.errors.flatMap((message) => {
-      const parsed = parseObjectError(message.message) ?? parseClangObjectError(message.message, clauseAt(input.state.directive, nameAt(input.lines, message)));
+      const parsed =
+        parseObjectError(message.message) ??
+        parseClangObjectError(message.message, clauseAt(input.state.directive, nameAt(input.lines, message)));
       return parsed ? [{ message, ...parsed }] : [];
     });
     if (objectErrors.length === 0) return unchanged(input);
@@ -74,23 +80,42 @@ export function parseObjectError(text: string): { className: string; missing: Mi
  * "no matching constructor for initialization of 'Scale'". Which constructor was wanted follows
  * from the clause its column points into: private default-constructs, firstprivate copies.
  */
-export function parseClangObjectError(text: string, clause: string | null): { className: string; missing: Missing } | null {
+export function parseClangObjectError(
+  text: string,
+  clause: string | null,
+): { className: string; missing: Missing } | null {
   const match = /^(call to deleted constructor|no matching constructor for initialization) of '(.+)'$/.exec(text);
   if (!match) return null;
-  const className = splitQualified(match[2]!.replace(/^(const|struct|class)\s+/, '')).pop()?.replace(/<.*$/, '');
+  const className = splitQualified(match[2]!.replace(/^(const|struct|class)\s+/, ''))
+    .pop()
+    ?.replace(/<.*$/, '');
   if (!className) return null;
   const deleted = match[1] === 'call to deleted constructor';
-  const missing: Missing = clause === 'private' ? 'default-constructor' : clause === 'firstprivate' ? 'copy' : deleted ? 'copy' : 'default-constructor';
+  const missing: Missing =
+    clause === 'private'
+      ? 'default-constructor'
+      : clause === 'firstprivate'
+        ? 'copy'
+        : deleted
+          ? 'copy'
+          : 'default-constructor';
   return { className, missing };
 }
 
 function clauseAt(directive: Directive, name: string | null): string | null {
   if (name === null) return null;
-  return directive.clauses.find((clause) => PRIVATIZING.has(clause.name) && (clause.vars ?? []).includes(name))?.name ?? null;
+  return (
+    directive.clauses.find((clause) => PRIVATIZING.has(clause.name) && (clause.vars ?? []).includes(name))?.name ?? null
+  );
 }
 
 /** The clause entry an object error is about; each entry answers for one error of a kind. */
-function culprit(directive: Directive, error: ObjectError, visible: Map<string, Declaration>, fixed: Set<string>): string | null {
+function culprit(
+  directive: Directive,
+  error: ObjectError,
+  visible: Map<string, Declaration>,
+  fixed: Set<string>,
+): string | null {
   const clauses = NEEDS[error.missing];
   const candidates = directive.clauses
     .filter((clause) => clauses.has(clause.name))
@@ -98,7 +123,9 @@ function culprit(directive: Directive, error: ObjectError, visible: Map<string, 
     .filter((entry) => {
       if (fixed.has(`${error.missing}:${entry}`)) return false;
       const declaration = visible.get(entry);
-      return declaration !== undefined && declaration.typeName !== null && !declaration.isPointer && !declaration.isReference;
+      return (
+        declaration !== undefined && declaration.typeName !== null && !declaration.isPointer && !declaration.isReference
+      );
     });
   const named = candidates.filter((entry) => {
     const typeName = visible.get(entry)!.typeName!;

@@ -33,14 +33,18 @@ function placementErrors(input: RuleInput, loopRow: number | null): FileDiagnost
   const correctedAt = input.errors.flatMap((message) => {
     const name = undeclaredName(message.message);
     const guess = / did you mean '([^']+)'\?$/.exec(message.message)?.[1];
-    return name !== null && guess !== undefined && input.site.declaredBetween.has(name) ? [{ guess, line: message.line }] : [];
+    return name !== null && guess !== undefined && input.site.declaredBetween.has(name)
+      ? [{ guess, line: message.line }]
+      : [];
   });
   const corrected = new Set(correctedAt.map(({ guess }) => guess));
   const correctedLines = new Set(correctedAt.map(({ line }) => line));
   return input.errors.filter((message) => {
-    if (PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message) || correctedLines.has(message.line)) return true;
+    if (PLACEMENT_ERROR.test(message.message) || LABEL_ERROR.test(message.message) || correctedLines.has(message.line))
+      return true;
     const row = message.line - 1;
-    if (CLANG_PARSE_ERROR.test(message.message)) return row >= input.row + input.lineCount && (loopRow === null || row < loopRow);
+    if (CLANG_PARSE_ERROR.test(message.message))
+      return row >= input.row + input.lineCount && (loopRow === null || row < loopRow);
     if (CORRECTED_TWICE.test(message.message)) return corrected.has(nameAt(input.lines, message) ?? '');
     const name = undeclaredName(message.message);
     return name !== null && input.site.declaredBetween.has(name);
@@ -69,16 +73,25 @@ export const directivePlacement: Rule = {
     const pragmaIndex = between.findIndex((line) => /^\s*#\s*pragma\b/.test(line));
     if (pragmaIndex >= 0) {
       const pragmaRow = input.row + input.lineCount + pragmaIndex;
-      const what = input.addedRows.has(pragmaRow) ? 'a second directive of this suggestion'
-        : isOmpPragma(between[pragmaIndex]!) ? 'an OpenMP directive of the original source' : `'${between[pragmaIndex]!.trim()}'`;
-      return { kind: 'declined', reason: `${what} (line ${pragmaRow + 1}) stands between the directive and its loop at line ${loopRow + 1}; one of the two would have to go` };
+      const what = input.addedRows.has(pragmaRow)
+        ? 'a second directive of this suggestion'
+        : isOmpPragma(between[pragmaIndex]!)
+          ? 'an OpenMP directive of the original source'
+          : `'${between[pragmaIndex]!.trim()}'`;
+      return {
+        kind: 'declined',
+        reason: `${what} (line ${pragmaRow + 1}) stands between the directive and its loop at line ${loopRow + 1}; one of the two would have to go`,
+      };
     }
     // Moved onto a loop that ends early, the directive would only trade the placement error for
     // "break statement used with OpenMP for loop": the loop needs restructuring, the agent's work.
     const exit = earlyExit(lookup.loop);
     if (exit !== null) {
       const jump = exit.type.replace(/_statement$/, '');
-      return { kind: 'declined', reason: `the loop at line ${loopRow + 1} that the directive means leaves early ('${jump}' at line ${exit.startPosition.row + 1}); it must be restructured` };
+      return {
+        kind: 'declined',
+        reason: `the loop at line ${loopRow + 1} that the directive means leaves early ('${jump}' at line ${exit.startPosition.row + 1}); it must be restructured`,
+      };
     }
     const loopLine = lineAt(input, loopRow);
     const prefix = loopLine.slice(0, lookup.loop.startPosition.column);
@@ -87,15 +100,26 @@ export const directivePlacement: Rule = {
       // `init: for (...)`: the label keeps its line and the loop moves to the next, which changes
       // nothing the program does; any other code sharing the line is left to the agent.
       if (!LABEL_PREFIX.test(prefix) || /^\s*default\s*:/.test(prefix)) {
-        return { kind: 'declined', reason: `the loop at line ${loopRow + 1} shares its line with '${prefix.trim()}'; putting the directive above it needs that line split` };
+        return {
+          kind: 'declined',
+          reason: `the loop at line ${loopRow + 1} shares its line with '${prefix.trim()}'; putting the directive above it needs that line split`,
+        };
       }
       const edits = addEdits(input.state.edits, {
         before: new Map([[loopRow, [prefix.trimEnd()]]]),
         replace: new Map([[loopRow, indent + loopLine.slice(lookup.loop.startPosition.column)]]),
       });
-      return { kind: 'result', state: { ...input.state, directive: { ...directive, indent }, aboveRow: loopRow, edits }, resolved: errors };
+      return {
+        kind: 'result',
+        state: { ...input.state, directive: { ...directive, indent }, aboveRow: loopRow, edits },
+        resolved: errors,
+      };
     }
-    return { kind: 'result', state: { ...input.state, directive: { ...directive, indent }, aboveRow: loopRow }, resolved: errors };
+    return {
+      kind: 'result',
+      state: { ...input.state, directive: { ...directive, indent }, aboveRow: loopRow },
+      resolved: errors,
+    };
   },
 };
 

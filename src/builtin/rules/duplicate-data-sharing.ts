@@ -37,7 +37,9 @@ export const duplicateDataSharing: Rule = {
     const resolved = [
       ...errorsNaming(input.errors, /^'([^']+)' appears more than once in data clauses/),
       ...errorsAt(input.errors, input.lines, /^\w+ variable cannot be \w+$/),
-    ].filter((hit) => keep.has(hit.name)).map((hit) => hit.message);
+    ]
+      .filter((hit) => keep.has(hit.name))
+      .map((hit) => hit.message);
     return { kind: 'result', state: { ...input.state, directive }, resolved };
   },
 };

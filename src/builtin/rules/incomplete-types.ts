@@ -17,13 +17,18 @@ export const incompleteTypes: Rule = {
     let directive = input.state.directive;
     const moved = new Set<string>();
     for (const { name } of reported) {
-      if (!directive.clauses.some((clause) => PRIVATIZING.has(clause.name) && (clause.vars ?? []).includes(name))) continue;
+      if (!directive.clauses.some((clause) => PRIVATIZING.has(clause.name) && (clause.vars ?? []).includes(name)))
+        continue;
       directive = removeEntries(directive, (entry, clause) => entry === name && PRIVATIZING.has(clause.name));
-      if (allowsShared(directive) && !hasEntry(directive, 'shared', name)) directive = addEntry(directive, 'shared', name);
+      if (allowsShared(directive) && !hasEntry(directive, 'shared', name))
+        directive = addEntry(directive, 'shared', name);
       moved.add(name);
     }
     // g++ follows up on the directive line without naming the variable.
-    const followUps = moved.size > 0 ? input.errors.filter((message) => /^invalid use of array with unspecified bounds/.test(message.message)) : [];
+    const followUps =
+      moved.size > 0
+        ? input.errors.filter((message) => /^invalid use of array with unspecified bounds/.test(message.message))
+        : [];
     const resolved = [...reported.filter((hit) => moved.has(hit.name)).map((hit) => hit.message), ...followUps];
     return { kind: 'result', state: { ...input.state, directive }, resolved };
   },

@@ -7,7 +7,8 @@ import { nameAt, type Rule, unchanged } from './rule.js';
 const ITERATION_VARIABLE = /^iteration variable '([^']+)' should not be (\w+)/;
 // clang: "loop iteration variable in the associated loop of 'omp parallel for' directive may not be
 // firstprivate, predetermined as private", its column on the variable in the loop header.
-const CLANG_ITERATION_VARIABLE = /^loop iteration variable in the associated loop of '[^']+' directive may not be (\w+)/;
+const CLANG_ITERATION_VARIABLE =
+  /^loop iteration variable in the associated loop of '[^']+' directive may not be (\w+)/;
 
 export const iterationVariable: Rule = {
   name: 'drop-iteration-variable',
@@ -23,7 +24,9 @@ export const iterationVariable: Rule = {
     let directive = input.state.directive;
     const resolved: FileDiagnostic[] = [];
     for (const hit of reported) {
-      const present = directive.clauses.some((clause) => clause.name === hit.clause && (clause.vars ?? []).includes(hit.name));
+      const present = directive.clauses.some(
+        (clause) => clause.name === hit.clause && (clause.vars ?? []).includes(hit.name),
+      );
       if (!present) continue;
       directive = removeEntries(directive, (entry, clause) => entry === hit.name && clause.name === hit.clause);
       resolved.push(hit.message);

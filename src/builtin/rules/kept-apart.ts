@@ -12,13 +12,22 @@ import { loopVariablesOf, writtenIn } from './source-facts.js';
 const NAME = /^[A-Za-z_]\w*$/;
 
 /** `a < b` (strict) or `a <= b`, read from a loop header. */
-interface Order { low: string; high: string; strict: boolean }
+interface Order {
+  low: string;
+  high: string;
+  strict: boolean;
+}
 
 /**
  * The updated element and the pattern of `entry` that may stay in the loop (the reads), when the
  * loop updates one element it does not change and every other use is a read kept apart from it.
  */
-export function readsKeptApart(input: RuleInput, loop: SyntaxNode, entry: string, uses: ElementUse[]): { element: ElementUse; reads: string } | null {
+export function readsKeptApart(
+  input: RuleInput,
+  loop: SyntaxNode,
+  entry: string,
+  uses: ElementUse[],
+): { element: ElementUse; reads: string } | null {
   const updates = uses.filter((use) => use.update);
   const reads = uses.filter((use) => !use.update);
   const element = updates[0];
@@ -29,9 +38,12 @@ export function readsKeptApart(input: RuleInput, loop: SyntaxNode, entry: string
   const fixed = (name: string) => NAME.test(name) && !own.has(name) && writtenIn(input, loop, [name]) === null;
   if (!element.indices.every(fixed)) return null;
   const orders = ordersAround(input, loop);
-  const apart = (read: ElementUse) => read.indices.some((index, at) => NAME.test(index) && distinct(orders, index, element.indices[at]!));
+  const apart = (read: ElementUse) =>
+    read.indices.some((index, at) => NAME.test(index) && distinct(orders, index, element.indices[at]!));
   if (!reads.every(apart)) return null;
-  const readForms = [...new Set(reads.map((read) => read.indices.map((index) => `\\s*\\[\\s*${index}\\s*\\]`).join('')))];
+  const readForms = [
+    ...new Set(reads.map((read) => read.indices.map((index) => `\\s*\\[\\s*${index}\\s*\\]`).join(''))),
+  ];
   return { element, reads: `${entry}(?!${readForms.join('|')})` };
 }
 
@@ -50,16 +62,21 @@ function ordersAround(input: RuleInput, loop: SyntaxNode): Order[] {
     const body = node.childForFieldName('body')?.text ?? '';
     if (assigns(body, v)) continue;
     // The loop's own bound must not change while the reduced loop runs.
-    const steady = (name: string) => node === loop ? writtenIn(input, loop, [name]) === null : !assigns(body, name);
-    const condition = /^\s*([A-Za-z_]\w*)\s*(<=?|>=?)\s*([A-Za-z_]\w*)\s*$/.exec(node.childForFieldName('condition')?.text ?? '');
+    const steady = (name: string) => (node === loop ? writtenIn(input, loop, [name]) === null : !assigns(body, name));
+    const condition = /^\s*([A-Za-z_]\w*)\s*(<=?|>=?)\s*([A-Za-z_]\w*)\s*$/.exec(
+      node.childForFieldName('condition')?.text ?? '',
+    );
     if (condition) {
       const [, left, op, right] = condition as unknown as [string, string, string, string];
       const [low, high] = op.startsWith('<') ? [left, right] : [right, left];
-      if ((low === v || high === v) && steady(low === v ? high : low)) orders.push({ low, high, strict: op.length === 1 });
+      if ((low === v || high === v) && steady(low === v ? high : low))
+        orders.push({ low, high, strict: op.length === 1 });
     }
     const update = (node.childForFieldName('update')?.text ?? '').trim();
     const counted = new RegExp(`^(?:\\+\\+\\s*${v}|${v}\\s*\\+\\+|${v}\\s*\\+=\\s*[1-9]\\d*)$`).test(update);
-    const start = new RegExp(`(?:^|[\\s,])${v}\\s*=\\s*([A-Za-z_]\\w*)(?:\\s*\\+\\s*([1-9]\\d*))?\\s*;?\\s*$`).exec(node.childForFieldName('initializer')?.text ?? '');
+    const start = new RegExp(`(?:^|[\\s,])${v}\\s*=\\s*([A-Za-z_]\\w*)(?:\\s*\\+\\s*([1-9]\\d*))?\\s*;?\\s*$`).exec(
+      node.childForFieldName('initializer')?.text ?? '',
+    );
     if (counted && start && steady(start[1]!)) orders.push({ low: start[1]!, high: v, strict: start[2] !== undefined });
   }
   return orders;
@@ -84,5 +101,7 @@ function below(orders: Order[], from: string, to: string): boolean {
 }
 
 function assigns(text: string, name: string): boolean {
-  return new RegExp(`(?<![\\w.]|->)\\b${name}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${name}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${name}\\b`).test(text);
+  return new RegExp(
+    `(?<![\\w.]|->)\\b${name}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${name}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${name}\\b`,
+  ).test(text);
 }

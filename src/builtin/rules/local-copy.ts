@@ -26,11 +26,14 @@ export interface Copy {
 
 export function reductionEntries(input: RuleInput): { entry: string; operator: string }[] {
   return input.state.directive.clauses.flatMap((clause) =>
-    clause.name === 'reduction' ? (clause.vars ?? []).map((entry) => ({ entry, operator: clause.modifier ?? '' })) : []);
+    clause.name === 'reduction' ? (clause.vars ?? []).map((entry) => ({ entry, operator: clause.modifier ?? '' })) : [],
+  );
 }
 
 export function onDirective(input: RuleInput): FileDiagnostic[] {
-  return input.errors.filter((message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount);
+  return input.errors.filter(
+    (message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount,
+  );
 }
 
 /** The loop the copy is made around, or why there is none the copy could go around. */
@@ -58,30 +61,42 @@ export function memberCopy(input: RuleInput, entry: string): Copy | string {
     if (typeof type !== 'string') return type.reason;
     const name = members[0]!;
     return {
-      original: entry, type, base: 'this', local: freshName(input, `${name}_local`),
+      original: entry,
+      type,
+      base: 'this',
+      local: freshName(input, `${name}_local`),
       pattern: new RegExp(`\\bthis\\s*->\\s*${name}\\b|${NOT_AFTER_ACCESS}\\b${name}\\b(?!\\s*\\()`, 'g'),
     };
   }
   let declaration = input.site.visible.get(base);
-  if (!declaration || declaration.kind === 'function') return `'${entry}': '${base}' is not a variable visible at the directive`;
+  if (!declaration || declaration.kind === 'function')
+    return `'${entry}': '${base}' is not a variable visible at the directive`;
   for (let index = 0; index < members.length; index++) {
     const through = parts[index * 2 + 1];
-    if ((through === '->') !== declaration.isPointer || declaration.isArray) return `'${entry}': '${parts.slice(0, index * 2 + 1).join('')}' is not accessed as declared`;
+    if ((through === '->') !== declaration.isPointer || declaration.isArray)
+      return `'${entry}': '${parts.slice(0, index * 2 + 1).join('')}' is not accessed as declared`;
     const field = fieldOf(input.types.root, declaration.typeName, members[index]!);
-    if (!field) return `'${entry}': the type of '${parts.slice(0, index * 2 + 3).join('')}' is not defined in this file`;
+    if (!field)
+      return `'${entry}': the type of '${parts.slice(0, index * 2 + 3).join('')}' is not defined in this file`;
     declaration = field;
   }
   const type = scalarType(input, declaration, entry);
   if (typeof type !== 'string') return type.reason;
   return {
-    original: entry, type, base, local: freshName(input, [base, ...members].join('_')),
+    original: entry,
+    type,
+    base,
+    local: freshName(input, [base, ...members].join('_')),
     pattern: new RegExp(`${NOT_AFTER_ACCESS}\\b${memberPattern(entry)}\\b`, 'g'),
   };
 }
 
 /** `a.b->c` as a pattern that allows spaces around the accesses. */
 export function memberPattern(entry: string): string {
-  return entry.split(/\s*(\.|->)\s*/).map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part)).join('');
+  return entry
+    .split(/\s*(\.|->)\s*/)
+    .map((part) => (part === '.' ? '\\s*\\.\\s*' : part === '->' ? '\\s*->\\s*' : part))
+    .join('');
 }
 
 /** Every use of `base` left in the loop reads one of its members: no assignment, increment, address or use as a whole. */
@@ -98,9 +113,14 @@ export function otherwiseOnlyRead(text: string, base: string): boolean {
 
 /** The declared type when it is a plain arithmetic (or typedef'd) value, not a class, pointer or array. */
 export function scalarType(input: RuleInput, declaration: Declaration, entry: string): string | { reason: string } {
-  if (declaration.isPointer || declaration.isArray || declaration.isReference) return { reason: `'${entry}' is a pointer, array or reference member; a local copy would not reduce what it refers to` };
-  if (declaration.typeName !== null && findRecord(input.types.root, declaration.typeName)) return { reason: `'${entry}' has class type '${declaration.typeText}'` };
-  if (declaration.typeText === '' || /\bauto\b/.test(declaration.typeText)) return { reason: `'${entry}': its type is not written out` };
+  if (declaration.isPointer || declaration.isArray || declaration.isReference)
+    return {
+      reason: `'${entry}' is a pointer, array or reference member; a local copy would not reduce what it refers to`,
+    };
+  if (declaration.typeName !== null && findRecord(input.types.root, declaration.typeName))
+    return { reason: `'${entry}' has class type '${declaration.typeText}'` };
+  if (declaration.typeText === '' || /\bauto\b/.test(declaration.typeText))
+    return { reason: `'${entry}': its type is not written out` };
   return declaration.typeText.replace(/\b(const|volatile|mutable|static)\s+/g, '');
 }
 
@@ -112,7 +132,8 @@ export function copyEdits(input: RuleInput, loop: SyntaxNode, copy: Copy): Sourc
   const first = loop.startPosition.row;
   const last = loop.endPosition.row;
   const tail = lineAt(input, last).slice(loop.endPosition.column);
-  if (tail.trim() !== '' && !/^\s*\/\//.test(tail)) return `the loop ends on line ${last + 1} next to other code; the copy could not be assigned back after it`;
+  if (tail.trim() !== '' && !/^\s*\/\//.test(tail))
+    return `the loop ends on line ${last + 1} next to other code; the copy could not be assigned back after it`;
   const replace = new Map<number, string>();
   for (let row = first; row <= last; row++) {
     const line = lineAt(input, row);
@@ -120,13 +141,17 @@ export function copyEdits(input: RuleInput, loop: SyntaxNode, copy: Copy): Sourc
     if (replaced !== line) replace.set(row, replaced);
   }
   if (replace.size === 0) return `'${copy.original}' is not updated in the loop at line ${first + 1}`;
-  const loopText = Array.from({ length: last - first + 1 }, (_, offset) => replace.get(first + offset) ?? lineAt(input, first + offset)).join('\n');
+  const loopText = Array.from(
+    { length: last - first + 1 },
+    (_, offset) => replace.get(first + offset) ?? lineAt(input, first + offset),
+  ).join('\n');
   if (new RegExp(`${NOT_AFTER_ACCESS}\\b${copy.basePattern ?? copy.base}\\b`).test(loopText)) {
     return `'${copy.base}' is used in the loop other than as '${copy.original}'; a local copy of '${copy.original}' would change what the loop computes`;
   }
   const indent = /^\s*/.exec(lineAt(input, first))![0];
   // Directly above the directive: where the directive ends up standing above the loop.
-  const copyRow = input.site.lookup.kind === 'loop' && input.site.lookup.path.length === 0 ? input.state.aboveRow : first;
+  const copyRow =
+    input.site.lookup.kind === 'loop' && input.site.lookup.path.length === 0 ? input.state.aboveRow : first;
   return addEdits(input.state.edits, {
     replace,
     before: new Map([[copyRow, [`${indent}${copy.type} ${copy.local} = ${copy.original};`]]]),

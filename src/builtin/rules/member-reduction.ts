@@ -1,7 +1,17 @@
 // A reduction over a struct or class member (`reduction(+:a.sum)`, `p->sum`, `this->total`):
 // the loop reduces a local copy of the member (local-copy.ts).
 import { replaceEntry } from './clauses.js';
-import { copyEdits, loopOf, memberCopy, memberPattern, NOT_FOUND, onDirective, otherwiseOnlyRead, reductionEntries, type Copy } from './local-copy.js';
+import {
+  copyEdits,
+  loopOf,
+  memberCopy,
+  memberPattern,
+  NOT_FOUND,
+  onDirective,
+  otherwiseOnlyRead,
+  reductionEntries,
+  type Copy,
+} from './local-copy.js';
 import { type Rule, unchanged } from './rule.js';
 
 const MEMBER_ACCESS = /^[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)+$/;
@@ -32,13 +42,18 @@ export const memberReduction: Rule = {
       const rest = siblings.reduce((text, other) => text.replace(other.pattern, other.local), loop.text);
       const readOnly = copy.base !== 'this' && otherwiseOnlyRead(rest, copy.base);
       const entry = copy.original;
-      const edits = copyEdits({ ...input, state }, loop, readOnly ? { ...copy, basePattern: memberPattern(entry) } : copy);
+      const edits = copyEdits(
+        { ...input, state },
+        loop,
+        readOnly ? { ...copy, basePattern: memberPattern(entry) } : copy,
+      );
       if (typeof edits === 'string') return { kind: 'declined', reason: edits };
       state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, copy.local), edits };
       bases.add(copy.base);
     }
-    const resolved = onDirective(input).filter((message) =>
-      MEMBER_ERRORS.test(message.message) || bases.has(NOT_FOUND.exec(message.message)?.[1] ?? ''));
+    const resolved = onDirective(input).filter(
+      (message) => MEMBER_ERRORS.test(message.message) || bases.has(NOT_FOUND.exec(message.message)?.[1] ?? ''),
+    );
     return { kind: 'result', state, resolved };
   },
 };

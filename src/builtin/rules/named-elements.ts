@@ -12,14 +12,16 @@ import type { SyntaxNode } from '../syntax.js';
 
 const ELEMENT = /^([A-Za-z_]\w*)\s*\[\s*([^\][]+?)\s*\]$/;
 const CONTAINER = /^(?:const\s+)?(?:std\s*::\s*)?(?:vector|array)\s*<\s*([^,<>]+?)\s*(?:,[^<>]*)?>$/;
-const ERRORS = [
-  /^'([^']+)' appears more than once in data clauses/,
-  /^'([^']+)' does not have pointer or array type/,
-];
+const ERRORS = [/^'([^']+)' appears more than once in data clauses/, /^'([^']+)' does not have pointer or array type/];
 /** clang's words, with the column on the entry. */
-const CLANG_ERRORS = /^expected variable name, array element or array section$|^subscripted value is not an array or pointer$/;
+const CLANG_ERRORS =
+  /^expected variable name, array element or array section$|^subscripted value is not an array or pointer$/;
 
-interface Named { entry: string; base: string; index: string }
+interface Named {
+  entry: string;
+  base: string;
+  index: string;
+}
 
 export const namedElements: Rule = {
   name: 'reduce-named-elements',
@@ -30,7 +32,9 @@ export const namedElements: Rule = {
     });
     const bases = new Map<string, Named[]>();
     for (const element of named) bases.set(element.base, [...(bases.get(element.base) ?? []), element]);
-    const chosen = [...bases].filter(([base, elements]) => elements.length > 1 || containerElement(input, base) !== null);
+    const chosen = [...bases].filter(
+      ([base, elements]) => elements.length > 1 || containerElement(input, base) !== null,
+    );
     if (chosen.length === 0) return unchanged(input);
     const loop = loopOf(input);
     if (typeof loop === 'string') return { kind: 'declined', reason: loop };
@@ -39,12 +43,19 @@ export const namedElements: Rule = {
       const type = elementType(input, base, elements);
       if (typeof type !== 'string') return { kind: 'declined', reason: type.reason };
       const unchangedIndex = elements.find(({ index }) => !/^\d+[uUlL]*$/.test(index) && !fixedIn(input, loop, index));
-      if (unchangedIndex) return { kind: 'declined', reason: `'${unchangedIndex.entry}' names an element that changes in the loop; a local copy of it would not follow` };
+      if (unchangedIndex)
+        return {
+          kind: 'declined',
+          reason: `'${unchangedIndex.entry}' names an element that changes in the loop; a local copy of it would not follow`,
+        };
       // The other named elements are copies too: only a use of the array beyond them is a problem.
       const others = `${base}(?!\\s*\\[\\s*(?:${elements.map(({ index }) => spaced(index)).join('|')})\\s*\\])`;
       for (const { entry, index } of elements) {
         const copy: Copy = {
-          original: `${base}[${index}]`, type, base, basePattern: others,
+          original: `${base}[${index}]`,
+          type,
+          base,
+          basePattern: others,
           local: freshName({ ...input, lines: withLocals(input, state) }, `${base}_${index.replace(/\W+/g, '_')}`),
           pattern: new RegExp(`(?<![\\w.]|->|::)\\b${base}\\s*\\[\\s*${spaced(index)}\\s*\\]`, 'g'),
         };
@@ -54,9 +65,11 @@ export const namedElements: Rule = {
       }
     }
     const fixed = new Set(chosen.map(([base]) => base));
-    const resolved = onDirective(input).filter((message) =>
-      ERRORS.some((pattern) => fixed.has(pattern.exec(message.message)?.[1] ?? ''))
-      || (CLANG_ERRORS.test(message.message) && fixed.has(nameAt(input.lines, message) ?? '')));
+    const resolved = onDirective(input).filter(
+      (message) =>
+        ERRORS.some((pattern) => fixed.has(pattern.exec(message.message)?.[1] ?? '')) ||
+        (CLANG_ERRORS.test(message.message) && fixed.has(nameAt(input.lines, message) ?? '')),
+    );
     return { kind: 'result', state, resolved };
   },
 };
@@ -72,12 +85,19 @@ function containerElement(input: RuleInput, base: string): string | null {
 function elementType(input: RuleInput, base: string, elements: Named[]): string | { reason: string } {
   const declaration = input.site.visible.get(base);
   const entry = elements[0]!.entry;
-  if (!declaration || declaration.kind === 'function') return { reason: `'${entry}': '${base}' is not a variable visible at the directive` };
+  if (!declaration || declaration.kind === 'function')
+    return { reason: `'${entry}': '${base}' is not a variable visible at the directive` };
   const element = containerElement(input, base);
-  const type = element ?? (declaration.isArray && !declaration.isPointer && declaration.extents?.length === 1 ? declaration.typeText : null);
-  if (type === null) return { reason: `'${entry}': '${base}' is neither a one-dimensional array nor a std::vector or std::array, so the element's type is not known` };
+  const type =
+    element ??
+    (declaration.isArray && !declaration.isPointer && declaration.extents?.length === 1 ? declaration.typeText : null);
+  if (type === null)
+    return {
+      reason: `'${entry}': '${base}' is neither a one-dimensional array nor a std::vector or std::array, so the element's type is not known`,
+    };
   const plain = type.replace(/\b(const|volatile|static)\s+/g, '').trim();
-  if (plain === '' || /\bauto\b/.test(plain) || findRecord(input.types.root, plain) !== null) return { reason: `'${entry}': the element type '${plain}' is not a plain value` };
+  if (plain === '' || /\bauto\b/.test(plain) || findRecord(input.types.root, plain) !== null)
+    return { reason: `'${entry}': the element type '${plain}' is not a plain value` };
   return plain;
 }
 
@@ -92,5 +112,8 @@ function withLocals(input: RuleInput, state: RuleInput['state']): string[] {
 }
 
 function spaced(index: string): string {
-  return index.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').split('').join('\\s*');
+  return index
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .split('')
+    .join('\\s*');
 }

@@ -14,7 +14,8 @@ const NOT_DECLARED = [
   /^'([^']+)' is not a variable in clause/,
 ];
 /** gcc's follow-up when an IR name such as `in.addr` breaks the clause, and clang's word for it. */
-const BROKEN_ENTRY = /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, (?:data member of current class, )?array element or array section)?$/;
+const BROKEN_ENTRY =
+  /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, (?:data member of current class, )?array element or array section)?$/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
 const TYPO_GUESS = / did you mean '[^']+'\?$/;
 const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
@@ -22,7 +23,9 @@ const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
 export const outOfScopeNames: Rule = {
   name: 'drop-out-of-scope-names',
   apply(input) {
-    const onLine = input.errors.filter((message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount);
+    const onLine = input.errors.filter(
+      (message) => message.line - 1 >= input.row && message.line - 1 < input.row + input.lineCount,
+    );
     const reported = new Set(NOT_DECLARED.flatMap((pattern) => errorsNaming(onLine, pattern)).map((hit) => hit.name));
     const dropped = new Set<string>();
     const drop = (entry: string, clause: Clause) => {
@@ -40,11 +43,14 @@ export const outOfScopeNames: Rule = {
     // variable cannot be private", "expected variable name" for a function), or an error about
     // another entry with a note there ("private variable cannot be reduction" … "defined as
     // private"): they go with the name.
-    const guessed = onLine.filter((message) => TYPO_GUESS.test(message.message) && isDropped(undeclaredName(message.message)));
+    const guessed = onLine.filter(
+      (message) => TYPO_GUESS.test(message.message) && isDropped(undeclaredName(message.message)),
+    );
     const resolved = onLine.filter((message) => {
       const named = undeclaredName(message.message);
       if (named !== null) return isDropped(named);
-      const atGuess = (at: { line?: number; column?: number }) => guessed.some((guess) => guess.line === at.line && guess.column === at.column);
+      const atGuess = (at: { line?: number; column?: number }) =>
+        guessed.some((guess) => guess.line === at.line && guess.column === at.column);
       // At the guess, or about another entry with a note at the guess ("defined as private").
       if (atGuess(message) || message.notes.some(atGuess)) return true;
       return BROKEN_ENTRY.test(message.message) && [...dropped].some((entry) => !IDENTIFIER.test(entry));

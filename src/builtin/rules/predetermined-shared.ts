@@ -14,13 +14,19 @@ const PREDETERMINED = /^'([^']+)' is predetermined 'shared' for '(shared|private
 export const predeterminedShared: Rule = {
   name: 'drop-predetermined-shared',
   apply(input) {
-    const reported = errorsNaming(input.errors, PREDETERMINED).map((hit) => ({ ...hit, clause: PREDETERMINED.exec(hit.message.message)![2]! }));
+    const reported = errorsNaming(input.errors, PREDETERMINED).map((hit) => ({
+      ...hit,
+      clause: PREDETERMINED.exec(hit.message.message)![2]!,
+    }));
     const mutable = reported.find((hit) => hit.clause === 'firstprivate');
     if (mutable) {
-      return { kind: 'declined', reason: `'${mutable.name}' is a const object with mutable members, which gcc 8 and older cannot privatize; dropping it from firstprivate would share its mutable members between threads` };
+      return {
+        kind: 'declined',
+        reason: `'${mutable.name}' is a const object with mutable members, which gcc 8 and older cannot privatize; dropping it from firstprivate would share its mutable members between threads`,
+      };
     }
     let directive = input.state.directive;
-    const resolved = [] as typeof reported[number]['message'][];
+    const resolved = [] as (typeof reported)[number]['message'][];
     for (const hit of reported) {
       // Out of `shared` a name stays shared; out of a privatizing clause only a const one, which
       // the loop cannot write, keeps its meaning (gcc 8 says the same of a static data member).

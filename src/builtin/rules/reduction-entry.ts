@@ -7,7 +7,8 @@ import type { Rule } from './rule.js';
 
 const LISTS = new Set(['shared', 'private', 'firstprivate', 'lastprivate']);
 const REDUCTION_ENTRY = /^\s*([-+*&|^]|&&|\|\||max|min)\s*:\s*([A-Za-z_][\w.[\]:>-]*)\s*$/;
-const SYNTAX_ERROR = /^expected '\)' before '(?:[-+*&|^]|&&|\|\|)' token$|^expected unqualified-id before '(?:[-+*&|^]|&&|\|\|)' token$|^expected expression$/;
+const SYNTAX_ERROR =
+  /^expected '\)' before '(?:[-+*&|^]|&&|\|\|)' token$|^expected unqualified-id before '(?:[-+*&|^]|&&|\|\|)' token$|^expected expression$/;
 
 export const reductionEntry: Rule = {
   name: 'split-reduction-entry',

@@ -32,7 +32,10 @@ export const NO_EDITS: SourceEdits = { replace: new Map(), before: new Map(), af
 
 /** `edits` with `more` added: replacements override, inserted lines append. */
 export function addEdits(edits: SourceEdits, more: Partial<SourceEdits>): SourceEdits {
-  const append = (into: ReadonlyMap<number, readonly string[]>, from: ReadonlyMap<number, readonly string[]> | undefined) => {
+  const append = (
+    into: ReadonlyMap<number, readonly string[]>,
+    from: ReadonlyMap<number, readonly string[]> | undefined,
+  ) => {
     const merged = new Map(into);
     for (const [row, lines] of from ?? []) merged.set(row, [...(merged.get(row) ?? []), ...lines]);
     return merged;
@@ -74,8 +77,7 @@ export interface RuleInput {
 }
 
 export type RuleOutcome =
-  | { kind: 'result'; state: DirectiveState; resolved: FileDiagnostic[] }
-  | { kind: 'declined'; reason: string };
+  { kind: 'result'; state: DirectiveState; resolved: FileDiagnostic[] } | { kind: 'declined'; reason: string };
 
 export interface Rule {
   /** Stable name, reported in `rules` and results. */
@@ -104,7 +106,10 @@ export function reductionEntryAt(lines: readonly string[], at: { line?: number; 
 }
 
 /** Errors of the directive whose text matches, with the first capture group (a quoted name). */
-export function errorsNaming(errors: readonly FileDiagnostic[], pattern: RegExp): { message: FileDiagnostic; name: string }[] {
+export function errorsNaming(
+  errors: readonly FileDiagnostic[],
+  pattern: RegExp,
+): { message: FileDiagnostic; name: string }[] {
   return errors.flatMap((message) => {
     const match = pattern.exec(message.message);
     return match ? [{ message, name: match[1] ?? '' }] : [];
@@ -112,7 +117,11 @@ export function errorsNaming(errors: readonly FileDiagnostic[], pattern: RegExp)
 }
 
 /** Errors whose text matches, with the name their column points at (clang's unnamed wording). */
-export function errorsAt(errors: readonly FileDiagnostic[], lines: readonly string[], pattern: RegExp): { message: FileDiagnostic; name: string; match: RegExpExecArray }[] {
+export function errorsAt(
+  errors: readonly FileDiagnostic[],
+  lines: readonly string[],
+  pattern: RegExp,
+): { message: FileDiagnostic; name: string; match: RegExpExecArray }[] {
   return errors.flatMap((message) => {
     const match = pattern.exec(message.message);
     const name = match ? nameAt(lines, message) : null;

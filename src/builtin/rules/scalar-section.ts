@@ -20,7 +20,9 @@ export const scalarSection: Rule = {
       const match = NOT_ARRAY.exec(error.message);
       if (!match) continue;
       const name = match[1] ?? reductionEntryAt(input.lines, error);
-      const entry = directive.clauses.find((clause) => clause.name === 'reduction')?.vars?.find((entryText) => /\[/.test(entryText) && leadingIdentifier(entryText) === name);
+      const entry = directive.clauses
+        .find((clause) => clause.name === 'reduction')
+        ?.vars?.find((entryText) => /\[/.test(entryText) && leadingIdentifier(entryText) === name);
       const declared = name === null ? undefined : input.site.visible.get(name);
       if (entry === undefined || !declared || declared.isArray || declared.isPointer || declared.isReference) continue;
       if (declared.typeName !== null && !isArithmeticTypedef(input.types.root, declared.typeName)) continue;

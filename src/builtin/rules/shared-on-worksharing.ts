@@ -11,7 +11,9 @@ export const sharedOnWorksharing: Rule = {
       return unchanged(input);
     }
     const clauses = directive.clauses.filter((clause) => clause.name !== 'shared');
-    const resolved = input.errors.filter((message) => /^'shared' is not valid for '#pragma omp|^unexpected OpenMP clause 'shared' in directive/.test(message.message));
+    const resolved = input.errors.filter((message) =>
+      /^'shared' is not valid for '#pragma omp|^unexpected OpenMP clause 'shared' in directive/.test(message.message),
+    );
     return { kind: 'result', state: { ...input.state, directive: { ...directive, clauses } }, resolved };
   },
 };

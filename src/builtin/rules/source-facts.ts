@@ -11,7 +11,8 @@ export const NOT_AFTER_ACCESS = '(?<![\\w.]|->|::)';
 export function loopVariablesOf(loop: SyntaxNode): Set<string> {
   const init = loop.childForFieldName('initializer');
   if (!init) return new Set();
-  if (init.type === 'declaration') return new Set(declarationsOf(init, 'variable').map((declaration) => declaration.name));
+  if (init.type === 'declaration')
+    return new Set(declarationsOf(init, 'variable').map((declaration) => declaration.name));
   return new Set(identifiersOf(init.text.split('=')[0] ?? ''));
 }
 
@@ -22,8 +23,14 @@ export function identifiersOf(expression: string): string[] {
 /** The first of `names` the loop assigns, increments or decrements, or null. */
 export function writtenIn(input: RuleInput, loop: SyntaxNode, names: string[]): string | null {
   const text = loop.text;
-  return names.find((name) => new RegExp(`${NOT_AFTER_ACCESS}\\b${name}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${name}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${name}\\b`).test(text)
-    || input.site.declaredInside.has(name)) ?? null;
+  return (
+    names.find(
+      (name) =>
+        new RegExp(
+          `${NOT_AFTER_ACCESS}\\b${name}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${name}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${name}\\b`,
+        ).test(text) || input.site.declaredInside.has(name),
+    ) ?? null
+  );
 }
 
 /** `base`, or `base_`, `base__`… whichever the file does not use yet. */
@@ -38,7 +45,12 @@ export function freshName(input: RuleInput, base: string): string {
 export function findRecord(node: SyntaxNode, name: string): SyntaxNode | null {
   for (const child of node.namedChildren) {
     if (!child) continue;
-    if (/^(class|struct|union)_specifier$/.test(child.type) && child.childForFieldName('name')?.text === name && child.childForFieldName('body')) return child;
+    if (
+      /^(class|struct|union)_specifier$/.test(child.type) &&
+      child.childForFieldName('name')?.text === name &&
+      child.childForFieldName('body')
+    )
+      return child;
     if (child.type === 'type_definition' && child.childrenForFieldName('declarator').some((d) => d?.text === name)) {
       const record = child.childForFieldName('type');
       if (record?.childForFieldName('body')) return record;
@@ -62,7 +74,6 @@ export function fieldOf(root: SyntaxNode, typeName: string | null, member: strin
   return null;
 }
 
-
 /**
  * Whether the type `name` is a typedef, through any chain of typedefs, of an arithmetic type
  * (`typedef double real_t;`): a value like `double`, not a record, pointer or array.
@@ -81,7 +92,8 @@ export function isArithmeticTypedef(node: SyntaxNode, name: string, seen: Readon
 function typedefOf(node: SyntaxNode, name: string): SyntaxNode | null {
   for (const child of node.namedChildren) {
     if (!child || child.type === 'function_definition') continue;
-    if (child.type === 'type_definition' && child.childrenForFieldName('declarator').some((d) => d?.text === name)) return child;
+    if (child.type === 'type_definition' && child.childrenForFieldName('declarator').some((d) => d?.text === name))
+      return child;
     const inner = typedefOf(child, name);
     if (inner) return inner;
   }

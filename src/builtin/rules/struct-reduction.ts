@@ -6,7 +6,8 @@ import { reductionEntryAt, type Rule, unchanged } from './rule.js';
 import { findRecord, NOT_AFTER_ACCESS } from './source-facts.js';
 
 /** clang, for a struct it cannot combine: no operator, or no default initialization value. */
-const CLANG_NO_COMBINER = /^list item of type '[^']*' is not valid for specified reduction operation|^invalid operands to binary expression \('[^'*]*' and '[^'*]*'\)/;
+const CLANG_NO_COMBINER =
+  /^list item of type '[^']*' is not valid for specified reduction operation|^invalid operands to binary expression \('[^'*]*' and '[^'*]*'\)/;
 
 /**
  * A whole struct in `reduction(+:m)` (C, or a C++ class the loop reaches only through its data
@@ -19,8 +20,14 @@ export const structReduction: Rule = {
   apply(input) {
     const structs = reductionEntries(input).filter(({ entry }) => {
       const declaration = input.site.visible.get(entry);
-      return declaration !== undefined && declaration.kind !== 'function' && !declaration.isPointer && !declaration.isArray
-        && declaration.typeName !== null && findRecord(input.types.root, declaration.typeName) !== null;
+      return (
+        declaration !== undefined &&
+        declaration.kind !== 'function' &&
+        !declaration.isPointer &&
+        !declaration.isArray &&
+        declaration.typeName !== null &&
+        findRecord(input.types.root, declaration.typeName) !== null
+      );
     });
     if (structs.length === 0) return unchanged(input);
     const loop = loopOf(input);
@@ -36,7 +43,11 @@ export const structReduction: Rule = {
         const copy = memberCopy(input, `${entry}.${member}`);
         if (typeof copy === 'string') return { kind: 'declined', reason: copy };
         // Other members stay in the object, so only this member's spelling is replaced.
-        const edits = copyEdits({ ...input, state }, loop, { ...copy, base: `${entry}.${member}`, basePattern: `${entry}\\s*\\.\\s*${member}` });
+        const edits = copyEdits({ ...input, state }, loop, {
+          ...copy,
+          base: `${entry}.${member}`,
+          basePattern: `${entry}\\s*\\.\\s*${member}`,
+        });
         if (typeof edits === 'string') return { kind: 'declined', reason: edits };
         state = { ...state, edits };
         locals.push(copy.local);
@@ -44,8 +55,11 @@ export const structReduction: Rule = {
       state = { ...state, directive: replaceEntries(state.directive, entry, locals) };
       fixed.add(entry);
     }
-    const resolved = onDirective(input).filter((message) => fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '')
-      || ((CLANG_NO_COMBINER.test(message.message)) && fixed.has(reductionEntryAt(input.lines, message) ?? '')));
+    const resolved = onDirective(input).filter(
+      (message) =>
+        fixed.has(NOT_FOUND.exec(message.message)?.[1] ?? '') ||
+        (CLANG_NO_COMBINER.test(message.message) && fixed.has(reductionEntryAt(input.lines, message) ?? '')),
+    );
     return { kind: 'result', state, resolved };
   },
 };
@@ -65,14 +79,17 @@ function updatedMembers(text: string, name: string, operator: string): string[] 
     const after = rest.slice(access[0].length);
     const counts = members.get(access[1]!) ?? { updated: 0, other: 0 };
     const before = text.slice(0, use.index!);
-    const increment = (operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before));
+    const increment =
+      (operator === '+' || operator === '-') && (/^\s*(\+\+|--)/.test(after) || /(\+\+|--)\s*$/.test(before));
     if (new RegExp(`^\\s*${compound}(?!=)`).test(after) || increment) counts.updated++;
-    else if (/^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(\+\+|--)|(\+\+|--)\s*$/.test(after) || /(\+\+|--)\s*$/.test(before)) return `'${name}.${access[1]}' is assigned in the loop other than by '${operator}'; reducing it would change what the loop computes`;
+    else if (/^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(\+\+|--)|(\+\+|--)\s*$/.test(after) || /(\+\+|--)\s*$/.test(before))
+      return `'${name}.${access[1]}' is assigned in the loop other than by '${operator}'; reducing it would change what the loop computes`;
     else counts.other++;
     members.set(access[1]!, counts);
   }
   const mixed = [...members].find(([, counts]) => counts.updated > 0 && counts.other > 0);
-  if (mixed) return `'${name}.${mixed[0]}' is both read and updated in the loop; a reduction would hide the partial sums it reads`;
+  if (mixed)
+    return `'${name}.${mixed[0]}' is both read and updated in the loop; a reduction would hide the partial sums it reads`;
   const updated = [...members].filter(([, counts]) => counts.updated > 0).map(([member]) => member);
   return updated.length > 0 ? updated : `no member of '${name}' is updated with '${operator}' in the loop`;
 }

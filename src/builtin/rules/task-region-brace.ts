@@ -35,11 +35,15 @@ export interface BraceInput {
  * (renumbered for the moved lines); the errors on the braces are resolved.
  */
 export function moveTaskRegionBraces(input: BraceInput): BraceMoves {
-  const taskAbove = new Map(input.added.filter((directive) => parseDirective(directive.text)?.construct === 'task')
-    .map((directive) => [directive.row + directive.lineCount, directive] as const));
+  const taskAbove = new Map(
+    input.added
+      .filter((directive) => parseDirective(directive.text)?.construct === 'task')
+      .map((directive) => [directive.row + directive.lineCount, directive] as const),
+  );
   const erroneous = new Set(input.errors.map((error) => error.line - 1));
-  const braces = findAddedLines(input.generatedPatch, input.lines.join('\n'), (text) => text.trim() === '}')
-    .filter((row) => taskAbove.has(row) && erroneous.has(row));
+  const braces = findAddedLines(input.generatedPatch, input.lines.join('\n'), (text) => text.trim() === '}').filter(
+    (row) => taskAbove.has(row) && erroneous.has(row),
+  );
   if (braces.length === 0) return { kind: 'none' };
 
   const lines = [...input.lines];
@@ -51,7 +55,10 @@ export function moveTaskRegionBraces(input: BraceInput): BraceMoves {
     const statement = analyzeSite(input.tree, brace + 1).target;
     const next = input.lines.findIndex((line, row) => row > brace && line.trim() !== '');
     if (statement === null || statement.startPosition.row !== next) {
-      return { kind: 'declined', reason: `line ${brace + 1}: the task region's closing brace stands below the last '#pragma omp task', and no statement of that task follows it` };
+      return {
+        kind: 'declined',
+        reason: `line ${brace + 1}: the task region's closing brace stands below the last '#pragma omp task', and no statement of that task follows it`,
+      };
     }
     const last = statement.endPosition.row;
     const [text] = lines.splice(brace, 1);
@@ -59,7 +66,8 @@ export function moveTaskRegionBraces(input: BraceInput): BraceMoves {
     lines.splice(last, 0, text!);
     carriageReturns.splice(last, 0, cr!);
     moves.push({ from: brace, to: last });
-    errors = errors.filter((error) => error.line - 1 !== brace)
+    errors = errors
+      .filter((error) => error.line - 1 !== brace)
       .map((error) => (error.line - 1 > brace && error.line - 1 <= last ? { ...error, line: error.line - 1 } : error));
   }
   return { kind: 'moved', lines, carriageReturns, errors, moves };

@@ -23,14 +23,18 @@ export async function buildsCheck(o: {
 }
 
 export function buildFailureText(generated: BuildResult, candidate: BuildResult): string {
-  if (candidate.failedAt === 'timeout') return 'The build with the corrected patch set did not finish within the build time limit.';
+  if (candidate.failedAt === 'timeout')
+    return 'The build with the corrected patch set did not finish within the build time limit.';
   // patch's own complaint first: its output opens with "patching file …", which says nothing.
-  if (candidate.failedAt === 'patch') return `GNU patch could not apply the corrected patch set: ${candidate.firstError ?? 'patch failed'}\n${candidate.output.trim()}`;
+  if (candidate.failedAt === 'patch')
+    return `GNU patch could not apply the corrected patch set: ${candidate.firstError ?? 'patch failed'}\n${candidate.output.trim()}`;
   const errors = candidate.diagnostics.filter(isBuildFailure);
-  if (errors.length === 0) return `The project does not build with the corrected patch set:\n${candidate.output.trim()}`;
+  if (errors.length === 0)
+    return `The project does not build with the corrected patch set:\n${candidate.output.trim()}`;
   const before = new Set(generated.diagnostics.filter(isBuildFailure).map(identity));
   const fresh = errors.filter((d) => !before.has(identity(d)));
-  if (fresh.length > 0) return `The project does not build with the corrected patch set. New compiler errors:\n${fresh.map(renderDiagnostic).join('\n')}`;
+  if (fresh.length > 0)
+    return `The project does not build with the corrected patch set. New compiler errors:\n${fresh.map(renderDiagnostic).join('\n')}`;
   return `The project still does not build; the errors of the generated patch remain:\n${errors.map(renderDiagnostic).join('\n')}`;
 }
 

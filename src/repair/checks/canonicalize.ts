@@ -12,7 +12,12 @@ export interface Canonical {
   patchSet: Map<string, string>;
 }
 
-export async function canonicalize(o: { task: RepairTask; results: ReadonlyMap<string, string>; changed: readonly string[]; scratchDir: string }): Promise<CheckOutcome<Canonical>> {
+export async function canonicalize(o: {
+  task: RepairTask;
+  results: ReadonlyMap<string, string>;
+  changed: readonly string[];
+  scratchDir: string;
+}): Promise<CheckOutcome<Canonical>> {
   const patchSet = new Map<string, string>();
   for (const file of o.task.suggestion.files) {
     const generated = o.task.generated.get(file.fileId) ?? file.text;
@@ -22,12 +27,16 @@ export async function canonicalize(o: { task: RepairTask; results: ReadonlyMap<s
     }
     const original = o.task.sources.get(file.fileId);
     const patched = o.results.get(file.fileId);
-    if (original === undefined || patched === undefined) return reject(`${file.source.relPath}: source not available to canonicalize`);
+    if (original === undefined || patched === undefined)
+      return reject(`${file.source.relPath}: source not available to canonicalize`);
     const headers = generatedHeaderPaths(generated);
     if (!headers) return reject(`${file.patchPath}: the generated patch has no "---"/"+++" header to reuse`);
     const text = await canonicalPatch({ ...headers, original, patched, scratchDir: o.scratchDir });
     const roundTrip = reproduces(text, original, patched);
-    if (roundTrip !== true) return reject(`${file.source.relPath}: the canonical patch does not reproduce the candidate's code (${roundTrip})`);
+    if (roundTrip !== true)
+      return reject(
+        `${file.source.relPath}: the canonical patch does not reproduce the candidate's code (${roundTrip})`,
+      );
     patchSet.set(file.fileId, text);
   }
   return pass({ patchSet });

@@ -3,7 +3,13 @@
 // deleting, commenting out, moving or switching off (`if(0)`, `num_threads(1)`) a directive to
 // silence the compiler is rejected. Records what changed in the clauses and whether any line other
 // than a directive changed.
-import { checkDirectivesKept, directivesAddedByPatch, directivesAddedTo, parsePatches, switchedOffByClause } from '../../patch/index.js';
+import {
+  checkDirectivesKept,
+  directivesAddedByPatch,
+  directivesAddedTo,
+  parsePatches,
+  switchedOffByClause,
+} from '../../patch/index.js';
 import type { DirectivesKept } from '../../formats/attempt.js';
 import type { ClauseChange } from '../../formats/results.js';
 import type { RepairTask } from '../../formats/task.js';
@@ -40,7 +46,8 @@ function missingConstructs(generatedPatch: string, original: string, candidate: 
   const offered = directivesAddedTo(original, candidate);
   for (const wanted of patch ? directivesAddedByPatch(patch) : []) {
     const at = offered.findIndex((directive) => directive.construct === wanted.construct);
-    if (at < 0) return `the generated \`#pragma omp ${wanted.construct}\` directive is not added any more; it must stay (only its clauses may change)`;
+    if (at < 0)
+      return `the generated \`#pragma omp ${wanted.construct}\` directive is not added any more; it must stay (only its clauses may change)`;
     const off = switchedOffByClause(offered[at]!, wanted);
     if (off !== null) return `the \`#pragma omp ${wanted.construct}\` directive ${off}`;
     offered.splice(at, 1);

@@ -18,13 +18,22 @@ export interface DryRun {
  * hunk's own line is written instead (the model's fix may be there); verification tries it after
  * the diff's own reading.
  */
-export function dryRunApply(o: { task: RepairTask; candidate: Map<string, FilePatch>; generated: Map<string, FilePatch> }): {
+export function dryRunApply(o: {
+  task: RepairTask;
+  candidate: Map<string, FilePatch>;
+  generated: Map<string, FilePatch>;
+}): {
   outcome: CheckOutcome<DryRun>;
   applyReport: ApplyReport;
   hunkContext: DryRun | null;
 } {
   const applied = applyPatchSet({ sources: o.task.sources, candidate: o.candidate, generated: o.generated });
   const hunkContext = applied.hunkContext;
-  if (!applied.ok) return { outcome: reject(applied.text), applyReport: toApplyReport(null, applied.reports), hunkContext };
-  return { outcome: pass({ basis: applied.basis, contents: applied.contents }), applyReport: toApplyReport(applied.basis, applied.reports), hunkContext };
+  if (!applied.ok)
+    return { outcome: reject(applied.text), applyReport: toApplyReport(null, applied.reports), hunkContext };
+  return {
+    outcome: pass({ basis: applied.basis, contents: applied.contents }),
+    applyReport: toApplyReport(applied.basis, applied.reports),
+    hunkContext,
+  };
 }

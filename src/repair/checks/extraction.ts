@@ -29,25 +29,38 @@ export interface Extracted {
  * A file with a single block joins every candidate. When the blocks for each file touch disjoint
  * lines they may be one change written in pieces, so that merged reading is tried first.
  */
-export function extractCandidates(answer: string, task: RepairTask, dp: Pick<DotDiscopop, 'projectRoot'>): CheckOutcome<Extracted[]> {
+export function extractCandidates(
+  answer: string,
+  task: RepairTask,
+  dp: Pick<DotDiscopop, 'projectRoot'>,
+): CheckOutcome<Extracted[]> {
   if (answer.trim() === '') return reject('The answer was empty: it held no patch.');
   if (answer.length > MAX_ANSWER_CHARS) {
-    return reject(`The answer is ${answer.length} characters long, more than the ${MAX_ANSWER_CHARS} a patch set is allowed; send only the unified diffs of the files you change.`);
+    return reject(
+      `The answer is ${answer.length} characters long, more than the ${MAX_ANSWER_CHARS} a patch set is allowed; send only the unified diffs of the files you change.`,
+    );
   }
-  if (answer.includes('\u0000')) return reject('The answer contains binary data (NUL bytes); send the patches as plain-text unified diffs.');
+  if (answer.includes('\u0000'))
+    return reject('The answer contains binary data (NUL bytes); send the patches as plain-text unified diffs.');
 
   // The parser skips prose and code fences around the diffs, as models write them.
   const { patches, problems, refusals } = parsePatches(answer);
   if (refusals.length > 0) return reject(`The answer cannot be a repair: ${refusals.join('; ')}.`);
   const notes = problems.length > 0 ? ` Problems found: ${problems.join('; ')}` : '';
   if (patches.length === 0) {
-    return reject(`The answer holds no unified diff (no "--- path", "+++ path" and "@@" hunk lines were found).${notes}`);
+    return reject(
+      `The answer holds no unified diff (no "--- path", "+++ path" and "@@" hunk lines were found).${notes}`,
+    );
   }
   const mapped = mapBlocks(patches, task.suggestion.files, dp.projectRoot, { realpath: realpathSync });
   if (!mapped.ok) return reject(mapped.reason);
   const blocks = patches.map((patch, index) => {
     const fileId = mapped.fileIds[index]!;
-    return { number: index + 1, fileId, patch: undoubledPrefixes(patch, trimmedLines(task.sources.get(fileId), task.patched.get(fileId))) };
+    return {
+      number: index + 1,
+      fileId,
+      patch: undoubledPrefixes(patch, trimmedLines(task.sources.get(fileId), task.patched.get(fileId))),
+    };
   });
   const perFile = new Map<string, typeof blocks>();
   for (const block of blocks) perFile.set(block.fileId, [...(perFile.get(block.fileId) ?? []), block]);
@@ -60,7 +73,9 @@ export function extractCandidates(answer: string, task: RepairTask, dp: Pick<Dot
     for (const alternative of open) alternative.push(block);
   }
   const shared = blocks.filter((b) => perFile.get(b.fileId)!.length === 1);
-  const candidates = alternatives.map((alternative) => merged([...alternative, ...shared].sort((a, b) => a.number - b.number)));
+  const candidates = alternatives.map((alternative) =>
+    merged([...alternative, ...shared].sort((a, b) => a.number - b.number)),
+  );
   const disjoint = [...perFile.values()].every((list) => list.length === 1 || disjointHunks(list.map((b) => b.patch)));
   return pass(disjoint ? [merged(blocks), ...candidates] : candidates);
 }
@@ -76,11 +91,13 @@ function merged(blocks: { number: number; fileId: string; patch: FilePatch }[]):
 
 /** Whether the blocks' hunks change separate stretches of the old file, each saying where. */
 function disjointHunks(patches: FilePatch[]): boolean {
-  const ranges = patches.flatMap((patch) => patch.hunks).map((hunk) => {
-    if (hunk.oldStart === null) return null;
-    const length = hunk.lines.filter((line) => line.kind !== 'add').length;
-    return [hunk.oldStart, hunk.oldStart + Math.max(length, 1) - 1] as const;
-  });
+  const ranges = patches
+    .flatMap((patch) => patch.hunks)
+    .map((hunk) => {
+      if (hunk.oldStart === null) return null;
+      const length = hunk.lines.filter((line) => line.kind !== 'add').length;
+      return [hunk.oldStart, hunk.oldStart + Math.max(length, 1) - 1] as const;
+    });
   if (ranges.some((range) => range === null)) return false;
   const sorted = (ranges as (readonly [number, number])[]).sort((a, b) => a[0] - b[0]);
   return sorted.every((range, index) => index === 0 || range[0] > sorted[index - 1]![1]);

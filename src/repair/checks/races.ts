@@ -52,17 +52,34 @@ export function raceSettingsOf(settings: Readonly<Record<string, string>>): Reco
 }
 
 /** Runs the race build's program once and reads ThreadSanitizer's logs. */
-export async function raceRun(program: ProgramRunner, built: IsolatedBuild, o: { threads: number; timeoutMs: number }): Promise<RaceRun> {
+export async function raceRun(
+  program: ProgramRunner,
+  built: IsolatedBuild,
+  o: { threads: number; timeoutMs: number },
+): Promise<RaceRun> {
   const logs = join(built.scratch, 'tsan');
   await mkdir(logs, { recursive: true });
-  const options = [`log_path=${join(logs, 'report')}`, 'ignore_noninstrumented_modules=1', 'halt_on_error=0', `exitcode=${TSAN_EXIT_CODE}`, 'verbosity=1'];
+  const options = [
+    `log_path=${join(logs, 'report')}`,
+    'ignore_noninstrumented_modules=1',
+    'halt_on_error=0',
+    `exitcode=${TSAN_EXIT_CODE}`,
+    'verbosity=1',
+  ];
   const run = await program.run(o.threads, o.timeoutMs, { TSAN_OPTIONS: options.join(' ') });
   faultPoint('races.after-run');
   const texts = await Promise.all((await readdir(logs)).sort().map((name) => readFile(join(logs, name), 'utf8')));
   const roots = [built.workspaceRoot, await realpath(built.workspaceRoot)];
   const sources = new Map<string, string[] | null>();
   const lineOf = async (rel: string, line: number): Promise<string> => {
-    if (!sources.has(rel)) sources.set(rel, await readFile(join(built.workspaceRoot, rel), 'utf8').then((t) => t.split('\n'), () => null));
+    if (!sources.has(rel))
+      sources.set(
+        rel,
+        await readFile(join(built.workspaceRoot, rel), 'utf8').then(
+          (t) => t.split('\n'),
+          () => null,
+        ),
+      );
     return sources.get(rel)?.[line - 1] ?? '';
   };
   const reports = [];
@@ -77,7 +94,11 @@ export async function raceRun(program: ProgramRunner, built: IsolatedBuild, o: {
 }
 
 /** The record of a race run, and the follow-up text when a report reaches the patch set. */
-export function judgeRaces(ran: RaceRun, s: Pick<RaceCheckSettings, 'threads' | 'known'>, seconds: number): { record: RaceCheck; reason: string | null } {
+export function judgeRaces(
+  ran: RaceRun,
+  s: Pick<RaceCheckSettings, 'threads' | 'known'>,
+  seconds: number,
+): { record: RaceCheck; reason: string | null } {
   const reports = ran.reports.filter((r) => !s.known.has(r.key));
   const ours = reports.filter((r) => r.in_patch);
   const verdict = ours.length > 0 ? 'races' : reports.length > 0 ? 'races_elsewhere' : 'clean';
@@ -103,12 +124,14 @@ export function racesOutcome(judged: { record: RaceCheck; reason: string | null 
 
 /** One racing pair in a sentence: `write of size 8 at src/main.c:11:11 (main) and an earlier write … (variable t)`. */
 export function pairText(r: Pick<RaceReport, 'first' | 'previous' | 'variable'>): string {
-  const access = (a: RaceReport['first']) => `${a.kind} of size ${a.size} at ${a.location ?? 'an unknown line'}${a.function ? ` (${a.function})` : ''}`;
+  const access = (a: RaceReport['first']) =>
+    `${a.kind} of size ${a.size} at ${a.location ?? 'an unknown line'}${a.function ? ` (${a.function})` : ''}`;
   return `${access(r.first)} races with the ${access(r.previous)} of another thread${r.variable ? `, variable \`${r.variable}\`` : ''}`;
 }
 
 function runDetail(run: ProgramRun): string | null {
-  if (run.ending === 'timeout') return 'the race run went over its time limit and was stopped; its reports until then are kept';
+  if (run.ending === 'timeout')
+    return 'the race run went over its time limit and was stopped; its reports until then are kept';
   if (run.ending === 'signaled') return `the race run was killed by ${run.signal}`;
   if (run.exitCode !== 0 && run.exitCode !== TSAN_EXIT_CODE) return `the race run exits with code ${run.exitCode}`;
   return null;
@@ -116,13 +139,21 @@ function runDetail(run: ProgramRun): string | null {
 
 type LineOf = (rel: string, line: number) => Promise<string>;
 
-async function describe(race: ParsedRace, roots: string[], added: IsolatedBuild['added'], lineOf: LineOf): Promise<RaceReport & { key: string; lines: string[] }> {
+async function describe(
+  race: ParsedRace,
+  roots: string[],
+  added: IsolatedBuild['added'],
+  lineOf: LineOf,
+): Promise<RaceReport & { key: string; lines: string[] }> {
   const place = (frame: Frame) => projectPath(frame.file, roots, added);
-  const site = (a: ParsedAccess) => a.frames.find((f) => f.line !== null && place(f) !== null) ?? a.frames.find((f) => f.file !== null) ?? null;
+  const site = (a: ParsedAccess) =>
+    a.frames.find((f) => f.line !== null && place(f) !== null) ?? a.frames.find((f) => f.file !== null) ?? null;
   const access = (a: ParsedAccess) => {
     const frame = site(a);
     const rel = frame ? place(frame) : null;
-    const location = frame ? `${rel ?? frame.file}:${frame.line ?? '?'}${frame.column !== null ? `:${frame.column}` : ''}` : null;
+    const location = frame
+      ? `${rel ?? frame.file}:${frame.line ?? '?'}${frame.column !== null ? `:${frame.column}` : ''}`
+      : null;
     return { kind: a.kind, size: a.size, location, function: frame ? functionOf(frame, a.frames) : null };
   };
   const inPatch = [race.first, race.previous].some((a) =>
@@ -144,7 +175,10 @@ async function describe(race: ParsedRace, roots: string[], added: IsolatedBuild[
     if (!lines.includes(shown)) lines.push(shown);
     variable ??= variableAt(text, frame.column);
   }
-  const halves = [`${first.kind}@${lineOnly(first.location)}`, `${previous.kind}@${lineOnly(previous.location)}`].sort();
+  const halves = [
+    `${first.kind}@${lineOnly(first.location)}`,
+    `${previous.kind}@${lineOnly(previous.location)}`,
+  ].sort();
   return { first, previous, variable, in_patch: inPatch, key: halves.join('|'), lines };
 }
 

@@ -50,12 +50,19 @@ export async function judgeRuns(program: ProgramRunner, s: RunCheckSettings): Pr
     validate,
   });
   const sequential = judgeRun(await runAt(1), s);
-  if (sequential) return { record: record(sequential.verdict, `at 1 thread: ${sequential.text}`), reason: `at 1 thread: ${sequential.text}` };
+  if (sequential)
+    return {
+      record: record(sequential.verdict, `at 1 thread: ${sequential.text}`),
+      reason: `at 1 thread: ${sequential.text}`,
+    };
   for (let repeat = 1; repeat <= s.repeats; repeat++) {
     const parallel = judgeRun(await runAt(s.threads), s);
     if (!parallel) continue;
     const where = `at ${s.threads} threads, run ${repeat} of ${s.repeats}: ${parallel.text}`;
-    return { record: record(parallel.verdict, where), reason: `${where}\nAt 1 thread the output matches${repeat > 1 ? `, and so did the ${repeat - 1} run${repeat > 2 ? 's' : ''} at ${s.threads} threads before` : ''}.` };
+    return {
+      record: record(parallel.verdict, where),
+      reason: `${where}\nAt 1 thread the output matches${repeat > 1 ? `, and so did the ${repeat - 1} run${repeat > 2 ? 's' : ''} at ${s.threads} threads before` : ''}.`,
+    };
   }
   return { record: record('same', null), reason: null };
 }
@@ -74,7 +81,10 @@ export function runsOutcome(judgement: RunJudgement): CheckOutcome<RunCheck> {
 }
 
 /** Why one run does not match the reference, or null when it does. */
-function judgeRun(run: ProgramRun, s: RunCheckSettings): { verdict: Exclude<RunCheck['verdict'], 'same' | 'not-run'>; text: string } | null {
+function judgeRun(
+  run: ProgramRun,
+  s: RunCheckSettings,
+): { verdict: Exclude<RunCheck['verdict'], 'same' | 'not-run'>; text: string } | null {
   const { reference } = s;
   if (run.ending === 'timeout') return { verdict: 'timeout', text: `runs over ${reference.limit} and was stopped` };
   if (run.ending === 'signaled') return { verdict: 'crashed', text: `killed by ${run.signal}${tail(run.output)}` };
@@ -83,7 +93,8 @@ function judgeRun(run: ProgramRun, s: RunCheckSettings): { verdict: Exclude<RunC
     const how = `exits with code ${run.exitCode}${killed ? ` (a process killed by ${killed})` : ''}, the sequential build with ${reference.exitCode}`;
     return { verdict: killed ? 'crashed' : 'differs', text: `${how}${tail(run.output)}` };
   }
-  if (run.validation && !validationPassed(run.validation)) return { verdict: 'invalid', text: describeValidation(run.validation, reference.limit) };
+  if (run.validation && !validationPassed(run.validation))
+    return { verdict: 'invalid', text: describeValidation(run.validation, reference.limit) };
   const comparison = compareOutput(reference.floor, run.output, s.tolerance);
   return comparison.same ? null : { verdict: 'differs', text: comparison.difference };
 }
@@ -99,8 +110,9 @@ function describeValidation(v: ValidationRun, limit: string): string {
       ? 'validate.sh'
       : v.script === 'compile_validate.sh'
         ? 'compile_validate.sh (the build validate.sh checks)'
-        : "compile.sh, run again after compile_validate.sh replaced the build,";
-  if (v.ending === 'timeout') return `${what} runs over ${v.script === 'validate.sh' ? limit : 'the --build-timeout'} and was stopped${tail(v.output)}`;
+        : 'compile.sh, run again after compile_validate.sh replaced the build,';
+  if (v.ending === 'timeout')
+    return `${what} runs over ${v.script === 'validate.sh' ? limit : 'the --build-timeout'} and was stopped${tail(v.output)}`;
   if (v.ending === 'signaled') return `${what} was killed by ${v.signal}${tail(v.output)}`;
   return `${what} exits with code ${v.exitCode}${tail(v.output)}`;
 }

@@ -9,11 +9,15 @@ import type { DirectivesKept } from '../../formats/attempt.js';
 
 export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
   if (kept.nonDirectiveLinesChanged) {
-    return reject('In strict mode only directive lines may change, and the answer changes other lines; change the #pragma omp lines only.');
+    return reject(
+      'In strict mode only directive lines may change, and the answer changes other lines; change the #pragma omp lines only.',
+    );
   }
   const weakening = kept.clauseChanges.filter(weakensPrivatization);
   if (weakening.length > 0) {
-    return reject(`In strict mode privatizing and reduction clauses may not be removed, and the answer ${weakening.map(describeWeakening).join('; ')}. Keep them and fix the directive another way.`);
+    return reject(
+      `In strict mode privatizing and reduction clauses may not be removed, and the answer ${weakening.map(describeWeakening).join('; ')}. Keep them and fix the directive another way.`,
+    );
   }
   return pass(null);
 }
@@ -21,7 +25,8 @@ export function strictCheck(kept: DirectivesKept): CheckOutcome<null> {
 /** Whether a clause change takes a reduction or privatization away: the loop may race although it compiles. */
 export function weakensPrivatization(change: ClauseChange): boolean {
   // Clauses are recorded with their modifier, e.g. `reduction(+:)`; the name decides.
-  const isPrivatizing = (clause: string | undefined) => clause !== undefined && PRIVATIZING_CLAUSES.has(clause.split('(')[0]!.trim());
+  const isPrivatizing = (clause: string | undefined) =>
+    clause !== undefined && PRIVATIZING_CLAUSES.has(clause.split('(')[0]!.trim());
   switch (change.kind) {
     case 'clause-removed':
     case 'variable-removed':
@@ -46,14 +51,20 @@ export function mayRace(changes: readonly ClauseChange[], build: BuildResult): C
       for (const match of text.matchAll(/'([A-Za-z_]\w*)'/g)) refused.add(match[1]!);
     }
   }
-  return changes.filter(weakensPrivatization).filter((change) => variablesOf(change).some((variable) => !refused.has(variable)));
+  return changes
+    .filter(weakensPrivatization)
+    .filter((change) => variablesOf(change).some((variable) => !refused.has(variable)));
 }
 
 /** The variables a change takes away: its own, or a removed clause's list (`reduction(+:a,b)`). */
 function variablesOf(change: ClauseChange): string[] {
   if (change.variable) return [change.variable];
   const list = /\(([^)]*)\)/.exec(change.from ?? '')?.[1] ?? '';
-  const names = list.slice(list.lastIndexOf(':') + 1).split(',').map((name) => name.trim()).filter(Boolean);
+  const names = list
+    .slice(list.lastIndexOf(':') + 1)
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   return names.length > 0 ? names : [''];
 }
 

@@ -52,7 +52,12 @@ export function parseTsanLog(log: string): ParsedRace[] {
       const frame = current && FRAME.exec(line);
       if (current && frame) {
         const file = frame[2] === '<null>' ? null : frame[2]!;
-        current.frames.push({ function: frame[1]!, file, line: frame[3] ? Number(frame[3]) : null, column: frame[4] ? Number(frame[4]) : null });
+        current.frames.push({
+          function: frame[1]!,
+          file,
+          line: frame[3] ? Number(frame[3]) : null,
+          column: frame[4] ? Number(frame[4]) : null,
+        });
       }
     }
     const [first, previous] = accesses;

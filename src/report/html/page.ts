@@ -61,7 +61,7 @@ function header(data: ReviewData): string {
     ['mode', run.mode],
     ['started', run.started],
     ['finished', replay.finished ? (run.finished ?? '') : 'did not finish'],
-    ['backend', run.backend ?? (agentLabel(replay.results) ?? '-')],
+    ['backend', run.backend ?? agentLabel(replay.results) ?? '-'],
     ['model', run.model ?? '-'],
     ['.discopop', run.dot_discopop],
     ['config', run.config],
@@ -73,9 +73,15 @@ function header(data: ReviewData): string {
   const usage = usageLine(run);
   if (usage) facts.push(['agent usage', usage.replace(/^Agent usage reported: /, '')]);
   const unfinished = replay.unfinished.length;
-  const totals = [...SUGGESTION_STATUSES.map((status) => [status, run.counts[status] ?? 0] as const), ['unfinished', unfinished] as const]
+  const totals = [
+    ...SUGGESTION_STATUSES.map((status) => [status, run.counts[status] ?? 0] as const),
+    ['unfinished', unfinished] as const,
+  ]
     .filter(([status, count]) => count > 0 || status === 'agent_unreachable')
-    .map(([status, count]) => `<li class="status status-${status}" data-total="${status}">${esc(STATUS_TITLES[status])}: <b>${count}</b></li>`)
+    .map(
+      ([status, count]) =>
+        `<li class="status status-${status}" data-total="${status}">${esc(STATUS_TITLES[status])}: <b>${count}</b></li>`,
+    )
     .join('');
   const warning = replay.finished
     ? ''
@@ -123,7 +129,10 @@ function filter(suggestions: readonly SuggestionReview[]): string {
 /** An unticked status hides its table rows and its sections. */
 function filterCss(suggestions: readonly SuggestionReview[]): string {
   return shownStatuses(suggestions)
-    .map((status) => `body:has(#show-${status}:not(:checked)) :is(tr, section)[data-status="${status}"] { display: none; }`)
+    .map(
+      (status) =>
+        `body:has(#show-${status}:not(:checked)) :is(tr, section)[data-status="${status}"] { display: none; }`,
+    )
     .join('\n');
 }
 
@@ -131,7 +140,9 @@ function table(suggestions: readonly SuggestionReview[]): string {
   const rows = suggestions.map((s) => {
     const r = s.record;
     const status = r?.status ?? 'unfinished';
-    const calls = r ? `${r.attempts}${r.unanswered > 0 ? ` / ${r.unanswered} unanswered` : ''}${r.builtin.tries > 0 ? ` (+${r.builtin.tries} built-in)` : ''}` : '-';
+    const calls = r
+      ? `${r.attempts}${r.unanswered > 0 ? ` / ${r.unanswered} unanswered` : ''}${r.builtin.tries > 0 ? ` (+${r.builtin.tries} built-in)` : ''}`
+      : '-';
     const race = r && mayRace(r) ? ` ${MAY_RACE}` : '';
     const since = s.since ? ` <span class="since" data-since="${esc(s.since)}">${esc(s.since)}</span>` : '';
     return `<tr data-id="${esc(s.id)}" data-status="${status}">
@@ -149,35 +160,56 @@ ${rows.join('\n')}
 function section(s: SuggestionReview): string {
   const r = s.record;
   const status = r?.status ?? 'unfinished';
-  const lines: string[] = [`<h2>Suggestion ${esc(s.id)} <span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></h2>`];
-  if (r?.first_error) lines.push(`<p class="first-error">First error (${esc(r.error_class ?? 'other')}): <code>${esc(r.first_error)}</code></p>`);
+  const lines: string[] = [
+    `<h2>Suggestion ${esc(s.id)} <span class="status status-${status}">${esc(STATUS_TITLES[status])}</span></h2>`,
+  ];
+  if (r?.first_error)
+    lines.push(
+      `<p class="first-error">First error (${esc(r.error_class ?? 'other')}): <code>${esc(r.first_error)}</code></p>`,
+    );
   if (r?.reason) lines.push(`<p class="reason">${esc(r.reason)}</p>`);
   const weakening = r?.may_race ?? [];
   if (weakening.length > 0) {
-    lines.push(`<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. The compiler had accepted it there: the loop builds, but may now race; check it before use (--strict refuses such repairs).</p>`);
+    lines.push(
+      `<p class="warning" data-may-race>${MAY_RACE} The repair ${esc(weakening.map(describeWeakening).join('; '))}. The compiler had accepted it there: the loop builds, but may now race; check it before use (--strict refuses such repairs).</p>`,
+    );
   }
   const runs = r?.run_check;
   if (runs && runs.verdict !== 'not-run') {
     const how = `Runs (--check-run: execute.sh at 1 and ${runs.threads} threads, ${runs.repeats} run(s) at ${runs.threads}): ${runs.verdict}`;
-    lines.push(`<p class="${runs.verdict === 'same' ? 'usage' : 'warning'}" data-run-check="${esc(runs.verdict)}">${esc(how)}${runs.first_difference ? `: <code>${esc(runs.first_difference)}</code>` : ''}</p>`);
+    lines.push(
+      `<p class="${runs.verdict === 'same' ? 'usage' : 'warning'}" data-run-check="${esc(runs.verdict)}">${esc(how)}${runs.first_difference ? `: <code>${esc(runs.first_difference)}</code>` : ''}</p>`,
+    );
     const validated = validateText(runs);
-    if (validated) lines.push(`<p class="${runs.validate?.passed ? 'usage' : 'warning'}" data-validate="${runs.validate?.passed ? 'passed' : 'failed'}">${esc(validated)}</p>`);
+    if (validated)
+      lines.push(
+        `<p class="${runs.validate?.passed ? 'usage' : 'warning'}" data-validate="${runs.validate?.passed ? 'passed' : 'failed'}">${esc(validated)}</p>`,
+      );
   }
   const races = r?.race_check;
   if (races) {
-    const pairs = races.reports.map((report) => `<li data-race-in-patch="${report.in_patch}"><code>${esc(pairText(report))}</code></li>`).join('');
-    lines.push(`<div class="${races.verdict === 'races' || races.verdict === 'races_elsewhere' ? 'warning' : 'usage'}" data-race-check="${esc(races.verdict)}"><p>${esc(raceVerdictLine(races))}</p>${pairs ? `<ul>${pairs}</ul>` : ''}</div>`);
+    const pairs = races.reports
+      .map((report) => `<li data-race-in-patch="${report.in_patch}"><code>${esc(pairText(report))}</code></li>`)
+      .join('');
+    lines.push(
+      `<div class="${races.verdict === 'races' || races.verdict === 'races_elsewhere' ? 'warning' : 'usage'}" data-race-check="${esc(races.verdict)}"><p>${esc(raceVerdictLine(races))}</p>${pairs ? `<ul>${pairs}</ul>` : ''}</div>`,
+    );
   }
   const usage = r ? usageLine(r) : null;
   if (usage) lines.push(`<p class="usage">${esc(usage)}</p>`);
-  if (s.since) lines.push(`<p class="warning" data-since="${esc(s.since)}">Patch set on disk: ${esc(s.since)} (patch_generator/${esc(s.id)}/ no longer holds what this run wrote).</p>`);
+  if (s.since)
+    lines.push(
+      `<p class="warning" data-since="${esc(s.since)}">Patch set on disk: ${esc(s.since)} (patch_generator/${esc(s.id)}/ no longer holds what this run wrote).</p>`,
+    );
   if (s.change) lines.push(changeBlock(s.change));
   if (s.generated.size === 0 && !s.candidate && s.attempts.length === 0) {
     return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
   }
   const body = [panes(s), s.attempts.length > 0 ? transcripts(s) : ''].join('\n');
   // Nothing to review in a suggestion that builds or was skipped: its patch stays one click away.
-  lines.push(status === 'ok' || status === 'skipped' ? `<details><summary>Generated patch</summary>${body}</details>` : body);
+  lines.push(
+    status === 'ok' || status === 'skipped' ? `<details><summary>Generated patch</summary>${body}</details>` : body,
+  );
   return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
 }
 
@@ -185,7 +217,10 @@ function section(s: SuggestionReview): string {
 function changeBlock(change: RepairChange): string {
   const notes = change.notes.map((note) => `<p class="change-note">${esc(note)}</p>`).join('');
   const diff = change.diff === '' ? '' : renderDiff(change.diff);
-  const caption = diff === '' ? '' : '<h3>What the repair changed: the source as the generated patch leaves it (−) and as the repaired patch leaves it (+)</h3>';
+  const caption =
+    diff === ''
+      ? ''
+      : '<h3>What the repair changed: the source as the generated patch leaves it (−) and as the repaired patch leaves it (+)</h3>';
   return `<div class="change" data-change><p class="change-summary" data-change-summary>Change: ${esc(change.summary)}</p>${notes}${caption}${diff}</div>`;
 }
 
@@ -196,7 +231,9 @@ function panes(s: SuggestionReview): string {
     const why = s.record?.status === 'ok' ? 'Builds as generated: nothing to repair.' : 'No try produced a patch.';
     return `<div class="panes">${generated}<div class="pane pane-empty" data-pane="none"><h3>No candidate</h3><p>${esc(why)}</p></div></div>`;
   }
-  const title = c.accepted ? `Repaired patch (attempt ${c.attempt})` : `Last rejected candidate (attempt ${c.attempt}, ${c.kind})`;
+  const title = c.accepted
+    ? `Repaired patch (attempt ${c.attempt})`
+    : `Last rejected candidate (attempt ${c.attempt}, ${c.kind})`;
   const reason = c.reason ? `<pre class="rejection">${esc(c.reason)}</pre>` : '';
   return `<div class="panes">${generated}${pane({ role: c.accepted ? 'repaired' : 'rejected', title, patches: c.patches, before: reason })}</div>`;
 }
@@ -211,7 +248,12 @@ const GENERATOR_TEMP_SUFFIX = /^(\+\+\+ \S+?)\.discopop_patch_generator\.temp(?=
 
 function renderDiff(patch: string): string {
   // A removed line paired with its added line marks the words that changed (`private(d,j)` → `private(j)`).
-  const rendered = diffToHtml(patch.replace(GENERATOR_TEMP_SUFFIX, '$1'), { outputFormat: 'line-by-line', drawFileList: false, matching: 'lines', diffStyle: 'word' });
+  const rendered = diffToHtml(patch.replace(GENERATOR_TEMP_SUFFIX, '$1'), {
+    outputFormat: 'line-by-line',
+    drawFileList: false,
+    matching: 'lines',
+    diffStyle: 'word',
+  });
   // A text diff2html cannot read as a diff is still shown, verbatim.
   return rendered.includes('d2h-file-wrapper') ? rendered : `<pre class="raw-patch">${esc(patch)}</pre>`;
 }
@@ -225,8 +267,16 @@ function attemptSummary(a: StoredAttempt): string {
   const v = a.verdict;
   if (!v) return `${a.attempt}: no verdict (the run ended during this try)`;
   const who = v.tier === 'builtin' ? 'built-in' : `agent, prompt ${v.prompt}, turn ${v.turn}`;
-  const what = v.outcome === 'rejected' ? `rejected by ${v.rejected_by ?? 'a check'}` : v.outcome === 'unanswered' || v.outcome === 'fatal' ? `${v.outcome} (${v.call_outcome})` : v.outcome;
-  const candidates = v.candidates.map((c) => `candidate ${c.candidate}: ${c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : 'not built'}`);
+  const what =
+    v.outcome === 'rejected'
+      ? `rejected by ${v.rejected_by ?? 'a check'}`
+      : v.outcome === 'unanswered' || v.outcome === 'fatal'
+        ? `${v.outcome} (${v.call_outcome})`
+        : v.outcome;
+  const candidates = v.candidates.map(
+    (c) =>
+      `candidate ${c.candidate}: ${c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : 'not built'}`,
+  );
   return `${a.attempt} (${esc(who)}): <b>${esc(what)}</b>${candidates.length > 0 ? ` (${esc(candidates.join('; '))})` : ''}`;
 }
 
@@ -246,7 +296,10 @@ function usageCell(r: SuggestionRecord): string {
 function funnelChart(entry: FunnelEntry): string {
   const stages = funnelStages(entry);
   const most = Math.max(1, entry.answered);
-  const who = entry.tier === 'builtin' ? 'Built-in repairer' : `Agent: ${[entry.backend, entry.model].filter(Boolean).join(', ')}`;
+  const who =
+    entry.tier === 'builtin'
+      ? 'Built-in repairer'
+      : `Agent: ${[entry.backend, entry.model].filter(Boolean).join(', ')}`;
   const rows = stages.map(
     (s) =>
       `<li data-stage="${s.stage}" data-count="${s.count}"><span>${esc(s.label)}</span><span class="track"><span class="bar" style="width: ${((100 * s.count) / most).toFixed(1)}%"></span></span><b>${s.count}</b></li>`,
@@ -260,8 +313,10 @@ function attemptLinks(id: string, a: StoredAttempt): string[] {
   const links: string[] = [];
   if (a.prompt !== null) links.push(link(a.names.prompt, 'prompt'));
   if (a.answer !== null) links.push(link(a.names.answer, 'answer'));
-  for (const file of a.extracted.keys()) links.push(link(`${a.names.candidate}/${encodeURIComponent(file)}.patch`, `candidate ${file}`));
-  for (const file of a.canonical.keys()) links.push(link(`canonical/${encodeURIComponent(file)}.patch`, `canonical ${file}`));
+  for (const file of a.extracted.keys())
+    links.push(link(`${a.names.candidate}/${encodeURIComponent(file)}.patch`, `candidate ${file}`));
+  for (const file of a.canonical.keys())
+    links.push(link(`canonical/${encodeURIComponent(file)}.patch`, `canonical ${file}`));
   if (a.verdict) links.push(link('verdict.json', 'verdict'));
   return links;
 }

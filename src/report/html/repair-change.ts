@@ -27,7 +27,10 @@ export interface ChangedFile {
   repaired: string;
 }
 
-export function repairChange(record: Pick<SuggestionRecord, 'builtin_rule' | 'clause_changes'>, files: readonly ChangedFile[]): RepairChange {
+export function repairChange(
+  record: Pick<SuggestionRecord, 'builtin_rule' | 'clause_changes'>,
+  files: readonly ChangedFile[],
+): RepairChange {
   const notes: string[] = [];
   const diffs: string[] = [];
   let codeLines = 0;
@@ -39,7 +42,11 @@ export function repairChange(record: Pick<SuggestionRecord, 'builtin_rule' | 'cl
     }
     if (sides.note) notes.push(`${file.relPath}: ${sides.note}`);
     codeLines += codeLinesChanged(sides.before, sides.after);
-    diffs.push(createTwoFilesPatch(`a/${file.relPath}`, `b/${file.relPath}`, sides.before, sides.after, undefined, undefined, { context: 3 }));
+    diffs.push(
+      createTwoFilesPatch(`a/${file.relPath}`, `b/${file.relPath}`, sides.before, sides.after, undefined, undefined, {
+        context: 3,
+      }),
+    );
   }
   const parts = record.clause_changes.map(describeChange);
   if (codeLines > 0) parts.push(`code edits outside the directive: ${codeLines} ${codeLines === 1 ? 'line' : 'lines'}`);
@@ -72,7 +79,11 @@ function applied(source: string, patch: string): string | null {
  * of removed and added lines counts as its longer side, so a rewritten line is one edit, not two.
  */
 function codeLinesChanged(before: string, after: string): number {
-  const code = (text: string) => `${text.split('\n').filter((line) => !isOmpPragma(line)).join('\n')}\n`;
+  const code = (text: string) =>
+    `${text
+      .split('\n')
+      .filter((line) => !isOmpPragma(line))
+      .join('\n')}\n`;
   let total = 0;
   for (const hunk of structuredPatch('a', 'b', code(before), code(after), undefined, undefined, { context: 0 }).hunks) {
     const count = (sign: string) => hunk.lines.filter((line) => line.startsWith(sign)).length;

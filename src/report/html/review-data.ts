@@ -50,19 +50,32 @@ export async function gatherReview(dotDir: string, folder: RunFolder = lastRun(d
     const generated = await generatedPatches(dotDir, id);
     const candidate = candidateOf(attempts);
     const verified = record !== null && isVerifiedRepair(record) && candidate?.accepted === true;
-    const change = verified ? repairChange(record, await changedFiles(record.changed_files, generated, candidate.patches, sources)) : null;
+    const change = verified
+      ? repairChange(record, await changedFiles(record.changed_files, generated, candidate.patches, sources))
+      : null;
     suggestions.push({ id, record, generated, attempts, candidate, change, since: since.get(id) ?? null });
   }
   return { replay, fromHistory: folder.dir !== lastRun(dotDir).dir, suggestions };
 }
 
-async function changedFiles(fileIds: readonly string[], generated: Map<string, string>, repaired: Map<string, string>, sources: SourceReader): Promise<ChangedFile[]> {
+async function changedFiles(
+  fileIds: readonly string[],
+  generated: Map<string, string>,
+  repaired: Map<string, string>,
+  sources: SourceReader,
+): Promise<ChangedFile[]> {
   const files: ChangedFile[] = [];
   for (const fileId of fileIds) {
     const patch = repaired.get(fileId);
     if (patch === undefined) continue;
     const file = await sources.file(fileId);
-    files.push({ fileId, relPath: file?.relPath ?? `file ${fileId}`, source: file ? await readSource(file.path) : null, generated: generated.get(fileId) ?? null, repaired: patch });
+    files.push({
+      fileId,
+      relPath: file?.relPath ?? `file ${fileId}`,
+      source: file ? await readSource(file.path) : null,
+      generated: generated.get(fileId) ?? null,
+      repaired: patch,
+    });
   }
   return files;
 }
@@ -85,7 +98,13 @@ class SourceReader {
     const dot = await realpath(this.dotDir);
     const root = typeof this.projectRoot === 'string' ? this.projectRoot : dirname(dot);
     // A mapping that cannot be read leaves the page with the patches alone; the run has long checked it.
-    return (await readFileMapping({ dotDir: dot, projectRoot: await realpath(root).catch(() => root), problems: new Problems() })).files;
+    return (
+      await readFileMapping({
+        dotDir: dot,
+        projectRoot: await realpath(root).catch(() => root),
+        problems: new Problems(),
+      })
+    ).files;
   }
 }
 

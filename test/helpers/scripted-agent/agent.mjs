@@ -28,12 +28,25 @@ const prompt = readFileSync(0, 'utf8');
 const index = locked(() => {
   const n = existsSync(stateFile) ? Number(readFileSync(stateFile, 'utf8')) : 0;
   writeFileSync(stateFile, String(n + 1));
-  appendFileSync(`${stateFile}.log`, JSON.stringify({ index: n, prompt, resumed: resumed ?? null, cwd: process.cwd(), started: Date.now(), pid: process.pid }) + '\n');
+  appendFileSync(
+    `${stateFile}.log`,
+    JSON.stringify({
+      index: n,
+      prompt,
+      resumed: resumed ?? null,
+      cwd: process.cwd(),
+      started: Date.now(),
+      pid: process.pid,
+    }) + '\n',
+  );
   return n;
 });
 let reply = replies[Math.min(index, replies.length - 1)];
 if (reply && typeof reply === 'object' && Array.isArray(reply.when)) {
-  reply = (reply.when.find(([substring]) => prompt.includes(substring)) ?? [null, 'no scripted reply matches this prompt'])[1];
+  reply = (reply.when.find(([substring]) => prompt.includes(substring)) ?? [
+    null,
+    'no scripted reply matches this prompt',
+  ])[1];
 }
 if (reply && typeof reply === 'object' && reply.after !== undefined) {
   await new Promise((resolve) => setTimeout(resolve, reply.after));
@@ -69,8 +82,15 @@ const FATAL = {
 };
 
 function result(fields) {
-  const base = { type: 'result', subtype: 'success', is_error: false, api_error_status: null, session_id: `scripted-${index + 1}`,
-    total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 } };
+  const base = {
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    api_error_status: null,
+    session_id: `scripted-${index + 1}`,
+    total_cost_usd: 0,
+    usage: { input_tokens: 0, output_tokens: 0 },
+  };
   process.stdout.write(JSON.stringify({ ...base, ...fields }) + '\n');
 }
 

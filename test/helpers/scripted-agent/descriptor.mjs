@@ -7,7 +7,15 @@ export const SCRIPTED_AGENT = fileURLToPath(new URL('./agent.mjs', import.meta.u
 export function scriptedDescriptor({ repliesFile, stateFile, sessions = true, delayMs = 0 }) {
   return {
     name: 'scripted',
-    command: [process.execPath, SCRIPTED_AGENT, '--replies', repliesFile, '--state', stateFile, ...(delayMs ? ['--delay', String(delayMs)] : [])],
+    command: [
+      process.execPath,
+      SCRIPTED_AGENT,
+      '--replies',
+      repliesFile,
+      '--state',
+      stateFile,
+      ...(delayMs ? ['--delay', String(delayMs)] : []),
+    ],
     ...(sessions ? { followUp: ['--resume', '{session_id}'] } : {}),
     prompt: 'stdin',
     version: [SCRIPTED_AGENT, '--version'],

@@ -8,7 +8,11 @@ const request = JSON.parse(process.argv[2]);
 switch (request.op) {
   case 'write-back': {
     const canonical = new Map(Object.entries(request.canonical));
-    const result = await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    const result = await writeBack(
+      request.dotDir,
+      { id: request.id, dir: '', files: [], pattern: null, hotspot: null },
+      canonical,
+    );
     if (!result.written) throw new Error(result.problem);
     break;
   }
@@ -17,7 +21,11 @@ switch (request.op) {
     // the test delivers the signal from a fault point.
     process.on('SIGUSR2', () => writeFileSync(request.tamper, 'changed behind our back\n'));
     const canonical = new Map(Object.entries(request.canonical));
-    const result = await writeBack(request.dotDir, { id: request.id, dir: '', files: [], pattern: null, hotspot: null }, canonical);
+    const result = await writeBack(
+      request.dotDir,
+      { id: request.id, dir: '', files: [], pattern: null, hotspot: null },
+      canonical,
+    );
     process.stdout.write(JSON.stringify(result));
     break;
   }

@@ -410,6 +410,25 @@ export const WorkspacesSchema = z.object({
 });
 export type Workspaces = z.infer<typeof WorkspacesSchema>;
 
+const phaseSeconds = (what: string) =>
+  z.number().nonnegative().nullable().describe(`seconds ${what}; null when the run never got there`);
+
+/**
+ * The run's wall time by phase, from its events: what a user who wonders why a run took long reads
+ * first. A run continued with --resume counts its own time, not the stopped run's.
+ */
+export const PhaseTimesSchema = z.object({
+  reference_s: phaseSeconds(
+    'from the start to the end of the reference build (preflight and the first workspace included)',
+  ),
+  discovery_s: phaseSeconds(
+    'from the end of the reference build until the first repair (or the end of a run with nothing to repair)',
+  ),
+  repair_s: phaseSeconds('from the first repair to the end, write-backs not included'),
+  write_back_s: phaseSeconds('spent writing verified repairs back into patch_generator/'),
+});
+export type PhaseTimes = z.infer<typeof PhaseTimesSchema>;
+
 export const RunRecordSchema = z.object({
   id: z.string(),
   started: z.string(),
@@ -470,6 +489,9 @@ export const RunRecordSchema = z.object({
   workspaces: WorkspacesSchema.optional().describe(
     'how the build workspaces got their reference state; absent until the reference build passed',
   ),
+  phases: PhaseTimesSchema.nullable()
+    .optional()
+    .describe('where the wall time of this invocation went; absent in a results.json of an earlier release'),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

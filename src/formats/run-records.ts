@@ -11,6 +11,7 @@ import {
   RECORDED_DIAGNOSTICS,
   SUGGESTION_STATUSES,
   type RecordedDiagnostic,
+  type PhaseTimes,
   type ResultsFile,
   type ReasonCode,
   type RunCheck,
@@ -277,6 +278,65 @@ export interface RunFromEvents {
   runReference: RunRecord['run_reference'];
   /** A signal stopped the run: even with every suggestion finished, it did not end on its own. */
   interrupted: boolean;
+  /** Where the phases of this invocation began and ended (phaseTimes turns them into seconds). */
+  phases: PhaseMarks;
+}
+
+/**
+ * The phase boundaries a run's events hold. Only events this invocation emitted count: what a
+ * resumed run carries over (the stopped run's suggestions) sits before its reference build's end,
+ * and a write-back counts from the first repair on.
+ */
+export interface PhaseMarks {
+  startedAt: string | null;
+  referenceEndedAt: string | null;
+  repairStartedAt: string | null;
+  writeBackMs: number;
+  /** The suggestion being written back, and since when; its `written` or final record ends it. */
+  writing: { id: string; since: string } | null;
+  lastEventAt: string | null;
+}
+
+function markPhase(marks: PhaseMarks, event: RunEvent): void {
+  marks.startedAt ??= event.t;
+  marks.lastEventAt = event.t;
+  if (event.type === 'build-finished' && event.purpose === 'reference') marks.referenceEndedAt ??= event.t;
+  if (marks.referenceEndedAt === null) return;
+  if (event.type === 'repair-started') marks.repairStartedAt ??= event.t;
+  if (marks.repairStartedAt === null) return;
+  if (event.type === 'writing') marks.writing = { id: event.record.id, since: event.t };
+  const ends =
+    marks.writing !== null &&
+    ((event.type === 'written' && event.id === marks.writing.id) ||
+      (event.type === 'suggestion-finished' && event.record.id === marks.writing.id));
+  if (ends) {
+    marks.writeBackMs += millisBetween(marks.writing!.since, event.t);
+    marks.writing = null;
+  }
+}
+
+function millisBetween(from: string, to: string): number {
+  return Math.max(0, Date.parse(to) - Date.parse(from));
+}
+
+/**
+ * Seconds per phase up to `end` (when the run finished, or its last event when it was killed): the
+ * phase a run stopped in runs to there, the phases it never reached are null.
+ */
+export function phaseTimes(marks: PhaseMarks, end: string | null = marks.lastEventAt): PhaseTimes | null {
+  if (marks.startedAt === null || end === null) return null;
+  const span = (from: string | null, to: string | null) =>
+    from === null ? null : seconds(millisBetween(from, to ?? end));
+  const { startedAt, referenceEndedAt, repairStartedAt } = marks;
+  const writeBackMs = marks.writeBackMs + (marks.writing ? millisBetween(marks.writing.since, end) : 0);
+  const repair = span(repairStartedAt, null);
+  return {
+    reference_s: span(startedAt, referenceEndedAt),
+    discovery_s: span(referenceEndedAt, repairStartedAt),
+    repair_s:
+      repair === null ? null : Math.max(0, seconds(Date.parse(end) - Date.parse(repairStartedAt!) - writeBackMs)),
+    write_back_s: repairStartedAt === null || writeBackMs === 0 ? null : seconds(writeBackMs),
+  };
 }
 
 export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
@@ -293,8 +353,17 @@ export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
     probe: null,
     runReference: null,
     interrupted: false,
+    phases: {
+      startedAt: null,
+      referenceEndedAt: null,
+      repairStartedAt: null,
+      writeBackMs: 0,
+      writing: null,
+      lastEventAt: null,
+    },
   };
   for (const event of events) {
+    markPhase(run.phases, event);
     if (event.type === 'run-started') run.started ??= event.run;
     else if (event.type === 'agent-picked') run.identity = { backend: event.backend, model: event.model };
     else if (event.type === 'resumed') run.resumedFrom = event.from;
@@ -364,7 +433,7 @@ export function unfinishedRecord(
 export function runTotals(
   base: RunRecord,
   suggestions: readonly SuggestionRecord[],
-  o: Pick<RunFromEvents, 'probe' | 'runReference'> & { funnel: RunRecord['funnel'] },
+  o: Pick<RunFromEvents, 'probe' | 'runReference' | 'phases'> & { funnel: RunRecord['funnel']; end?: string },
 ): RunRecord {
   return {
     ...base,
@@ -373,6 +442,7 @@ export function runTotals(
     funnel: o.funnel,
     openmp_probe: o.probe,
     run_reference: o.runReference,
+    phases: phaseTimes(o.phases, o.end),
   };
 }
 
@@ -392,7 +462,7 @@ export function finishedResults(
 ): { results: ResultsFile; exitCode: number } {
   const exitCode = o.interruptExit ?? exitCodeFor({ run: base, suggestions }, { fatalAgentError: o.fatalAgentError });
   const run = {
-    ...runTotals(base, suggestions, o),
+    ...runTotals(base, suggestions, { ...o, end: o.finished }),
     finished: o.finished,
     endpoint_down: o.endpointDown,
     exit_code: exitCode,

@@ -72,6 +72,7 @@ export async function finish(
     funnel: context.funnel.result(),
     probe: run.probe,
     runReference: run.runReference,
+    phases: run.phases,
     finished: new Date().toISOString(),
     endpointDown: o.agent.endpointDown,
     fatalAgentError: o.agent.fatal,

@@ -83,7 +83,7 @@ async function replayDiscopopRun(dotDir: string, dir: string, lines: DiscopopLog
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
   const { events } = o;
   const folded = runFromEvents(events);
-  const { finished: finishedRun, considered, records, probe, runReference } = folded;
+  const { finished: finishedRun, considered, records, probe, runReference, phases } = folded;
   const started = startedRun(folded);
   if (events.length === 0)
     throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
@@ -99,7 +99,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
     writes,
     checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all',
   });
-  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, { funnel, probe, runReference });
+  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, { funnel, probe, runReference, phases });
   return {
     results: { version: 1, run, suggestions },
     finished: finishedRun !== null,

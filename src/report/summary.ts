@@ -1,7 +1,7 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
 import { isVerifiedRepair } from '../formats/run-records.js';
-import type { NotConsidered, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
+import type { NotConsidered, PhaseTimes, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { raceSite, raceSummaryLines } from './races.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 import { funnelLine } from './funnel.js';
@@ -36,6 +36,8 @@ export function renderSummary(results: ResultsFile, o: { width?: number } = {}):
     );
   const usage = usageLine(results.run);
   if (usage) lines.push(usage);
+  const time = phaseLine(results.run.phases);
+  if (time) lines.push(time);
   const runs = runCheckLine(results);
   if (runs) lines.push(runs);
   lines.push(...raceSummaryLines(results));
@@ -124,6 +126,23 @@ export function usageLine(
     usage.cost_usd === null ? null : `$${usage.cost_usd.toFixed(4)}`,
   ].filter((part) => part !== null);
   return parts.length === 0 ? null : `Agent usage reported: ${parts.join(', ')}`;
+}
+
+/**
+ * `Time: reference 11.4 s, discovery 13.6 s, repair 2.9 s, write-back 0.1 s`: whether a long run
+ * waited for builds or for the agent. Phases the run never reached are left out; null when the
+ * record has no phase times (an earlier release wrote it).
+ */
+export function phaseLine(phases: PhaseTimes | null | undefined): string | null {
+  if (!phases) return null;
+  const named: [string, number | null][] = [
+    ['reference', phases.reference_s],
+    ['discovery', phases.discovery_s],
+    ['repair', phases.repair_s],
+    ['write-back', phases.write_back_s],
+  ];
+  const parts = named.flatMap(([name, s]) => (s === null ? [] : [`${name} ${s.toFixed(1)} s`]));
+  return parts.length === 0 ? null : `Time: ${parts.join(', ')}`;
 }
 
 /**

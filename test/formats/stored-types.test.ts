@@ -45,6 +45,7 @@ const results: ResultsFile = {
     ...runRecord('20261130T140000-abcdef'),
     resumed_from: '20261130T130000-123456',
     written_by: 'patch-repair',
+    phases: { reference_s: 11.4, discovery_s: 13.6, repair_s: 2.8, write_back_s: 0.1 },
     openmp_probe: {
       status: 'rejected',
       file: 'src/stencil.c',

@@ -57,6 +57,13 @@ describe.concurrent.each(COMPILERS)(
       );
       expect(statuses(first)).toEqual({ ...expected, '7': 'skipped' });
       expect(run.stdout).toContain('Agent unreachable: 0 (no answer; not a failed repair)');
+      // Where the time went: every phase ran, and the summary prints the recorded seconds.
+      const { phases } = first.run;
+      for (const seconds of Object.values(phases ?? {})) expect(seconds).toBeGreaterThan(0);
+      expect(Object.keys(phases ?? {})).toHaveLength(4);
+      expect(run.stdout).toContain(
+        `Time: reference ${phases!.reference_s!.toFixed(1)} s, discovery ${phases!.discovery_s!.toFixed(1)} s, repair ${phases!.repair_s!.toFixed(1)} s, write-back ${phases!.write_back_s!.toFixed(1)} s`,
+      );
       for (const id of broken) {
         const record = first.suggestions.find((s) => s.id === id)!;
         expect(record).toMatchObject({

@@ -163,7 +163,10 @@ async function recordOf(dotDir: string, root: string, workDir: string): Promise<
       .replaceAll(workDir, '<work>')
       .replace(/\d{8}T\d{6}-[0-9a-f]{6}/g, '<run>')
       .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<time>')
-      .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2');
+      .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2')
+      // Phase times are this invocation's own: a resumed run never spends the uninterrupted one's.
+      .replace(/^Time: .*\n/gm, '')
+      .replace(/<dt>time<\/dt><dd>[^<]*<\/dd>/g, '');
   await report({ dotDir, stream: new Writable({ write: (_chunk, _encoding, done) => done() }) });
   // diff2html numbers its file blocks at random; the page lists the run's options, --resume among them.
   const page = anyRun(readFileSync(path.join(dotDir, 'patch_repair', 'report.html'), 'utf8'))
@@ -210,7 +213,7 @@ function withoutTimes(value: unknown, root: string, workDir: string): unknown {
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !/^(duration_ms|durationMs|duration_s|started|finished|t)$/.test(key))
+      .filter(([key]) => !/^(duration_ms|durationMs|duration_s|started|finished|t|phases)$/.test(key))
       .map(([key, item]) => [key, withoutTimes(item, root, workDir)]),
   );
 }

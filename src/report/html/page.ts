@@ -13,7 +13,7 @@ import type { RepairChange } from './repair-change.js';
 import { pairText } from '../../repair/checks/races.js';
 import { raceVerdictLine } from '../races.js';
 import { agentLabel } from '../run-replay.js';
-import { describeNotConsidered, ENDPOINT_DOWN_NOTE, usageLine } from '../summary.js';
+import { describeNotConsidered, ENDPOINT_DOWN_NOTE, phaseLine, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
 import { describeWeakening } from '../../repair/checks/strict.js';
 import { validateText } from '../run-check-text.js';
@@ -72,6 +72,8 @@ function header(data: ReviewData): string {
   if (run.not_considered.length > 0) facts.push(['not considered', describeNotConsidered(run.not_considered)]);
   const usage = usageLine(run);
   if (usage) facts.push(['agent usage', usage.replace(/^Agent usage reported: /, '')]);
+  const time = phaseLine(run.phases);
+  if (time) facts.push(['time', time.replace(/^Time: /, '')]);
   const unfinished = replay.unfinished.length;
   const totals = [
     ...SUGGESTION_STATUSES.map((status) => [status, run.counts[status] ?? 0] as const),

@@ -11,6 +11,8 @@ import type { BuildPool } from './pool.js';
 import { screenAndConfirm } from './screening/confirm.js';
 import { describeDiagnostic } from './result.js';
 
+export type ScreeningResume = Pick<Parameters<typeof screenAndConfirm>[0], 'stashDir' | 'screened' | 'onScreened'>;
+
 export interface DiscoveryResult {
   reference: BuildResult;
   /** By suggestion id; suggestions without a patch are absent. */
@@ -35,6 +37,8 @@ export async function discover(o: {
   onBuilt?: (id: string, build: BuildResult) => Promise<void>;
   /** The build as the run judges it beyond the compiler's word (the static collapse check), before onBuilt sees it. */
   judge?: (suggestion: Suggestion, build: BuildResult) => Promise<BuildResult>;
+  /** Where passed screens keep their objects, the ones a resumed run takes over, and who sees each. */
+  screening?: ScreeningResume;
 }): Promise<DiscoveryResult> {
   const judge = o.judge ?? (async (_suggestion: Suggestion, build: BuildResult) => build);
   const withPatch = o.considered.filter((s) => s.files.length > 0 && !o.settled?.has(s.id));
@@ -58,6 +62,7 @@ export async function discover(o: {
     toBuild: toBuild.map((s) => ({ id: s.id, patchSet: generatedPatchSet(s) })),
     judge: (id, build) => judge(byId.get(id) as Suggestion, build),
     onBuilt: async (id, build) => o.onBuilt?.(id, build),
+    ...o.screening,
   });
   let built: BuildResult[];
   try {

@@ -1,7 +1,7 @@
 // The build stage: private workspaces, GNU patch, compile.sh, diagnostics, discovery.
 export { BuildPool, type BuildPoolOptions, type BuildPurpose } from './pool.js';
 export type { WorkspacePlacement } from './placement.js';
-export { discover, generatedPatchSet, type DiscoveryResult } from './discover.js';
+export { discover, generatedPatchSet, type DiscoveryResult, type ScreeningResume } from './discover.js';
 export { parseDiagnostics, classifyError } from './diagnostics.js';
 export { compileLayout } from './compile.js';
 export { buildInputs, suggestionBuildDigest, version1BuildDigest, type BuildInputs } from './inputs.js';
@@ -15,3 +15,4 @@ export {
   type ProbePlacement,
 } from './probe.js';
 export { preprocessPatched, type Preprocessed } from './preprocess.js';
+export type { StashedObject } from './screening/stash.js';

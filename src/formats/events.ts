@@ -54,6 +54,14 @@ export interface CallUsage {
 export const CallOutcomeSchema = z.enum(['answered', 'declined', ...NO_ANSWER_REASONS, ...FATAL_REASONS]);
 export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
 
+/** The objects a passed screen compiled, kept for its confirmation build: where each belongs and where it is kept. */
+export const ScreenedObjectsSchema = z.array(
+  z.object({
+    rel: z.string().describe('project-relative path of the object'),
+    from: z.string().describe('where the object is kept until the confirmation build places it'),
+  }),
+);
+
 const BuildPurpose = z.enum(['reference', 'probe', 'discovery', 'verify']);
 
 export const EventSchema = z.discriminatedUnion('type', [
@@ -147,6 +155,20 @@ export const EventSchema = z.discriminatedUnion('type', [
     reused: z.boolean().describe('taken over from the resumed run instead of built again'),
     build: BuildResultSchema,
   }),
+  z
+    .object({
+      ...base,
+      type: z.literal('screened'),
+      id: z.string(),
+      digest: z
+        .string()
+        .nullable()
+        .describe('what the screen depended on (the patch set); null when the run cannot be resumed'),
+      objects: ScreenedObjectsSchema,
+    })
+    .describe(
+      "a suggestion's changed units compiled with the reference build's commands and it waits for its confirmation build; a resumed run takes it over",
+    ),
   z.object({
     ...base,
     type: z.literal('repair-started'),

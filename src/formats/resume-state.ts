@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { BuildResultSchema } from './build-result.js';
 import { SuggestionRecordSchema } from './results.js';
+import { ScreenedObjectsSchema } from './events.js';
 
 export const RunStateSchema = z.object({
   version: z.literal(2),
@@ -31,6 +32,10 @@ export const RunStateSchema = z.object({
     )
     .describe('discovery build of each considered suggestion with a patch'),
   finished: z.record(z.string(), SuggestionRecordSchema).describe('records that a resumed run keeps as they are'),
+  screened: z
+    .record(z.string(), z.object({ digest: z.string(), objects: ScreenedObjectsSchema }))
+    .default({})
+    .describe('suggestions whose screen passed and whose confirmation build had not finished: not screened again'),
   complete: z.boolean().describe('every considered suggestion finished: nothing to resume'),
 });
 export type RunState = z.infer<typeof RunStateSchema>;

@@ -258,6 +258,12 @@ export interface DiscoveryBuild {
   build: BuildResult;
 }
 
+/** A passed screen as the run recorded it, with the digest of what it depended on (null: not resumable). */
+export interface ScreenedSuggestion {
+  digest: string | null;
+  objects: { rel: string; from: string }[];
+}
+
 /** What a run's events say of it: the live run's results.json, its run-state.json and `show`'s replay all start here. */
 export interface RunFromEvents {
   started: RunRecord | null;
@@ -271,6 +277,8 @@ export interface RunFromEvents {
   writing: Map<string, SuggestionRecord>;
   /** The discovery build of each suggestion that got one, taken over ones included. */
   builds: Map<string, DiscoveryBuild>;
+  /** Passed screens still waiting for their confirmation build (no discovery build yet). */
+  screened: Map<string, ScreenedSuggestion>;
   identity: AgentIdentity;
   workspaces: Workspaces | null;
   resumedFrom: string | null;
@@ -347,6 +355,7 @@ export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
     records: new Map(),
     writing: new Map(),
     builds: new Map(),
+    screened: new Map(),
     identity: { backend: null, model: null },
     workspaces: null,
     resumedFrom: null,
@@ -369,8 +378,11 @@ export function runFromEvents(events: readonly RunEvent[]): RunFromEvents {
     else if (event.type === 'resumed') run.resumedFrom = event.from;
     else if (event.type === 'workspaces') run.workspaces = event.workspaces;
     else if (event.type === 'discovery-started') run.considered ??= event.suggestions;
-    else if (event.type === 'discovered') run.builds.set(event.id, { digest: event.digest, build: event.build });
-    else if (event.type === 'writing') run.writing.set(event.record.id, event.record);
+    else if (event.type === 'screened') run.screened.set(event.id, { digest: event.digest, objects: event.objects });
+    else if (event.type === 'discovered') {
+      run.builds.set(event.id, { digest: event.digest, build: event.build });
+      run.screened.delete(event.id);
+    } else if (event.type === 'writing') run.writing.set(event.record.id, event.record);
     else if (event.type === 'suggestion-finished') run.records.set(event.record.id, event.record);
     else if (event.type === 'openmp-probe') run.probe = event.probe;
     else if (event.type === 'run-reference')
@@ -502,6 +514,8 @@ export type RunStateBase = Pick<RunState, 'version' | 'run_id' | 'mode' | 'tree'
 export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
   const builds: RunState['builds'] = {};
   for (const [id, { digest, build }] of run.builds) if (digest !== null) builds[id] = { digest, build };
+  const screened: RunState['screened'] = {};
+  for (const [id, { digest, objects }] of run.screened) if (digest !== null) screened[id] = { digest, objects };
   const finished: RunState['finished'] = {};
   for (const [id, record] of run.writing) finished[id] = record;
   for (const [id, record] of run.records) if (isKept(record)) finished[id] = record;
@@ -512,7 +526,7 @@ export function runStateOf(base: RunStateBase, run: RunFromEvents): RunState {
       const record = run.records.get(id);
       return record !== undefined && isFinal(record);
     });
-  return { ...base, builds, finished, complete };
+  return { ...base, builds, screened, finished, complete };
 }
 
 function isKept(record: SuggestionRecord): boolean {

@@ -9,6 +9,7 @@ import {
   placeProbe,
   probeRefusal,
   runOpenmpProbe,
+  type StashedObject,
   type WorkspacePlacement,
 } from '../build/index.js';
 import { RefusedError } from '../errors.js';
@@ -17,6 +18,7 @@ import { runFromEvents, settledByDiscovery, type Failing } from '../formats/run-
 import type { SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { withCollapseFindings } from '../builtin/collapse-check.js';
+import { keptScreens, removeScreenStash, screenStashDir } from '../store/index.js';
 import type { Preflight } from './preflight.js';
 import { emitFinished } from './records.js';
 import type { RunContext } from './session.js';
@@ -60,6 +62,8 @@ export async function discoveryStage(
     /** Build digest of every considered suggestion with a patch; empty when the run cannot be resumed. */
     digests: ReadonlyMap<string, string>;
     repairedEarlier: ReadonlySet<string>;
+    /** Passed screens a resumed run takes over, with the objects the stopped run kept. */
+    screened?: ReadonlyMap<string, readonly StashedObject[]>;
   },
 ): Promise<Discovery> {
   const { options, emit, interrupt } = context;
@@ -95,12 +99,24 @@ export async function discoveryStage(
     reused,
     judge,
     onBuilt: async (id, build) => emit({ type: 'discovered', id, digest: digest(id), reused: false, build }),
+    screening: {
+      stashDir: screenStashDir(options.dotDir, context.runId),
+      screened: await keptScreens(o.screened ?? new Map()),
+      // On disk before the suggestion waits for its confirmation: a kill from then on keeps the screen.
+      onScreened: async (id, objects) => {
+        emit({ type: 'screened', id, digest: digest(id), objects: [...objects] });
+        await context.saved();
+      },
+    },
   });
   discovering.catch(() => undefined);
   const probe = await probing;
   if (probe?.status === 'compiled') throw new RefusedError(probeRefusal(dp, probe));
   const discovery = await discovering;
   interrupt.check();
+  // Every screen is confirmed and recorded as a discovery build: no run needs their objects now.
+  await context.saved();
+  await removeScreenStash(options.dotDir);
   faultPoint('pipeline.after-discovery');
   notePlacement(context, pool);
   const runsGenerated =

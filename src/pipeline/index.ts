@@ -82,6 +82,7 @@ async function pipeline(
         reused: resume?.plan.builds,
         digests: resume?.digests ?? new Map(),
         repairedEarlier,
+        screened: resume?.plan.screened,
       });
       if (options.mode === 'discover-only') {
         for (const { suggestion, build } of failing)

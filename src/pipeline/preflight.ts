@@ -125,9 +125,15 @@ export async function prepareResume(
       version1Digest: (set) => version1BuildDigest(version1, set),
     });
   const plan: ResumePlan = !options.resume
-    ? { from: null, notice: '', builds: new Map(), kept: new Map() }
+    ? { from: null, notice: '', builds: new Map(), kept: new Map(), screened: new Map() }
     : upgraded && 'fresh' in upgraded
-      ? { from: null, notice: `--resume: ${upgraded.fresh}; starting afresh`, builds: new Map(), kept: new Map() }
+      ? {
+          from: null,
+          notice: `--resume: ${upgraded.fresh}; starting afresh`,
+          builds: new Map(),
+          kept: new Map(),
+          screened: new Map(),
+        }
       : planResume({
           previous: upgraded?.state ?? null,
           previousDir,

@@ -8,6 +8,7 @@
 // and review page count them as the uninterrupted run would have.
 import type { RunState, StoredRunState } from '../formats/resume-state.js';
 import type { RunEvent } from '../formats/events.js';
+import type { ScreenedSuggestion } from '../formats/run-records.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { PriorTry } from '../formats/outcome.js';
 import type { BuildResult } from '../formats/types.js';
@@ -19,6 +20,8 @@ export interface CurrentInputs {
   outputs: readonly string[];
 }
 
+type ScreenedObjects = ScreenedSuggestion['objects'];
+
 export interface ResumePlan {
   /** The run taken over; null when the run starts afresh. */
   from: string | null;
@@ -28,6 +31,8 @@ export interface ResumePlan {
   builds: Map<string, BuildResult>;
   /** Records kept as they are; these suggestions are neither built nor asked again. */
   kept: Map<string, SuggestionRecord>;
+  /** Passed screens whose inputs did not change, with their objects: confirmed, never screened again. */
+  screened: Map<string, ScreenedObjects>;
 }
 
 /**
@@ -72,6 +77,7 @@ export function upgradeRunState(
       outputs: [...now.inputs.outputs],
       builds,
       finished: previous.finished,
+      screened: {},
       complete: previous.complete,
     },
   };
@@ -93,6 +99,7 @@ export function planResume(o: {
     notice: `--resume: ${why}; starting afresh`,
     builds: new Map(),
     kept: new Map(),
+    screened: new Map(),
   });
   const { previous } = o;
   if (!previous || o.previousDir === null) return fresh('no earlier run to resume');
@@ -102,7 +109,13 @@ export function planResume(o: {
   const change = projectChange(previous, o.inputs);
   if (change !== null)
     return fresh(`the project changed since run ${previous.run_id} (${change}), so nothing of it is trusted`);
-  const plan: ResumePlan = { from: previous.run_id, notice: '', builds: new Map(), kept: new Map() };
+  const plan: ResumePlan = {
+    from: previous.run_id,
+    notice: '',
+    builds: new Map(),
+    kept: new Map(),
+    screened: new Map(),
+  };
   let changed = 0;
   for (const [id, digest] of o.digests) {
     const old = previous.builds[id];
@@ -114,6 +127,12 @@ export function planResume(o: {
       plan.kept.set(id, record);
       continue;
     }
+    const screen = previous.screened[id];
+    if (!old && screen) {
+      if (screen.digest === digest) plan.screened.set(id, screen.objects);
+      else changed += 1;
+      continue;
+    }
     if (!same) {
       if (old) changed += 1;
       continue;
@@ -121,6 +140,7 @@ export function planResume(o: {
     plan.builds.set(id, old.build);
   }
   const parts = [`${plan.kept.size} suggestion(s) kept as finished`, `${plan.builds.size} discovery build(s) reused`];
+  if (plan.screened.size > 0) parts.push(`${plan.screened.size} passed screen(s) reused`);
   if (changed > 0) parts.push(`${changed} changed patch set(s) start afresh`);
   plan.notice = `resuming run ${previous.run_id}: ${parts.join(', ')}`;
   return plan;

@@ -8,6 +8,7 @@ import type { RunContext } from './session.js';
 
 const CHANGES_STATE: ReadonlySet<RunEvent['type']> = new Set([
   'discovered',
+  'screened',
   'writing',
   'suggestion-finished',
   'interrupted',

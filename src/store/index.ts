@@ -35,4 +35,5 @@ export { writeResults, readResults, readResultsFile, resultsPath } from './resul
 export { digestDir } from './patch-set-files.js';
 export { listBackups, readWrittenDigest, upgradeWrittenDigests, writtenNames } from './backup.js';
 export { repairDir, writtenPaths } from './paths.js';
+export { keptScreens, removeScreenStash, screenStashDir } from './screen-stash.js';
 export { WRITE_BACK_FAULT_POINTS } from './fault-points.js';

@@ -100,6 +100,12 @@ const runState: RunState = {
   outputs: ['run.log'],
   builds: { '6': { digest: 'sha256:six', build } },
   finished: { '6': results.suggestions[0]! },
+  screened: {
+    '4': {
+      digest: 'sha256:four',
+      objects: [{ rel: 'src/stencil.o', from: '/p/.discopop/patch_repair/screened/r/4/src/stencil.o' }],
+    },
+  },
   complete: false,
 };
 

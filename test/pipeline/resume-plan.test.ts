@@ -39,6 +39,7 @@ function state(finished: RunState['finished']): RunState {
     outputs: [],
     builds: { '2': { digest: 'd2', build: failing }, '3': { digest: 'd3', build: failing } },
     finished,
+    screened: {},
     complete: false,
   };
 }
@@ -67,6 +68,18 @@ describe('planResume', () => {
     const resumed = plan(state({ '2': suggestionRecord('2') }), { digests: { '2': 'd2', '3': 'd3' }, written: [] });
     expect(resumed.kept.size).toBe(0);
     expect([...resumed.builds.keys()]).toEqual(['2', '3']);
+  });
+
+  it('takes over a passed screen that waited for its confirmation while its patch set is unchanged', () => {
+    const objects = [{ rel: 'src/dot.o', from: '/p/.discopop/patch_repair/screened/old/4/src/dot.o' }];
+    const previous = {
+      ...state({}),
+      screened: { '4': { digest: 'd4', objects }, '5': { digest: 'd5', objects: [] } },
+    };
+    const resumed = plan(previous, { digests: { '2': 'd2', '3': 'd3', '4': 'd4', '5': 'regenerated' }, written: [] });
+    expect(Object.fromEntries(resumed.screened)).toEqual({ '4': objects });
+    expect([...resumed.builds.keys()]).toEqual(['2', '3']);
+    expect(resumed.notice).toMatch(/1 passed screen\(s\) reused, 1 changed patch set\(s\) start afresh/);
   });
 
   it('keeps a failed suggestion only while its patch set is unchanged', () => {

@@ -13,7 +13,8 @@ import type { WorkspacePlacement } from '../placement.js';
 import { buildFinished } from '../pool-jobs.js';
 import type { BuildRequest } from '../queue.js';
 import { runRecordedCompiles, screenPlan } from './screen.js';
-import { ObjectStash } from './stash.js';
+import { ObjectStash, type StashedObject } from './stash.js';
+import { faultPoint } from '../../fault.js';
 
 /** What screening needs from the build pool. */
 export interface ScreeningPool {
@@ -46,6 +47,12 @@ export function screenAndConfirm(o: {
   /** The build as the run judges it beyond the compiler's word, after its build-finished event and before onBuilt. */
   judge: (id: string, build: BuildResult) => Promise<BuildResult>;
   onBuilt: (id: string, build: BuildResult) => Promise<void>;
+  /** Where passed screens keep their objects; below the pool's folder unless a resumed run must find them. */
+  stashDir?: string;
+  /** Passed screens of a stopped run (--resume): not screened again, confirmed with the objects it kept. */
+  screened?: ReadonlyMap<string, readonly StashedObject[]>;
+  /** Sees each passed screen (taken over ones too) with its kept objects, before it waits for its confirmation. */
+  onScreened?: (id: string, objects: readonly StashedObject[]) => Promise<void>;
 }): Promise<BuildResult>[] {
   const { pool, emit } = o;
   const judged = async (id: string, build: BuildResult): Promise<BuildResult> => {
@@ -62,7 +69,7 @@ export function screenAndConfirm(o: {
     return events === 'all' ? judged(s.id, build) : decided(s.id, build);
   };
   const stash = new ObjectStash({
-    dir: join(pool.root, 'screened'),
+    dir: o.stashDir ?? join(pool.root, 'screened'),
     projectRoot: o.dp.projectRoot,
     reusable: () => pool.workspacePlacement?.outputs === 'copied',
   });
@@ -106,6 +113,12 @@ export function screenAndConfirm(o: {
     const plan = (await planned).get(s.id);
     if (!plan?.ok) return alone(s, 'all');
     const { commands } = plan;
+    const taken = o.screened?.get(s.id);
+    if (taken) {
+      stash.adopt(s.id, taken);
+      await o.onScreened?.(s.id, taken);
+      return confirming.add(s);
+    }
     const screening = pool.queue({
       id: s.id,
       patchSet: s.patchSet,
@@ -120,7 +133,11 @@ export function screenAndConfirm(o: {
       confirming.settle();
       throw error;
     });
-    if (screen.ok) return confirming.add(s);
+    if (screen.ok) {
+      await o.onScreened?.(s.id, stash.objectsOf([s.id]));
+      faultPoint('discovery.after-screen-passed');
+      return confirming.add(s);
+    }
     confirming.settle();
     // A patch that does not apply fails the full build the same way. A compile failure decides
     // when its diagnostics are those of a full build: the one command's, as make stops at it.

@@ -46,6 +46,11 @@ export class ObjectStash {
     this.kept.set(id, kept);
   }
 
+  /** A passed screen's objects taken over from a stopped run (--resume), kept where that run left them. */
+  adopt(id: string, objects: readonly StashedObject[]): void {
+    this.kept.set(id, [...objects]);
+  }
+
   /** The objects kept for these suggestions. */
   objectsOf(ids: readonly string[]): StashedObject[] {
     return ids.flatMap((id) => this.kept.get(id) ?? []);

@@ -59,6 +59,7 @@ export const FULL_TIER: readonly string[] = [
   'test/agent/discopop-config-cli.test.ts',
   'test/agent/opencode-cli.test.ts',
   'test/agent/scripted-agent.test.ts',
+  'test/build/changed-units.test.ts',
   'test/build/discover.test.ts',
   'test/build/launcher.test.ts',
   'test/build/placement.test.ts',

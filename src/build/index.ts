@@ -16,3 +16,4 @@ export {
 } from './probe.js';
 export { preprocessPatched, type Preprocessed } from './preprocess.js';
 export type { StashedObject } from './screening/stash.js';
+export { changedUnitsFirst, type ChangedUnitsCounts } from './screening/changed-units.js';

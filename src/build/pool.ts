@@ -134,9 +134,18 @@ export class BuildPool {
     return this.recorded;
   }
 
-  /** Builds the project with `patchSet` applied, in isolation. Waits for the reference build. */
-  build(id: string, patchSet: PatchSet, purpose: BuildPurpose, events: BuildEvents = 'all'): Promise<BuildResult> {
-    return this.queue({ id, patchSet, purpose, events });
+  /**
+   * Builds the project with `patchSet` applied, in isolation. Waits for the reference build.
+   * `compile`: the compile step instead of compile.sh alone (a verification build's, changed-units.ts).
+   */
+  build(
+    id: string,
+    patchSet: PatchSet,
+    purpose: BuildPurpose,
+    events: BuildEvents = 'all',
+    compile?: BuildRequest['compile'],
+  ): Promise<BuildResult> {
+    return this.queue({ id, patchSet, purpose, events, ...(compile && { compile }) });
   }
 
   /** The same build; when it passed, `then` runs the program in its workspace before that is rolled back. */
@@ -145,9 +154,17 @@ export class BuildPool {
     patchSet: PatchSet,
     purpose: BuildPurpose,
     then: (program: ProgramRunner) => Promise<T>,
+    compile?: BuildRequest['compile'],
   ): Promise<{ build: BuildResult; ran: T | null }> {
     const passed = (workspaceRoot: string) => then(programOf(this.ctx, workspaceRoot, id));
-    const { build, ran } = await this.queued({ id, patchSet, purpose, events: 'all', passed });
+    const { build, ran } = await this.queued({
+      id,
+      patchSet,
+      purpose,
+      events: 'all',
+      passed,
+      ...(compile && { compile }),
+    });
     return { build, ran: build.ok ? (ran as T) : null };
   }
 

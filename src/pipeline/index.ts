@@ -6,7 +6,7 @@ import { createReporter, type Reporter } from '../report/reporter.js';
 import { ProgressLines } from '../report/progress-lines.js';
 import { unrepairedRecord, type Reason } from '../formats/run-records.js';
 import type { RunOptions } from '../formats/run-options.js';
-import type { BuildPool } from '../build/index.js';
+import { changedUnitsFirst, type BuildPool } from '../build/index.js';
 import { discoveryStage, notePlacement, openPool } from './discovery.js';
 import { finish, runRecord, type RunScope } from './finish.js';
 import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
@@ -95,9 +95,11 @@ async function pipeline(
           held,
           considered: pre.considered,
         });
+        const verify = changedUnitsFirst(pre.dp, pool);
         const runCheck = await runCheckStage(context, {
           dp: pre.dp,
           pool,
+          verify,
           repairs: failing.length,
           held,
           considered: pre.considered,
@@ -107,6 +109,7 @@ async function pipeline(
           agent = await repairStage(context, failing, {
             dp: pre.dp,
             pool,
+            verify,
             agent: chosen,
             ladder: pre.ladder!,
             tries: resume?.tries ?? new Map(),

@@ -18,7 +18,7 @@ import {
 } from '../repair/index.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
 import type { RaceCheckSettings } from '../repair/checks/races.js';
-import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
+import type { PriorTry, RepairOutcome, VerifyBuilder } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import {
   MAX_REPAIRS_REASON,
@@ -58,6 +58,8 @@ export async function repairStage(
   o: {
     dp: DotDiscopop;
     pool: BuildPool;
+    /** Check 6's builds: only what the candidate changes is compiled. */
+    verify: VerifyBuilder;
     agent: Agent | null;
     ladder: PromptLadder;
     tries: ReadonlyMap<string, readonly PriorTry[]>;
@@ -72,7 +74,7 @@ export async function repairStage(
   const deps: RepairDeps = {
     dp: o.dp,
     options,
-    pool: o.pool,
+    pool: o.verify,
     agent,
     emit,
     tries: new AttemptStore(options.dotDir),

@@ -17,7 +17,9 @@ export async function runCheckStage(
   context: RunContext,
   o: {
     dp: DotDiscopop;
-    pool: ReferenceProgram & VerifyBuilder;
+    pool: ReferenceProgram;
+    /** The builds a suggestion runs in: only what its patch set changes is compiled. */
+    verify: VerifyBuilder;
     repairs: number;
     held: readonly SuggestionRecord[];
     considered: readonly Suggestion[];
@@ -37,7 +39,7 @@ export async function runCheckStage(
   const byId = new Map(o.considered.map((s) => [s.id, s]));
   await Promise.all(
     held.map(async (record) => {
-      const ran = await runGenerated(o.pool, record.id, generatedPatchSet(byId.get(record.id)!), reference.settings);
+      const ran = await runGenerated(o.verify, record.id, generatedPatchSet(byId.get(record.id)!), reference.settings);
       emitFinished(context, await o.races.annotate({ ...record, run_check: ran }));
     }),
   );

@@ -196,9 +196,10 @@ it('killed after its third repair with its output logged into the project root, 
       resumed_from: _from,
       options: _options,
       openmp_probe: _probe,
+      phases: _phases,
       ...rest
     } = run;
-    // duration_s is wall time: it differs between any two runs.
+    // duration_s and the phase times are wall time: they differ between any two runs.
     const timeless = suggestions.map(({ duration_s: _d, ...kept }) => kept);
     return JSON.parse(JSON.stringify({ run: rest, suggestions: timeless }).replaceAll(root, '<root>'));
   };

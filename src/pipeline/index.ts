@@ -112,9 +112,9 @@ async function pipeline(
             verify,
             agent: chosen,
             ladder: pre.ladder!,
-            tries: resume?.tries ?? new Map(),
+            attempts: resume?.attempts ?? new Map(),
             runCheck,
-            races: races.settings,
+            raceCheck: races.setup,
           });
           interrupt.check();
           if (agent.clusterFailed) throw agent.clusterFailed;

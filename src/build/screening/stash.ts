@@ -39,8 +39,14 @@ export class ObjectStash {
       const rel = relative(this.o.projectRoot, resolve(c.cwd, c.args[at + 1] as string));
       if (leavesRoot(rel)) continue;
       const from = join(this.o.dir, id, rel);
-      await mkdir(dirname(from), { recursive: true });
-      await copyFile(join(workspaceRoot, rel), from);
+      try {
+        await mkdir(dirname(from), { recursive: true });
+        await copyFile(join(workspaceRoot, rel), from);
+      } catch {
+        // The stash may sit beside the run's records (--resume keeps it there): a full or
+        // read-only disk there costs only the unit's second compile, never the screen's verdict.
+        continue;
+      }
       kept.push({ rel, from });
     }
     this.kept.set(id, kept);

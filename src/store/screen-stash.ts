@@ -22,5 +22,6 @@ export async function keptScreens<T extends readonly { from: string }[]>(
 
 /** After a finished discovery: every run's kept objects, this one's and a stopped one's. */
 export async function removeScreenStash(dotDir: string): Promise<void> {
-  await removeTree(join(repairDir(dotDir), 'screened'));
+  // A folder left behind (the disk turned read-only) is harmless: the next finished discovery removes it.
+  await removeTree(join(repairDir(dotDir), 'screened')).catch(() => undefined);
 }

@@ -135,7 +135,8 @@ export async function loadCodeFixtures(
     for (const file of options.firstOfEach ? files.slice(0, 1) : files) {
       const spec = JSON.parse(await readFile(join(dir, name, 'suggestions', file), 'utf8')) as CodeSpec;
       const build = programs[spec.program];
-      if (!build) throw new Error(`${join(dir, name, 'suggestions', file)}: no program '${spec.program}' in ${codeJson}`);
+      if (!build)
+        throw new Error(`${join(dir, name, 'suggestions', file)}: no program '${spec.program}' in ${codeJson}`);
       fixtures.push({
         code,
         name: `${code}/${file.replace(/\.json$/, '')}`,

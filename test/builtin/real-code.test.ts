@@ -161,9 +161,7 @@ describe.runIf(WRONG_SECTIONS.length > 0)('a wrong repair is caught', () => {
       const generatedDirective = prepared.task.patched.get('1')!.split('\n')[
         fixture.spec.directives[0]!.start_line - 1
       ]!;
-      const wrong = prepared.task.patched
-        .get('1')!
-        .replace(generatedDirective, generatedDirective.replace(from, to));
+      const wrong = prepared.task.patched.get('1')!.replace(generatedDirective, generatedDirective.replace(from, to));
       expect(wrong).not.toBe(prepared.task.patched.get('1'));
       const wrongPath = join(dir, `wrong-${fixture.spec.file.split('/').pop()}`);
       await writeFile(wrongPath, wrong);

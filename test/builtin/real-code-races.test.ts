@@ -152,4 +152,5 @@ describe('--check-races on the built-in repairs of whole programs', () => {
   });
 });
 
-it.skipIf(REAL_DIR !== undefined)(realCodeSkipped('test/builtin/real-code-races.test.ts'), () => {});
+// Without the real codes, one skipped test says how to add them.
+if (REAL_DIR === undefined) it.skip(realCodeSkipped('test/builtin/real-code-races.test.ts'), () => {});

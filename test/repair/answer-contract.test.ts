@@ -2,7 +2,7 @@
 // an answer written as the text says is read by patch-repair's extraction and by a model of
 // DiscoPoP's reader (test/helpers/discopop-answer.ts) as the same diff for the same file.
 import { describe, expect, it } from 'vitest';
-import { extractCandidates } from '../../src/repair/checks/extraction.js';
+import { extractAlternatives } from '../../src/repair/checks/extraction.js';
 import { outputContractText } from '../../src/repair/discopop-prompt.js';
 import { parsePatches } from '../../src/patch/parse.js';
 import type { RepairTask } from '../../src/formats/task.js';
@@ -96,7 +96,7 @@ describe("the DiscoPoP templates' output contract", () => {
     const theirs = readAsDiscopop(answer, [3, 12]);
     expect(theirs).toEqual({ ok: true, diffs: new Map([[3, REPAIR]]) });
 
-    const ours = extractCandidates(answer, task, { projectRoot: ROOT });
+    const ours = extractAlternatives(answer, task, { projectRoot: ROOT });
     expect(ours.ok, ours.ok ? '' : ours.reason).toBe(true);
     if (!ours.ok) return;
     expect(ours.value).toHaveLength(1);
@@ -114,13 +114,13 @@ describe("the DiscoPoP templates' output contract", () => {
       [12, helper],
       [3, REPAIR],
     ]);
-    const ours = extractCandidates(answer, task, { projectRoot: ROOT });
-    expect(ours.ok && ours.value.map((candidate) => [...candidate.byFileId.keys()].sort())).toEqual([['12', '3']]);
+    const ours = extractAlternatives(answer, task, { projectRoot: ROOT });
+    expect(ours.ok && ours.value.map((alternative) => [...alternative.byFileId.keys()].sort())).toEqual([['12', '3']]);
   });
 
   it('makes both readers refuse a block for a file id the contract did not list', () => {
     const answer = answerFollowing(contract, '4', REPAIR);
     expect(readAsDiscopop(answer, [3, 12])).toEqual({ ok: false, reason: 'file id 4 is not one of 3, 12' });
-    expect(extractCandidates(answer, task, { projectRoot: ROOT }).ok).toBe(false);
+    expect(extractAlternatives(answer, task, { projectRoot: ROOT }).ok).toBe(false);
   });
 });

@@ -2,7 +2,8 @@
 // DiscoPoP's format (fixtures/discopop-templates), and a model answering as those templates ask (===BEGIN PATCH <file_id>=== blocks) or in
 // OpenAI's apply_patch format. The scripted agent answers the demo's broken suggestions; real gcc
 // verifies.
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
@@ -97,4 +98,44 @@ it("repairs with a template set in DiscoPoP's format and answers in DiscoPoP's b
   }
   // The set is complete and uses only DiscoPoP's placeholders: no warning.
   expect(run.stderr).not.toContain('left as written');
+});
+
+it('takes the files a DiscoPoP set lacks from the installed DiscoPoP python3 finds, and says so once', async () => {
+  const { root, dotDir } = useFixture('demo');
+  const three = await verifiedPatches(root, '3');
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'installed-discopop-'));
+  try {
+    const partial = path.join(scratch, 'lab-set');
+    cpSync(DISCOPOP_SET, partial, { recursive: true });
+    rmSync(path.join(partial, 'minimal.md'));
+    rmSync(path.join(partial, 'retry.md'));
+    const site = path.join(scratch, 'site');
+    const installed = path.join(site, 'discopop_library', 'PatchRepair', 'prompts');
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(path.join(site, 'discopop_library', '__init__.py'), '');
+    writeFileSync(
+      path.join(installed, 'minimal.md'),
+      '<!-- installed -->\nThe installed minimal template.\n\n{identity}\n\n{patch_blocks}\n\n{diagnostics}\n\n{output_contract}\n',
+    );
+    writeFileSync(path.join(installed, 'retry.md'), '<!-- installed -->\n{failure}\n\n{output_contract}\n');
+    const blocks = [...three].map(([fileId, diff]) => `===BEGIN PATCH ${fileId}===\n${diff}===END PATCH ${fileId}===`);
+    const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+      dir: path.join(path.dirname(dotDir), '..', 'agent'),
+      replies: [{ when: [['* Suggestion 3, a ', blocks.join('\n')]] as [string, string][] }],
+    });
+    const run = await runCli(
+      dotDir,
+      ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompt-dir', partial, '-s', '3'],
+      { env: { PYTHONPATH: site } },
+    );
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(readResults(dotDir).suggestions.find((s) => s.id === '3')).toMatchObject({ status: 'repaired' });
+    const [call] = await scriptedCalls(stateFile);
+    expect(call!.prompt).toContain('The installed minimal template.');
+    expect(call!.prompt).not.toContain('<!--');
+    const warning = `${partial}: DiscoPoP template set without minimal.md, retry.md; using minimal.md, retry.md from the installed DiscoPoP, ${installed}`;
+    expect((run.stdout + run.stderr).split(warning)).toHaveLength(2);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });

@@ -47,7 +47,7 @@ export function sourceWindowsText(task: RepairTask, side: PatchSide, contextLine
       '```\n',
     );
   }
-  return blocks.length > 0 ? blocks.join('\n') : '(not included)';
+  return blocks.length > 0 ? blocks.join('\n') : '(no source to show)';
 }
 
 function windowText(source: string, patch: string, side: PatchSide, contextLines: number): string {

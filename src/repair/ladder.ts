@@ -177,7 +177,7 @@ function missingFilesWarning(
   if (fromOwn.size > 0) {
     const why =
       installed === null
-        ? `no installed DiscoPoP found: python3 cannot import discopop_library and $${DISCOPOP_TEMPLATES_VARIABLE} is unset`
+        ? `no installed DiscoPoP found: python3 finds no discopop_library with a PatchRepair/prompts/ folder, and $${DISCOPOP_TEMPLATES_VARIABLE} is unset`
         : `${installed.dir} lacks ${fromOwn.size === 1 ? 'it' : 'them'}`;
     used.push(
       `patch-repair's own ${[...fromOwn].map((name) => OWN_TEMPLATE_FOR[name]!).join(', ')} for ${[...fromOwn].join(', ')} (${why})`,

@@ -214,6 +214,17 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
     expect(rungFor(ladder, 4).name).toBe('minimal.md');
   });
 
+  it("uses patch-repair's own rung for a file the installed DiscoPoP lacks too, in the same warning", async () => {
+    const dir = await partialSet();
+    await unlink(path.join(dir, 'context.md'));
+    const { site, prompts } = await installedDiscopop();
+    const ladder = await loadPromptLadder(dir, { PATH: process.env.PATH, PYTHONPATH: site });
+    expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'rung-2.md', 'guided.md']);
+    expect(ladder.warnings).toEqual([
+      `${dir}: DiscoPoP template set without guided.md, retry.md, context.md; using guided.md, retry.md from the installed DiscoPoP, ${prompts} (found by python3 (discopop_library at ${path.join(site, 'discopop_library')})); patch-repair's own rung-2.md for context.md (${prompts} lacks it)`,
+    ]);
+  });
+
   it(`takes them from the folder $${DISCOPOP_TEMPLATES_VARIABLE} names, ahead of python3, and refuses a folder that is not there`, async () => {
     const dir = await partialSet();
     const named = await installedDiscopop();
@@ -237,7 +248,7 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
     expect(ladder.rungs[2]).toEqual(builtin.rungs[2]);
     expect(ladder.followUp).toEqual(builtin.followUp);
     expect(ladder.warnings).toEqual([
-      `${dir}: DiscoPoP template set without guided.md, retry.md; using patch-repair's own rung-3.md, follow-up.md for guided.md, retry.md (no installed DiscoPoP found: python3 cannot import discopop_library and $${DISCOPOP_TEMPLATES_VARIABLE} is unset)`,
+      `${dir}: DiscoPoP template set without guided.md, retry.md; using patch-repair's own rung-3.md, follow-up.md for guided.md, retry.md (no installed DiscoPoP found: python3 finds no discopop_library with a PatchRepair/prompts/ folder, and $${DISCOPOP_TEMPLATES_VARIABLE} is unset)`,
     ]);
   });
 

@@ -13,7 +13,8 @@ import {
 } from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import { runFromEvents, settledByDiscovery, type Failing } from '../formats/run-records.js';
+import { runFromEvents } from '../formats/run-fold.js';
+import { settledByDiscovery, type Failing } from '../formats/suggestion-records.js';
 import type { SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { withCollapseFindings } from '../builtin/collapse-check.js';

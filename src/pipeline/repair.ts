@@ -6,7 +6,6 @@ import { createAgent } from '../agent/create.js';
 import type { Agent } from '../agent/types.js';
 import { generatedPatchSet, preprocessPatched, type BuildPool } from '../build/index.js';
 import { decodeBytes } from '../bytes.js';
-import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
 import {
@@ -21,13 +20,12 @@ import type { RaceCheckSettings } from '../repair/checks/races.js';
 import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import {
-  MAX_REPAIRS_REASON,
   outcomeRecord,
   unrepairedRecord,
   type AgentIdentity,
   type Failing,
   type Reason,
-} from '../formats/run-records.js';
+} from '../formats/suggestion-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
@@ -35,22 +33,11 @@ import { emitFinished } from './records.js';
 import { collapseCheckFor } from './static-check.js';
 import type { RunContext } from './session.js';
 
-/**
- * How the agent left the run: a fatal error (the run exits 4), an endpoint that looked down; and a
- * cluster that stopped running builds, which ends the run but not what the agent's end says of it.
- */
-export interface AgentEnd {
-  fatal: boolean;
-  endpointDown: boolean;
-  clusterFailed?: ClusterError;
-}
-
-/** A run whose repair stage did not run. */
-export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
+const MAX_REPAIRS_REASON = '--max-repairs reached';
 
 /**
- * Ends without throwing when interrupted or when the cluster fails, so that how the agent stood is
- * recorded; the caller checks the interrupt and `clusterFailed`.
+ * How the agent stopped (a fatal error, an endpoint that looked down) is an event of the budget's;
+ * an interrupt or a cluster that stops running builds rejects, and the composer ends the run.
  */
 export async function repairStage(
   context: RunContext,
@@ -64,9 +51,9 @@ export async function repairStage(
     runCheck: RunCheckSettings | undefined;
     races: RaceCheckSettings | undefined;
   },
-): Promise<AgentEnd> {
+): Promise<void> {
   const { options, emit, interrupt } = context;
-  const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
+  const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd, emit });
   const { agent } = o;
   const identity = identityOf(agent, options.builtin);
   const deps: RepairDeps = {
@@ -89,71 +76,59 @@ export async function repairStage(
   let settled = 0;
   // When each repair began, for the record's duration_s (its discovery build is added to it).
   const repairStart = new Map<string, number>();
-  try {
-    await repairConcurrently({
-      items: failing,
-      jobs: options.agentJobs,
-      maxRepairs: options.maxRepairs,
-      signal: interrupt.signal,
-      halted: () => writesStopped !== null,
-      repair: async ({ suggestion, build }, index) => {
-        repairStart.set(suggestion.id, Date.now());
-        emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
-        faultPoint('pipeline.before-repair');
-        return repairSuggestion(
-          await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }),
-          deps,
-          o.tries.get(suggestion.id),
-        );
-      },
-      settle: async ({ suggestion, build }, outcome) => {
-        faultPoint('pipeline.after-repair');
-        settled += 1;
-        const repairMs = Date.now() - (repairStart.get(suggestion.id) ?? Date.now());
-        let record = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
-        if (outcome.status === 'repaired' && options.mode === 'repair') {
-          if (writesStopped === null) {
-            const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
-            record = written.record;
-            writesStopped = written.stopsWrites;
-          } else {
-            record = {
-              ...record,
-              status: 'failed',
-              reason_code: 'write-failed',
-              reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`,
-            };
-          }
+  await repairConcurrently({
+    items: failing,
+    jobs: options.agentJobs,
+    maxRepairs: options.maxRepairs,
+    signal: interrupt.signal,
+    halted: () => writesStopped !== null,
+    repair: async ({ suggestion, build }, index) => {
+      repairStart.set(suggestion.id, Date.now());
+      emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+      faultPoint('pipeline.before-repair');
+      return repairSuggestion(
+        await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }),
+        deps,
+        o.tries.get(suggestion.id),
+      );
+    },
+    settle: async ({ suggestion, build }, outcome) => {
+      faultPoint('pipeline.after-repair');
+      settled += 1;
+      const repairMs = Date.now() - (repairStart.get(suggestion.id) ?? Date.now());
+      let record = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
+      if (outcome.status === 'repaired' && options.mode === 'repair') {
+        if (writesStopped === null) {
+          const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
+          record = written.record;
+          writesStopped = written.stopsWrites;
+        } else {
+          record = {
+            ...record,
+            status: 'failed',
+            reason_code: 'write-failed',
+            reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`,
+          };
         }
-        emitFinished(context, record);
-        await context.saved();
-      },
-      skip: async ({ suggestion, build }) => {
-        const reason: Reason =
-          writesStopped !== null
-            ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` }
-            : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
-        emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
-        await context.saved();
-      },
-    });
-  } catch (error) {
-    // A cancelled build or call rejects with the abort reason: the interrupt, not a fault.
-    if (interrupt.received) return agentEnd(budget);
-    if (error instanceof ClusterError) return { ...agentEnd(budget), clusterFailed: error };
-    throw error;
-  }
-  return agentEnd(budget);
+      }
+      emitFinished(context, record);
+      await context.saved();
+    },
+    skip: async ({ suggestion, build }) => {
+      const reason: Reason =
+        writesStopped !== null
+          ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` }
+          : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
+      emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
+      await context.saved();
+    },
+  });
 }
 
 /** The static collapse check on a candidate's canonical patch set and the code it leaves. */
 function candidateCollapseCheck(dp: DotDiscopop, pool: BuildPool): RepairDeps['collapseCheck'] {
   const check = collapseCheckFor(dp, pool);
   return (patchSet, resulting) => check(patchSet, async (fileId) => resulting.get(fileId) ?? null);
-}
-
-function agentEnd(budget: RunBudget): AgentEnd {
-  return { fatal: budget.fatal !== null, endpointDown: budget.endpointDown };
 }
 
 /** Who repairs: the agent, or with none the built-in repairer alone, as the run record names it. */

@@ -78,7 +78,7 @@ export async function repairSuggestion(
     reasonCode,
   });
 
-  if (deps.budget.fatal) return unrepaired('skipped', 'fatal-agent', deps.budget.stop()!.reason);
+  if (deps.budget.stoppedByFatalError) return unrepaired('skipped', 'fatal-agent', deps.budget.stop()!.reason);
   const notOpenMp = pseudoDirectiveReason(task);
   if (notOpenMp !== null) return unrepaired('failed', 'not-openmp', notOpenMp);
 
@@ -99,7 +99,13 @@ export async function repairSuggestion(
     } satisfies Partial<AttemptRecord>;
     await deps.tries.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
     if (verification.accepted) return accepted(verification, last, common(), task);
-    Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
+    // The try checked again is rejected now: where the ladder goes on from reads this, not the prior try.
+    tries[tries.length - 1] = {
+      ...last,
+      outcome: 'rejected',
+      rejectedBy: verification.rejectedBy,
+      reason: verification.reason,
+    };
     if (last.tier === 'builtin')
       tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
     else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;

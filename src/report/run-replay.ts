@@ -1,7 +1,7 @@
 // A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
 // its summary, so `show` and the review page print the numbers the run printed. A killed run (no
 // run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
-import { runFromEvents, runTotals, startedRun } from '../formats/run-records.js';
+import { runFromEvents, runTotals, startedRun } from '../formats/run-fold.js';
 import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
 import { stat } from 'node:fs/promises';
@@ -83,7 +83,7 @@ async function replayDiscopopRun(dotDir: string, dir: string, lines: DiscopopLog
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
   const { events } = o;
   const folded = runFromEvents(events);
-  const { finished: finishedRun, considered, records, probe, runReference } = folded;
+  const { finished: finishedRun, considered, records } = folded;
   const started = startedRun(folded);
   if (events.length === 0)
     throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
@@ -99,7 +99,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
     writes,
     checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all',
   });
-  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, { funnel, probe, runReference });
+  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, folded, funnel);
   return {
     results: { version: 1, run, suggestions },
     finished: finishedRun !== null,

@@ -1,6 +1,6 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
-import { isVerifiedRepair } from '../formats/run-records.js';
+import { isVerifiedRepair } from '../formats/statuses.js';
 import type { NotConsidered, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { raceSite, raceSummaryLines } from './races.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';

@@ -1,6 +1,6 @@
 // The summary's count lines: each label says what it counts, usage only when an agent reported it.
 import { describe, expect, it } from 'vitest';
-import { countStatuses } from '../../src/formats/run-records.js';
+import { countStatuses } from '../../src/formats/run-fold.js';
 import { renderSummary } from '../../src/report/summary.js';
 import type { ResultsFile, SuggestionRecord } from '../../src/formats/results.js';
 import { SAMPLE_RUN } from './events.js';

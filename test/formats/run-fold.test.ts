@@ -3,7 +3,7 @@
 // recorded as complete, whatever its records say.
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/formats/events.js';
-import { exitCodeFor, isFinal, runFromEvents, runStateOf, type RunStateBase } from '../../src/formats/run-records.js';
+import { exitCodeFor, isFinal, runFromEvents, runStateOf, type RunStateBase } from '../../src/formats/run-fold.js';
 import type { SuggestionRecord } from '../../src/formats/results.js';
 import { suggestionRecord } from '../store/fixtures.js';
 

@@ -20,7 +20,7 @@ import { emitFinished } from './records.js';
 import { Session, type RunContext } from './session.js';
 
 /** Runs one invocation and returns its exit code. */
-export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function run(options: RunOptions, stdout: NodeJS.WritableStream): Promise<number> {
   const interrupt = trapSignals();
   const reporter = createReporter({ stream: stdout });
   try {

@@ -6,7 +6,7 @@ import type { RunEvent } from './events.js';
 import type { RunState } from './resume-state.js';
 import {
   SUGGESTION_STATUSES,
-  type ResultsFile,
+  type RunResults,
   type ReasonCode,
   type RunRecord,
   type SuggestionRecord,
@@ -19,7 +19,7 @@ import type { BuildResult } from './types.js';
 /** Run totals of what the agent CLIs reported: null where no suggestion's calls reported that figure. */
 export function usageTotals(
   records: readonly SuggestionRecord[],
-): Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'> {
+): Pick<RunResults['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'> {
   const sum = (key: 'input_tokens' | 'output_tokens' | 'cost_usd') =>
     records.reduce<number | null>((total, record) => (record[key] === null ? total : (total ?? 0) + record[key]), null);
   return { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost_usd: sum('cost_usd') };
@@ -42,7 +42,7 @@ export function countStatuses(records: readonly SuggestionRecord[]): Record<Sugg
  * error stopped the agent.
  */
 export function exitCodeFor(
-  results: Pick<ResultsFile, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> },
+  results: Pick<RunResults, 'suggestions'> & { run: Pick<RunRecord, 'not_considered'> },
   o: { fatalAgentError: boolean },
 ): number {
   if (o.fatalAgentError) return EXIT_CODES.fatalAgent.code;
@@ -177,7 +177,7 @@ export function finishedResults(
   suggestions: SuggestionRecord[],
   run: Parameters<typeof runTotals>[2] & Pick<RunFromEvents, 'ended' | 'fatalAgentError'>,
   o: { funnel: RunRecord['funnel']; finished: string },
-): { results: ResultsFile; exitCode: number } {
+): { results: RunResults; exitCode: number } {
   const exitCode =
     run.ended?.exitCode ?? exitCodeFor({ run: base, suggestions }, { fatalAgentError: run.fatalAgentError });
   const record = { ...runTotals(base, suggestions, run, o.funnel), finished: o.finished, exit_code: exitCode };

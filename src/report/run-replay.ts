@@ -10,13 +10,13 @@ import { readDiscopopLog, readEventLogFile, readResultsFile, repairDir } from '.
 import type { DiscopopLogLine } from '../formats/discopop-progress.js';
 import { type DiscopopRunFacts, parseResultsDocument } from '../formats/results-document.js';
 import { exists } from '../store/fs-atomic.js';
-import type { ResultsFile, RunRecord } from '../formats/results.js';
+import type { RunResults, RunRecord } from '../formats/results.js';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 
 export interface ReplayedRun {
   /** Records of the suggestions that finished, in the order the run considered them. */
-  results: ResultsFile;
+  results: RunResults;
   finished: boolean;
   /** The log's last line was cut off. */
   truncated: boolean;
@@ -114,7 +114,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
 function fromSuggestionEvents(
   lines: DiscopopLogLine[],
   o: DiscopopRunFacts & { dotDir: string; source: string },
-): ResultsFile {
+): RunResults {
   const suggestions = Object.fromEntries(
     lines.filter((line) => line.event === 'suggestion').map((line) => [String(line.suggestion_id), line]),
   );
@@ -127,7 +127,7 @@ function fromSuggestionEvents(
  * The agent of a run for headers: results.json names no backend when no agent was created, e.g.
  * with --backend builtin; the records still say the built-in repairer did the work.
  */
-export function agentLabel(results: ResultsFile): string | null {
+export function agentLabel(results: RunResults): string | null {
   const { backend, model } = results.run;
   if (backend) return model ? `backend ${backend}, model ${model}` : `backend ${backend}`;
   return results.suggestions.some((r) => r.backend === 'builtin') ? 'built-in repairer only' : null;

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ResultsFile, type SuggestionRecord } from '../../src/formats/results.js';
+import { type RunResults, type SuggestionRecord } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
 import { CLI, readResults, runCli } from '../helpers/cli.js';
@@ -13,7 +13,7 @@ import { runProcess } from '../../src/process.js';
 
 const cli = (dotDir: string, args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
-function record(file: ResultsFile, id: string): SuggestionRecord {
+function record(file: RunResults, id: string): SuggestionRecord {
   return file.suggestions.find((s) => s.id === id)!;
 }
 

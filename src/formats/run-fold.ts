@@ -188,7 +188,7 @@ export function finishedResults(
 const SKIPPED_AS_ASKED: ReadonlySet<ReasonCode> = new Set(['no-patch', 'max-repairs']);
 
 /**
- * A record --resume keeps as it is: the suggestion got its full try. Not final: skipped for any
+ * A record --resume keeps as it is: the suggestion had its full chance. Not final: skipped for any
  * reason but "no patch" (interrupt, cost limit, --max-repairs, fatal agent error), and
  * agent_unreachable because the circuit breaker stopped all calls rather than its own allowance.
  */

@@ -131,7 +131,7 @@ export function outcomeRecord(
       backend: outcome.tier === 'builtin' ? 'builtin' : o.backend,
       model: outcome.tier === 'builtin' ? null : o.model,
       changed_files: outcome.changedFiles,
-      accepted_attempt: outcome.acceptedTry,
+      accepted_attempt: outcome.acceptedAttempt,
       builtin_rule: outcome.builtinRule,
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,

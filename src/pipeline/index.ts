@@ -111,9 +111,9 @@ async function buildAndRepair(
     pool,
     agent: o.agent,
     ladder: pre.ladder!,
-    tries: o.resume?.tries ?? new Map(),
+    attempts: o.resume?.attempts ?? new Map(),
     runCheck,
-    races: races.settings,
+    raceCheck: races.setup,
   });
   context.interrupt.check();
 }

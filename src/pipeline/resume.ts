@@ -2,7 +2,7 @@
 // trusted whose inputs changed: the project tree entry by entry (but for the files a run and its
 // user leave beside it: both runs' own stdout and stderr, editors' backup and swap files),
 // compile.sh, settings and compiler; a discovery build is reused only when its patch set is the
-// same too, and a suggestion's records and tries carry over only under the same condition (or,
+// same too, and a suggestion's records and attempts carry over only under the same condition (or,
 // for a repair the old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
 // the events of what it takes over are carried into its own progress.jsonl, so its funnel, `show`
 // and review page count them as the uninterrupted run would have.
@@ -16,9 +16,9 @@ import { atLeast } from '../log.js';
 import type { RunState, StoredRunState } from '../formats/resume-state.js';
 import type { RunEvent } from '../formats/events.js';
 import type { SuggestionRecord } from '../formats/results.js';
-import type { PriorTry } from '../formats/outcome.js';
+import type { PriorAttempt } from '../formats/outcome.js';
 import type { BuildResult } from '../formats/types.js';
-import { carryOverTries, copyAttempts, readAttemptsIn, readEventLogFile, readRunState } from '../store/index.js';
+import { carryOverAttempts, copyAttempts, readAttemptsIn, readEventLogFile, readRunState } from '../store/index.js';
 import { readWrittenDigest, writtenNames } from '../store/backup.js';
 import { digestSet, readSet } from '../store/patch-set-files.js';
 import { suggestionDir } from '../store/paths.js';
@@ -29,12 +29,12 @@ import type { RunContext } from './session.js';
 export interface Resume {
   /** Discovery builds taken over, by suggestion id. */
   builds: ReadonlyMap<string, BuildResult>;
-  /** The tries each continued suggestion already made, carried into this run's attempts/. */
-  tries: ReadonlyMap<string, PriorTry[]>;
+  /** The attempts each continued suggestion already made, carried into this run's attempts/. */
+  attempts: ReadonlyMap<string, PriorAttempt[]>;
 }
 
 /**
- * Works out what this run takes over from the one it resumes (records, tries, discovery builds),
+ * Works out what this run takes over from the one it resumes (records, attempts, discovery builds),
  * carries their attempts/ folders and events into this run and finishes the records it keeps.
  * Without --resume nothing is taken over and nothing is said.
  */
@@ -44,15 +44,15 @@ export async function resumeStage(
   o: { repairedEarlier: ReadonlySet<string> },
 ): Promise<Resume> {
   const { options, emit, reporter, previousDir } = context;
-  if (!options.resume) return { builds: new Map(), tries: new Map() };
+  if (!options.resume) return { builds: new Map(), attempts: new Map() };
   const plan = await resumePlan(context, inputs, o.repairedEarlier);
   // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
   emit({ type: 'notice', level: 'info', message: plan.notice });
   if (!atLeast('INFO', options.log)) reporter.notice(plan.notice);
-  const tries = new Map<string, PriorTry[]>();
+  const attempts = new Map<string, PriorAttempt[]>();
   if (plan.from !== null && previousDir !== null) {
     for (const id of plan.builds.keys())
-      tries.set(id, await carryOverTries(path.join(previousDir, 'attempts', id), options.dotDir, id));
+      attempts.set(id, await carryOverAttempts(path.join(previousDir, 'attempts', id), options.dotDir, id));
     for (const id of plan.kept.keys()) {
       const folder = path.join(previousDir, 'attempts', id);
       const attempts = (await readAttemptsIn(folder)).map((a) => a.attempt);
@@ -60,12 +60,12 @@ export async function resumeStage(
     }
     const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
     const written = await keptWrites(options.dotDir, plan.kept);
-    context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
+    context.carry(carriedEvents(events, { kept: plan.kept, continued: attempts, written }));
     emit({ type: 'resumed', from: plan.from });
   }
   for (const record of plan.kept.values()) emitFinished(context, record);
   await context.saved();
-  return { builds: plan.builds, tries };
+  return { builds: plan.builds, attempts };
 }
 
 /** The plan over the previous run's run-state.json, one an earlier release wrote upgraded first. */
@@ -132,7 +132,7 @@ export interface ResumePlan {
   from: string | null;
   /** One line for the user: what was taken over, or why nothing was. */
   notice: string;
-  /** Discovery builds whose inputs did not change, by suggestion id; their tries continue. */
+  /** Discovery builds whose inputs did not change, by suggestion id; their attempts continue. */
   builds: Map<string, BuildResult>;
   /** Records kept as they are; these suggestions are neither built nor asked again. */
   kept: Map<string, SuggestionRecord>;
@@ -267,7 +267,7 @@ export function isEditorLeftover(rel: string): boolean {
 /**
  * The events of the resumed run that stay true in this one: everything a kept suggestion did but
  * its final record (the resumed run records it again), and of a continued suggestion its reused
- * discovery build and the calls and checks of the tries carried over. A last try that is checked
+ * discovery build and the calls and checks of the attempts carried over. A last attempt that is checked
  * again (its answer arrived, or it was accepted but not written) keeps its call, not its checks.
  * `written`: the .written digest of each kept repair; one whose write-back the kill cut short (and
  * this run's start completed) gets the `written` event the killed run did not get to emit.
@@ -276,29 +276,29 @@ export function carriedEvents(
   events: readonly RunEvent[],
   o: {
     kept: ReadonlyMap<string, SuggestionRecord>;
-    continued: ReadonlyMap<string, readonly PriorTry[]>;
+    continued: ReadonlyMap<string, readonly PriorAttempt[]>;
     written: ReadonlyMap<string, string>;
   },
 ): RunEvent[] {
   const carried = events.filter((event) => {
     if (!('id' in event) || event.id === null) return false;
     if (o.kept.has(event.id)) return true;
-    const tries = o.continued.get(event.id);
-    if (!tries) return false;
+    const attempts = o.continued.get(event.id);
+    if (!attempts) return false;
     switch (event.type) {
       case 'build-started':
       case 'build-finished':
         return event.purpose === 'discovery';
       case 'call-started':
       case 'call-finished':
-        return event.attempt <= tries.length;
+        return event.attempt <= attempts.length;
       case 'check': {
-        const last = tries.at(-1);
+        const last = attempts.at(-1);
         const checkedAgain =
           last !== undefined &&
           event.attempt === last.attempt &&
           (last.outcome === 'pending' || last.outcome === 'accepted');
-        return event.attempt <= tries.length && !checkedAgain;
+        return event.attempt <= attempts.length && !checkedAgain;
       }
       default:
         return false;

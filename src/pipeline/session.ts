@@ -139,18 +139,7 @@ export class Session {
       launcher,
       previousDir: rotated.dir,
     };
-    // DiscoPoP's tab follows the run through these lines. Each is one write, so a line is never
-    // split by the live lines, which that tab reads merged into the same pipe.
-    if (options.progressLines) {
-      const lines = new ProgressLines((line) => o.stdout.write(`${line}\n`));
-      subscribers.push({ apply: (event) => lines.apply(event), saved: async () => {} });
-    }
-    if (o.inputs) {
-      const { tree, environment, outputs } = o.inputs;
-      const mode: RunStateBase['mode'] = options.mode === 'dry-run' ? 'dry-run' : 'repair';
-      const base = { version: 2 as const, run_id: runId, mode, tree, environment, outputs: [...outputs] };
-      subscribers.push(keepRunState({ dotDir: options.dotDir, events }, base));
-    }
+    subscribers.push(...ownSubscribers(options, { ...o, runId, events }));
     return context;
   }
 
@@ -162,6 +151,30 @@ export class Session {
   async close(): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) await cleanup();
   }
+}
+
+/**
+ * The subscribers every run of these options has: the --progress-lines, and run-state.json when
+ * the run has the build inputs it records (a repair or dry run).
+ */
+function ownSubscribers(
+  options: RunOptions,
+  o: { inputs: RunInputs | null; stdout: NodeJS.WritableStream; runId: string; events: readonly RunEvent[] },
+): Subscriber[] {
+  const subscribers: Subscriber[] = [];
+  // DiscoPoP's tab follows the run through these lines. Each is one write, so a line is never
+  // split by the live lines, which that tab reads merged into the same pipe.
+  if (options.progressLines) {
+    const lines = new ProgressLines((line) => o.stdout.write(`${line}\n`));
+    subscribers.push({ apply: (event) => lines.apply(event), saved: async () => {} });
+  }
+  if (o.inputs) {
+    const { tree, environment, outputs } = o.inputs;
+    const mode: RunStateBase['mode'] = options.mode === 'dry-run' ? 'dry-run' : 'repair';
+    const base = { version: 2 as const, run_id: o.runId, mode, tree, environment, outputs: [...outputs] };
+    subscribers.push(keepRunState({ dotDir: options.dotDir, events: o.events }, base));
+  }
+  return subscribers;
 }
 
 function newRunId(): string {

@@ -106,16 +106,11 @@ export async function repairSuggestion(
       verification,
     });
     if (verification.accepted) return accepted(verification, last, common(), task);
+    const { rejectedBy, reason } = verification;
     // The attempt checked again is rejected now: where the ladder goes on from reads this, not the prior one.
-    attempts[attempts.length - 1] = {
-      ...last,
-      outcome: 'rejected',
-      rejectedBy: verification.rejectedBy,
-      reason: verification.reason,
-    };
-    if (last.tier === 'builtin')
-      tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
-    else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
+    attempts[attempts.length - 1] = { ...last, outcome: 'rejected', rejectedBy, reason };
+    if (last.tier === 'builtin') tally.builtinRejected(last.answer, last.source, rejectedBy, reason);
+    else tally.lastRejection = `attempt ${last.attempt} rejected at ${rejectedBy}: ${reason}`;
   }
 
   if (deps.options.builtin && !attempts.some((t) => t.tier === 'builtin')) {

@@ -92,11 +92,7 @@ async function buildAndRepair(
   },
 ): Promise<void> {
   const { pre, pool } = o;
-  const { failing, held } = await discoveryStage(context, pre, pool, {
-    reused: o.resume?.builds,
-    digests: o.digests,
-    repairedEarlier: pre.repairedEarlier,
-  });
+  const { failing, held } = await discoveryStage(context, pre, pool, { reused: o.resume?.builds, digests: o.digests });
   if (context.options.mode === 'discover-only') {
     for (const { suggestion, build } of failing)
       emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));

@@ -53,24 +53,8 @@ export async function repairStage(
   },
 ): Promise<void> {
   const { options, emit, interrupt } = context;
-  const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd, emit });
-  const { agent } = o;
-  const identity = identityOf(agent, options.builtin);
-  const deps: RepairDeps = {
-    dp: o.dp,
-    options,
-    pool: o.pool,
-    agent,
-    emit,
-    attempts: new AttemptStore(options.dotDir),
-    signal: interrupt.signal,
-    budget,
-    scratchDir: context.scratchDir,
-    ladder: o.ladder,
-    ...(o.runCheck && { runCheck: o.runCheck }),
-    ...(o.raceCheck && { raceCheck: { pool: o.pool, setup: o.raceCheck } }),
-    collapseCheck: candidateCollapseCheck(o.dp, o.pool),
-  };
+  const identity = identityOf(o.agent, options.builtin);
+  const deps = repairDeps(context, o);
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
   let writesStopped: string | null = null;
   let settled = 0;
@@ -102,14 +86,7 @@ export async function repairStage(
           const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
           record = written.record;
           writesStopped = written.stopsWrites;
-        } else {
-          record = {
-            ...record,
-            status: 'failed',
-            reason_code: 'write-failed',
-            reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`,
-          };
-        }
+        } else record = notWritten(record, writesStopped, outcome.acceptedAttempt);
       }
       emitFinished(context, record);
       await context.saved();
@@ -123,6 +100,36 @@ export async function repairStage(
       await context.saved();
     },
   });
+}
+
+/** What every repair of the stage shares: the run's budget (its own), the attempt store, the checks' settings. */
+function repairDeps(context: RunContext, o: Parameters<typeof repairStage>[2]): RepairDeps {
+  const { options, emit, interrupt } = context;
+  return {
+    dp: o.dp,
+    options,
+    pool: o.pool,
+    agent: o.agent,
+    emit,
+    attempts: new AttemptStore(options.dotDir),
+    signal: interrupt.signal,
+    budget: new RunBudget({ maxCostUsd: options.agent.maxCostUsd, emit }),
+    scratchDir: context.scratchDir,
+    ladder: o.ladder,
+    ...(o.runCheck && { runCheck: o.runCheck }),
+    ...(o.raceCheck && { raceCheck: { pool: o.pool, setup: o.raceCheck } }),
+    collapseCheck: candidateCollapseCheck(o.dp, o.pool),
+  };
+}
+
+/** A verified repair settled after write-backs stopped: failed, with where the repair is kept. */
+function notWritten(verified: SuggestionRecord, writesStopped: string, acceptedAttempt: number): SuggestionRecord {
+  return {
+    ...verified,
+    status: 'failed',
+    reason_code: 'write-failed',
+    reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${verified.id}/${acceptedAttempt}/canonical/`,
+  };
 }
 
 /** The static collapse check on a candidate's canonical patch set and the code it leaves. */

@@ -95,34 +95,20 @@ export class Session {
     faultPoint('pipeline.after-history');
     const log = openEventLog(options.dotDir);
     this.defer(() => log.close());
-    const logFile = options.writeLog ? createLogFile({ dotDir: options.dotDir, threshold: options.log }) : null;
     const funnel = new FunnelCounter({
       strict: options.strict,
       writes: options.mode === 'repair',
       checkRun: options.checkRun !== 'off',
     });
-    const events: RunEvent[] = [];
-    const subscribers: Subscriber[] = [];
-    const record = (event: RunEvent) => {
-      events.push(event);
-      log.emit(event);
-      funnel.apply(event);
-      logFile?.(event);
-      for (const subscriber of subscribers) subscriber.apply(event);
-    };
-    const emit: Emit = (input) => {
-      const event = { t: new Date().toISOString(), ...input } as RunEvent;
-      record(event);
-      if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
-    };
-    const carry = (events: readonly RunEvent[]) => events.forEach(record);
+    const { events, subscribers, emit, carry, saved } = eventChannel(options, reporter, [
+      (event) => log.emit(event),
+      (event) => funnel.apply(event),
+      ...(options.writeLog ? [createLogFile({ dotDir: options.dotDir, threshold: options.log })] : []),
+    ]);
     faultPoint('pipeline.after-scratch');
     const launcher = createLauncher({ name: options.launcher, args: options.launcherArgs, runId });
     // Whatever ends the run, no job it submitted stays queued or running.
     this.defer(() => launcher.cancelAll((message) => emit({ type: 'notice', level: 'warning', message })));
-    const saved = async () => {
-      for (const subscriber of subscribers) await subscriber.saved();
-    };
     const started = new Date().toISOString();
     const context: RunContext = {
       options,
@@ -151,6 +137,31 @@ export class Session {
   async close(): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) await cleanup();
   }
+}
+
+/**
+ * The run's one event channel: every event, emitted or carried over, is kept and goes to each
+ * consumer and subscriber; an emitted one also goes to the terminal, a notice only at its level.
+ * `saved` resolves once every subscriber has its file on disk.
+ */
+function eventChannel(options: RunOptions, reporter: Reporter, consumers: readonly ((event: RunEvent) => void)[]) {
+  const events: RunEvent[] = [];
+  const subscribers: Subscriber[] = [];
+  const record = (event: RunEvent) => {
+    events.push(event);
+    for (const consume of consumers) consume(event);
+    for (const subscriber of subscribers) subscriber.apply(event);
+  };
+  const emit: Emit = (input) => {
+    const event = { t: new Date().toISOString(), ...input } as RunEvent;
+    record(event);
+    if (event.type !== 'notice' || atLeast(levelOf(event), options.log)) reporter.handle(event);
+  };
+  const carry = (carried: readonly RunEvent[]) => carried.forEach(record);
+  const saved = async () => {
+    for (const subscriber of subscribers) await subscriber.saved();
+  };
+  return { events, subscribers, emit, carry, saved };
 }
 
 /**

@@ -35,23 +35,22 @@ import type { RunContext } from './session.js';
 
 const MAX_REPAIRS_REASON = '--max-repairs reached';
 
+/** What the repairs work with, from the stages before: the agent, the ladder, the attempts taken over, the checks' settings. */
+export interface RepairInputs {
+  dp: DotDiscopop;
+  pool: BuildPool;
+  agent: Agent | null;
+  ladder: PromptLadder;
+  attempts: ReadonlyMap<string, readonly PriorAttempt[]>;
+  runCheck: RunCheckSettings | undefined;
+  raceCheck: RaceCheckSetup | undefined;
+}
+
 /**
  * How the agent stopped (a fatal error, an endpoint that looked down) is an event of the budget's;
  * an interrupt or a cluster that stops running builds rejects, and the composer ends the run.
  */
-export async function repairStage(
-  context: RunContext,
-  failing: Failing[],
-  o: {
-    dp: DotDiscopop;
-    pool: BuildPool;
-    agent: Agent | null;
-    ladder: PromptLadder;
-    attempts: ReadonlyMap<string, readonly PriorAttempt[]>;
-    runCheck: RunCheckSettings | undefined;
-    raceCheck: RaceCheckSetup | undefined;
-  },
-): Promise<void> {
+export async function repairStage(context: RunContext, failing: Failing[], o: RepairInputs): Promise<void> {
   const { options, emit, interrupt } = context;
   const identity = identityOf(o.agent, options.builtin);
   const deps = repairDeps(context, o);
@@ -80,22 +79,18 @@ export async function repairStage(
       faultPoint('pipeline.after-repair');
       settled += 1;
       const repairMs = Date.now() - (repairStart.get(suggestion.id) ?? Date.now());
-      let record = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
-      if (outcome.status === 'repaired' && options.mode === 'repair') {
-        if (writesStopped === null) {
-          const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
-          record = written.record;
-          writesStopped = written.stopsWrites;
-        } else record = notWritten(record, writesStopped, outcome.acceptedAttempt);
-      }
+      const verified = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
+      const standing = { remaining: failing.length - settled, writesStopped };
+      const { record, stopsWrites } = await written(context, suggestion, outcome, verified, standing);
+      writesStopped ??= stopsWrites;
       emitFinished(context, record);
       await context.saved();
     },
     skip: async ({ suggestion, build }) => {
       const reason: Reason =
-        writesStopped !== null
-          ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` }
-          : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
+        writesStopped === null
+          ? { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` }
+          : { code: 'writes-stopped', words: `not repaired: ${writesStopped}` };
       emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
       await context.saved();
     },
@@ -103,7 +98,7 @@ export async function repairStage(
 }
 
 /** What every repair of the stage shares: the run's budget (its own), the attempt store, the checks' settings. */
-function repairDeps(context: RunContext, o: Parameters<typeof repairStage>[2]): RepairDeps {
+function repairDeps(context: RunContext, o: RepairInputs): RepairDeps {
   const { options, emit, interrupt } = context;
   return {
     dp: o.dp,
@@ -120,6 +115,23 @@ function repairDeps(context: RunContext, o: Parameters<typeof repairStage>[2]): 
     ...(o.raceCheck && { raceCheck: { pool: o.pool, setup: o.raceCheck } }),
     collapseCheck: candidateCollapseCheck(o.dp, o.pool),
   };
+}
+
+/**
+ * A repair's record once settled: a verified repair is written back (never under --dry-run), or
+ * fails unwritten once write-backs stopped; `stopsWrites` says why no later one is written.
+ */
+async function written(
+  context: RunContext,
+  suggestion: Suggestion,
+  outcome: RepairOutcome,
+  record: SuggestionRecord,
+  o: { remaining: number; writesStopped: string | null },
+): Promise<{ record: SuggestionRecord; stopsWrites: string | null }> {
+  if (outcome.status !== 'repaired' || context.options.mode !== 'repair') return { record, stopsWrites: null };
+  if (o.writesStopped !== null)
+    return { record: notWritten(record, o.writesStopped, outcome.acceptedAttempt), stopsWrites: null };
+  return writeRepair(context, suggestion, outcome, record, o.remaining);
 }
 
 /** A verified repair settled after write-backs stopped: failed, with where the repair is kept. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/formats/events.js';
 import { RunRecordSchema } from '../../src/formats/results.js';
-import { phaseTimes, runFromEvents } from '../../src/formats/run-records.js';
+import { phaseTimes, runFromEvents } from '../../src/formats/run-fold.js';
 import { replayEvents } from '../../src/report/run-replay.js';
 import { phaseLine, renderSummary } from '../../src/report/summary.js';
 import { runRecord, suggestionRecord } from '../store/fixtures.js';

@@ -32,12 +32,18 @@ export async function raceCheckStage(
     return { settings: undefined, annotate: asIs };
   const reference = await measureRaceReference({ pool: o.pool, settings: o.dp.config.settings, options });
   interrupt.check();
-  if (!reference.ok) throw new RefusedError(reference.refusal);
+  if (!reference.ok) {
+    if ('refusal' in reference) throw new RefusedError(reference.refusal);
+    emit({ type: 'notice', level: 'warning', message: `--check-races: ${reference.unchecked}` });
+    return { settings: undefined, annotate: asIs };
+  }
   emit({
     type: 'race-reference',
     seconds: reference.record.seconds,
     threads: reference.settings.threads,
     races: reference.record.races,
+    compiler: reference.record.compiler,
+    setarch: reference.record.setarch,
   });
   const settings = reference.settings;
   if (options.checkRaces !== 'all') return { settings, annotate: asIs };

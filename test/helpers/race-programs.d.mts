@@ -12,4 +12,5 @@ export interface RaceProgram {
 export declare const SHARED_TEMP: RaceProgram;
 export declare const ARRAY_REDUCTION: RaceProgram;
 export declare const INNER_INDEX: RaceProgram;
+export declare const FILE_SCOPE_SECTION: RaceProgram & { section: string };
 export declare const RACE_PROGRAMS: RaceProgram[];

@@ -8,8 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, readEvents, readResults, runCli } from '../helpers/cli.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 import { answerText, writeRunProject } from '../helpers/run-project-files.mjs';
-import { ARRAY_REDUCTION, INNER_INDEX, SHARED_TEMP, type RaceProgram } from '../helpers/race-programs.mjs';
-import { runProcess } from '../../src/process.js';
+import {
+  ARRAY_REDUCTION,
+  FILE_SCOPE_SECTION,
+  INNER_INDEX,
+  SHARED_TEMP,
+  type RaceProgram,
+} from '../helpers/race-programs.mjs';
+import { executablesOnPath, runProcess } from '../../src/process.js';
 
 const folders: string[] = [];
 afterAll(() => {
@@ -17,26 +23,39 @@ afterAll(() => {
 });
 
 /** clang's TSan runtime (Debian's libclang-rt-14-dev): without it every case here would refuse. */
-async function tsanMissing(): Promise<string | null> {
+async function tsanMissing(clang = 'clang'): Promise<string | null> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pr-tsan-probe-'));
   folders.push(dir);
   writeFileSync(path.join(dir, 'p.c'), 'int main(void) { return 0; }\n');
   const built = await runProcess({
-    command: 'clang',
+    command: clang,
     args: ['-fopenmp', '-fsanitize=thread', 'p.c', '-o', 'p'],
     cwd: dir,
     timeoutMs: 60_000,
   });
   if (built.kind === 'exited' && built.exitCode === 0) return null;
-  return 'clang -fopenmp -fsanitize=thread does not link here; install the Debian packages clang libclang-rt-14-dev libomp-14-dev';
+  const n = /-(\d+)$/.exec(clang)?.[1] ?? '14';
+  return `${clang} -fopenmp -fsanitize=thread does not link here; install the Debian packages clang-${n} libclang-rt-${n}-dev libomp-${n}-dev`;
 }
 const missing = await tsanMissing();
+/** The clang-N on PATH whose race builds are tested: 14 (Debian's) and 19 (DiscoPoP's default). */
+const CLANGS = ['clang-14', 'clang-19'];
+const onPath = await executablesOnPath(process.env['PATH'] ?? '', (name) => CLANGS.includes(name));
+const clangMissing = new Map<string, string | null>();
+for (const clang of CLANGS)
+  clangMissing.set(clang, onPath.has(clang) ? await tsanMissing(clang) : `${clang} is not on PATH`);
+for (const [clang, why] of clangMissing) {
+  if (why && process.env.CI) throw new Error(`check-races.test.ts: ${why}`);
+  if (why) console.warn(`check-races.test.ts: the ${clang} cases skipped: ${why}`);
+}
+/** What a gcc project's race build resolves to: the newest clang-N that links with TSan. */
+const NEWEST = [...CLANGS].reverse().find((clang) => clangMissing.get(clang) === null);
 // .ci/run installs the runtime, so CI never passes by skipping.
 if (missing && process.env.CI) throw new Error(`check-races.test.ts: ${missing}`);
 if (missing) console.warn(`check-races.test.ts skipped: ${missing}`);
 
-async function project(program: RaceProgram, generated = program.generated) {
-  const written = await writeRunProject({ mainC: program.mainC, loopLine: program.loopLine, generated });
+async function project(program: RaceProgram, generated = program.generated, extra: Record<string, unknown> = {}) {
+  const written = await writeRunProject({ mainC: program.mainC, loopLine: program.loopLine, generated, ...extra });
   folders.push(written.root);
   return written;
 }
@@ -205,18 +224,18 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
       .filter((line) => line.startsWith('patch-repair:'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /--check-races: .*runs without ThreadSanitizer: compile\.sh ignores the settings' compiler.*clang libclang-rt-14-dev libomp-14-dev/,
+      /--check-races: .*runs without ThreadSanitizer: compile\.sh ignores the settings' compiler.*install the Debian packages clang-(\d+) libclang-rt-\1-dev libomp-\1-dev/,
     );
     expect(readFileSync(path.join(dot, 'patch_generator/1/1.patch'), 'utf8')).toBe(before);
     expect(existsSync(path.join(root, 'demo'))).toBe(false);
   });
 
-  it('refuses with exit 3 and the packages named when clang cannot build with -fsanitize=thread', async () => {
+  it('refuses with exit 3 and its packages named when the --race-cc clang cannot build with -fsanitize=thread', async () => {
     const { root, dot } = await project(SHARED_TEMP);
     const bin = path.join(root, '..', `${path.basename(root)}-bin`);
     folders.push(bin);
     await import('node:fs/promises').then((fs) => fs.mkdir(bin, { recursive: true }));
-    const fake = path.join(bin, 'clang');
+    const fake = path.join(bin, 'clang-19');
     writeFileSync(
       fake,
       `#!/bin/sh\nfor a; do [ "$a" = -fsanitize=thread ] && { echo "clang: error: unsupported option '-fsanitize=thread'" >&2; exit 1; }; done\nexec gcc "$@"\n`,
@@ -227,7 +246,15 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
       settings,
       JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), PATH: `${bin}:${process.env['PATH']}` }),
     );
-    const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', 'builtin', '--check-races']);
+    const run = await runCli(dot, [
+      '--dot-dp-path',
+      dot,
+      '--backend',
+      'builtin',
+      '--check-races',
+      '--race-cc',
+      'clang-19',
+    ]);
     expect(run.exitCode, run.stdout + run.stderr).toBe(3);
     const lines = run.stderr
       .trim()
@@ -235,8 +262,143 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
       .filter((line) => line.startsWith('patch-repair:'));
     expect(lines).toEqual([
       expect.stringMatching(
-        /--check-races: the project without any suggestion does not build with clang -fopenmp -fsanitize=thread -g -O1 .*unsupported option '-fsanitize=thread'.*install the Debian packages clang libclang-rt-14-dev libomp-14-dev/,
+        /--check-races: clang-19 cannot build a program with -fopenmp -fsanitize=thread \(--race-cc\); install the Debian packages clang-19 libclang-rt-19-dev libomp-19-dev$/,
       ),
     ]);
   });
+  // gcc privatizes `reduction(+:hist[:4])` over the file-scope `hist`; clang 14 and 19 do not.
+  for (const compiler of [...CLANGS, 'gcc']) {
+    const skip = compiler === 'gcc' ? NEWEST === undefined : clangMissing.get(compiler) !== null;
+    it.skipIf(skip)(
+      `a file-scope histogram's section repair is rejected as clang's fault (project compiler ${compiler}), the whole-array repair accepted`,
+      async () => {
+        const program = FILE_SCOPE_SECTION;
+        const { root, dot } = await project(program, program.generated, { compiler });
+        const { descriptorFile, stateFile } = await agent(root, [
+          answerText(root, program.mainC, program.loopLine, program.racy),
+          answerText(root, program.mainC, program.loopLine, program.right),
+        ]);
+        const run = await runCli(dot, [
+          '--dot-dp-path',
+          dot,
+          '--backend',
+          descriptorFile,
+          '--no-builtin',
+          '--check-races',
+          '--run-threads',
+          '2',
+        ]);
+        expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+        const rejected = verdictOf(dot, 1);
+        expect(rejected).toMatchObject({ rejected_by: 'races', race_check: { verdict: 'races' } });
+        const used = compiler === 'gcc' ? NEWEST! : compiler;
+        expect(rejected.race_check.compiler).toContain(used);
+        expect(rejected.race_check.compiler).toContain(
+          compiler === 'gcc' ? 'the newest clang-N on PATH' : "the project's compiler",
+        );
+        const report = rejected.race_check.reports[0];
+        expect(report).toMatchObject({ variable: 'hist', in_patch: true });
+        expect(report.clang_fault).toContain(
+          `does not privatize the array-section reduction item \`${program.section}\``,
+        );
+        if (compiler === 'gcc')
+          expect(report.clang_fault).toContain("This race is clang's: gcc, the project's own compiler");
+        else expect(report.clang_fault).not.toContain('gcc');
+        expect(report.lines).toEqual([expect.stringContaining(`src/main.c:${program.raceLine}: hist[v[i] % 4] += 1;`)]);
+        expect(rejected.reason).toContain('whole-array form');
+        const calls = await scriptedCalls(stateFile);
+        expect(calls).toHaveLength(2);
+        expect(calls[1]!.prompt).toContain('does not privatize the array-section reduction item');
+        expect(calls[1]!.prompt).toContain('local pointer (an alias)');
+        expect(readResults(dot).suggestions[0]).toMatchObject({
+          status: 'repaired',
+          accepted_attempt: 2,
+          race_check: { verdict: 'clean', reports: [] },
+        });
+      },
+    );
+  }
+
+  it('a race build that fails where the plain build passes rejects the candidate with the compiler’s message', async () => {
+    // CHUNK exists for gcc only: the reference builds under clang (nothing uses it), the candidate does not.
+    const program = {
+      ...SHARED_TEMP,
+      mainC: `#ifndef __clang__\n#define CHUNK 4\n#endif\n${SHARED_TEMP.mainC}`,
+      loopLine: SHARED_TEMP.loopLine + 3,
+    };
+    const { root, dot } = await project(program);
+    const { descriptorFile, stateFile } = await agent(root, [
+      answerText(root, program.mainC, program.loopLine, `${SHARED_TEMP.right} schedule(static, CHUNK)`),
+      answerText(root, program.mainC, program.loopLine, SHARED_TEMP.right),
+    ]);
+    const run = await runCli(dot, [
+      '--dot-dp-path',
+      dot,
+      '--backend',
+      descriptorFile,
+      '--no-builtin',
+      '--check-races',
+      '--run-threads',
+      '2',
+    ]);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const rejected = verdictOf(dot, 1);
+    expect(rejected).toMatchObject({ rejected_by: 'races', race_check: { verdict: 'not-run' } });
+    expect(rejected.reason).toMatch(/but not with clang-\d+ \(the race build/);
+    expect(rejected.reason).toContain("undeclared identifier 'CHUNK'");
+    const calls = await scriptedCalls(stateFile);
+    expect(calls[1]!.prompt).toContain("undeclared identifier 'CHUNK'");
+    expect(readResults(dot).suggestions[0]).toMatchObject({ status: 'repaired', accepted_attempt: 2 });
+  });
+
+  it('a project whose reference does not build with clang says once that races cannot be checked, and goes on', async () => {
+    const { dot } = await project(SHARED_TEMP, SHARED_TEMP.generated, { seqCflags: '-O1 -fipa-pta' });
+    const run = await runCli(dot, ['--dot-dp-path', dot, '--backend', 'builtin', '--check-races']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const said = (run.stdout + run.stderr).split('\n').filter((line) => line.includes('races cannot be checked'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("unknown argument: '-fipa-pta'");
+    expect(readResults(dot).suggestions[0]).toMatchObject({ status: 'repaired', race_check: null });
+  });
+
+  for (const always of [false, true]) {
+    it(`ThreadSanitizer's "unexpected memory mapping" ${always ? 'on every run refuses naming vm.mmap_rnd_bits' : 'on the first run: the run again under setarch -R, recorded'}`, async () => {
+      const { root, dot } = await project(SHARED_TEMP, SHARED_TEMP.racy);
+      // execute.sh prints what TSan of clang before 18 dies with on a kernel with vm.mmap_rnd_bits=32.
+      const marker = `${root}-mapping-said`;
+      folders.push(marker);
+      const script = path.join(dot, 'project/configs/tiny/execute.sh');
+      writeFileSync(
+        script,
+        `#!/bin/sh\nif ${always ? 'true' : `[ ! -e '${marker}' ]`}; then touch '${marker}'; echo "FATAL: ThreadSanitizer: unexpected memory mapping 0x7b0000000000-0x7c0000000000" >&2; exit 66; fi\n"$DP_PROJECT_ROOT_DIR/demo"\n`,
+      );
+      chmodSync(script, 0o755);
+      const run = await runCli(dot, [
+        '--dot-dp-path',
+        dot,
+        '--backend',
+        'builtin',
+        '--check-races',
+        'all',
+        '--run-threads',
+        '2',
+      ]);
+      if (always) {
+        expect(run.exitCode, run.stdout + run.stderr).toBe(3);
+        const lines = run.stderr.split('\n').filter((line) => line.startsWith('patch-repair:'));
+        expect(lines).toEqual([
+          expect.stringMatching(/unexpected memory mapping.*vm\.mmap_rnd_bits.*setarch -R.*died the same way/),
+        ]);
+        expect(lines[0]).not.toMatch(/Debian packages/);
+        return;
+      }
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(readEvents(dot).find((e) => e.type === 'race-reference')).toMatchObject({ setarch: true });
+      expect(run.stdout).toContain('again under setarch -R');
+      expect(readResults(dot).suggestions[0]).toMatchObject({
+        status: 'ok',
+        race_check: { verdict: 'races', setarch: false },
+      });
+    });
+  }
 });

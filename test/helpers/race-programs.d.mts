@@ -7,6 +7,8 @@ export interface RaceProgram {
   racy: string;
   right: string;
   raceLine: number;
+  /** Where a clang-N puts the racing line when it differs from clang 14. */
+  raceLineBy?: Record<string, number>;
   variable: string | null;
 }
 export declare const SHARED_TEMP: RaceProgram;

@@ -90,9 +90,11 @@ int main(void) {
   generated: '    #pragma omp parallel for private(j,tmp_var3) shared(a,b)',
   racy: '    #pragma omp parallel for shared(a,b)',
   right: '    #pragma omp parallel for private(j) shared(a,b)',
-  // At -O1 clang gives the store to the shared `j` no line: TSan's stack reaches the directive's
-  // own line (the outlined region's frame), and names no variable (j is a stack slot).
+  // At -O1 clang 14 gives the store to the shared `j` no line: TSan's stack reaches the directive's
+  // own line (the outlined region's frame), and names no variable (j is a stack slot). clang 19
+  // gives it the inner loop's line.
   raceLine: 9,
+  raceLineBy: { 'clang-19': 12 },
   variable: null,
 };
 

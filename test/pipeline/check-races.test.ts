@@ -16,6 +16,8 @@ import {
   type RaceProgram,
 } from '../helpers/race-programs.mjs';
 import { executablesOnPath, runProcess } from '../../src/process.js';
+import { openPage } from '../../scripts/docs-screenshot.mjs';
+import { pathToFileURL } from 'node:url';
 
 const folders: string[] = [];
 afterAll(() => {
@@ -103,7 +105,7 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
         rejected_by: 'races',
         race_check: { verdict: 'races', threads: 2 },
       });
-      const where = `src/main.c:${program.raceLine}`;
+      const where = `src/main.c:${(NEWEST && program.raceLineBy?.[NEWEST]) ?? program.raceLine}`;
       expect(rejected.reason).toContain('ThreadSanitizer');
       expect(rejected.reason).toContain(where);
       if (program.variable) expect(rejected.reason).toContain(`variable \`${program.variable}\``);
@@ -187,7 +189,7 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
     expect(readFileSync(path.join(dot, 'patch_generator/1/1.patch'), 'utf8')).toContain(SHARED_TEMP.right.trim());
   });
 
-  it('all: a suggestion that builds as generated and races is reported, its status stays ok', async () => {
+  it('all: a suggestion that builds as generated and races is reported, its status stays ok; show and the review page (Chromium) put the racing lines beside the hunk', async () => {
     const { dot } = await project(SHARED_TEMP, SHARED_TEMP.racy);
     const run = await runCli(dot, [
       '--dot-dp-path',
@@ -207,6 +209,35 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
     });
     expect(run.stdout).toContain('builds as generated, races at src/main.c:11 (t)');
     expect(run.stdout).toContain('Suggestion 1 builds as generated, races at src/main.c:11 (t)');
+
+    // show: each access's source line, and the hunk of the generated patch that added the region.
+    const show = await runCli(dot, ['show', '--dot-dp-path', dot, '1']);
+    expect(show.stdout).toMatch(/ {4}src\/main\.c:11: +t = scale \* 2\.0; +\(this write\)/);
+    expect(show.stdout).toMatch(/ {4}src\/main\.c:11: +t = scale \* 2\.0; +\(another thread's write\)/);
+    expect(show.stdout).toContain('added by this hunk of the patch:');
+    expect(show.stdout).toContain(`+${SHARED_TEMP.racy}`);
+
+    // The review page in Chromium: the two lines side by side, the hunk beside them.
+    expect((await runCli(dot, ['report', '--dot-dp-path', dot])).exitCode).toBe(0);
+    const opened = await openPage(pathToFileURL(path.join(dot, 'patch_repair', 'report.html')).href);
+    try {
+      const pair = opened.page.locator('#s-1 .race-pair');
+      expect(await pair.count()).toBe(1);
+      const first = pair.locator('[data-access="first"]');
+      const previous = pair.locator('[data-access="previous"]');
+      const hunk = pair.locator('[data-race-hunk]');
+      expect(await first.locator('pre').textContent()).toBe('t = scale * 2.0;');
+      expect(await previous.locator('pre').textContent()).toBe('t = scale * 2.0;');
+      expect(await first.locator('.race-where').textContent()).toBe('this write at src/main.c:11');
+      expect(await hunk.textContent()).toContain(SHARED_TEMP.racy.trim());
+      const [a, b, h] = await Promise.all([first, previous, hunk].map(async (box) => (await box.boundingBox())!));
+      expect(Math.abs(a!.y - b!.y)).toBeLessThan(2);
+      expect(Math.abs(a!.y - h!.y)).toBeLessThan(2);
+      expect(a!.x + a!.width).toBeLessThanOrEqual(b!.x);
+      expect(b!.x + b!.width).toBeLessThanOrEqual(h!.x);
+    } finally {
+      await opened.close();
+    }
   });
 
   it('refuses with exit 3 and the packages named when compile.sh ignores the settings’ compiler', async () => {
@@ -394,7 +425,6 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
       }
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
       expect(readEvents(dot).find((e) => e.type === 'race-reference')).toMatchObject({ setarch: true });
-      expect(run.stdout).toContain('again under setarch -R');
       expect(readResults(dot).suggestions[0]).toMatchObject({
         status: 'ok',
         race_check: { verdict: 'races', setarch: false },

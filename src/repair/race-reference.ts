@@ -16,7 +16,7 @@ import {
   raceFlagsOf,
   raceRun,
   raceSettingsOf,
-  type RaceCheckSettings,
+  type RaceCheckSetup,
   type RaceRun,
 } from './checks/races.js';
 import { resolveRaceCompiler } from './checks/race-compiler.js';
@@ -24,7 +24,7 @@ import { resolveRaceCompiler } from './checks/race-compiler.js';
 export type RaceReferenceResult =
   | {
       ok: true;
-      settings: RaceCheckSettings;
+      setup: RaceCheckSetup;
       record: { seconds: number; races: string[]; compiler: string; setarch: boolean };
     }
   | { ok: false; refusal: string }
@@ -92,8 +92,8 @@ export async function measureRaceReference(o: {
   const own = o.settings['CC']?.trim().split(/\s+/)[0] ?? '';
   return {
     ok: true,
-    settings: {
-      settings,
+    setup: {
+      buildSettings: settings,
       compiler,
       projectGcc: /(^|\/)(gcc|g\+\+|cc)(-\d+)?$/.test(own),
       threads,
@@ -118,18 +118,18 @@ let serial = 0;
  * passed: the reference's did too) rejects the candidate with the compiler's message: a repair
  * must build under both compilers DiscoPoP uses.
  */
-export async function checkRaces(
+export async function runRaceCheck(
   pool: IsolatedBuilder,
   id: string,
   patchSet: PatchSet,
-  s: RaceCheckSettings,
+  s: RaceCheckSetup,
 ): Promise<{ record: RaceCheck; reason: string | null }> {
   const started = Date.now();
   const { build, ran } = await pool.isolatedBuildThen(
     {
       folder: `races-${id.replace(/[^\w.-]/g, '_')}-${++serial}`,
       label: `${id}-races`,
-      settings: s.settings,
+      settings: s.buildSettings,
       patchSet,
       threads: 1,
     },

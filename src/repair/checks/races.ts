@@ -24,9 +24,9 @@ export const RACE_FLAGS = '-fopenmp -fsanitize=thread -g -O1';
 /** What TSan of clang before 18 prints and dies with on a kernel with vm.mmap_rnd_bits=32 (Linux ≥ 6.6). */
 const MAPPING_FAILURE = 'ThreadSanitizer: unexpected memory mapping';
 
-export interface RaceCheckSettings {
+export interface RaceCheckSetup {
   /** The suggestions' build settings with the race compiler and RACE_FLAGS. */
-  settings: Record<string, string>;
+  buildSettings: Record<string, string>;
   compiler: RaceCompiler;
   /** The project's own compiler is gcc: a race that is clang's fault is recorded as such. */
   projectGcc: boolean;
@@ -155,7 +155,7 @@ export async function raceRun(
 /** The record of a race run, and the follow-up text when a report reaches the patch set. */
 export function judgeRaces(
   ran: RaceRun,
-  s: Pick<RaceCheckSettings, 'threads' | 'known' | 'compiler' | 'projectGcc'>,
+  s: Pick<RaceCheckSetup, 'threads' | 'known' | 'compiler' | 'projectGcc'>,
   seconds: number,
 ): { record: RaceCheck; reason: string | null } {
   const reports = ran.reports

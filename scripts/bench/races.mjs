@@ -2,12 +2,14 @@
 // projects; test/builtin/real-code-races.test.ts with RACES_REAL_ALL=1): candidates checked,
 // races found in the lines a repair adds (false positives: must be 0), races elsewhere, and the
 // time of a race run against a plain run of the same program (clang -fopenmp -O1, 2 threads).
-// Then the three racing repairs of test/pipeline/check-races.test.ts through the CLI.
+// Then the three racing repairs of test/pipeline/check-races.test.ts through the CLI. With
+// --dataset DIR: DataRaceBench's C kernels instead (races-dataracebench.mjs).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../dist/process.js';
+import dataRaceBench from './races-dataracebench.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -29,7 +31,8 @@ const median = (values) => {
   return sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)];
 };
 
-export default async function races() {
+export default async function races(args = []) {
+  if (args.includes('--dataset')) return dataRaceBench(args);
   const dir = await mkdtemp(join(tmpdir(), 'bench-races-'));
   try {
     const table = join(dir, 'rows.json');

@@ -261,42 +261,49 @@ describe.skipIf(missing !== null).concurrent('--check-races', () => {
     expect(existsSync(path.join(root, 'demo'))).toBe(false);
   });
 
-  it('refuses with exit 3 and its packages named when the --race-cc clang cannot build with -fsanitize=thread', async () => {
-    const { root, dot } = await project(SHARED_TEMP);
-    const bin = path.join(root, '..', `${path.basename(root)}-bin`);
-    folders.push(bin);
-    await import('node:fs/promises').then((fs) => fs.mkdir(bin, { recursive: true }));
-    const fake = path.join(bin, 'clang-19');
-    writeFileSync(
-      fake,
-      `#!/bin/sh\nfor a; do [ "$a" = -fsanitize=thread ] && { echo "clang: error: unsupported option '-fsanitize=thread'" >&2; exit 1; }; done\nexec gcc "$@"\n`,
-    );
-    chmodSync(fake, 0o755);
-    const settings = path.join(dot, 'project/configs/tiny/seq_settings.json');
-    writeFileSync(
-      settings,
-      JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), PATH: `${bin}:${process.env['PATH']}` }),
-    );
-    const run = await runCli(dot, [
-      '--dot-dp-path',
-      dot,
-      '--backend',
-      'builtin',
-      '--check-races',
-      '--race-cc',
-      'clang-19',
-    ]);
-    expect(run.exitCode, run.stdout + run.stderr).toBe(3);
-    const lines = run.stderr
-      .trim()
-      .split('\n')
-      .filter((line) => line.startsWith('patch-repair:'));
-    expect(lines).toEqual([
-      expect.stringMatching(
-        /--check-races: clang-19 cannot build a program with -fopenmp -fsanitize=thread \(--race-cc\); install the Debian packages clang-19 libclang-rt-19-dev libomp-19-dev$/,
-      ),
-    ]);
-  });
+  // A clang without the TSan runtime: clang-19 named by --race-cc, and a bare clang 14 as the project's compiler.
+  for (const fake of [
+    { name: 'clang-19', version: 19, how: '--race-cc' },
+    { name: 'clang', version: 14, how: "the project's compiler" },
+  ]) {
+    it(`refuses with exit 3 naming clang ${fake.version}'s packages when ${fake.how}, ${fake.name}, cannot build with -fsanitize=thread`, async () => {
+      const { root, dot } = await project(SHARED_TEMP);
+      const bin = path.join(root, '..', `${path.basename(root)}-bin`);
+      folders.push(bin);
+      await import('node:fs/promises').then((fs) => fs.mkdir(bin, { recursive: true }));
+      writeFileSync(
+        path.join(bin, fake.name),
+        `#!/bin/sh\n[ "$1" = --version ] && { echo "Debian clang version ${fake.version}.0.6"; exit 0; }\nfor a; do [ "$a" = -fsanitize=thread ] && { echo "clang: error: unsupported option '-fsanitize=thread'" >&2; exit 1; }; done\nexec gcc "$@"\n`,
+      );
+      chmodSync(path.join(bin, fake.name), 0o755);
+      const settings = path.join(dot, 'project/configs/tiny/seq_settings.json');
+      writeFileSync(
+        settings,
+        JSON.stringify({
+          ...JSON.parse(readFileSync(settings, 'utf8')),
+          PATH: `${bin}:${process.env['PATH']}`,
+          ...(fake.how !== '--race-cc' && { CC: fake.name }),
+        }),
+      );
+      const run = await runCli(dot, [
+        '--dot-dp-path',
+        dot,
+        '--backend',
+        'builtin',
+        '--check-races',
+        ...(fake.how === '--race-cc' ? ['--race-cc', fake.name] : []),
+      ]);
+      expect(run.exitCode, run.stdout + run.stderr).toBe(3);
+      const lines = run.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('patch-repair:'));
+      expect(lines).toEqual([
+        `patch-repair: --check-races: ${fake.name} cannot build a program with -fopenmp -fsanitize=thread (${fake.how}); install the Debian packages clang-${fake.version} libclang-rt-${fake.version}-dev libomp-${fake.version}-dev`,
+      ]);
+    });
+  }
+
   // gcc privatizes `reduction(+:hist[:4])` over the file-scope `hist`; clang 14 and 19 do not.
   for (const compiler of [...CLANGS, 'gcc']) {
     const skip = compiler === 'gcc' ? NEWEST === undefined : clangMissing.get(compiler) !== null;

@@ -1,4 +1,4 @@
-// npm run bench -- races --dataset DIR [--only DRB001,DRB002] [--limit N] [--jobs N]: --check-races over
+// npm run bench -- races --dataset DIR [--only DRB001,DRB002] [--limit N] [--jobs N] [--run-timeout S]: --check-races over
 // DataRaceBench's C kernels (DIR holds micro-benchmarks/DRB*-yes.c / -no.c, a copy kept outside
 // the tree). Each kernel becomes a project whose reference is the kernel with its OpenMP
 // directives removed and whose one generated suggestion puts them back; `--check-races all`
@@ -51,7 +51,7 @@ async function unifiedDiff(scratch, root, reference, kernel) {
   return `--- ${root}/src/main.c\n+++ ${root}/src/main.c.discopop_patch_generator.temp\n${body}`;
 }
 
-async function measure(file, source, scratch) {
+async function measure(file, source, scratch, runTimeout) {
   const { reference, found } = withoutDirectives(source);
   if (found === 0) return { outcome: 'left out', why: 'no OpenMP directive' };
   const { root, dot } = await writeRunProject({
@@ -75,7 +75,7 @@ async function measure(file, source, scratch) {
         '--run-threads',
         '4',
         '--run-timeout',
-        '20',
+        runTimeout,
       ],
       cwd: dot,
       timeoutMs: 900_000,
@@ -122,6 +122,8 @@ export default async function dataRaceBench(args) {
     .sort()
     .slice(0, limit);
   const jobs = Number(option(args, '--jobs') ?? 2);
+  // A kernel whose reference spins without its directives (a hand-made barrier) would hold a race run for 15 × this.
+  const runTimeout = option(args, '--run-timeout') ?? '4';
   const rows = [];
   const started = Date.now();
   let next = 0;
@@ -136,7 +138,7 @@ export default async function dataRaceBench(args) {
         const row = {
           name,
           label,
-          ...(out ? { outcome: 'left out', why: out } : await measure(name, source, scratch)),
+          ...(out ? { outcome: 'left out', why: out } : await measure(name, source, scratch, runTimeout)),
         };
         rows.push(row);
         console.log(

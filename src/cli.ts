@@ -227,7 +227,7 @@ function processDeps(): CliDeps {
     writeErr: (text) => process.stderr.write(text),
     loadPipeline: async () => {
       const pipeline = await import('./pipeline/index.js');
-      return { run: (options) => pipeline.run(options, process.stdout) };
+      return { run: (options) => pipeline.run(options, process.stdout, process.env) };
     },
     loadReport: () => import('./report/index.js'),
   };

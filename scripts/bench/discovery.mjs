@@ -1,4 +1,4 @@
-// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data,scale] [--sizes 40,120]
+// npm run bench -- discovery [--tus 40] [--suggestions 100] [--jobs N] [--data-mb 500] [--fillers 10] [--only plain,pathdep,data,scale] [--sizes 40,120] [--loop off]
 // Discovery (reference build + every suggestion built alone) with BuildPool against what
 // DiscoPoP's autotuner does for a compile check: reference build, then per suggestion a full copy
 // of the built project, `patch`, compile.sh, delete the copy, one after the other. Runs on the
@@ -10,11 +10,12 @@
 // Discovery with the local launcher, then with every build a Slurm job step (the cluster srun
 // reaches, e.g. through SLURM_CONF), on the same project and job count: the overhead per build.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BuildPool, createLauncher, discover } from '../../dist/build/index.js';
+import { BuildPool, createLauncher, discover, generatedPatchSet } from '../../dist/build/index.js';
+import { runRecordedCompiles, screenPlan } from '../../dist/build/screening/screen.js';
 import { splitLauncherArgs } from '../../dist/build/launcher.js';
 import { filesHoldingPath } from '../../dist/build/location.js';
 import { runProcess } from '../../dist/process.js';
@@ -39,8 +40,19 @@ async function runOurs(dp, base, jobs, launcher) {
   const started = performance.now();
   const controller = new AbortController();
   const durations = [];
+  const phases = { referenceEnd: 0, firstBuildStart: 0, lastBuildEnd: 0, startedDuringReference: 0 };
   const emit = (event) => {
-    if (event.type === 'build-finished' && event.purpose === 'discovery') durations.push(event.duration_ms);
+    const at = (performance.now() - started) / 1000;
+    if (event.type === 'build-finished' && event.purpose === 'reference' && phases.referenceEnd === 0)
+      phases.referenceEnd = at;
+    if (event.type === 'build-started' && event.purpose === 'discovery') {
+      phases.firstBuildStart ||= at;
+      if (phases.referenceEnd === 0) phases.startedDuringReference++;
+    }
+    if (event.type === 'build-finished' && event.purpose === 'discovery') {
+      durations.push(event.duration_ms);
+      phases.lastBuildEnd = at;
+    }
   };
   const pool = await BuildPool.create({
     dp,
@@ -55,7 +67,9 @@ async function runOurs(dp, base, jobs, launcher) {
   try {
     const result = await discover({ dp, considered: dp.suggestions, pool, emit });
     const failing = [...result.builds].filter(([, r]) => !r.ok).map(([id]) => id);
-    return { seconds: (performance.now() - started) / 1000, failing, durations, placement: pool.workspacePlacement };
+    const seconds = (performance.now() - started) / 1000;
+    const recorded = await pool.recordedCompiles();
+    return { seconds, failing, durations, placement: pool.workspacePlacement, phases, recorded };
   } finally {
     await pool.dispose();
   }
@@ -166,6 +180,63 @@ async function timePathCheck(root) {
   return { files: files.length, holding: holding.length, ms: performance.now() - started };
 }
 
+/**
+ * The two costs discovery cannot avoid, measured on the same project: T, a plain compile.sh in a
+ * fresh copy (the reference build), and S, each considered suggestion's changed-unit compile
+ * commands (those discovery recorded) run once in a built copy, its patch set applied and taken
+ * back afterwards. The sequential limit is T + S/j; with screens overlapping the serial reference
+ * build it is max(T, (T + S)/j).
+ */
+async function measureLimits(dp, base, recorded, jobs) {
+  const copy = join(base, 'limit-copy');
+  must(await runProcess({ command: 'cp', args: ['-a', dp.projectRoot, copy], cwd: base }), 'copy');
+  try {
+    const reference = must(await compileIn(dp, copy), 'reference build');
+    const T = reference.durationMs / 1000;
+    const launcher = createLauncher({ name: 'local', args: [], runId: 'bench' });
+    const signal = new AbortController().signal;
+    let S = 0;
+    let units = 0;
+    let unscreened = 0;
+    for (const s of dp.suggestions) {
+      const plan = screenPlan(dp, recorded, generatedPatchSet(s));
+      if (!plan.ok) {
+        unscreened++;
+        continue;
+      }
+      const originals = await Promise.all(
+        s.files.map(async (f) => [join(copy, f.source.relPath), await readFile(join(copy, f.source.relPath))]),
+      );
+      for (const f of s.files)
+        await runProcess({ command: 'patch', args: [join(copy, f.source.relPath), f.patchPath], cwd: copy });
+      const started = performance.now();
+      await runRecordedCompiles({
+        dp,
+        launcher,
+        label: s.id,
+        workspaceRoot: copy,
+        threads: 1,
+        timeoutMs: 600_000,
+        signal,
+        commands: plan.commands,
+      });
+      S += (performance.now() - started) / 1000;
+      units += plan.commands.length;
+      for (const [path, bytes] of originals) await writeFile(path, bytes);
+    }
+    return {
+      T,
+      S,
+      units,
+      unscreened,
+      sequential: T + S / jobs,
+      overlapped: Math.max(T, (T + S) / jobs),
+    };
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
 function sameIds(a, b) {
   return JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 }
@@ -225,10 +296,10 @@ async function comparePathDependent(dp, pathDependent, base, jobs, broken) {
 const SCALE_SUGGESTIONS = { 40: 43, 120: 162 };
 
 /**
- * The scale curve: discovery (screens and grouped confirmations) against the autotuner's loop on
- * the generated project at each size, both in this process, one after the other.
+ * The scale curve: discovery (screens and grouped confirmations) against its two limits and the
+ * autotuner's loop on the generated project at each size, all in this process, one after the other.
  */
-async function scaleCurve(sizes, jobs, fillers) {
+async function scaleCurve(sizes, jobs, fillers, loop) {
   const rows = [];
   for (const tus of sizes) {
     const base = await mkdtemp(join(tmpdir(), 'pr-bench-scale-'));
@@ -236,20 +307,45 @@ async function scaleCurve(sizes, jobs, fillers) {
       const suggestions = SCALE_SUGGESTIONS[tus] ?? Math.ceil(tus * 1.35);
       const { dp, broken } = await generateProject(base, tus, suggestions, fillers);
       const ours = await runOurs(dp, base, jobs);
-      const baseline = await runBaseline(dp, base);
-      const identical = sameIds(ours.failing, baseline.failing) && sameIds(ours.failing, broken);
-      rows.push({ tus, suggestions, broken: broken.size, ours: ours.seconds, baseline: baseline.seconds, identical });
+      const limits = await measureLimits(dp, base, ours.recorded, jobs);
+      const baseline = loop ? await runBaseline(dp, base) : null;
+      const identical = sameIds(ours.failing, broken) && (!baseline || sameIds(ours.failing, baseline.failing));
+      rows.push({ tus, suggestions, broken: broken.size, ours, limits, baseline, identical });
     } finally {
       await rm(base, { recursive: true, force: true });
     }
   }
+  const s = (seconds) => `${seconds.toFixed(1)} s`;
   console.log(
-    `\nscale curve (${fillers} filler functions a unit, -j ${jobs}): discovery against the autotuner's loop (copy, patch, compile.sh per suggestion, one after the other)`,
+    `\nscale curve (${fillers} filler functions a unit, -j ${jobs}): discovery against its limits, T (a plain compile.sh in a fresh copy) and S (each considered suggestion's changed-unit compiles run once), and against the autotuner's loop (copy, patch, compile.sh per suggestion, one after the other)`,
   );
-  console.log('  units  considered/broken  discovery  autotuner loop  ratio  failing ids identical');
+  console.log(
+    '  units  considered/broken  discovery        T        S  T + S/j  max(T, (T+S)/j)  vs overlapped  autotuner loop  ratio  failing ids identical',
+  );
   for (const r of rows) {
+    const { ours, limits, baseline } = r;
     console.log(
-      `  ${String(r.tus).padStart(5)}  ${`${r.suggestions} / ${r.broken}`.padStart(17)}  ${`${r.ours.toFixed(1)} s`.padStart(9)}  ${`${r.baseline.toFixed(1)} s`.padStart(14)}  ${`${(r.baseline / r.ours).toFixed(1)}x`.padStart(5)}  ${r.identical ? 'yes' : 'NO'}`,
+      [
+        String(r.tus).padStart(7),
+        `${r.suggestions} / ${r.broken}`.padStart(17),
+        s(ours.seconds).padStart(9),
+        s(limits.T).padStart(8),
+        s(limits.S).padStart(8),
+        s(limits.sequential).padStart(8),
+        s(limits.overlapped).padStart(16),
+        `${(ours.seconds / limits.overlapped).toFixed(2)}x`.padStart(14),
+        (baseline ? s(baseline.seconds) : 'not run').padStart(15),
+        (baseline ? `${(baseline.seconds / ours.seconds).toFixed(1)}x` : '-').padStart(6),
+        r.identical ? 'yes' : 'NO',
+      ].join(' '),
+    );
+  }
+  console.log('  phases of discovery (seconds from its start):');
+  for (const r of rows) {
+    const p = r.ours.phases;
+    const unscreened = r.limits.unscreened > 0 ? `; ${r.limits.unscreened} suggestion(s) not screenable, not in S` : '';
+    console.log(
+      `  ${String(r.tus).padStart(5)} units: reference build ends ${p.referenceEnd.toFixed(1)}, first suggestion build starts ${p.firstBuildStart.toFixed(1)} (${p.startedDuringReference} started before the reference ended), last verdict ${p.lastBuildEnd.toFixed(1)}, end ${r.ours.seconds.toFixed(1)}; S covers ${r.limits.units} unit compiles${unscreened}`,
     );
   }
 }
@@ -264,6 +360,9 @@ export default async function bench(args) {
   // Filler functions per unit: how much a compile costs relative to copying the tree.
   const fillers = Number(option(args, '--fillers', 10));
   const launcher = option(args, '--launcher', 'local');
+  // The autotuner's loop takes minutes at 120 units; `--loop off` measures discovery and its limits alone.
+  const loop = option(args, '--loop', 'on') !== 'off';
+  if (launcher !== 'slurm' && only.every((name) => name === 'scale')) return scaleCurve(sizes, jobs, fillers, loop);
   const base = await mkdtemp(join(tmpdir(), 'pr-bench-discovery-'));
   try {
     const { dp, pathDependent, broken } = await generateProject(base, tus, suggestions, fillers);
@@ -285,7 +384,7 @@ export default async function bench(args) {
       await addDataFiles(dp.projectRoot, dataMb);
       await compare(`with ${dataMb} MB of data files in the project tree`, dp, base, jobs, broken);
     }
-    if (only.includes('scale')) await scaleCurve(sizes, jobs, fillers);
+    if (only.includes('scale')) await scaleCurve(sizes, jobs, fillers, loop);
   } finally {
     await rm(base, { recursive: true, force: true });
   }

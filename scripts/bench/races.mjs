@@ -4,13 +4,16 @@
 // RACES_REAL_ALL=1): candidates checked,
 // races found in the lines a repair adds (false positives: must be 0), races elsewhere, and the
 // time of a race run against a plain run of the same program (clang -fopenmp -O1, 2 threads).
-// Then the three racing repairs of test/pipeline/check-races.test.ts through the CLI.
+// Then the three racing repairs of test/pipeline/check-races.test.ts through the CLI. With
+// --dataset DIR holding DataRaceBench (DIR/micro-benchmarks): its C kernels instead
+// (races-dataracebench.mjs).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../dist/process.js';
+import dataRaceBench from './races-dataracebench.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -55,6 +58,8 @@ export default async function races(args) {
     console.error(`bench races: --dataset ${dataset}: no such folder`);
     process.exit(2);
   }
+  // A copy of DataRaceBench (its micro-benchmarks/) rather than the real codes.
+  if (dataset !== undefined && existsSync(join(dataset, 'micro-benchmarks'))) return dataRaceBench(args);
   const dir = await mkdtemp(join(tmpdir(), 'bench-races-'));
   try {
     const table = join(dir, 'rows.json');

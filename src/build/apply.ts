@@ -30,64 +30,92 @@ export interface ApplyRequest {
   signal: AbortSignal;
 }
 
+/** Files patched at once: a confirmation build applies many suggestions' patch sets, one file each. */
+const PARALLEL_FILES = 8;
+
+/** One file of the set: what patch said, and the lines it added, or why it did not apply. */
+type FileOutcome =
+  | { ok: true; fileId: string; relPath: string; words: string; added: Set<number>; directives: Map<number, string> }
+  | { ok: false; words: string[]; failure: ApplyFailure };
+
 /**
  * `--batch` answers every question with its default and `--forward` refuses patches that look
  * reversed instead of asking, `-r -` discards rejects, `--no-backup-if-mismatch` keeps `.orig`
  * files away, and closed stdin means nothing can wait for a terminal. Every file of the set is
- * tried, so the output names all files that do not apply, not just the first.
+ * tried, so the output names all files that do not apply, not just the first; the files are
+ * patched several at once (each is a file of its own), their words kept in the order of their ids.
  */
 export async function patchWorkspace(request: ApplyRequest): Promise<ApplyOutcome> {
-  const { dp, workspaceRoot, signal } = request;
   await mkdir(request.patchDir, { recursive: true });
+  const deadline = Date.now() + request.timeoutMs;
+  // A zero-byte patch is "applied" by DiscoPoP without any change.
+  const files = [...request.patchSet].filter(([, text]) => text.length > 0).sort(([a], [b]) => compareIds(a, b));
+  const outcomes: FileOutcome[] = new Array(files.length);
+  // Two ids of one file (FileMapping.txt naming it twice) are patched one after the other.
+  const paths = files.map(([fileId]) => request.dp.files.get(fileId)?.relPath);
+  const parallel = new Set(paths).size === paths.length ? PARALLEL_FILES : 1;
+  let next = 0;
+  const patchers = Array.from({ length: Math.min(parallel, files.length) }, async () => {
+    while (next < files.length) {
+      const at = next++;
+      const [fileId, text] = files[at]!;
+      outcomes[at] = await patchFile(request, fileId, text, deadline);
+    }
+  });
+  await Promise.all(patchers);
   const changed: string[] = [];
   const added = new Map<string, Set<number>>();
   const directives = new Map<string, Map<number, string>>();
   const failures: ApplyFailure[] = [];
   const output: string[] = [];
-  const deadline = Date.now() + request.timeoutMs;
-  for (const [fileId, text] of [...request.patchSet].sort(([a], [b]) => compareIds(a, b))) {
-    // A zero-byte patch is "applied" by DiscoPoP without any change.
-    if (text.length === 0) continue;
-    const target = await resolveTarget(dp, fileId, workspaceRoot);
-    if (!target.ok) {
-      output.push(target.reason);
-      failures.push({ fileId, relPath: null, reason: target.reason });
-      continue;
+  for (const outcome of outcomes) {
+    if (outcome.ok) {
+      output.push(outcome.words);
+      changed.push(outcome.relPath);
+      added.set(outcome.fileId, outcome.added);
+      directives.set(outcome.fileId, outcome.directives);
+    } else {
+      output.push(...outcome.words);
+      failures.push(outcome.failure);
     }
-    const patchPath = join(request.patchDir, `${fileId}.patch`);
-    await writeFile(patchPath, encodeText(text));
-    const before = await readFile(join(workspaceRoot, target.relPath), 'utf8');
-    const outcome = await runProcess({
-      command: 'patch',
-      args: ['--batch', '--forward', '--no-backup-if-mismatch', '-r', '-', target.relPath, patchPath],
-      cwd: workspaceRoot,
-      // Stable English wording: it is what the model and the error classes read.
-      env: { LC_ALL: 'C' },
-      timeoutMs: Math.max(1, deadline - Date.now()),
-      signal,
-    });
-    if (outcome.kind === 'canceled') signal.throwIfAborted();
-    const words = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;
-    output.push(words.trimEnd());
-    if (outcome.kind === 'exited' && outcome.exitCode === 0) {
-      changed.push(target.relPath);
-      const after = await readFile(join(workspaceRoot, target.relPath), 'utf8');
-      const lines = addedLineNumbers(before, after);
-      added.set(fileId, lines);
-      directives.set(fileId, addedDirectiveLines(after, lines));
-      continue;
-    }
-    const reason =
-      outcome.kind === 'exited'
-        ? (firstReason(words) ?? `patch ${describeOutcome(outcome)}`)
-        : `patch ${describeOutcome(outcome)}`;
-    if (outcome.kind !== 'exited') output.push(reason);
-    failures.push({ fileId, relPath: target.relPath, reason });
   }
   const text = output.filter((line) => line.length > 0).join('\n') + '\n';
   return failures.length === 0
     ? { ok: true, changed, added, directives, output: text }
     : { ok: false, output: text, failures };
+}
+
+async function patchFile(request: ApplyRequest, fileId: string, text: string, deadline: number): Promise<FileOutcome> {
+  const { dp, workspaceRoot, signal } = request;
+  const target = await resolveTarget(dp, fileId, workspaceRoot);
+  if (!target.ok)
+    return { ok: false, words: [target.reason], failure: { fileId, relPath: null, reason: target.reason } };
+  const patchPath = join(request.patchDir, `${fileId}.patch`);
+  await writeFile(patchPath, encodeText(text));
+  const before = await readFile(join(workspaceRoot, target.relPath), 'utf8');
+  const outcome = await runProcess({
+    command: 'patch',
+    args: ['--batch', '--forward', '--no-backup-if-mismatch', '-r', '-', target.relPath, patchPath],
+    cwd: workspaceRoot,
+    // Stable English wording: it is what the model and the error classes read.
+    env: { LC_ALL: 'C' },
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    signal,
+  });
+  if (outcome.kind === 'canceled') signal.throwIfAborted();
+  const words = outcome.kind === 'spawn-failed' ? '' : outcome.stdout + outcome.stderr;
+  if (outcome.kind === 'exited' && outcome.exitCode === 0) {
+    const after = await readFile(join(workspaceRoot, target.relPath), 'utf8');
+    const lines = addedLineNumbers(before, after);
+    const directives = addedDirectiveLines(after, lines);
+    return { ok: true, fileId, relPath: target.relPath, words: words.trimEnd(), added: lines, directives };
+  }
+  const reason =
+    outcome.kind === 'exited'
+      ? (firstReason(words) ?? `patch ${describeOutcome(outcome)}`)
+      : `patch ${describeOutcome(outcome)}`;
+  const said = outcome.kind === 'exited' ? [words.trimEnd()] : [words.trimEnd(), reason];
+  return { ok: false, words: said, failure: { fileId, relPath: target.relPath, reason } };
 }
 
 /**

@@ -19,6 +19,8 @@ export interface CompileRequest {
   signal: AbortSignal;
   /** Set over the layout's environment (the reference build's compiler recorder). */
   extraEnv?: Record<string, string>;
+  /** A command the script runs under (`setarch x86_64 -R` for a --check-races run). */
+  commandPrefix?: readonly string[];
 }
 
 export interface CompileLayout {
@@ -91,7 +93,7 @@ export async function runConfigurationScript(request: CompileRequest, script: st
       : ['bash', script];
   return request.launcher.run({
     label: request.label,
-    command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command],
+    command: ['sh', '-c', 'exec "$@" 2>&1', 'sh', ...(request.commandPrefix ?? []), ...command],
     cwd,
     env: { ...env, ...request.extraEnv },
     timeoutMs: request.timeoutMs,

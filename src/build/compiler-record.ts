@@ -3,8 +3,10 @@
 // built-in repairer must preprocess a source with exactly those. The reference build therefore
 // runs with a folder of small wrappers first on PATH, one per compiler name this machine has
 // (gcc, cc, clang++, the settings' CC and CXX, …): each writes its argv and working folder to a
-// log of its own process (parallel make calls never interleave) and execs the real compiler with
-// the folder taken off PATH wherever compile.sh has moved it (else the wrapper would find itself).
+// file of its own call, complete the moment it appears (written aside, then renamed), so parallel
+// make calls never interleave and screens can start while the build still runs; then it execs the
+// real compiler with the folder taken off PATH wherever compile.sh has moved it (else the wrapper
+// would find itself).
 import { access, chmod, constants, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { leavesRoot } from './compile.js';
@@ -84,7 +86,7 @@ export interface CompilerRecorder {
   /** PATH for the recorded build. */
   env: Record<string, string>;
   names: string[];
-  /** The wrappers' folder, which holds a `compiles.<pid>.log` per wrapper process. */
+  /** The wrappers' folder, which holds a `compiles.<pid>.<n>.log` per compiler call. */
   dir: string;
 }
 
@@ -124,7 +126,10 @@ export async function makeCompilerRecorder(
       '  count=0; for var in $set_vars; do count=$((count + 1)); done',
       `  printf '%s\\0' "$count"`,
       '  for var in $set_vars; do eval "printf \'%s\\\\0\' \\"$var=\\$$var\\""; done',
-      '} >> "$recorder/compiles.$$.log"',
+      '} > "$recorder/.call.$$"',
+      // A process id the system reuses during a long build gets the next free number.
+      'n=0; while [ -e "$recorder/compiles.$$.$n.log" ]; do n=$((n + 1)); done',
+      'mv "$recorder/.call.$$" "$recorder/compiles.$$.$n.log"',
       `exec ${quote(name)} "$@"`,
       '',
     ].join('\n');
@@ -136,29 +141,49 @@ export async function makeCompilerRecorder(
 }
 
 /**
- * The log's calls, their paths moved from the workspace they ran in (any of its spellings) to the
+ * The logged calls, their paths moved from the workspace they ran in (any of its spellings) to the
  * user's project.
  */
 export async function readRecordedCompiles(
   recorder: CompilerRecorder,
   o: { workspaceRoots: string[]; projectRoot: string },
 ): Promise<RecordedCompiles> {
-  const compiles: RecordedCompile[] = [];
-  // The longest spelling first: a root that contains another (/private/var/… and /var/…) moves whole.
-  const roots = [...o.workspaceRoots].sort((a, b) => b.length - a.length);
-  const toProject = (text: string) => roots.reduce((moved, root) => moved.replaceAll(root, o.projectRoot), text);
-  const logs = (await readdir(recorder.dir)).filter((name) => /^compiles\.\d+\.log$/.test(name)).sort();
-  for (const log of logs)
-    compiles.push(
-      ...parseLog(await readFile(join(recorder.dir, log), 'utf8'), { toProject, projectRoot: o.projectRoot }),
-    );
-  if (compiles.length === 0) {
-    return {
-      ok: false,
-      reason: `the reference build called none of the compilers recorded (${recorder.names.join(', ') || 'none found on PATH'})`,
-    };
+  return recordedOf(recorder, await new CompileLog(recorder, o).readNew());
+}
+
+/** All the calls the build made, or why there are none. */
+export function recordedOf(recorder: CompilerRecorder, compiles: RecordedCompile[]): RecordedCompiles {
+  if (compiles.length > 0) return { ok: true, compiles };
+  const names = recorder.names.join(', ') || 'none found on PATH';
+  return { ok: false, reason: `the reference build called none of the compilers recorded (${names})` };
+}
+
+/** The recorder's calls read while the build runs: each read returns those logged since the last. */
+export class CompileLog {
+  private readonly seen = new Set<string>();
+  private readonly toProject: (text: string) => string;
+
+  constructor(
+    private readonly recorder: CompilerRecorder,
+    private readonly o: { workspaceRoots: string[]; projectRoot: string },
+  ) {
+    // The longest spelling first: a root that contains another (/private/var/… and /var/…) moves whole.
+    const roots = [...o.workspaceRoots].sort((a, b) => b.length - a.length);
+    this.toProject = (text) => roots.reduce((moved, root) => moved.replaceAll(root, o.projectRoot), text);
   }
-  return { ok: true, compiles };
+
+  async readNew(): Promise<RecordedCompile[]> {
+    const logs = (await readdir(this.recorder.dir))
+      .filter((name) => /^compiles\.\d+\.\d+\.log$/.test(name) && !this.seen.has(name))
+      .sort();
+    const compiles: RecordedCompile[] = [];
+    for (const log of logs) {
+      this.seen.add(log);
+      const text = await readFile(join(this.recorder.dir, log), 'utf8');
+      compiles.push(...parseLog(text, { toProject: this.toProject, projectRoot: this.o.projectRoot }));
+    }
+    return compiles;
+  }
 }
 
 function parseLog(text: string, o: { toProject: (text: string) => string; projectRoot: string }): RecordedCompile[] {

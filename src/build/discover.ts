@@ -50,20 +50,26 @@ export async function discover(o: {
     reused: withPatch.length - toBuild.length,
     jobs: o.pool.jobs,
   });
-  const reference = await o.pool.referenceBuild();
-  const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
-  if (!reference.ok || saysConfiguredElsewhere(reference.output))
-    throw new RefusedError(referenceFailure(o.dp, reference, folders));
+  const accepted = o.pool.referenceBuild().then((reference) => {
+    const folders = configuredElsewhere(o.dp, reference, o.pool.foldersConfiguredInProject);
+    if (!reference.ok || saysConfiguredElsewhere(reference.output))
+      throw new RefusedError(referenceFailure(o.dp, reference, folders));
+    return reference;
+  });
   const byId = new Map(toBuild.map((s) => [s.id, s]));
+  // Screens start while the reference build runs; none is decided unless it is accepted.
   const pending = screenAndConfirm({
     dp: o.dp,
     pool: o.pool,
     emit: o.emit,
     toBuild: toBuild.map((s) => ({ id: s.id, patchSet: generatedPatchSet(s) })),
+    accepted,
     judge: (id, build) => judge(byId.get(id) as Suggestion, build),
     onBuilt: async (id, build) => o.onBuilt?.(id, build),
     ...o.screening,
   });
+  for (const build of pending) build.catch(() => undefined);
+  const reference = await accepted;
   let built: BuildResult[];
   try {
     built = await Promise.all(pending);

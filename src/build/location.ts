@@ -4,8 +4,8 @@
 // pool asks two questions: did the reference build write its workspace's path into its outputs
 // (then no other workspace may copy them), and does the user's tree hold a build folder configured
 // at the project's own path (then the reference build cannot work in a copy).
-import { open } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, posix } from 'node:path';
+import { open, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, posix } from 'node:path';
 import fg from 'fast-glob';
 import { UsageError } from '../errors.js';
 import type { DotDiscopop } from '../formats/types.js';
@@ -45,14 +45,34 @@ export async function filesHoldingPath(
   return found.sort();
 }
 
+/**
+ * The first of `rels` (relative to `root`) a compiler could read as a source or a header: anything
+ * but compiled code and make's dependency lists (`.d`, which the compiler writes and never reads).
+ */
+export async function firstReadableByCompiler(root: string, rels: readonly string[]): Promise<string | undefined> {
+  for (const rel of [...rels].sort()) {
+    if (extname(rel) === '.d') continue;
+    const handle = await open(join(root, rel), 'r');
+    try {
+      if (!(await isCompiledCode(handle))) return rel;
+    } finally {
+      await handle.close();
+    }
+  }
+  return undefined;
+}
+
+async function isCompiledCode(handle: FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(8);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return COMPILED_MAGIC.some((magic) => bytesRead >= magic.length && head.subarray(0, magic.length).equals(magic));
+}
+
 async function holds(file: string, patterns: readonly Buffer[]): Promise<boolean> {
   const longest = Math.max(...patterns.map((p) => p.length));
   const handle = await open(file, 'r');
   try {
-    const head = Buffer.alloc(8);
-    const { bytesRead: headBytes } = await handle.read(head, 0, head.length, 0);
-    if (COMPILED_MAGIC.some((magic) => headBytes >= magic.length && head.subarray(0, magic.length).equals(magic)))
-      return false;
+    if (await isCompiledCode(handle)) return false;
     const chunk = Math.max(1, Math.min((await handle.stat()).size, CHUNK));
     const buffer = Buffer.allocUnsafe(chunk + longest);
     let kept = 0;

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
 import type { IsolatedBuild, IsolatedBuildRequest, ProgramRunner } from '../formats/outcome.js';
-import type { RecordedCompiles } from './compiler-record.js';
+import type { RecordedCompile, RecordedCompiles } from './compiler-record.js';
 import { IsolatedBuilds } from './isolated.js';
 import { createLauncher, type Launcher } from './launcher.js';
-import type { ConfiguredFolder } from './location.js';
+import { firstReadableByCompiler, type ConfiguredFolder } from './location.js';
 import { Workspaces, type WorkspacePlacement } from './placement.js';
 import type { BuildEvents, BuildPurpose, PoolContext } from './pool-jobs.js';
 import { programOf } from './program.js';
@@ -46,6 +46,10 @@ export class BuildPool {
   private readonly isolated: IsolatedBuilds;
   private reference?: Promise<BuildResult>;
   private recorded: RecordedCompiles = { ok: false, reason: 'the reference build has not run' };
+  /** The reference build's compiler calls so far, and who wants to hear of the next ones. */
+  private readonly compilesSoFar: RecordedCompile[] = [];
+  private readonly compileListeners = new Set<(compiles: readonly RecordedCompile[]) => void>();
+  private earlyExact = false;
   private disposed?: Promise<void>;
 
   private constructor(
@@ -135,6 +139,34 @@ export class BuildPool {
   }
 
   /**
+   * `listener` gets the compiler calls of the reference build as it makes them, those made so far
+   * at once, until the reference build has finished (none when it is not recorded).
+   */
+  onRecordedCompiles(listener: (compiles: readonly RecordedCompile[]) => void): void {
+    if (this.recorded.ok) return;
+    if (this.compilesSoFar.length > 0) listener([...this.compilesSoFar]);
+    this.compileListeners.add(listener);
+  }
+
+  /**
+   * After the reference build: whether an early build's result is that of a build in a workspace
+   * holding the reference build. It is when the reference build wrote nothing a compiler reads
+   * (only compiled code and dependency lists), so the user's tree alone compiles a unit the same.
+   */
+  async earlyBuildsExact(): Promise<boolean> {
+    await this.referenceBuild();
+    return this.earlyExact;
+  }
+
+  /**
+   * A build while the reference build still runs (screening/): null when the reference build
+   * finished before a workspace was free for it (queue.ts).
+   */
+  queueEarly(request: BuildRequest): Promise<BuildResult | null> {
+    return this.builds.buildEarly(request).then((done) => done && done.build);
+  }
+
+  /**
    * Builds the project with `patchSet` applied, in isolation. Waits for the reference build.
    * `compile`: the compile step instead of compile.sh alone (a verification build's, changed-units.ts).
    */
@@ -207,8 +239,19 @@ export class BuildPool {
   }
 
   private async runReference(): Promise<BuildResult> {
-    const { result, sources, recorded } = await runReferenceBuild(this.ctx, this.workspaces, this.builds.first);
+    const { result, sources, recorded } = await runReferenceBuild(
+      this.ctx,
+      this.workspaces,
+      this.builds.first,
+      (compiles) => {
+        this.compilesSoFar.push(...compiles);
+        for (const listener of this.compileListeners) listener(compiles);
+      },
+    );
+    this.compileListeners.clear();
     this.recorded = recorded;
+    this.earlyExact =
+      result.ok && (await firstReadableByCompiler(this.builds.first.root, [...sources.outputs])) === undefined;
     this.builds.open({
       sources,
       rebuild: (workspace) => referenceBuildIn(this.ctx, this.workspaces, workspace),

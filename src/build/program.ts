@@ -30,7 +30,7 @@ function programRunner(o: ProgramRequest): ProgramRunner {
   let lookup: Promise<ValidationScripts | null> | undefined;
   let validationBuilt = false;
   return {
-    run: async (threads, timeoutMs, env) => {
+    run: async (threads, timeoutMs, env, prefix) => {
       // A run with an environment of its own (the --check-races run under ThreadSanitizer) is
       // execute.sh alone: validation judges results, which check 7 does on the plain build.
       if (env)
@@ -43,6 +43,7 @@ function programRunner(o: ProgramRequest): ProgramRunner {
               threads,
               timeoutMs,
               extraEnv: { ...build.extraEnv, ...env },
+              ...(prefix && { commandPrefix: prefix }),
             }),
           ),
         );

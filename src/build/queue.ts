@@ -1,8 +1,10 @@
 // The queue of builds and the workspaces that run them. Each build applies one patch set in an idle
 // workspace, compiles (compile.sh, or the step its request names), and rolls the workspace back to
-// its reference state (workspace.ts). Nothing runs before the reference build has opened the
-// queue; further workspaces (up to `jobs`) are made while builds wait for them, placed as
-// placement.ts decides.
+// its reference state (workspace.ts). Builds wait for the reference build to open the queue;
+// further workspaces (up to `jobs`) are made while builds wait for them, placed as placement.ts
+// decides. Early builds (screens) run while the reference build still runs, on the cores a serial
+// compile.sh leaves idle, in workspaces of the user's tree alone that go when it has finished.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildResult, PatchSet } from '../formats/types.js';
 import { faultPoint } from '../fault.js';
@@ -41,6 +43,11 @@ interface Worker extends PlacedWorkspace {
   busy: boolean;
 }
 
+interface QueuedEarly extends BuildRequest {
+  resolve: (result: { build: BuildResult; ran: unknown } | null) => void;
+  reject: (error: unknown) => void;
+}
+
 interface QueuedBuild extends BuildRequest {
   resolve: (result: { build: BuildResult; ran: unknown }) => void;
   reject: (error: unknown) => void;
@@ -67,6 +74,10 @@ export class BuildQueue {
   /** A workspace could not be made: do not try again for every build that finishes. */
   private cloneFailed = false;
   private opened?: ReferenceState;
+  /** Workspaces of the user's tree for the early builds, by folder; none once the queue is open. */
+  private readonly early = new Map<string, Worker>();
+  private readonly earlyWaiting: QueuedEarly[] = [];
+  private earlyMade = 0;
 
   constructor(
     private readonly ctx: PoolContext,
@@ -90,7 +101,22 @@ export class BuildQueue {
   open(state: ReferenceState): void {
     (this.workers[0] as Worker).sources = state.sources;
     this.opened = state;
+    for (const queued of this.earlyWaiting.splice(0)) queued.resolve(null);
+    for (const [folder, worker] of this.early) if (!worker.busy) void this.ctx.track(this.removeEarly(folder));
     this.pump();
+  }
+
+  /**
+   * `request` while the reference build runs, in a workspace of the user's tree alone: null when
+   * the reference build finished before a workspace was free for it.
+   */
+  buildEarly(request: BuildRequest): Promise<{ build: BuildResult; ran: unknown } | null> {
+    this.ctx.signal.throwIfAborted();
+    if (this.opened) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      this.earlyWaiting.push({ ...request, resolve, reject });
+      this.pumpEarly();
+    });
   }
 
   /** A probe goes ahead of every build waiting: the run may refuse on its result. */
@@ -115,7 +141,51 @@ export class BuildQueue {
 
   rejectWaiting(): void {
     const reason = this.ctx.signal.reason;
-    for (const queued of this.waiting.splice(0)) queued.reject(reason);
+    for (const queued of [...this.waiting.splice(0), ...this.earlyWaiting.splice(0)]) queued.reject(reason);
+  }
+
+  /** The reference build takes one core; the early builds get the others. */
+  private pumpEarly(): void {
+    if (this.ctx.signal.aborted) return this.rejectWaiting();
+    if (this.opened) return;
+    for (const [folder, worker] of this.early) {
+      const queued = !worker.busy && this.earlyWaiting.shift();
+      if (!queued) continue;
+      worker.busy = true;
+      void this.ctx.track(this.runEarly(folder, worker, queued));
+    }
+    const idle = [...this.early.values()].filter((w) => !w.busy).length;
+    const wanted = Math.min(this.earlyWaiting.length - idle, this.jobs - 1 - this.earlyMade);
+    for (let i = 0; i < wanted; i++) {
+      const folder = `e${++this.earlyMade}`;
+      this.ctx
+        .track(this.workspaces.userTree(folder))
+        .then((workspace) => {
+          const sources = this.workspaces.userTreeSources();
+          this.early.set(folder, { workspace, sources, patchDir: join(this.ctx.root, folder, 'patches'), busy: false });
+          if (this.opened) return this.removeEarly(folder);
+          this.pumpEarly();
+        })
+        // Without it the builds wait for the reference build, as they would with one core.
+        .catch(() => undefined);
+    }
+  }
+
+  private async runEarly(folder: string, worker: Worker, queued: QueuedEarly): Promise<void> {
+    try {
+      queued.resolve(await this.announced(worker, queued));
+    } catch (error) {
+      queued.reject(error);
+    } finally {
+      worker.busy = false;
+      if (this.opened) await this.removeEarly(folder);
+      else this.pumpEarly();
+    }
+  }
+
+  private async removeEarly(folder: string): Promise<void> {
+    this.early.delete(folder);
+    await rm(join(this.ctx.root, folder), { recursive: true, force: true });
   }
 
   private pump(): void {

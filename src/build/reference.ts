@@ -5,7 +5,14 @@
 import { join } from 'node:path';
 import type { BuildResult } from '../formats/types.js';
 import { runCompileScript } from './compile.js';
-import { makeCompilerRecorder, readRecordedCompiles, type RecordedCompiles } from './compiler-record.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CompileLog,
+  makeCompilerRecorder,
+  recordedOf,
+  type RecordedCompile,
+  type RecordedCompiles,
+} from './compiler-record.js';
 import { rootSpellings, type Workspaces } from './placement.js';
 import { buildFinished, withLaunchRetries, type PoolContext } from './pool-jobs.js';
 import { compileResult } from './result.js';
@@ -18,22 +25,53 @@ export interface ReferenceOutcome {
   recorded: RecordedCompiles;
 }
 
-/** The first reference build, recorded, and its outputs kept aside for the first workspace's rollbacks. */
+/** How often the compiler log is read while the reference build runs. */
+const LOG_POLL_MS = 50;
+
+/**
+ * The first reference build, recorded, and its outputs kept aside for the first workspace's
+ * rollbacks. `onCompiles` gets the compiler calls as the build makes them, every one before the
+ * build's result is returned.
+ */
 export async function runReferenceBuild(
   ctx: PoolContext,
   workspaces: Workspaces,
   workspace: Workspace,
+  onCompiles: (compiles: readonly RecordedCompile[]) => void,
 ): Promise<ReferenceOutcome> {
   const recorder = ctx.launcher.name === 'local' ? await compilerRecorder(ctx) : undefined;
-  const result = await referenceBuildIn(ctx, workspaces, workspace, recorder?.env);
-  const recorded: RecordedCompiles = recorder
-    ? await readRecordedCompiles(recorder, {
-        workspaceRoots: await rootSpellings(workspace.root),
-        projectRoot: ctx.dp.projectRoot,
-      })
-    : { ok: false, reason: 'the reference build ran through Slurm, where its compiler calls are not recorded' };
-  const sources = await workspaces.settleFirst(workspace, result);
-  return { result, sources, recorded };
+  if (!recorder) {
+    const result = await referenceBuildIn(ctx, workspaces, workspace);
+    const reason = 'the reference build ran through Slurm, where its compiler calls are not recorded';
+    return { result, sources: await workspaces.settleFirst(workspace, result), recorded: { ok: false, reason } };
+  }
+  const log = new CompileLog(recorder, {
+    workspaceRoots: await rootSpellings(workspace.root),
+    projectRoot: ctx.dp.projectRoot,
+  });
+  const compiles: RecordedCompile[] = [];
+  const read = async () => {
+    const fresh = await log.readNew();
+    compiles.push(...fresh);
+    if (fresh.length > 0) onCompiles(fresh);
+  };
+  let building = true;
+  const polling = (async () => {
+    while (building) {
+      await sleep(LOG_POLL_MS);
+      await read();
+    }
+  })();
+  let result: BuildResult;
+  try {
+    result = await referenceBuildIn(ctx, workspaces, workspace, recorder.env);
+  } finally {
+    building = false;
+    await polling;
+  }
+  await read();
+  const recorded = recordedOf(recorder, compiles);
+  return { result, sources: await workspaces.settleFirst(workspace, result), recorded };
 }
 
 function compilerRecorder(ctx: PoolContext) {

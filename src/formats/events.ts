@@ -124,6 +124,11 @@ export const EventSchema = z.discriminatedUnion('type', [
     races: z
       .array(z.string())
       .describe("the project's own data races, one per racing access pair: not counted against any suggestion"),
+    compiler: z.string().default('clang').describe('the clang of the race builds, its version and why that one'),
+    setarch: z
+      .boolean()
+      .default(false)
+      .describe('ThreadSanitizer died with "unexpected memory mapping" and the reference ran again under setarch -R'),
   }),
   z.object({
     ...base,

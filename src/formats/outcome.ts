@@ -33,8 +33,16 @@ export interface ValidationStep {
 
 /** Runs execute.sh in a workspace that holds a finished build. */
 export interface ProgramRunner {
-  /** `env` is set over the script's environment (TSAN_OPTIONS of a --check-races run). */
-  run(threads: number, timeoutMs: number, env?: Record<string, string>): Promise<ProgramRun>;
+  /**
+   * `env` is set over the script's environment (TSAN_OPTIONS of a --check-races run); `prefix`
+   * runs execute.sh under another command (`setarch x86_64 -R` when TSan needs no randomization).
+   */
+  run(
+    threads: number,
+    timeoutMs: number,
+    env?: Record<string, string>,
+    prefix?: readonly string[],
+  ): Promise<ProgramRun>;
 }
 
 /** What verification needs from the build stage (BuildPool): an isolated rebuild of one patch set. */

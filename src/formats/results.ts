@@ -138,6 +138,17 @@ export const RaceReportSchema = z.object({
     .describe(
       "a frame of either access reaches a line the suggestion's patch set adds or changes (its directive opens the parallel region)",
     ),
+  lines: z
+    .array(z.string())
+    .default([])
+    .describe('the source line of each access in the project, `file:line: text`, as the race build compiled it'),
+  clang_fault: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      "the access is the original of an array-section reduction item, which clang 14 to 19 do not privatize over a file-scope object: clang's fault, named (the candidate is still rejected)",
+    ),
 });
 export type RaceReport = z.infer<typeof RaceReportSchema>;
 
@@ -154,6 +165,17 @@ export const RaceCheckSchema = z
       .describe("ThreadSanitizer's data-race reports, the reference's own races left out"),
     seconds: z.number().nonnegative().describe('wall time of the race build and run'),
     detail: z.string().nullable().describe('why it was not run, or how the run ended when it did not exit'),
+    compiler: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe(
+        "the clang of the race build, its version and why that one (--race-cc, the project's, the newest on PATH)",
+      ),
+    setarch: z
+      .boolean()
+      .default(false)
+      .describe('ThreadSanitizer died with "unexpected memory mapping" and the run was repeated under setarch -R'),
   })
   .describe(
     '--check-races: the build with clang -fopenmp -fsanitize=thread (Archer), run once with execute.sh at --run-threads',

@@ -59,6 +59,8 @@ export interface RunOptions {
   checkRun: CheckRunScope;
   /** --check-races: off; `repairs` checks every accepted candidate; `all` also the suggestions that build as generated. */
   checkRaces: CheckRunScope;
+  /** --race-cc: the clang of the race build, instead of the one the run finds. */
+  raceCc?: string;
   /** OMP_NUM_THREADS of the N-thread runs of check 7 and of the race run. */
   runThreads: number;
   /** N-thread runs per candidate: races are intermittent. */

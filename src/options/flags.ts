@@ -158,6 +158,13 @@ export const FLAGS = {
     help: 'build each accepted candidate with clang -fsanitize=thread (Archer) and run it once at N threads; a race in its parallel region rejects it; all = also check the suggestions that build as generated',
     absent: 'off',
   },
+  raceCc: {
+    flags: '--race-cc <clang>',
+    attribute: 'raceCc',
+    help: "the clang of --check-races' build (clang-19, a path); clang++ is taken beside it",
+    absent:
+      "the project's compiler when it is clang, else the newest clang-N on PATH that links with -fsanitize=thread",
+  },
   runThreads: {
     flags: '--run-threads <n>',
     attribute: 'runThreads',
@@ -275,6 +282,7 @@ export interface RunFlags {
   checkRun?: boolean | string;
   /** true for a bare --check-races, the word after it otherwise. */
   checkRaces?: boolean | string;
+  raceCc?: string;
   runThreads?: string;
   runRepeats?: string;
   runTolerance?: string;

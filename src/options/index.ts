@@ -122,6 +122,7 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
     strict: flags.strict === true,
     checkRun: parseCheckRun(flags.checkRun, problems),
     checkRaces: parseCheckRun(flags.checkRaces, problems, '--check-races'),
+    ...(flags.raceCc !== undefined && { raceCc: flags.raceCc }),
     runThreads: count('--run-threads', flags.runThreads, 1, Math.max(2, Math.floor(availableParallelism() / 2))),
     runRepeats: count('--run-repeats', flags.runRepeats, 1, DEFAULTS.runRepeats),
     runTolerance: flags.runTolerance === undefined ? DEFAULTS.runTolerance : tolerance(flags.runTolerance, problems),

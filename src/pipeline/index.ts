@@ -19,14 +19,14 @@ import { restore } from './restore.js';
 import { emitFinished } from './records.js';
 import { Session, type RunContext } from './session.js';
 
-/** Runs one invocation and returns its exit code. */
-export async function run(options: RunOptions, stdout: NodeJS.WritableStream): Promise<number> {
+/** Runs one invocation and returns its exit code; `env` is the environment the CLI was started with. */
+export async function run(options: RunOptions, stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv): Promise<number> {
   const interrupt = trapSignals();
   const reporter = createReporter({ stream: stdout });
   try {
     return options.mode === 'restore'
       ? await restore(options, reporter)
-      : await pipeline(options, reporter, interrupt, stdout);
+      : await pipeline(options, reporter, interrupt, stdout, env);
   } catch (error) {
     throw endingOf(error, interrupt)?.error ?? error;
   } finally {
@@ -35,11 +35,17 @@ export async function run(options: RunOptions, stdout: NodeJS.WritableStream): P
   }
 }
 
-async function pipeline(o: RunOptions, reporter: Reporter, interrupt: Interrupt, stdout: NodeJS.WritableStream) {
+async function pipeline(
+  o: RunOptions,
+  reporter: Reporter,
+  interrupt: Interrupt,
+  stdout: NodeJS.WritableStream,
+  env: NodeJS.ProcessEnv,
+) {
   const session = new Session(o, reporter, interrupt);
   try {
     await session.lock();
-    const pre = await preflight(o);
+    const pre = await preflight(o, env);
     const inputs = await runInputs(o, pre, interrupt.signal);
     const context = await session.begin({ inputs, stdout });
     announce(context, pre);

@@ -20,7 +20,7 @@ export interface Preflight {
   repairedEarlier: ReadonlySet<string>;
 }
 
-export async function preflight(options: RunOptions): Promise<Preflight> {
+export async function preflight(options: RunOptions, env: NodeJS.ProcessEnv): Promise<Preflight> {
   const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
   refuseIfApplied(dp);
   const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
@@ -29,7 +29,7 @@ export async function preflight(options: RunOptions): Promise<Preflight> {
   });
   if (options.mode === 'repair') await refuseUnwritable(options.dotDir, considered);
   // A broken --prompt-dir must stop the run before any build spends minutes.
-  const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir);
+  const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir, env);
   const repairedEarlier = await repairedEarlierIds(options.dotDir, considered);
   return { dp, considered, notConsidered: left, ladder, repairedEarlier };
 }

@@ -33,12 +33,18 @@ export async function raceCheckStage(
     return { setup: undefined, annotate: asIs };
   const reference = await measureRaceReference({ pool: o.pool, settings: o.dp.config.settings, options });
   interrupt.check();
-  if (!reference.ok) throw new RefusedError(reference.refusal);
+  if (!reference.ok) {
+    if ('refusal' in reference) throw new RefusedError(reference.refusal);
+    emit({ type: 'notice', level: 'warning', message: `--check-races: ${reference.unchecked}` });
+    return { setup: undefined, annotate: asIs };
+  }
   emit({
     type: 'race-reference',
     seconds: reference.record.seconds,
     threads: reference.setup.threads,
     races: reference.record.races,
+    compiler: reference.record.compiler,
+    setarch: reference.record.setarch,
   });
   const setup = reference.setup;
   if (options.checkRaces !== 'all') return { setup, annotate: asIs };

@@ -30,6 +30,9 @@ export interface RepairDeps {
   raceCheck?: { pool: IsolatedBuilder; setup: RaceCheckSetup };
   /** The static collapse check of a candidate that builds; absent in tests that build nothing real. */
   collapseCheck?: CollapseCheck;
-  /** The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent. */
+  /**
+   * The prompt ladder; loaded from `options.promptDir` (or the built-in prompts/) when absent, with no
+   * environment to find an installed DiscoPoP in (the pipeline always hands its own ladder).
+   */
   ladder?: PromptLadder;
 }

@@ -90,7 +90,7 @@ const RUNG_FILE = /^rung-(\d+)\.md$/;
  * Loads and checks a template directory (the built-in prompts/ when `dir` is undefined). `env` is
  * where a DiscoPoP set's missing files are looked for (python3's PATH and PYTHONPATH, the override).
  */
-export async function loadPromptLadder(dir?: string, env: NodeJS.ProcessEnv = process.env): Promise<PromptLadder> {
+export async function loadPromptLadder(dir: string | undefined, env: NodeJS.ProcessEnv): Promise<PromptLadder> {
   const root = path.resolve(dir ?? BUILTIN_PROMPT_DIR);
   let names: string[];
   try {
@@ -130,7 +130,7 @@ export async function loadPromptLadder(dir?: string, env: NodeJS.ProcessEnv = pr
  * The system prompt is always patch-repair's.
  */
 async function loadDiscopopSet(root: string, names: readonly string[], env: NodeJS.ProcessEnv): Promise<PromptLadder> {
-  const builtin = await loadPromptLadder();
+  const builtin = await loadPromptLadder(undefined, env);
   const warnings: string[] = [];
   const missing = [...DISCOPOP_RUNGS, DISCOPOP_FOLLOW_UP].filter((name) => !names.includes(name));
   const installed = missing.length > 0 ? await locateDiscopopTemplates(env) : null;

@@ -290,7 +290,7 @@ async function agentAttempts(
   const agent = deps.agent!;
   const { options } = deps;
   const id = task.suggestion.id;
-  const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
+  const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir, {}));
   let errorAllowance = Math.max(0, options.agent.agentErrorRetries - start.unanswered);
   const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({
     ...common(),

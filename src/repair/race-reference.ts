@@ -5,44 +5,70 @@
 // checks nothing would read as "no races".
 import type { IsolatedBuilder, ProgramRunner, IsolatedBuild } from '../formats/outcome.js';
 import type { RaceCheck } from '../formats/results.js';
+import { isBuildFailure, type BuildResult } from '../formats/build-result.js';
 import { RACE_SLOWDOWN, RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type RunOptions } from '../formats/run-options.js';
 import type { PatchSet } from '../formats/types.js';
 import {
+  compilerText,
+  installText,
   judgeRaces,
   pairText,
-  RACE_FLAGS,
-  RACE_PACKAGES,
+  raceFlagsOf,
   raceRun,
   raceSettingsOf,
   type RaceCheckSetup,
   type RaceRun,
 } from './checks/races.js';
+import { resolveRaceCompiler } from './checks/race-compiler.js';
 
 export type RaceReferenceResult =
-  { ok: true; setup: RaceCheckSetup; record: { seconds: number; races: string[] } } | { ok: false; refusal: string };
-
-const INSTALL = `install the Debian packages ${RACE_PACKAGES}`;
+  | {
+      ok: true;
+      setup: RaceCheckSetup;
+      record: { seconds: number; races: string[]; compiler: string; setarch: boolean };
+    }
+  | { ok: false; refusal: string }
+  /** The race tools work but this project does not build or run with them: said once, the run goes on unchecked. */
+  | { ok: false; unchecked: string };
 
 export async function measureRaceReference(o: {
   pool: IsolatedBuilder;
   settings: Readonly<Record<string, string>>;
-  options: Pick<RunOptions, 'runThreads' | 'runTimeoutS' | 'buildTimeoutS'>;
+  options: Pick<RunOptions, 'runThreads' | 'runTimeoutS' | 'buildTimeoutS' | 'raceCc'>;
 }): Promise<RaceReferenceResult> {
-  const settings = raceSettingsOf(o.settings);
+  const compiler = await resolveRaceCompiler({
+    settings: o.settings,
+    ...(o.options.raceCc !== undefined && { raceCc: o.options.raceCc }),
+  });
+  const settings = raceSettingsOf(o.settings, compiler);
+  const searchPath = o.settings['PATH'] ?? process.env['PATH'] ?? '';
   const threads = o.options.runThreads;
   const started = Date.now();
   const limitMs =
     (o.options.runTimeoutS !== undefined ? o.options.runTimeoutS * RACE_SLOWDOWN : o.options.buildTimeoutS) * 1000;
+  const refuse = (why: string): RaceReferenceResult => ({ ok: false, refusal: `--check-races: ${why}` });
+  const install = installText(compiler);
+  const flags = raceFlagsOf(compiler);
+  const using = `CC=${compiler.cc} CXX=${compiler.cxx}`;
+  if (!compiler.links)
+    return refuse(
+      `${compiler.cc} cannot build a program with -fopenmp -fsanitize=thread (${compiler.chosen}); ${install}`,
+    );
   const { build, ran } = await o.pool.isolatedBuildThen(
     { folder: 'races-reference', label: 'race reference', settings, patchSet: new Map(), threads: 1 },
-    (program, built) => raceRun(program, built, { threads, timeoutMs: limitMs }),
+    (program, built) =>
+      raceRun(program, built, { threads, timeoutMs: limitMs, symbolizer: compiler.symbolizer, searchPath }),
   );
-  const refuse = (why: string): RaceReferenceResult => ({ ok: false, refusal: `--check-races: ${why}` });
   if (!ran) {
-    return refuse(
-      `the project without any suggestion does not build with clang ${RACE_FLAGS} (CC=clang CXX=clang++): ${build.firstError ?? 'no error message'}; ${INSTALL}`,
-    );
+    return {
+      ok: false,
+      unchecked: `races cannot be checked for this project: ${compiler.cc} links OpenMP programs with ThreadSanitizer, but the project without any suggestion does not build with it (${using}, ${flags}): ${build.firstError ?? 'no error message'}`,
+    };
   }
+  if (ran.mapping?.still)
+    return refuse(
+      `ThreadSanitizer of ${compiler.cc} dies with "unexpected memory mapping": the kernel's vm.mmap_rnd_bits is more than TSan before clang 18 supports, and ${ran.mapping.retried ? 'the run again under setarch -R (no address randomization) died the same way' : 'setarch, which runs it without address randomization, is not installed'}; lower it (sysctl vm.mmap_rnd_bits=28) or use clang 18 or newer (--race-cc)`,
+    );
   // A run stopped before TSan wrote its log says nothing about whether TSan was there.
   if (ran.run.ending !== 'exited')
     return refuse(
@@ -54,7 +80,7 @@ export async function measureRaceReference(o: {
         `the project without any suggestion, built for race detection, exits with code ${ran.run.exitCode} from execute.sh; fix execute.sh so that it runs the program and exits 0`,
       );
     return refuse(
-      `the project without any suggestion, built with CC=clang and ${RACE_FLAGS}, runs without ThreadSanitizer: compile.sh ignores the settings' compiler or flags (make it use $CC/$CXX and $CFLAGS/$CXXFLAGS), or the TSan runtime is missing; ${INSTALL}`,
+      `the project without any suggestion, built with ${using} and ${flags}, runs without ThreadSanitizer: compile.sh ignores the settings' compiler or flags (make it use $CC/$CXX and $CFLAGS/$CXXFLAGS), or the TSan runtime is missing; ${install}`,
     );
   }
   const seconds = (Date.now() - started) / 1000;
@@ -63,22 +89,35 @@ export async function measureRaceReference(o: {
     o.options.runTimeoutS !== undefined
       ? o.options.runTimeoutS * RACE_SLOWDOWN
       : Math.max(RUN_TIMEOUT_FLOOR_S, Math.ceil(RUN_TIMEOUT_FACTOR * runSeconds));
+  const own = o.settings['CC']?.trim().split(/\s+/)[0] ?? '';
   return {
     ok: true,
     setup: {
       buildSettings: settings,
+      compiler,
+      projectGcc: /(^|\/)(gcc|g\+\+|cc)(-\d+)?$/.test(own),
       threads,
       timeoutMs: timeoutS * 1000,
       known: new Set(ran.reports.map((r) => r.key)),
+      searchPath,
     },
-    record: { seconds: Math.round(seconds * 1000) / 1000, races: ran.reports.map(pairText) },
+    record: {
+      seconds: Math.round(seconds * 1000) / 1000,
+      races: ran.reports.map(pairText),
+      compiler: compilerText(compiler),
+      setarch: ran.mapping?.retried ?? false,
+    },
   };
 }
 
 /** Race builds of one run, numbered: each gets a folder of its own. */
 let serial = 0;
 
-/** Builds `patchSet` with the race settings and runs it; `not-run` with why when it does not build. */
+/**
+ * Builds `patchSet` with the race settings and runs it. A race build that fails (the plain one
+ * passed: the reference's did too) rejects the candidate with the compiler's message: a repair
+ * must build under both compilers DiscoPoP uses.
+ */
 export async function runRaceCheck(
   pool: IsolatedBuilder,
   id: string,
@@ -95,7 +134,12 @@ export async function runRaceCheck(
       threads: 1,
     },
     (program: ProgramRunner, built: IsolatedBuild): Promise<RaceRun> =>
-      raceRun(program, built, { threads: s.threads, timeoutMs: s.timeoutMs }),
+      raceRun(program, built, {
+        threads: s.threads,
+        timeoutMs: s.timeoutMs,
+        symbolizer: s.compiler.symbolizer,
+        searchPath: s.searchPath,
+      }),
   );
   const seconds = (Date.now() - started) / 1000;
   if (!ran) {
@@ -106,9 +150,21 @@ export async function runRaceCheck(
         reports: [],
         seconds,
         detail: `the race build fails: ${build.firstError ?? 'no error message'}`,
+        compiler: compilerText(s.compiler),
+        setarch: false,
       },
-      reason: null,
+      reason: `The project builds with the corrected patch set under its own compiler, but not with ${s.compiler.cc} (the race build: ${raceFlagsOf(s.compiler)}), which builds the project without any suggestion:\n${compilerMessage(build)}\nA repair must build under both compilers DiscoPoP uses: keep every directive and write it so that clang accepts it too.`,
     };
   }
   return judgeRaces(ran, s, seconds);
+}
+
+/** The compiler's errors as it wrote them, else the end of compile.sh's output. */
+function compilerMessage(build: BuildResult): string {
+  const errors = build.diagnostics
+    .filter(isBuildFailure)
+    .slice(0, 10)
+    .map((d) => `${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`);
+  if (errors.length > 0) return errors.join('\n');
+  return build.output.trim().split('\n').slice(-20).join('\n');
 }

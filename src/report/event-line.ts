@@ -30,7 +30,7 @@ export function describeEvent(event: RunEvent): string | null {
     case 'run-reference':
       return `Reference runs (--check-run): execute.sh ran the project without any suggestion in ${event.seconds.toFixed(1)} s; ${event.noise_lines} output line(s) differ between two runs and are not compared`;
     case 'race-reference':
-      return `Race reference (--check-races): the project without any suggestion, built with ThreadSanitizer, ran at ${event.threads} threads in ${event.seconds.toFixed(1)} s; ${
+      return `Race reference (--check-races): the project without any suggestion, built with ThreadSanitizer by ${event.compiler}, ran at ${event.threads} threads in ${event.seconds.toFixed(1)} s${event.setarch ? ' (again under setarch -R: ThreadSanitizer died with "unexpected memory mapping" at first)' : ''}; ${
         event.races.length === 0
           ? 'no data race'
           : `its own data races, not counted against any suggestion:\n${event.races.map((r) => `  ${r}`).join('\n')}`

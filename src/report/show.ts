@@ -13,7 +13,8 @@ import { describeProbe } from './event-line.js';
 import { agentLabel, replayRun, type ReplayedRun } from './run-replay.js';
 import { describeWeakening } from '../repair/checks/strict.js';
 import { pairText } from '../repair/checks/races.js';
-import { raceVerdictLine } from './races.js';
+import { raceVerdictLine, racingHunk, racingLines } from './races.js';
+import { generatedPatches } from './html/review-data.js';
 import { validateText } from './run-check-text.js';
 import { renderSummary, usageLine } from './summary.js';
 import { type Env, isInteractive, type OutputStream, paintDiff, painter, terminalWidth } from './terminal.js';
@@ -47,7 +48,15 @@ export async function show(o: ShowOptions): Promise<number> {
   const text =
     id === undefined
       ? renderRun(replay, folder.dir, since, terminalWidth(stream))
-      : renderSuggestion({ replay, id, runDir: folder.dir, attempts, paint, since: since.get(id) ?? null });
+      : renderSuggestion({
+          replay,
+          id,
+          runDir: folder.dir,
+          attempts,
+          generated: known ? await generatedPatches(o.dotDir, id) : new Map(),
+          paint,
+          since: since.get(id) ?? null,
+        });
   stream.write(`${text}\n`);
   return 0;
 }
@@ -122,6 +131,8 @@ interface SuggestionView {
   id: string;
   runDir: string;
   attempts: StoredAttempt[];
+  /** The suggestion's generated patch set, where a racing pair of a set that builds as generated is. */
+  generated: ReadonlyMap<string, string>;
   paint: ReturnType<typeof painter>;
   /** What became of this run's write-back of the suggestion, when the patch set moved on. */
   since: SinceKind | null;
@@ -160,7 +171,21 @@ export function renderSuggestion(v: SuggestionView): string {
         ? raceVerdictLine(races)
         : v.paint('red', raceVerdictLine(races)),
     );
-  for (const report of races?.reports ?? []) lines.push(`  ${pairText(report)}`);
+  // The record's race check is the accepted or last rejected candidate's, or the generated set's.
+  const racedPatches = record?.status === 'ok' ? v.generated : (candidateOf(v.attempts)?.patches ?? v.generated);
+  for (const report of races?.reports ?? []) {
+    lines.push(`  ${pairText(report)}`);
+    if (report.clang_fault) lines.push(`  ${report.clang_fault}`);
+    const [first, previous] = racingLines(report);
+    const width = Math.max(first.where.length, previous.where.length) + 2;
+    for (const line of [first, previous])
+      lines.push(`    ${`${line.where}:`.padEnd(width)}${line.text ?? '(no source line)'}   (${line.access})`);
+    const hunk = racingHunk(report, racedPatches);
+    if (hunk) {
+      lines.push('    added by this hunk of the patch:');
+      for (const text of paintDiff(hunk.replace(/\n$/, ''), v.paint).split('\n')) lines.push(`      ${text}`);
+    }
+  }
   const weakening = record?.may_race ?? [];
   if (weakening.length > 0) {
     lines.push(

@@ -1,4 +1,4 @@
-// Discovery's screens and grouped confirmations (src/build/confirm.ts) against today's isolated
+// Discovery's screens and grouped confirmations (src/build/screening/) against today's isolated
 // builds: on every project builder the tests have — make under gcc and clang, CMake with Unix
 // Makefiles and Ninja, the demo, the generated scale project at 40 units — each suggestion's
 // verdict, failing stage, class, first error and diagnostics equal those of building it alone with
@@ -48,7 +48,7 @@ const verdict = (b: BuildResult) => ({
  */
 async function againstIsolated(dp: DotDiscopop, considered: Suggestion[], o: { jobs: number; scratch: string }) {
   const events: RunEvent[] = [];
-  const emit: Emit = (event) => void events.push(event as RunEvent);
+  const emit: Emit = (event) => void events.push({ ...event, t: new Date().toISOString() } as RunEvent);
   const signal = new AbortController().signal;
   const counted = countingLauncher();
   const screened = await BuildPool.create({
@@ -207,6 +207,111 @@ describe('screened discovery of a CMake project', () => {
       expect(failing(run.found)).toHaveLength(3);
       expect(screenNotice(run.events)).toBeDefined();
     },
+  );
+});
+
+describe('screens that overlap the reference build', () => {
+  /** compile.sh that compiles a.c, then takes its time before it builds the rest. */
+  const slowAfterA = (flags = '$CFLAGS', before = '') =>
+    `#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\n${before}make CC="$CC" CFLAGS="${flags}" src/a.o && sleep 3 && make CC="$CC" CFLAGS="${flags}"\n`;
+  const startedBeforeReference = (events: RunEvent[], id: string) => {
+    const referenceEnd = events.findIndex((e) => e.type === 'build-finished' && e.purpose === 'reference');
+    const started = events.findIndex((e) => e.type === 'build-started' && e.id === id);
+    return referenceEnd > 0 && started >= 0 && started < referenceEnd;
+  };
+
+  it.concurrent(
+    'start a suggestion as soon as the reference build has compiled its unit, with the verdict of its isolated build',
+    async () => {
+      const p = await makeProject({ compileSh: slowAfterA() });
+      try {
+        const patch = (rel: string, line: string) => generatorPatch(p, rel, insertBefore('for (i = 0', line));
+        const considered = [
+          suggestion(p, '1', { 'src/a.c': await patch('src/a.c', '#pragma omp parallel for private(i)') }),
+          suggestion(p, '2', { 'src/a.c': await patch('src/a.c', '#pragma omp parallel for private(t)') }),
+          suggestion(p, '3', { 'src/b.c': await patch('src/b.c', '#pragma omp parallel for private(t)') }),
+        ];
+        const run = await againstIsolated(p.dp, considered, { jobs: 2, scratch: p.scratch });
+        expect(run.found).toEqual(run.isolated);
+        expect(failing(run.found)).toEqual(['2', '3']);
+        // a.c was compiled 3 s before the reference build ended.
+        expect(startedBeforeReference(run.events, '1')).toBe(true);
+        expect(startedBeforeReference(run.events, '2')).toBe(true);
+        const times = (type: string, id: string | null) =>
+          run.events.filter((e) => e.type === type && 'id' in e && e.id === id).map((e) => Date.parse(e.t));
+        expect(Math.min(...times('build-started', '2'))).toBeLessThan(Math.min(...times('build-finished', null)));
+        // Each suggestion is decided once, by the screen that ran early.
+        const started = run.events.filter((e) => e.type === 'build-started' && e.purpose === 'discovery');
+        expect(started.filter((e) => 'id' in e && e.id === '2')).toHaveLength(1);
+      } finally {
+        await p.remove();
+      }
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'screen again, after the reference build, a suggestion whose early screen lacked a header the reference build generated',
+    async () => {
+      // The user's tree has no src/gen.h: an early screen of a.c fails, a screen after the reference build passes.
+      const compileSh = slowAfterA('$CFLAGS -include src/gen.h', "printf '#define GEN_THREADS 2\\n' > src/gen.h\n");
+      const p = await makeProject({ compileSh });
+      try {
+        const patch = (line: string) => generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', line));
+        const considered = [
+          suggestion(p, '1', { 'src/a.c': await patch('#pragma omp parallel for num_threads(GEN_THREADS)') }),
+          suggestion(p, '2', { 'src/a.c': await patch('#pragma omp parallel for num_threads(NO_THREADS)') }),
+        ];
+        const run = await againstIsolated(p.dp, considered, { jobs: 2, scratch: p.scratch });
+        expect(run.found).toEqual(run.isolated);
+        expect(failing(run.found)).toEqual(['2']);
+        expect(startedBeforeReference(run.events, '1')).toBe(true);
+        const started = run.events.filter((e) => e.type === 'build-started' && 'id' in e && e.id === '1');
+        expect(started.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await p.remove();
+      }
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'still refuse the run when the reference build fails after screens started, deciding none of them',
+    async () => {
+      const p = await makeProject({
+        compileSh:
+          '#!/bin/sh\ncd "$DP_PROJECT_ROOT_DIR" || exit 1\nmake CC="$CC" CFLAGS="$CFLAGS" src/a.o && sleep 3 && exit 1\n',
+      });
+      const pool = await BuildPool.create({
+        dp: p.dp,
+        scratchDir: p.scratch,
+        jobs: 2,
+        threads: 1,
+        timeoutMs: 60_000,
+        signal: new AbortController().signal,
+        emit: p.emit,
+      });
+      try {
+        const patch = await generatorPatch(p, 'src/a.c', insertBefore('for (i = 0', '#pragma omp parallel for'));
+        const considered = [suggestion(p, '1', { 'src/a.c': patch })];
+        const decided: string[] = [];
+        const found = discover({
+          dp: p.dp,
+          considered,
+          pool,
+          emit: p.emit,
+          onBuilt: async (id) => void decided.push(id),
+        });
+        await expect(found).rejects.toThrow(/does not build without any suggestion applied/);
+        expect(p.events.some((e) => e.type === 'build-started' && 'id' in e && e.id === '1')).toBe(true);
+        expect(decided).toEqual([]);
+        expect(p.events.filter((e) => e.type === 'build-finished' && e.purpose === 'discovery')).toEqual([]);
+      } finally {
+        await pool.dispose();
+        await p.remove();
+      }
+    },
+    120_000,
   );
 });
 

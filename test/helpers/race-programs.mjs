@@ -37,9 +37,9 @@ int main(void) {
 };
 
 /**
- * A histogram: the generated array reduction, repaired into a shared array. The whole-array
- * reduction, not a section `hist[:4]`: clang 14's combine of an array-section reduction is
- * reported as a race by TSan even with Archer (docs/check-races.md, limitations).
+ * A histogram: the generated array reduction, repaired into a shared array. The right repair is
+ * the whole-array reduction; a section `hist[:4]` of this file-scope array races under clang
+ * (FILE_SCOPE_SECTION).
  */
 export const ARRAY_REDUCTION = {
   name: 'array reduction made shared',
@@ -90,10 +90,24 @@ int main(void) {
   generated: '    #pragma omp parallel for private(j,tmp_var3) shared(a,b)',
   racy: '    #pragma omp parallel for shared(a,b)',
   right: '    #pragma omp parallel for private(j) shared(a,b)',
-  // At -O1 clang gives the store to the shared `j` no line: TSan's stack reaches the directive's
-  // own line (the outlined region's frame), and names no variable (j is a stack slot).
+  // At -O1 clang 14 gives the store to the shared `j` no line: TSan's stack reaches the directive's
+  // own line (the outlined region's frame), and names no variable (j is a stack slot). clang 19
+  // gives it the inner loop's line.
   raceLine: 9,
+  raceLineBy: { 'clang-19': 12 },
   variable: null,
+};
+
+/**
+ * The same histogram repaired with an array-section reduction. Not a false positive: clang 14 and
+ * 19 do not privatize a section of a file-scope array, so every thread updates the shared `hist`
+ * (gcc privatizes it). The whole-array form is right under both.
+ */
+export const FILE_SCOPE_SECTION = {
+  ...ARRAY_REDUCTION,
+  name: 'array-section reduction over a file-scope array',
+  racy: '    #pragma omp parallel for reduction(+:hist[:4]) shared(v)',
+  section: 'hist[:4]',
 };
 
 export const RACE_PROGRAMS = [SHARED_TEMP, ARRAY_REDUCTION, INNER_INDEX];

@@ -17,7 +17,9 @@ import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm-cluster.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
-import { RACE_C, RACE_LOOP_LINE, writeRunProject } from '../helpers/run-project-files.mjs';
+import { answerText, RACE_C, RACE_LOOP_LINE, writeRunProject } from '../helpers/run-project-files.mjs';
+import { SHARED_TEMP } from '../helpers/race-programs.mjs';
+import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 
 const CLI = path.resolve('dist/cli.js');
 const skip = slurmUnavailable();
@@ -229,6 +231,77 @@ describe.skipIf(skip !== null)('--launcher slurm on a real cluster', () => {
     expect(validations.every(([job, step]) => /^\d+$/.test(job!) && /^\d+$/.test(step!))).toBe(true);
     expect(await ourJobs()).toEqual([]);
   }, 120_000);
+
+  it('--check-races: the race builds and runs are job steps, and the verdicts are the local ones', async () => {
+    const { root, dot } = await writeRunProject({
+      mainC: SHARED_TEMP.mainC,
+      loopLine: SHARED_TEMP.loopLine,
+      generated: SHARED_TEMP.generated,
+    });
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const agentDir = workDir();
+    const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+      dir: agentDir,
+      replies: [
+        answerText(root, SHARED_TEMP.mainC, SHARED_TEMP.loopLine, SHARED_TEMP.racy),
+        answerText(root, SHARED_TEMP.mainC, SHARED_TEMP.loopLine, SHARED_TEMP.right),
+      ],
+    });
+    // Each script notes the job it ran in; a race build is the one with clang, a race run the one with TSAN_OPTIONS.
+    const marks = path.join(workDir(), 'steps');
+    const configs = path.join(dot, 'project', 'configs', 'tiny');
+    for (const [script, what] of [
+      ['compile.sh', '"build $CC"'],
+      ['execute.sh', '"run ${TSAN_OPTIONS:+tsan}"'],
+    ] as const) {
+      const file = path.join(configs, script);
+      const text = readFileSync(file, 'utf8');
+      writeFileSync(
+        file,
+        text.replace('#!/bin/sh\n', `#!/bin/sh\necho "\${SLURM_JOB_ID:-none}" ${what} >> ${marks}\n`),
+      );
+    }
+    const run = await cli(dot, [
+      '--backend',
+      descriptorFile,
+      '--no-builtin',
+      '--launcher',
+      'slurm',
+      '--work-dir',
+      workDir(),
+      '--check-races',
+      '--run-threads',
+      '2',
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const verdict = (n: number) =>
+      JSON.parse(readFileSync(path.join(dot, 'patch_repair', 'attempts', '1', String(n), 'verdict.json'), 'utf8'));
+    expect(verdict(1)).toMatchObject({
+      rejected_by: 'races',
+      race_check: {
+        verdict: 'races',
+        reports: [expect.objectContaining({ variable: SHARED_TEMP.variable, in_patch: true })],
+      },
+    });
+    expect(verdict(1).reason).toContain(`src/main.c:${SHARED_TEMP.raceLine}`);
+    expect(results(dot).suggestions[0]).toMatchObject({
+      status: 'repaired',
+      accepted_attempt: 2,
+      race_check: { verdict: 'clean', reports: [] },
+    });
+    expect(await scriptedCalls(stateFile)).toHaveLength(2);
+    const steps = readFileSync(marks, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' '));
+    const raceBuilds = steps.filter(([, kind, cc]) => kind === 'build' && /clang/.test(cc ?? ''));
+    const raceRuns = steps.filter(([, kind, tsan]) => kind === 'run' && tsan === 'tsan');
+    // The reference's race build and run, then each candidate's.
+    expect(raceBuilds).toHaveLength(3);
+    expect(raceRuns).toHaveLength(3);
+    expect([...raceBuilds, ...raceRuns].every(([job]) => /^\d+$/.test(job!))).toBe(true);
+    expect(await ourJobs()).toEqual([]);
+  }, 240_000);
 
   it("refuses with exit 3 and Slurm's own words when the job is rejected, before any build", async () => {
     const { dotDir } = useFixture('demo');

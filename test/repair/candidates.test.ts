@@ -232,7 +232,7 @@ describe('blocks for one file that change separate lines', () => {
 
 describe('in the attempt loop', () => {
   it('counts one answered call, records every candidate in the transcript, tells the model about the furthest, and the funnel counts the answer once', async () => {
-    const ladder = await loadPromptLadder();
+    const ladder = await loadPromptLadder(undefined, process.env);
     const scratch = await mkdtemp(path.join(project.scratch, 'candidates-'));
     const replies = [options(notApplying(), block(BUILD_FAILS)), options(block(BUILD_FAILS), block(GOOD_DIRECTIVE))];
     const agent = await createScriptedAgent({ scratchDir: scratch, replies, systemPrompt: ladder.system });

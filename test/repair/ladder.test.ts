@@ -31,7 +31,7 @@ afterEach(async () => {
 
 describe('the built-in prompt ladder', () => {
   it('has three rungs, each showing the original source, the last what DiscoPoP found, and every rung states the answer format', async () => {
-    const ladder = await loadPromptLadder();
+    const ladder = await loadPromptLadder(undefined, process.env);
     expect(ladder.rungs.map((r) => r.name)).toEqual(['rung-1.md', 'rung-2.md', 'rung-3.md']);
     for (const rung of ladder.rungs) expect([...rung.placeholders]).toContain('source_context');
     expect([...ladder.rungs[1]!.placeholders]).not.toContain('discopop_findings');
@@ -47,7 +47,7 @@ describe('the built-in prompt ladder', () => {
   });
 
   it('repeats the last rung when there are more conversations than rungs', async () => {
-    const ladder = await loadPromptLadder();
+    const ladder = await loadPromptLadder(undefined, process.env);
     expect([1, 2, 3, 4, 7].map((n) => rungFor(ladder, n).name)).toEqual([
       'rung-1.md',
       'rung-2.md',
@@ -58,7 +58,7 @@ describe('the built-in prompt ladder', () => {
   });
 
   it('substitutes in one pass, leaving braces inside values alone', async () => {
-    const ladder = await loadPromptLadder();
+    const ladder = await loadPromptLadder(undefined, process.env);
     const text = renderTemplate(ladder.followUp, {
       check: 'builds',
       reason: 'error: {{diagnostics}} is not a thing',
@@ -75,7 +75,7 @@ describe('--prompt-dir', () => {
     const dir = await copyOfBuiltin();
     await unlink(path.join(dir, 'rung-2.md'));
     await unlink(path.join(dir, 'rung-3.md'));
-    const ladder = await loadPromptLadder(dir);
+    const ladder = await loadPromptLadder(dir, process.env);
     expect(ladder.rungs).toHaveLength(1);
     expect(ladder.dir).toBe(dir);
   });
@@ -87,7 +87,7 @@ describe('--prompt-dir', () => {
   ])('refuses a directory without %s', async (file, message) => {
     const dir = await copyOfBuiltin();
     await unlink(path.join(dir, file));
-    const error = await loadPromptLadder(dir).catch((e: unknown) => e);
+    const error = await loadPromptLadder(dir, process.env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message.startsWith(`${path.join(dir, file)}: ${message}`)).toBe(true);
   });
@@ -95,7 +95,9 @@ describe('--prompt-dir', () => {
   it('refuses a gap in the rung numbers', async () => {
     const dir = await copyOfBuiltin();
     await unlink(path.join(dir, 'rung-2.md'));
-    await expect(loadPromptLadder(dir)).rejects.toThrow(/rung-2\.md: missing prompt template \(rungs must be numbered/);
+    await expect(loadPromptLadder(dir, process.env)).rejects.toThrow(
+      /rung-2\.md: missing prompt template \(rungs must be numbered/,
+    );
   });
 
   it('names the file and line of an unknown placeholder', async () => {
@@ -104,7 +106,7 @@ describe('--prompt-dir', () => {
       path.join(dir, 'rung-2.md'),
       'Fix this:\n{{generated_patches}}\n{{diagnostics}}\n{{sourcecontext}}\n',
     );
-    const error = await loadPromptLadder(dir).catch((e: unknown) => e);
+    const error = await loadPromptLadder(dir, process.env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe(
       `${path.join(dir, 'rung-2.md')}: line 4: unknown placeholder {{sourcecontext}}; known: suggestion_id, pattern_type, files, generated_patches, diagnostics, source_context, context_lines, discopop_findings`,
@@ -114,7 +116,7 @@ describe('--prompt-dir', () => {
   it('refuses a rung that does not show the patches or the diagnostics', async () => {
     const dir = await copyOfBuiltin();
     await writeFile(path.join(dir, 'rung-1.md'), 'Please fix suggestion {{suggestion_id}}.\n');
-    await expect(loadPromptLadder(dir)).rejects.toThrow(
+    await expect(loadPromptLadder(dir, process.env)).rejects.toThrow(
       `${path.join(dir, 'rung-1.md')}: missing required placeholder {{generated_patches}}, {{diagnostics}}`,
     );
   });
@@ -122,10 +124,12 @@ describe('--prompt-dir', () => {
   it('refuses a follow-up without the reason, and placeholders in the system prompt', async () => {
     const dir = await copyOfBuiltin();
     await writeFile(path.join(dir, 'follow-up.md'), 'Try again ({{check}}).\n');
-    await expect(loadPromptLadder(dir)).rejects.toThrow(/follow-up\.md: missing required placeholder \{\{reason\}\}/);
+    await expect(loadPromptLadder(dir, process.env)).rejects.toThrow(
+      /follow-up\.md: missing required placeholder \{\{reason\}\}/,
+    );
     await cp(path.join(BUILTIN_PROMPT_DIR, 'follow-up.md'), path.join(dir, 'follow-up.md'));
     await writeFile(path.join(dir, 'system.md'), 'You fix {{pattern_type}} patches.\n');
-    await expect(loadPromptLadder(dir)).rejects.toThrow(
+    await expect(loadPromptLadder(dir, process.env)).rejects.toThrow(
       /system\.md: line 1: unknown placeholder \{\{pattern_type\}\}; this template takes none/,
     );
   });
@@ -133,11 +137,13 @@ describe('--prompt-dir', () => {
   it('refuses an unclosed placeholder', async () => {
     const dir = await copyOfBuiltin();
     await writeFile(path.join(dir, 'rung-3.md'), '{{generated_patches}}\n{{diagnostics}}\n\n{{discopop_findings\n');
-    await expect(loadPromptLadder(dir)).rejects.toThrow(/rung-3\.md: line 4: "\{\{" without a closing "\}\}"/);
+    await expect(loadPromptLadder(dir, process.env)).rejects.toThrow(
+      /rung-3\.md: line 4: "\{\{" without a closing "\}\}"/,
+    );
   });
 
   it('says when the directory itself is missing', async () => {
-    await expect(loadPromptLadder('/nonexistent/prompts')).rejects.toThrow(
+    await expect(loadPromptLadder('/nonexistent/prompts', process.env)).rejects.toThrow(
       '/nonexistent/prompts: cannot read the prompt directory (ENOENT)',
     );
   });
@@ -145,8 +151,8 @@ describe('--prompt-dir', () => {
 
 describe("--prompt-dir with DiscoPoP's template set", () => {
   it('walks minimal → context → guided and cycles past the last, with retry.md as the follow-up and the built-in system prompt', async () => {
-    const ladder = await loadPromptLadder(DISCOPOP_SET);
-    const builtin = await loadPromptLadder();
+    const ladder = await loadPromptLadder(DISCOPOP_SET, process.env);
+    const builtin = await loadPromptLadder(undefined, process.env);
     expect([1, 2, 3, 4, 5, 7].map((n) => rungFor(ladder, n).name)).toEqual([
       'minimal.md',
       'context.md',
@@ -170,7 +176,7 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
   });
 
   it('does not send the leading HTML comment', async () => {
-    const ladder = await loadPromptLadder(DISCOPOP_SET);
+    const ladder = await loadPromptLadder(DISCOPOP_SET, process.env);
     for (const template of [...ladder.rungs, ladder.followUp]) expect(template.text).not.toContain('<!--');
     expect(ladder.rungs[0]!.text.startsWith('A build broke after an OpenMP patch was applied')).toBe(true);
   });
@@ -243,7 +249,7 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
     const dir = await partialSet();
     // No python3 on PATH: nothing can be found, whatever this machine has installed.
     const ladder = await loadPromptLadder(dir, { PATH: dir });
-    const builtin = await loadPromptLadder();
+    const builtin = await loadPromptLadder(undefined, process.env);
     expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'context.md', 'rung-3.md']);
     expect(ladder.rungs[2]).toEqual(builtin.rungs[2]);
     expect(ladder.followUp).toEqual(builtin.followUp);
@@ -283,7 +289,7 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
       path.join(dir, 'minimal.md'),
       'Fix it.\n\n{patch_blocks}\n\nint f(int n) { for (int i = 0; i < n; i++) {x[i] = {0};} }\n{language} {language} {diagnostics}\n',
     );
-    const ladder = await loadPromptLadder(dir);
+    const ladder = await loadPromptLadder(dir, process.env);
     expect(ladder.warnings).toEqual([
       `${path.join(dir, 'minimal.md')}: {language} left as written: not a placeholder of DiscoPoP's templates`,
     ]);
@@ -301,6 +307,6 @@ it("strips a leading HTML comment from patch-repair's own templates too, and onl
     followUp,
     '<!-- Copyright 2026 the lab; BSD-3-Clause -->\n\nRejected at {{check}}: {{reason}}\n<!-- keep this -->\n',
   );
-  const ladder = await loadPromptLadder(dir);
+  const ladder = await loadPromptLadder(dir, process.env);
   expect(ladder.followUp.text).toBe('Rejected at {{check}}: {{reason}}\n<!-- keep this -->\n');
 });

@@ -25,7 +25,7 @@ const stops = () =>
 
 beforeAll(async () => {
   project = await createTestProject();
-  ladder = await loadPromptLadder();
+  ladder = await loadPromptLadder(undefined, process.env);
   generatorBefore = await project.generatorSnapshot();
 });
 afterEach(async () => {

@@ -70,7 +70,7 @@ const limits = { contextLines: 60, maxErrorChars: 8000, maxPromptChars: 60000 };
 
 let ladder: PromptLadder;
 beforeAll(async () => {
-  ladder = await loadPromptLadder();
+  ladder = await loadPromptLadder(undefined, process.env);
 });
 
 describe('the rungs', () => {
@@ -253,7 +253,7 @@ describe('limits', () => {
 describe("DiscoPoP's template set", () => {
   let discopop: PromptLadder;
   beforeAll(async () => {
-    discopop = await loadPromptLadder(path.resolve('fixtures/discopop-templates'));
+    discopop = await loadPromptLadder(path.resolve('fixtures/discopop-templates'), process.env);
   });
   /** What gcc printed for the patched main.c, as compile.sh passed it on. */
   const GCC_OUTPUT = [

@@ -2,7 +2,9 @@
 // with an unguarded `sum +=` at 2 threads, and of a global histogram), read into racing pairs.
 import { describe, expect, it } from 'vitest';
 import { parseTsanLog } from '../../src/repair/checks/tsan.js';
-import { variableAt } from '../../src/repair/checks/races.js';
+import { sectionItems, variableAt } from '../../src/repair/checks/races.js';
+import { clangVersionsIn, racePackages } from '../../src/repair/checks/race-compiler.js';
+import { racingHunk } from '../../src/report/races.js';
 
 const STACK_RACE = `==================
 WARNING: ThreadSanitizer: data race (pid=22699)
@@ -79,5 +81,83 @@ describe('variableAt', () => {
     expect(variableAt('        t = scale * 2.0;', 11)).toBe('t');
     expect(variableAt('        hist[v[i] % 4] += 1;', 24)).toBe('hist');
     expect(variableAt('        x = 1;', null)).toBeNull();
+  });
+});
+
+describe('array-section reduction items of a directive line', () => {
+  it('names each section by its base, leaving whole-array and scalar items out', () => {
+    expect(
+      sectionItems('    #pragma omp parallel for reduction(+:hist[:4], sum) reduction(max:m[0:n][0:2]) shared(v)'),
+    ).toEqual(
+      new Map([
+        ['hist', 'hist[:4]'],
+        ['m', 'm[0:n][0:2]'],
+      ]),
+    );
+    expect(sectionItems('    #pragma omp parallel for reduction(+:hist) shared(v)')).toEqual(new Map());
+    expect(sectionItems('    hist[v[i] % 4] += 1; // reduction(+:hist[:4])')).toEqual(new Map());
+  });
+});
+
+describe('the race compiler', () => {
+  it('orders clang-N by number, newest first, and names the packages of a version', () => {
+    expect(clangVersionsIn(['clang', 'clang-9', 'clang-19', 'clang-14', 'clang++-22', 'clang-format-19'])).toEqual([
+      19, 14, 9,
+    ]);
+    expect(racePackages(14)).toBe('clang-14 libclang-rt-14-dev libomp-14-dev');
+    expect(racePackages(null)).toBe('clang-19 libclang-rt-19-dev libomp-19-dev');
+  });
+});
+
+describe('the hunk that added a racing pair', () => {
+  const patch = [
+    '--- /p/src/main.c\t2026-11-30',
+    '+++ /p/src/main.c.discopop_patch_generator.temp\t2026-11-30',
+    '@@ -2,3 +2,4 @@',
+    ' int a;',
+    '+#pragma omp parallel for',
+    ' for (;;) {}',
+    ' int b;',
+    '@@ -20,3 +21,4 @@',
+    ' x = 1;',
+    '+#pragma omp parallel for shared(a,t)',
+    ' for (i = 0; i < n; i++) {',
+    '     t = 2;',
+    '',
+  ].join('\n');
+  const access = (line: number) => ({
+    kind: 'write' as const,
+    size: 8,
+    location: `src/main.c:${line}:5`,
+    function: 'main',
+  });
+  const report = (line: number) => ({
+    first: access(line),
+    previous: access(line),
+    variable: 't',
+    in_patch: true,
+    lines: [`src/main.c:${line}: t = 2;`],
+    clang_fault: null,
+  });
+
+  it('is the hunk whose new side holds an access, with the file headers', () => {
+    const hunk = racingHunk(report(23), new Map([['1', patch]]));
+    expect(hunk).toContain('+#pragma omp parallel for shared(a,t)');
+    expect(hunk).not.toContain('+#pragma omp parallel for\n');
+    expect(hunk?.startsWith('--- /p/src/main.c')).toBe(true);
+  });
+
+  it("is the file's first adding hunk when no hunk holds the accesses, and null for another file", () => {
+    expect(racingHunk(report(40), new Map([['1', patch]]))).toContain('@@ -2,3 +2,4 @@');
+    expect(
+      racingHunk(
+        {
+          ...report(23),
+          first: { ...access(23), location: 'src/other.c:23:5' },
+          previous: { ...access(23), location: 'src/other.c:23:5' },
+        },
+        new Map([['1', patch]]),
+      ),
+    ).toBeNull();
   });
 });

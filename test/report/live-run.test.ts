@@ -273,7 +273,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
     it('shows why a failed suggestion has no repaired patch', async () => {
       const failed = results.suggestions.find((r) => r.status === 'failed')!;
       const section = opened.page.locator(`#s-${failed.id}`);
-      expect(await section.locator('[data-pane="none"]').textContent()).toContain('No try produced a patch.');
+      expect(await section.locator('[data-pane="none"]').textContent()).toContain('No attempt produced a patch.');
       expect(await section.locator('.reason').textContent()).toBe(failed.reason);
       expect(await section.locator('.transcripts a[href$="verdict.json"]').getAttribute('href')).toBe(
         `attempts/${failed.id}/1/verdict.json`,

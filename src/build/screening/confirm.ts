@@ -1,5 +1,6 @@
 // Discovery's builds near the compile limit. Every suggestion is first screened: only the units
-// its patch set changes, compiled with the reference build's own commands (screen.ts). A screen
+// its patch set changes, compiled with the reference build's own commands (screen.ts), as soon as
+// the reference build has compiled them (early.ts). A screen
 // that fails the way a full build would fail decides the suggestion. The suggestions whose units all
 // compiled are confirmed by full compile.sh builds that carry several of them at once — patch sets
 // on disjoint files in one workspace, one link for many; a confirmation build that fails is split
@@ -8,16 +9,17 @@
 import { join } from 'node:path';
 import type { Emit } from '../../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet } from '../../formats/types.js';
-import type { RecordedCompiles } from '../compiler-record.js';
+import type { RecordedCompile, RecordedCompiles } from '../compiler-record.js';
 import type { WorkspacePlacement } from '../placement.js';
 import { buildFinished } from '../pool-jobs.js';
 import type { BuildRequest } from '../queue.js';
-import { runRecordedCompiles, screenPlan } from './screen.js';
+import { EarlyScreens, type EarlyScreeningPool } from './early.js';
+import { runRecordedCompiles, screenPlan, type ScreenPlan, type ToBuild } from './screen.js';
 import { ObjectStash, type StashedObject } from './stash.js';
 import { faultPoint } from '../../fault.js';
 
 /** What screening needs from the build pool. */
-export interface ScreeningPool {
+export interface ScreeningPool extends EarlyScreeningPool {
   readonly jobs: number;
   /** The pool's own folder; the screens' objects are kept below it. */
   readonly root: string;
@@ -27,23 +29,21 @@ export interface ScreeningPool {
   queue(request: BuildRequest): Promise<BuildResult>;
 }
 
-export interface ToBuild {
-  id: string;
-  patchSet: PatchSet;
-}
-
 /** Reasons for building with compile.sh alone that the notice names. */
 const NAMED_REASONS = 3;
 
 /**
  * The verdict of every suggestion of `toBuild`, equal to its isolated compile.sh build's: `onBuilt`
- * sees each as soon as it is known, with its `build-finished` event.
+ * sees each as soon as it is known, with its `build-finished` event. Screens start while the
+ * reference build runs (early.ts); nothing is decided before `accepted`, the reference build as the
+ * caller accepts it, resolves.
  */
 export function screenAndConfirm(o: {
   dp: DotDiscopop;
   pool: ScreeningPool;
   emit: Emit;
   toBuild: readonly ToBuild[];
+  accepted: Promise<unknown>;
   /** The build as the run judges it beyond the compiler's word, after its build-finished event and before onBuilt. */
   judge: (id: string, build: BuildResult) => Promise<BuildResult>;
   onBuilt: (id: string, build: BuildResult) => Promise<void>;
@@ -75,40 +75,31 @@ export function screenAndConfirm(o: {
   });
   const confirmGroup = (label: string, patchSet: PatchSet, screened: readonly string[]) =>
     pool.queue({ id: label, patchSet, purpose: 'discovery', events: 'none', outputs: stash.objectsOf(screened) });
-  const confirming = new Confirmations(pool.jobs, confirmGroup, decided, alone);
-  const fallbacks: string[] = [];
-  const planned = pool.recordedCompiles().then((recorded) => {
-    const plans = new Map(o.toBuild.map((s) => [s.id, screenPlan(o.dp, recorded, s.patchSet)]));
-    const screened = [...plans.values()].filter((plan) => plan.ok).length;
-    for (const [id, plan] of plans) if (!plan.ok) fallbacks.push(`suggestion ${id}: ${plan.reason}`);
-    if (!recorded.ok) {
-      emit({
-        type: 'notice',
-        level: 'info',
-        message: `discovery builds every suggestion alone with compile.sh: ${recorded.reason}`,
-      });
-    } else {
-      if (screened > 0) {
-        const source = `the compiler calls of the reference build (${recorded.compiles.length} recorded through PATH)`;
-        emit({
-          type: 'notice',
-          level: 'info',
-          message: `discovery compiles each suggestion's changed units alone with ${source}, then confirms those that compile with compile.sh builds carrying several suggestions at once`,
-        });
-      }
-      if (fallbacks.length > 0) {
-        const named = fallbacks.slice(0, NAMED_REASONS).join('; ');
-        const more = fallbacks.length > NAMED_REASONS ? ` (and ${fallbacks.length - NAMED_REASONS} more)` : '';
-        emit({
-          type: 'notice',
-          level: 'info',
-          message: `${fallbacks.length} suggestion(s) are built alone with compile.sh, as no exact compiler command is known for them: ${named}${more}`,
-        });
-      }
-    }
-    confirming.expect(screened);
-    return plans;
+  const position = new Map(o.toBuild.map((s, i) => [s.id, i]));
+  const confirming = new Confirmations(pool.jobs, confirmGroup, decided, alone, (s) => position.get(s.id) ?? 0);
+  const screenRequest = (s: ToBuild, commands: readonly RecordedCompile[]): BuildRequest => ({
+    id: s.id,
+    patchSet: s.patchSet,
+    purpose: 'discovery',
+    events: 'started',
+    compile: (request) => runRecordedCompiles({ ...request, commands }),
+    passed: (workspaceRoot) => stash.keep(s.id, commands, workspaceRoot),
   });
+  // A screen taken over from a stopped run is not run again, early or late.
+  const early = new EarlyScreens({
+    dp: o.dp,
+    pool,
+    toBuild: o.toBuild.filter((s) => !o.screened?.has(s.id)),
+    request: screenRequest,
+  });
+  const planned = o.accepted
+    .then(() => pool.recordedCompiles())
+    .then((recorded) => {
+      const plans = new Map(o.toBuild.map((s) => [s.id, screenPlan(o.dp, recorded, s.patchSet)]));
+      announcePlans(emit, recorded, plans);
+      confirming.expect([...plans.values()].filter((plan) => plan.ok).length);
+      return plans;
+    });
   return o.toBuild.map(async (s) => {
     const plan = (await planned).get(s.id);
     if (!plan?.ok) return alone(s, 'all');
@@ -119,14 +110,7 @@ export function screenAndConfirm(o: {
       await o.onScreened?.(s.id, taken);
       return confirming.add(s);
     }
-    const screening = pool.queue({
-      id: s.id,
-      patchSet: s.patchSet,
-      purpose: 'discovery',
-      events: 'started',
-      compile: (request) => runRecordedCompiles({ ...request, commands }),
-      passed: (workspaceRoot) => stash.keep(s.id, commands, workspaceRoot),
-    });
+    const screening = early.result(s, commands).then((build) => build ?? pool.queue(screenRequest(s, commands)));
     const screen = await screening.catch((error: unknown) => {
       // An interrupted screen still counts: the suggestions waiting for their confirmation are
       // then handed to the (aborted) pool, which rejects them, rather than waiting for ever.
@@ -134,7 +118,7 @@ export function screenAndConfirm(o: {
       throw error;
     });
     if (screen.ok) {
-      await o.onScreened?.(s.id, stash.objectsOf([s.id]));
+      await o.onScreened?.(s.id, stash.keptFor(s.id));
       faultPoint('discovery.after-screen-passed');
       return confirming.add(s);
     }
@@ -148,6 +132,36 @@ export function screenAndConfirm(o: {
       return decided(s.id, screen);
     return alone(s, 'none');
   });
+}
+
+/** Says where the screens' commands come from, and which suggestions are built alone and why. */
+function announcePlans(emit: Emit, recorded: RecordedCompiles, plans: ReadonlyMap<string, ScreenPlan>): void {
+  if (!recorded.ok) {
+    emit({
+      type: 'notice',
+      level: 'info',
+      message: `discovery builds every suggestion alone with compile.sh: ${recorded.reason}`,
+    });
+    return;
+  }
+  if ([...plans.values()].some((plan) => plan.ok)) {
+    const source = `the compiler calls of the reference build (${recorded.compiles.length} recorded through PATH)`;
+    emit({
+      type: 'notice',
+      level: 'info',
+      message: `discovery compiles each suggestion's changed units alone with ${source}, then confirms those that compile with compile.sh builds carrying several suggestions at once`,
+    });
+  }
+  const fallbacks = [...plans].flatMap(([id, plan]) => (plan.ok ? [] : [`suggestion ${id}: ${plan.reason}`]));
+  if (fallbacks.length > 0) {
+    const named = fallbacks.slice(0, NAMED_REASONS).join('; ');
+    const more = fallbacks.length > NAMED_REASONS ? ` (and ${fallbacks.length - NAMED_REASONS} more)` : '';
+    emit({
+      type: 'notice',
+      level: 'info',
+      message: `${fallbacks.length} suggestion(s) are built alone with compile.sh, as no exact compiler command is known for them: ${named}${more}`,
+    });
+  }
 }
 
 /**
@@ -167,6 +181,7 @@ class Confirmations {
     ) => Promise<BuildResult>,
     private readonly decided: (id: string, build: BuildResult) => Promise<BuildResult>,
     private readonly alone: (s: ToBuild, events: 'none') => Promise<BuildResult>,
+    private readonly order: (s: ToBuild) => number,
   ) {}
 
   expect(screens: number): void {
@@ -190,7 +205,8 @@ class Confirmations {
 
   private flush(): void {
     if (this.waiting > 0 || this.pending.length === 0) return;
-    const all = this.pending.splice(0);
+    // In the suggestions' order, not the screens': the groups, and so the builds, do not depend on timing.
+    const all = this.pending.splice(0).sort((a, b) => this.order(a.s) - this.order(b.s));
     for (const group of disjointGroups(all, this.jobs)) {
       this.confirm(group).catch((error: unknown) => {
         for (const entry of group) entry.reject(error);

@@ -8,6 +8,12 @@ import type { RecordedCompile, RecordedCompiles } from '../compiler-record.js';
 import type { DotDiscopop, PatchSet } from '../../formats/types.js';
 import type { StepOutcome } from '../launcher.js';
 
+/** A suggestion discovery builds: its id and generated patch set. */
+export interface ToBuild {
+  id: string;
+  patchSet: PatchSet;
+}
+
 export type ScreenPlan = { ok: true; commands: RecordedCompile[] } | { ok: false; reason: string };
 
 /**
@@ -41,7 +47,8 @@ export function screenPlan(dp: Pick<DotDiscopop, 'files'>, recorded: RecordedCom
     : { ok: false, reason: 'the patch set changes no file' };
 }
 
-function commandKey(c: RecordedCompile): string {
+/** Two calls with one key run the same compile. */
+export function commandKey(c: RecordedCompile): string {
   return JSON.stringify([c.compiler, c.cwd, c.args, c.env]);
 }
 

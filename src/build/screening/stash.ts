@@ -20,7 +20,10 @@ export class ObjectStash {
     private readonly o: {
       dir: string;
       projectRoot: string;
-      /** Only where every workspace copies one reference build's outputs (not path-dependent ones). */
+      /**
+       * Only where every workspace copies one reference build's outputs (not path-dependent ones);
+       * asked when they are placed, as a screen may finish before the reference build decided it.
+       */
       reusable: () => boolean;
     },
   ) {}
@@ -31,7 +34,6 @@ export class ObjectStash {
    * is compiled again.
    */
   async keep(id: string, commands: readonly RecordedCompile[], workspaceRoot: string): Promise<void> {
-    if (!this.o.reusable()) return;
     const kept: StashedObject[] = [];
     for (const c of commands) {
       const at = c.args.indexOf('-o');
@@ -57,8 +59,13 @@ export class ObjectStash {
     this.kept.set(id, [...objects]);
   }
 
-  /** The objects kept for these suggestions. */
+  /** What a passed screen kept, whether or not this run can use it: what a resumed run may take over. */
+  keptFor(id: string): StashedObject[] {
+    return this.kept.get(id) ?? [];
+  }
+
+  /** The objects kept for these suggestions, where they can be used. */
   objectsOf(ids: readonly string[]): StashedObject[] {
-    return ids.flatMap((id) => this.kept.get(id) ?? []);
+    return this.o.reusable() ? ids.flatMap((id) => this.kept.get(id) ?? []) : [];
   }
 }

@@ -1,8 +1,11 @@
 // A pointer or an array parameter in a reduction, which OpenMP cannot reduce as a pointer: one
 // element the loop does not change is reduced through a local copy (local-copy.ts) or, at a
 // constant index, as the section `hist[c:1]`; elements that change with the loop through an
-// array section over the extent the code states (array-uses.ts).
+// array section over the extent the code states (array-uses.ts). Never a section of a file-scope
+// object: clang 14 and 19 build `reduction(+:hist[0:n])` over a global without privatizing it,
+// so every thread updates the shared original (a race gcc does not have).
 import type { SyntaxNode } from '../syntax.js';
+import { declarationsOf, isDeclarationNode } from '../declarations.js';
 import { elementUses, sectionOf, type ElementUse } from './array-uses.js';
 import { readsKeptApart } from './kept-apart.js';
 import { replaceEntry } from './clauses.js';
@@ -59,12 +62,14 @@ export const arrayElementReduction: Rule = {
       if (single !== null) {
         const { element } = single;
         const constant = element.indices.length === 1 && /^\d+[uUlL]*$/.test(element.indices[0]!);
+        const global = declaredAtFileScope(input, loop, entry);
         // The loop as the only statement of an unbraced outer loop (`for (i…) for (j…) x[i] += …`)
         // has no block for a local copy; when it touches the array only at that element, a
         // one-element section (`x[i:1]`) reduces exactly it, under both compilers.
         const unbraced =
           loop.parent?.type !== 'compound_statement' && single.reads === undefined && uses.every((use) => use.update);
-        if (constant || unbraced) {
+        if (global && unbraced && !constant) return { kind: 'declined', reason: clangSectionFault(entry) };
+        if ((constant && !global) || unbraced) {
           state = {
             ...state,
             directive: replaceEntry(
@@ -80,7 +85,10 @@ export const arrayElementReduction: Rule = {
             original: element.text,
             type: declaration.typeText,
             base: entry,
-            local: freshName(input, `${entry}_${element.indices.flatMap(identifiersOf).join('_')}`),
+            local: freshName(
+              input,
+              `${entry}_${constant ? element.indices[0]!.replace(/\D/g, '') : element.indices.flatMap(identifiersOf).join('_')}`,
+            ),
             pattern: new RegExp(
               `${NOT_AFTER_ACCESS}\\b${entry}${element.indices.map((index) => `\\s*\\[\\s*${spaced(index)}\\s*\\]`).join('')}`,
               'g',
@@ -101,6 +109,7 @@ export const arrayElementReduction: Rule = {
         }
         const section = sectionOf(input, loop, entry, uses);
         if ('reason' in section) return { kind: 'declined', reason: section.reason };
+        if (declaredAtFileScope(input, loop, entry)) return { kind: 'declined', reason: clangSectionFault(entry) };
         state = { ...state, directive: replaceEntry(state.directive, 'reduction', entry, section.section) };
       }
       fixed.add(entry);
@@ -175,6 +184,34 @@ function variableKeptApart(loop: SyntaxNode, index: string): string | null {
     `\\b${variable}\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\\b${variable}\\s*(?:\\+\\+|--)|(?:\\+\\+|--)\\s*${variable}\\b`,
   );
   return assigned.test(body) ? null : variable;
+}
+
+/**
+ * `name` is declared at file (or namespace) scope: not a parameter, and no block or loop header
+ * around `loop` declares it. A function-`static` object is a block's and is privatized.
+ */
+function declaredAtFileScope(input: RuleInput, loop: SyntaxNode, name: string): boolean {
+  if (input.site.visible.get(name)?.kind !== 'variable') return false;
+  let child = loop;
+  for (let scope = loop.parent; scope; child = scope, scope = scope.parent) {
+    const declared: SyntaxNode[] = [];
+    if (scope.type === 'compound_statement') {
+      for (const sibling of scope.namedChildren) {
+        if (!sibling || sibling.startIndex >= child.startIndex) break;
+        if (isDeclarationNode(sibling)) declared.push(sibling);
+      }
+    } else if (scope.type === 'for_statement') {
+      const init = scope.childForFieldName('initializer');
+      if (init && isDeclarationNode(init)) declared.push(init);
+    }
+    if (declared.some((node) => declarationsOf(node, 'variable').some((d) => d.name === name))) return false;
+  }
+  return true;
+}
+
+/** Why no section over the file-scope `entry` is written (a pointer has no whole-array form). */
+function clangSectionFault(entry: string): string {
+  return `'${entry}' is a file-scope pointer: clang (14 to 19) builds an array-section reduction over a file-scope object without privatizing it, so the threads would update the shared original; reduce through a local pointer to it, which no rule writes here`;
 }
 
 function spaced(index: string): string {

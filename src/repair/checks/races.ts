@@ -12,63 +12,119 @@ import { leavesRoot } from '../../build/compile.js';
 import { parseTsanLog, type Frame, type ParsedAccess, type ParsedRace } from './tsan.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 import { faultPoint } from '../../fault.js';
+import { findExecutable } from '../../process.js';
+import { racePackages, type RaceCompiler } from './race-compiler.js';
+import { machine } from 'node:os';
 
 /** TSan's exit code when it reported something; any other non-zero code is the program's own. */
 const TSAN_EXIT_CODE = 66;
 
-/** The Debian packages a race build needs, named in the refusal when it cannot be made. */
-export const RACE_PACKAGES = 'clang libclang-rt-14-dev libomp-14-dev';
-
 export const RACE_FLAGS = '-fopenmp -fsanitize=thread -g -O1';
 
+/** What TSan of clang before 18 prints and dies with on a kernel with vm.mmap_rnd_bits=32 (Linux ≥ 6.6). */
+const MAPPING_FAILURE = 'ThreadSanitizer: unexpected memory mapping';
+
 export interface RaceCheckSetup {
-  /** The suggestions' build settings with clang and RACE_FLAGS. */
+  /** The suggestions' build settings with the race compiler and RACE_FLAGS. */
   buildSettings: Record<string, string>;
+  compiler: RaceCompiler;
+  /** The project's own compiler is gcc: a race that is clang's fault is recorded as such. */
+  projectGcc: boolean;
   threads: number;
   timeoutMs: number;
+  /** PATH of the settings, where setarch is looked up. */
+  searchPath: string;
   /** The reference's own races (pair keys): a candidate is not blamed for them. */
   known: ReadonlySet<string>;
 }
+
+type RaceReportFound = Omit<RaceReport, 'clang_fault'> & {
+  key: string;
+  /** The array-section reduction item of the patch set whose original the access is. */
+  section: string | null;
+};
 
 /** What one race run showed, read while its workspace still exists. */
 export interface RaceRun {
   run: ProgramRun;
   /** A log says `Running under ThreadSanitizer`: the program really was built with TSan. */
   instrumented: boolean;
-  reports: (RaceReport & { key: string; lines: string[] })[];
+  reports: RaceReportFound[];
+  /**
+   * TSan died with "unexpected memory mapping": `retried` once under `setarch <arch> -R` (address
+   * space randomization off), `still` when that run died the same way or setarch is missing.
+   */
+  mapping: { retried: boolean; still: boolean } | null;
 }
 
-/** The configuration's settings with the compiler set to clang and the race flags added. */
-export function raceSettingsOf(settings: Readonly<Record<string, string>>): Record<string, string> {
-  const add = (flags: string | undefined) => (flags && flags.trim().length > 0 ? `${flags} ${RACE_FLAGS}` : RACE_FLAGS);
+/** The race flags of `compiler`: its own libomp found at run time, so libomp loads its Archer. */
+export function raceFlagsOf(compiler: RaceCompiler): string {
+  return compiler.rpath ? `${RACE_FLAGS} ${compiler.rpath}` : RACE_FLAGS;
+}
+
+/** The configuration's settings with the compiler set to the race compiler and the race flags added. */
+export function raceSettingsOf(
+  settings: Readonly<Record<string, string>>,
+  compiler: RaceCompiler,
+): Record<string, string> {
+  const flags = raceFlagsOf(compiler);
+  const add = (own: string | undefined) => (own && own.trim().length > 0 ? `${own} ${flags}` : flags);
+  const link = `-fopenmp -fsanitize=thread${compiler.rpath ? ` ${compiler.rpath}` : ''}`;
   return {
     ...settings,
-    CC: 'clang',
-    CXX: 'clang++',
+    CC: compiler.cc,
+    CXX: compiler.cxx,
     CFLAGS: add(settings['CFLAGS']),
     CXXFLAGS: add(settings['CXXFLAGS']),
-    ...(settings['LDFLAGS'] !== undefined && { LDFLAGS: `${settings['LDFLAGS']} -fopenmp -fsanitize=thread` }),
+    ...(settings['LDFLAGS'] !== undefined && { LDFLAGS: `${settings['LDFLAGS']} ${link}` }),
   };
+}
+
+/** `clang-19 (clang 19, the project's compiler)`: which clang built the race build, and why that one. */
+export function compilerText(compiler: RaceCompiler): string {
+  return `${compiler.cc} (${compiler.version !== null ? `clang ${compiler.version}, ` : ''}${compiler.chosen})`;
+}
+
+/** The Debian packages the race build's clang needs, as a refusal names them. */
+export function installText(compiler: RaceCompiler): string {
+  return `install the Debian packages ${racePackages(compiler.version)}`;
 }
 
 /** Runs the race build's program once and reads ThreadSanitizer's logs. */
 export async function raceRun(
   program: ProgramRunner,
   built: IsolatedBuild,
-  o: { threads: number; timeoutMs: number },
+  o: { threads: number; timeoutMs: number; symbolizer: string | null; searchPath: string },
 ): Promise<RaceRun> {
   const logs = join(built.scratch, 'tsan');
-  await mkdir(logs, { recursive: true });
-  const options = [
-    `log_path=${join(logs, 'report')}`,
+  const options = (attempt: number) => [
+    `log_path=${join(logs, `${attempt}`, 'report')}`,
     'ignore_noninstrumented_modules=1',
     'halt_on_error=0',
     `exitcode=${TSAN_EXIT_CODE}`,
     'verbosity=1',
+    ...(o.symbolizer ? [`external_symbolizer_path=${o.symbolizer}`] : []),
   ];
-  const run = await program.run(o.threads, o.timeoutMs, { TSAN_OPTIONS: options.join(' ') });
-  faultPoint('races.after-run');
-  const texts = await Promise.all((await readdir(logs)).sort().map((name) => readFile(join(logs, name), 'utf8')));
+  const attempt = async (n: number, prefix?: string[]) => {
+    await mkdir(join(logs, `${n}`), { recursive: true });
+    const run = await program.run(o.threads, o.timeoutMs, { TSAN_OPTIONS: options(n).join(' ') }, prefix);
+    faultPoint('races.after-run');
+    const folder = join(logs, `${n}`);
+    const texts = await Promise.all((await readdir(folder)).sort().map((name) => readFile(join(folder, name), 'utf8')));
+    const died = [run.output, ...texts].some((text) => text.includes(MAPPING_FAILURE));
+    return { run, texts, died };
+  };
+  let ran = await attempt(1);
+  let mapping: RaceRun['mapping'] = null;
+  if (ran.died) {
+    const setarch = await findExecutable('setarch', o.searchPath);
+    if (setarch === null) mapping = { retried: false, still: true };
+    else {
+      ran = await attempt(2, [setarch, machine(), '-R']);
+      mapping = { retried: true, still: ran.died };
+    }
+  }
+  const { run, texts } = ran;
   const roots = [built.workspaceRoot, await realpath(built.workspaceRoot)];
   const sources = new Map<string, string[] | null>();
   const lineOf = async (rel: string, line: number): Promise<string> => {
@@ -82,39 +138,101 @@ export async function raceRun(
       );
     return sources.get(rel)?.[line - 1] ?? '';
   };
+  const sections = new Map<string, string>();
+  for (const [rel, rows] of built.added)
+    for (const row of rows) for (const [name, item] of sectionItems(await lineOf(rel, row))) sections.set(name, item);
   const reports = [];
   const seen = new Set<string>();
   for (const race of texts.flatMap(parseTsanLog)) {
-    const report = await describe(race, roots, built.added, lineOf);
+    const report = await describe(race, roots, built.added, lineOf, sections);
     if (seen.has(report.key)) continue;
     seen.add(report.key);
     reports.push(report);
   }
-  return { run, instrumented: texts.some((t) => t.includes('Running under ThreadSanitizer')), reports };
+  return { run, instrumented: texts.some((t) => t.includes('Running under ThreadSanitizer')), reports, mapping };
 }
 
 /** The record of a race run, and the follow-up text when a report reaches the patch set. */
 export function judgeRaces(
   ran: RaceRun,
-  s: Pick<RaceCheckSetup, 'threads' | 'known'>,
+  s: Pick<RaceCheckSetup, 'threads' | 'known' | 'compiler' | 'projectGcc'>,
   seconds: number,
 ): { record: RaceCheck; reason: string | null } {
-  const reports = ran.reports.filter((r) => !s.known.has(r.key));
+  const reports = ran.reports
+    .filter((r) => !s.known.has(r.key))
+    .map((r) => ({ ...r, clang_fault: r.section === null ? null : clangFault(r.section, s.projectGcc) }));
   const ours = reports.filter((r) => r.in_patch);
   const verdict = ours.length > 0 ? 'races' : reports.length > 0 ? 'races_elsewhere' : 'clean';
   const record: RaceCheck = {
     threads: s.threads,
     verdict,
-    reports: reports.map(({ first, previous, variable, in_patch }) => ({ first, previous, variable, in_patch })),
+    reports: reports.map(({ first, previous, variable, in_patch, lines, clang_fault }) => ({
+      first,
+      previous,
+      variable,
+      in_patch,
+      lines,
+      clang_fault,
+    })),
     seconds: Math.round(seconds * 1000) / 1000,
-    detail: runDetail(ran.run),
+    detail: mappingDetail(ran.mapping) ?? runDetail(ran.run),
+    compiler: compilerText(s.compiler),
+    setarch: ran.mapping?.retried ?? false,
   };
   if (ours.length === 0) return { record, reason: null };
   const pairs = ours.map((r) => `- ${pairText(r)}\n${r.lines.map((l) => `    ${l}`).join('\n')}`);
+  const faults = [...new Set(ours.flatMap((r) => (r.clang_fault ? [r.clang_fault] : [])))];
+  const fix =
+    faults.length > 0
+      ? `${faults.join('\n')}\nKeep every directive; write the reduction in the whole-array form, or reduce through a local pointer (an alias) to the array, which clang privatizes.`
+      : 'Two threads access the same memory without synchronization and at least one writes: a variable every iteration writes must be private (or a reduction), an array the threads combine into needs a reduction or atomic updates. Keep every directive and fix its clauses.';
   return {
     record,
-    reason: `The project builds with the corrected patch set, but ThreadSanitizer (clang -fsanitize=thread with LLVM's Archer, which knows OpenMP's synchronization; execute.sh at ${s.threads} threads) reports ${ours.length === 1 ? 'a data race' : `${ours.length} data races`} in the parallel region the patch set opens:\n${pairs.join('\n')}\nTwo threads access the same memory without synchronization and at least one writes: a variable every iteration writes must be private (or a reduction), an array the threads combine into needs a reduction or atomic updates. Keep every directive and fix its clauses.`,
+    reason: `The project builds with the corrected patch set, but ThreadSanitizer (${s.compiler.cc} -fsanitize=thread with LLVM's Archer, which knows OpenMP's synchronization; execute.sh at ${s.threads} threads) reports ${ours.length === 1 ? 'a data race' : `${ours.length} data races`} in the parallel region the patch set opens:\n${pairs.join('\n')}\n${fix}`,
   };
+}
+
+/** A race on the original of an array-section reduction item: clang's own fault, named. */
+function clangFault(section: string, projectGcc: boolean): string {
+  const base = section.replace(/\s*\[.*$/, '');
+  return `clang (14 to 19) does not privatize the array-section reduction item \`${section}\` over the file-scope \`${base}\`: every thread updates the shared original. ${projectGcc ? "This race is clang's: gcc, the project's own compiler, privatizes it; the repair is still rejected, since it must be right under both compilers DiscoPoP uses." : ''}`.trim();
+}
+
+function mappingDetail(mapping: RaceRun['mapping']): string | null {
+  if (mapping === null) return null;
+  if (!mapping.still)
+    return `ThreadSanitizer died with "unexpected memory mapping" (the kernel's vm.mmap_rnd_bits); the run was repeated under setarch -R, which ran`;
+  return `ThreadSanitizer died with "unexpected memory mapping": the kernel's vm.mmap_rnd_bits is more than TSan of this clang supports, and ${mapping.retried ? 'the run under setarch -R died the same way' : 'setarch is not installed to run it without address randomization'}`;
+}
+
+/** Array-section items of the reduction clauses on a directive line: \`hist\` → \`hist[:4]\`. */
+export function sectionItems(line: string): Map<string, string> {
+  const items = new Map<string, string>();
+  if (!/^\s*#\s*pragma\s+omp\b/.test(line)) return items;
+  for (const clause of line.matchAll(/\breduction\s*\(([^:()]*(?:\([^()]*\))?[^:()]*):((?:[^()]|\([^()]*\))*)\)/g)) {
+    for (const item of splitTopLevel(clause[2]!)) {
+      const match = /^\s*([A-Za-z_]\w*)\s*\[/.exec(item);
+      if (match) items.set(match[1]!, item.trim());
+    }
+  }
+  return items;
+}
+
+function splitTopLevel(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]!;
+    if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(list.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(list.slice(start));
+  return parts;
 }
 
 /** The race check's outcome for the verify sequence. */
@@ -144,7 +262,8 @@ async function describe(
   roots: string[],
   added: IsolatedBuild['added'],
   lineOf: LineOf,
-): Promise<RaceReport & { key: string; lines: string[] }> {
+  sections: ReadonlyMap<string, string>,
+): Promise<RaceReportFound> {
   const place = (frame: Frame) => projectPath(frame.file, roots, added);
   const site = (a: ParsedAccess) =>
     a.frames.find((f) => f.line !== null && place(f) !== null) ?? a.frames.find((f) => f.file !== null) ?? null;
@@ -179,7 +298,8 @@ async function describe(
     `${first.kind}@${lineOnly(first.location)}`,
     `${previous.kind}@${lineOnly(previous.location)}`,
   ].sort();
-  return { first, previous, variable, in_patch: inPatch, key: halves.join('|'), lines };
+  const section = variable !== null ? (sections.get(variable) ?? null) : null;
+  return { first, previous, variable, in_patch: inPatch, key: halves.join('|'), lines, section };
 }
 
 /** A frame's file relative to the workspace root, or null when it is not a file of the project. */
@@ -193,7 +313,8 @@ function projectPath(file: string | null, roots: string[], added: IsolatedBuild[
   return null;
 }
 
-const OUTLINED = /^\.omp_(outlined|task_entry)\./;
+/** clang 14's `.omp_outlined._debug__`, clang 19's `main.omp_outlined_debug__`. */
+const OUTLINED = /(?:^|\.)omp_(?:outlined|task_entry)/;
 
 /**
  * clang names an outlined parallel region `.omp_outlined._debug__`; the user knows the function

@@ -39,6 +39,11 @@ table.suggestions th { background: #f6f8fa; }
 .change-summary { font-weight: 600; }
 .change-note { color: #953800; }
 .since { display: inline-block; background: #fff8c5; color: #7d4e00; border: 1px solid #d4a72c; border-radius: .3em; padding: 0 .4em; }
+.race-pairs { list-style: none; padding-left: 0; }
+.race-pair-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) minmax(0, 2fr); gap: .6em; align-items: start; margin: .4em 0 .8em; }
+.race-access pre { background: #fff; border: 1px solid #ff8182; padding: .3em .5em; margin: 0; white-space: pre-wrap; }
+.race-where { margin: 0 0 .2em; font-size: .9em; color: #57606a; }
+.race-fault { margin: .3em 0; }
 .may-race { display: inline-block; background: #ffebe9; color: #a40e26; border: 1px solid #ff8182; border-radius: .3em; padding: 0 .4em; font-weight: 600; }
 /* Directive lines are long; wrapped, both panes show them whole. */
 .d2h-code-line { display: flex; white-space: normal; width: auto; }

@@ -5,13 +5,13 @@
 import { isVerifiedRepair } from '../../formats/statuses.js';
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
-import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
+import type { FunnelEntry, RaceReport, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';
 import { SUGGESTION_STATUSES } from '../../formats/results.js';
 import type { ReviewData, SuggestionReview } from './review-data.js';
 import { PAGE_CSS } from './page-css.js';
 import type { RepairChange } from './repair-change.js';
 import { pairText } from '../../repair/checks/races.js';
-import { raceVerdictLine } from '../races.js';
+import { raceVerdictLine, racingHunk, racingLines } from '../races.js';
 import { agentLabel } from '../run-replay.js';
 import { describeNotConsidered, ENDPOINT_DOWN_NOTE, phaseLine, usageLine } from '../summary.js';
 import { funnelStages } from '../funnel.js';
@@ -190,11 +190,11 @@ function section(s: SuggestionReview): string {
   }
   const races = r?.race_check;
   if (races) {
-    const pairs = races.reports
-      .map((report) => `<li data-race-in-patch="${report.in_patch}"><code>${esc(pairText(report))}</code></li>`)
-      .join('');
+    // The record's race check is the accepted or last rejected candidate's, or the generated set's.
+    const patches = status === 'ok' ? s.generated : (s.candidate?.patches ?? s.generated);
+    const pairs = races.reports.map((report) => racePair(report, patches)).join('');
     lines.push(
-      `<div class="${races.verdict === 'races' || races.verdict === 'races_elsewhere' ? 'warning' : 'usage'}" data-race-check="${esc(races.verdict)}"><p>${esc(raceVerdictLine(races))}</p>${pairs ? `<ul>${pairs}</ul>` : ''}</div>`,
+      `<div class="${races.verdict === 'races' || races.verdict === 'races_elsewhere' ? 'warning' : 'usage'}" data-race-check="${esc(races.verdict)}"><p>${esc(raceVerdictLine(races))}</p>${pairs ? `<ul class="race-pairs">${pairs}</ul>` : ''}</div>`,
     );
   }
   const usage = r ? usageLine(r) : null;
@@ -213,6 +213,22 @@ function section(s: SuggestionReview): string {
     status === 'ok' || status === 'skipped' ? `<details><summary>Generated patch</summary>${body}</details>` : body,
   );
   return `<section id="s-${esc(s.id)}" class="suggestion" data-status="${status}">\n${lines.join('\n')}\n</section>`;
+}
+
+/** A racing pair: its sentence, the two source lines side by side, and beside them the hunk that added them. */
+function racePair(report: RaceReport, patches: ReadonlyMap<string, string>): string {
+  const accesses = racingLines(report)
+    .map(
+      (line, index) =>
+        `<div class="race-access" data-access="${index === 0 ? 'first' : 'previous'}"><p class="race-where">${esc(`${line.access} at ${line.where}`)}</p><pre>${esc(line.text ?? '(no source line)')}</pre></div>`,
+    )
+    .join('');
+  const hunk = racingHunk(report, patches);
+  const added = hunk
+    ? `<div class="race-hunk" data-race-hunk><p class="race-where">The hunk of the patch that added them</p>${renderDiff(hunk)}</div>`
+    : '';
+  const fault = report.clang_fault ? `<p class="race-fault" data-clang-fault>${esc(report.clang_fault)}</p>` : '';
+  return `<li class="race-pair" data-race-in-patch="${report.in_patch}"><code>${esc(pairText(report))}</code>${fault}<div class="race-pair-body">${accesses}${added}</div></li>`;
 }
 
 /** What the repair changed: one line, then the source as generated against the source as repaired. */

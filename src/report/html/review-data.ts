@@ -114,7 +114,7 @@ async function readSource(path: string): Promise<string | null> {
 }
 
 /** After a write-back the generated set is the backup; otherwise it is still in patch_generator/. */
-async function generatedPatches(dotDir: string, id: string): Promise<Map<string, string>> {
+export async function generatedPatches(dotDir: string, id: string): Promise<Map<string, string>> {
   const backup = await readPatchDir(backupDir(dotDir, id));
   return backup ?? (await readPatchDir(suggestionDir(dotDir, id))) ?? new Map();
 }

@@ -21,7 +21,7 @@ import {
   programOutputs,
   runOutputs,
   runsProgram,
-  type CompilerFamily,
+  type CompilerName,
   type Fixture,
   type FixtureSpec,
   type Run,
@@ -56,7 +56,7 @@ function withoutOriginal<T>(all: T[], original: T[]): T[] {
 const fixtures = await loadFixtures();
 const runs = new Map<string, Run>();
 let scratch = '';
-const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
+const key = (family: CompilerName, name: string) => `${family}/${name}`;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'builtin-classes-'));

@@ -19,7 +19,7 @@ import {
   COMPILERS,
   inBatches,
   prepareFixture,
-  type CompilerFamily,
+  type CompilerName,
   type Fixture,
   type FixtureSpec,
   type ProgramBuild,
@@ -29,7 +29,7 @@ const realDir = join(import.meta.dirname, '..', '..', 'fixtures', 'real');
 const RACE_FLAGS = ['-fopenmp', '-fsanitize=thread', '-g', '-O1'];
 
 interface Row {
-  family: CompilerFamily;
+  family: CompilerName;
   fixture: string;
   repaired: boolean;
   /** Reports whose stack reaches a line the repair added: must be none. */

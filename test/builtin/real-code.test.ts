@@ -26,7 +26,7 @@ import {
   originalOutputs,
   prepareFixture,
   programOutputs,
-  type CompilerFamily,
+  type CompilerName,
   type Expectation,
   type Fixture,
   type FixtureSpec,
@@ -87,7 +87,7 @@ async function loadFixtures(): Promise<RealFixture[]> {
 const scratch = await mkdtemp(join(tmpdir(), 'builtin-real-'));
 const fixtures = await loadFixtures();
 const runs = new Map<string, Run>();
-const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
+const key = (family: CompilerName, name: string) => `${family}/${name}`;
 
 beforeAll(async () => {
   const jobs = COMPILERS.flatMap((family) => fixtures.map((fixture) => ({ family, fixture })));

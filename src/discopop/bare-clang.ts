@@ -104,7 +104,9 @@ export function openMPProbe(searchPath: string): OpenMPProbe {
       if (built.kind !== 'exited') return `${command} -fopenmp did not finish (${built.kind})`;
       if (built.exitCode !== 0) {
         // The linker's own line says why; the driver's "linker command failed" only that it did.
-        const errors = (built.stderr + built.stdout).split('\n').filter((line) => /error|cannot find|undefined reference/.test(line));
+        const errors = (built.stderr + built.stdout)
+          .split('\n')
+          .filter((line) => /error|cannot find|undefined reference/.test(line));
         const said = errors.find((line) => !/linker command failed/.test(line)) ?? errors[0];
         return `it cannot build and link an OpenMP program${said === undefined ? '' : `: ${said.trim()}`}`;
       }

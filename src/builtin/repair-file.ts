@@ -234,7 +234,10 @@ function withTranslationUnit(site: DirectiveSite, unit: TranslationUnit | null, 
     const inFile = site.visible.get(name)?.extents;
     visible.set(name, inFile === undefined ? facts : { ...facts, extents: inFile });
   }
-  return { ...site, visible, membersKnown: site.membersKnown || seen.membersKnown };
+  // A declaration written by a macro (`DECLARE(acc);`) between the directive and its loop declares
+  // its name only in the expanded text.
+  const declaredBetween = new Set([...site.declaredBetween, ...seen.declaredBetween]);
+  return { ...site, visible, declaredBetween, membersKnown: site.membersKnown || seen.membersKnown };
 }
 
 /**

@@ -76,6 +76,8 @@ export interface FixtureSpec extends Expectation {
   compilers?: Partial<Record<CompilerName, Expectation>>;
   /** The repair rewrites code, not only directives; the source then has a `main` that prints its result. */
   rewritesCode?: boolean;
+  /** The thread counts the program is run with, where 1 and 4 would not show a wrong result (gcc's collapse fault). */
+  threads?: string[];
 }
 
 /**
@@ -576,10 +578,10 @@ export async function runOutputs(
   return built.ok ? programOutputs(join(dir, 'program'), fixture) : null;
 }
 
-/** What `program` prints with 1 and with 4 threads, run in its folder (a copy of the fixture's project). */
+/** What `program` prints with 1 and with 4 threads (or the fixture's own counts), run in its folder (a copy of the fixture's project). */
 export async function programOutputs(program: string, fixture: Fixture): Promise<string[] | null> {
   const outputs: string[] = [];
-  for (const threads of ['1', '4']) {
+  for (const threads of fixture.spec.threads ?? ['1', '4']) {
     const run = await runProcess({
       command: program,
       args: fixture.project?.build.args ?? [],

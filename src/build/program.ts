@@ -9,7 +9,13 @@ import { runCompileScript, type CompileRequest } from './compile.js';
 import { programRun, runExecuteScript } from './execute.js';
 import type { StepOutcome } from './launcher.js';
 import { withLaunchRetries, type LaunchRetries } from './pool-jobs.js';
-import { findValidationScripts, passed, runValidation, validationRun, type ValidationScripts } from './validate.js';
+import {
+  findValidationScripts,
+  exitedZero,
+  runValidationStep,
+  validationStep,
+  type ValidationScripts,
+} from './validate.js';
 
 export interface ProgramRequest {
   /** compile.sh's request for this workspace: its label, threads and the build timeout. */
@@ -44,7 +50,7 @@ function programRunner(o: ProgramRequest): ProgramRunner {
       if (validationBuilt) {
         const started = Date.now();
         const rebuilt = await step('compile.sh', () => runCompileScript(build));
-        if (!passed(rebuilt))
+        if (!exitedZero(rebuilt))
           return {
             ...programRun(threads, {
               kind: 'exited',
@@ -54,7 +60,7 @@ function programRunner(o: ProgramRequest): ProgramRunner {
               truncated: false,
               durationMs: 0,
             }),
-            validation: validationRun('compile.sh', 'compile_validate.sh', rebuilt, started),
+            validation: validationStep('compile.sh', 'compile_validate.sh', rebuilt, started),
           };
       }
       const run = programRun(
@@ -63,7 +69,7 @@ function programRunner(o: ProgramRequest): ProgramRunner {
       );
       if (!scripts || run.ending !== 'exited' || run.exitCode !== 0) return run;
       validationBuilt = scripts.compileValidate !== null;
-      const validation = await runValidation({
+      const validation = await runValidationStep({
         scripts,
         request: { ...build, threads },
         runTimeoutMs: timeoutMs,
@@ -92,4 +98,15 @@ export function programIn(o: Omit<CompileRequest, 'signal'> & { retries: LaunchR
       return outcome;
     },
   });
+}
+
+/** The program of the pool's workspace at `workspaceRoot`, built with `dp`'s settings. */
+export function programOf(
+  pool: Omit<CompileRequest, 'signal' | 'label' | 'workspaceRoot' | 'extraEnv'> & { retries: LaunchRetries },
+  workspaceRoot: string,
+  label: string,
+  dp = pool.dp,
+): ProgramRunner {
+  const { launcher, threads, timeoutMs, retries } = pool;
+  return programIn({ dp, launcher, workspaceRoot, label, threads, timeoutMs, retries });
 }

@@ -7,7 +7,7 @@
 // and launcher (runConfigurationScript).
 import { access } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ValidationRun } from '../formats/outcome.js';
+import type { ValidationStep } from '../formats/outcome.js';
 import type { BuildConfig } from '../formats/types.js';
 import { describeOutcome, type RunOutcome } from '../process.js';
 import { runConfigurationScript, workspacePath, type CompileRequest } from './compile.js';
@@ -57,7 +57,7 @@ export interface ValidationRequest {
 }
 
 /** compile_validate.sh when there is one, then validate.sh; a failed build skips validate.sh, as in DiscoPoP. */
-export async function runValidation(v: ValidationRequest): Promise<ValidationRun> {
+export async function runValidationStep(v: ValidationRequest): Promise<ValidationStep> {
   const started = Date.now();
   const inWorkspace = (abs: string) => join(v.request.workspaceRoot, workspacePath(v.request.dp, abs));
   const run: Step = (script, timeoutMs) =>
@@ -66,22 +66,27 @@ export async function runValidation(v: ValidationRequest): Promise<ValidationRun
   if (v.scripts.compileValidate) {
     const script = v.scripts.compileValidate;
     const build = await v.step('compile_validate.sh', () => run(script, v.buildTimeoutMs));
-    if (!passed(build)) return validationRun('compile_validate.sh', builtBy, build, started);
+    if (!exitedZero(build)) return validationStep('compile_validate.sh', builtBy, build, started);
   }
   const validated = await v.step('validate.sh', () => run(v.scripts.validate, v.runTimeoutMs));
-  return validationRun('validate.sh', builtBy, validated, started);
+  return validationStep('validate.sh', builtBy, validated, started);
 }
 
-export function passed(outcome: RunOutcome): boolean {
+export function exitedZero(outcome: RunOutcome): boolean {
   return outcome.kind === 'exited' && outcome.exitCode === 0;
 }
 
-export function validationRun(
-  script: ValidationRun['script'],
-  builtBy: ValidationRun['builtBy'],
+/** The one test of a validation step: validate.sh itself ran and exited 0. */
+export function validationPassed(step: ValidationStep): boolean {
+  return step.script === 'validate.sh' && step.ending === 'exited' && step.exitCode === 0;
+}
+
+export function validationStep(
+  script: ValidationStep['script'],
+  builtBy: ValidationStep['builtBy'],
   outcome: RunOutcome,
   started: number,
-): ValidationRun {
+): ValidationStep {
   const durationMs = Date.now() - started;
   if (outcome.kind === 'canceled' || outcome.kind === 'spawn-failed')
     throw new Error(`${script}: ${describeOutcome(outcome)}`);

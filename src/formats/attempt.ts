@@ -1,5 +1,5 @@
-// One try of one suggestion: what was asked, what came back, what verification made of it. The
-// attempt loop builds one record where the try happens, for every try, accepted or not, answered
+// One attempt of one suggestion: what was asked, what came back, what verification made of it. The
+// attempt loop builds one record where the attempt happens, for every attempt, accepted or not, answered
 // or not; the store writes it under attempts/<id>/<n>/ (verdict.json is its on-disk summary).
 import type { CallOutcome, CallUsage, CheckName, CheckResult } from './events.js';
 import type { ClauseChange, RaceCheck, RunCheck } from './results.js';
@@ -23,9 +23,9 @@ interface VerificationProgress {
   directives: DirectivesKept | null;
   /** compile.sh's output (stdout and stderr) of its verification build, when that build failed. */
   buildOutput: string | null;
-  /** Which candidate of an answer offering alternatives, from 1; null when it holds one. */
-  candidate: number | null;
-  /** The answer's diff blocks the candidate is made of, from 1. */
+  /** Which alternative of an answer offering several, from 1; null when it holds one. */
+  alternative: number | null;
+  /** The answer's diff blocks this alternative is made of, from 1. */
   blocks: number[];
   /**
    * `diff`: the blocks read as diffs (a context line that differs from the file keeps the file's
@@ -58,21 +58,21 @@ type Rejected = VerificationProgress & {
   /** The race check when it rejected it (`races`); null when it never ran. */
   raceCheck: RaceCheck | null;
 };
-/** A candidate left unbuilt because one before it passed every check. */
+/** An alternative left unbuilt because one before it passed every check. */
 type Unsettled = VerificationProgress & { accepted: false; rejectedBy: null; reason: string };
 
-/** What the six checks made of one candidate of an answer. */
-export type CandidateVerification = Accepted | Rejected | Unsettled;
+/** What the six checks made of one alternative of an answer. */
+export type AlternativeVerification = Accepted | Rejected | Unsettled;
 
 /**
- * What the six checks made of one answer: its accepted candidate with the verified set, else the
- * candidate that got furthest, rejected by one check; and every candidate's own verification.
+ * What the six checks made of one answer: its accepted alternative with the verified set, else the
+ * alternative that got furthest, rejected by one check; and every alternative's own verification.
  */
-export type Verification = (Accepted | Rejected) & { candidates: CandidateVerification[] };
+export type Verification = (Accepted | Rejected) & { alternatives: AlternativeVerification[] };
 
-/** Where one try stands in a suggestion's repair, and what was asked and answered. */
-export interface TryPlace {
-  /** Number under attempts/<id>/, counting builtin and agent tries together from 1. */
+/** Where one attempt stands in a suggestion's repair, and what was asked and answered. */
+export interface AttemptPlace {
+  /** Number under attempts/<id>/, counting builtin and agent attempts together from 1. */
   attempt: number;
   tier: 'builtin' | 'agent';
   /** Which --prompts conversation (1-based) and which turn in it (0 = first call); 0/0 for builtin. */
@@ -85,7 +85,7 @@ export interface TryPlace {
   answer: string | null;
 }
 
-export interface AttemptRecord extends TryPlace {
+export interface AttemptRecord extends AttemptPlace {
   /** Suggestion id. */
   id: string;
   /** answered, declined, or the no-answer / fatal reason of the call. */

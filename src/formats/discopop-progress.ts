@@ -102,7 +102,7 @@ const GATE_OF_CHECK: Record<CheckName, string> = {
 };
 
 /**
- * What became of one try, in DiscoPoP's words: `accepted`, the gate that rejected its answer, or
+ * What became of one attempt, in DiscoPoP's words: `accepted`, the gate that rejected its answer, or
  * `agent` for a call that brought no answer (and a built-in repairer that declined).
  */
 export function discopopOutcome(o: { accepted: boolean; rejectedBy: CheckName | null }): string {

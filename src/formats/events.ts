@@ -160,7 +160,11 @@ export const EventSchema = z.discriminatedUnion('type', [
     id: z.string(),
     attempt: z.number().int().positive().describe('number under attempts/<id>/'),
     tier: z.enum(['builtin', 'agent']),
-    prompt: z.number().int().positive().describe('which --prompts conversation'),
+    prompt: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('which --prompts conversation, from 1; 0 for the built-in repairer, as in its verdict.json'),
     turn: z.number().int().nonnegative().describe('0 = first call, then follow-ups'),
     template: z
       .string()

@@ -3,7 +3,7 @@
 // the outcome into a results.json record; nothing here writes into patch_generator/.
 import type { ClauseChange, RaceCheck, ReasonCode, RunCheck } from './results.js';
 import type { BuildResult, PatchSet } from './types.js';
-import type { AttemptRecord, TryPlace } from './attempt.js';
+import type { AttemptRecord, AttemptPlace } from './attempt.js';
 import type { CheckName } from './events.js';
 
 /** One run of the configuration's execute.sh (check 7); its output holds stderr too. */
@@ -15,11 +15,11 @@ export interface ProgramRun {
   output: string;
   durationMs: number;
   /** The configuration's validate.sh after this run; null without one, or when execute.sh did not exit 0. */
-  validation: ValidationRun | null;
+  validation: ValidationStep | null;
 }
 
 /** DiscoPoP's validation step after one execute.sh run: its build when compile_validate.sh makes one, then validate.sh. */
-export interface ValidationRun {
+export interface ValidationStep {
   /** The script that ended the step: validate.sh, or the build before it when that failed. */
   script: 'validate.sh' | 'compile_validate.sh' | 'compile.sh';
   builtBy: 'compile_validate.sh' | 'compile.sh';
@@ -76,15 +76,15 @@ export interface IsolatedBuilder {
   ): Promise<{ build: BuildResult; ran: T | null }>;
 }
 
-/** Where every try is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
-export interface TryRecorder {
+/** Where every attempt is written (attempts/<id>/<n>/); the store's AttemptStore satisfies it. */
+export interface AttemptRecorder {
   /** An answer as soon as it arrives, before verification: a resumed run checks it instead of asking again. */
-  writeAnswer(t: TryPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void>;
+  writeAnswer(t: AttemptPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void>;
   write(record: AttemptRecord): Promise<void>;
 }
 
-/** One try a stopped run already made for this suggestion (its attempts/<id>/<n>/), for --resume. */
-export interface PriorTry extends TryPlace {
+/** One attempt a stopped run already made for this suggestion (its attempts/<id>/<n>/), for --resume. */
+export interface PriorAttempt extends AttemptPlace {
   /** pending: the answer arrived but its verification never finished. */
   outcome: 'accepted' | 'rejected' | 'declined' | 'unanswered' | 'fatal' | 'pending';
   rejectedBy: CheckName | null;
@@ -137,10 +137,10 @@ export interface RepairedOutcome extends OutcomeCommon {
   canonical: PatchSet;
   /** File ids whose patch differs from the generated one. */
   changedFiles: string[];
-  /** Number of the accepted try under attempts/<id>/. */
-  acceptedTry: number;
+  /** Number of the accepted attempt under attempts/<id>/. */
+  acceptedAttempt: number;
   tier: 'builtin' | 'agent';
-  /** The built-in rules that made the repair, as the accepted try's verdict names them; null for an agent's. */
+  /** The built-in rules that made the repair, as the accepted attempt's verdict names them; null for an agent's. */
   builtinRule: string | null;
   clauseChanges: ClauseChange[];
   nonDirectiveLinesChanged: boolean;
@@ -152,7 +152,7 @@ export interface RepairedOutcome extends OutcomeCommon {
 
 export interface UnrepairedOutcome extends OutcomeCommon {
   /**
-   * failed: every try was rejected or the budget ran out; agent_unreachable: no answer came back
+   * failed: every attempt was rejected or the budget ran out; agent_unreachable: no answer came back
    * (not a failed repair); skipped: a fatal agent error, the cost limit or an interrupt stopped it.
    */
   status: 'failed' | 'agent_unreachable' | 'skipped';

@@ -69,7 +69,7 @@ export type RecordedDiagnostic = z.infer<typeof RecordedDiagnosticSchema>;
 
 export const RUN_VERDICTS = ['same', 'differs', 'crashed', 'timeout', 'invalid', 'not-run'] as const;
 
-export const RunValidationSchema = z
+export const ValidationTallySchema = z
   .object({
     runs: z.number().int().nonnegative().describe('validate.sh runs: one after each execute.sh run that exited 0'),
     passed: z
@@ -86,7 +86,7 @@ export const RunValidationSchema = z
       .describe('wall time of the validation steps (compile_validate.sh and validate.sh), summed over the runs'),
   })
   .describe("the configuration's validate.sh, run after execute.sh (DiscoPoP's output validation)");
-export type RunValidation = z.infer<typeof RunValidationSchema>;
+export type ValidationTally = z.infer<typeof ValidationTallySchema>;
 
 export const RunCheckSchema = z
   .object({
@@ -101,7 +101,7 @@ export const RunCheckSchema = z
       .string()
       .nullable()
       .describe('which run differed first and how, e.g. "at 4 threads, run 2 of 3: line 12 `…` expected, `…` got"'),
-    validate: RunValidationSchema.nullable()
+    validate: ValidationTallySchema.nullable()
       .default(null)
       .describe('null when the configuration has no validate.sh or no run reached it'),
   })

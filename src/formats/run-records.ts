@@ -140,7 +140,7 @@ export function outcomeRecord(
       backend: outcome.tier === 'builtin' ? 'builtin' : o.backend,
       model: outcome.tier === 'builtin' ? null : o.model,
       changed_files: outcome.changedFiles,
-      accepted_attempt: outcome.acceptedTry,
+      accepted_attempt: outcome.acceptedAttempt,
       builtin_rule: outcome.builtinRule,
       clause_changes: outcome.clauseChanges,
       non_directive_lines_changed: outcome.nonDirectiveLinesChanged,
@@ -410,7 +410,7 @@ export const ENDPOINT_DOWN_AFTER = 3;
 export const ENDPOINT_DOWN_REASON = `agent unreachable for ${ENDPOINT_DOWN_AFTER} suggestions in a row; no further calls`;
 
 /**
- * A record --resume keeps as it is: the suggestion got its full try. Not final: skipped for any
+ * A record --resume keeps as it is: the suggestion had its full chance. Not final: skipped for any
  * reason but "no patch" (interrupt, cost limit, --max-repairs, fatal agent error), and
  * agent_unreachable because the circuit breaker stopped all calls rather than its own allowance.
  */

@@ -1,4 +1,4 @@
-// attempts/<id>/<n>/verdict.json: what became of one try. Written for every try, accepted,
+// attempts/<id>/<n>/verdict.json: what became of one attempt. Written for every attempt, accepted,
 // rejected, declined or unanswered, so a reviewer can follow every call the run made.
 import { z } from 'zod';
 import { CallOutcomeSchema, CheckNameSchema } from './events.js';

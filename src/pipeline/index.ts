@@ -108,9 +108,9 @@ async function pipeline(
             pool,
             agent: chosen,
             ladder: pre.ladder!,
-            tries: resume?.tries ?? new Map(),
+            attempts: resume?.attempts ?? new Map(),
             runCheck,
-            races: races.settings,
+            raceCheck: races.setup,
           });
           interrupt.check();
           if (agent.clusterFailed) throw agent.clusterFailed;

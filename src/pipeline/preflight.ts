@@ -11,10 +11,10 @@ import type { RunEvent } from '../formats/events.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { StoredRunState } from '../formats/resume-state.js';
 import type { NotConsidered } from '../formats/results.js';
-import type { PriorTry } from '../formats/outcome.js';
+import type { PriorAttempt } from '../formats/outcome.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
 import {
-  carryOverTries,
+  carryOverAttempts,
   copyAttempts,
   digestDir,
   readAttemptsIn,
@@ -81,14 +81,14 @@ export async function repairedEarlierIds(dotDir: string, considered: Suggestion[
 
 export interface Resume {
   plan: ResumePlan;
-  /** The tries each continued suggestion already made, carried into this run's attempts/. */
-  tries: Map<string, PriorTry[]>;
+  /** The attempts each continued suggestion already made, carried into this run's attempts/. */
+  attempts: Map<string, PriorAttempt[]>;
   /** Build digest of every considered suggestion with a patch. */
   digests: Map<string, string>;
 }
 
 /**
- * Works out what this run takes over from the one it resumes (records, tries, discovery builds),
+ * Works out what this run takes over from the one it resumes (records, attempts, discovery builds),
  * carries their attempts/ folders and events into this run, finishes the records it keeps, and
  * starts the subscriber that keeps the run's own run-state.json.
  */
@@ -141,10 +141,10 @@ export async function prepareResume(
     emit({ type: 'notice', level: 'info', message: plan.notice });
     if (!atLeast('INFO', options.log)) reporter.notice(plan.notice);
   }
-  const tries = new Map<string, PriorTry[]>();
+  const attempts = new Map<string, PriorAttempt[]>();
   if (plan.from !== null && previousDir !== null) {
     for (const id of plan.builds.keys())
-      tries.set(id, await carryOverTries(path.join(previousDir, 'attempts', id), options.dotDir, id));
+      attempts.set(id, await carryOverAttempts(path.join(previousDir, 'attempts', id), options.dotDir, id));
     for (const id of plan.kept.keys()) {
       const folder = path.join(previousDir, 'attempts', id);
       await copyAttempts(
@@ -162,13 +162,13 @@ export async function prepareResume(
       if (record.status === 'repaired' && writtenNames(await readWrittenDigest(options.dotDir, id), inPlace))
         written.set(id, digestSet(inPlace));
     }
-    context.carry(carriedEvents(events, { kept: plan.kept, continued: tries, written }));
+    context.carry(carriedEvents(events, { kept: plan.kept, continued: attempts, written }));
     emit({ type: 'resumed', from: plan.from });
   }
   for (const record of plan.kept.values()) emitFinished(context, record);
   keepRunState(context, { version: 2, run_id: context.runId, mode, ...inputs });
   await context.saved();
-  return { plan, tries, digests };
+  return { plan, attempts, digests };
 }
 
 /** The resumed run's events; none when its log is gone or unreadable, which costs only its counts in the funnel. */

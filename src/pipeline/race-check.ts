@@ -2,16 +2,17 @@
 // settings and run once (its own races are named once and not held against any repair); a
 // reference that cannot be built that way refuses the run. With `all`, every suggestion that builds
 // as generated is race-checked too and the races are recorded as evidence (its status stays ok).
-import { generatedPatchSet, type BuildPool } from '../build/index.js';
+import { generatedPatchSet } from '../build/index.js';
 import { RefusedError } from '../errors.js';
+import type { IsolatedBuilder } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
-import type { RaceCheckSettings } from '../repair/checks/races.js';
-import { checkRaces, measureRaceReference } from '../repair/race-reference.js';
+import type { RaceCheckSetup } from '../repair/checks/races.js';
+import { runRaceCheck, measureRaceReference } from '../repair/race-reference.js';
 import type { RunContext } from './session.js';
 
 export interface RaceStage {
-  settings: RaceCheckSettings | undefined;
+  setup: RaceCheckSetup | undefined;
   /** A held record (builds as generated) with its race check under `all`; as it is otherwise. */
   annotate(record: SuggestionRecord): Promise<SuggestionRecord>;
 }
@@ -20,7 +21,7 @@ export async function raceCheckStage(
   context: RunContext,
   o: {
     dp: DotDiscopop;
-    pool: BuildPool;
+    pool: IsolatedBuilder;
     repairs: number;
     held: readonly SuggestionRecord[];
     considered: readonly Suggestion[];
@@ -29,25 +30,25 @@ export async function raceCheckStage(
   const { options, emit, interrupt } = context;
   const asIs = async (record: SuggestionRecord) => record;
   if (options.checkRaces === 'off' || (o.repairs === 0 && (options.checkRaces !== 'all' || o.held.length === 0)))
-    return { settings: undefined, annotate: asIs };
+    return { setup: undefined, annotate: asIs };
   const reference = await measureRaceReference({ pool: o.pool, settings: o.dp.config.settings, options });
   interrupt.check();
   if (!reference.ok) throw new RefusedError(reference.refusal);
   emit({
     type: 'race-reference',
     seconds: reference.record.seconds,
-    threads: reference.settings.threads,
+    threads: reference.setup.threads,
     races: reference.record.races,
   });
-  const settings = reference.settings;
-  if (options.checkRaces !== 'all') return { settings, annotate: asIs };
+  const setup = reference.setup;
+  if (options.checkRaces !== 'all') return { setup, annotate: asIs };
   const byId = new Map(o.considered.map((s) => [s.id, s]));
   return {
-    settings,
+    setup,
     annotate: async (record) => {
       const suggestion = byId.get(record.id);
       if (!suggestion) return record;
-      const judged = await checkRaces(o.pool, record.id, generatedPatchSet(suggestion), settings);
+      const judged = await runRaceCheck(o.pool, record.id, generatedPatchSet(suggestion), setup);
       return { ...record, race_check: judged.record };
     },
   };

@@ -17,8 +17,8 @@ import {
   type RepairDeps,
 } from '../repair/index.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
-import type { RaceCheckSettings } from '../repair/checks/races.js';
-import type { PriorTry, RepairOutcome } from '../formats/outcome.js';
+import type { RaceCheckSetup } from '../repair/checks/races.js';
+import type { PriorAttempt, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import {
   MAX_REPAIRS_REASON,
@@ -60,9 +60,9 @@ export async function repairStage(
     pool: BuildPool;
     agent: Agent | null;
     ladder: PromptLadder;
-    tries: ReadonlyMap<string, readonly PriorTry[]>;
+    attempts: ReadonlyMap<string, readonly PriorAttempt[]>;
     runCheck: RunCheckSettings | undefined;
-    races: RaceCheckSettings | undefined;
+    raceCheck: RaceCheckSetup | undefined;
   },
 ): Promise<AgentEnd> {
   const { options, emit, interrupt } = context;
@@ -75,13 +75,13 @@ export async function repairStage(
     pool: o.pool,
     agent,
     emit,
-    tries: new AttemptStore(options.dotDir),
+    attempts: new AttemptStore(options.dotDir),
     signal: interrupt.signal,
     budget,
     scratchDir: context.scratchDir,
     ladder: o.ladder,
     ...(o.runCheck && { runCheck: o.runCheck }),
-    ...(o.races && { races: { pool: o.pool, settings: o.races } }),
+    ...(o.raceCheck && { raceCheck: { pool: o.pool, setup: o.raceCheck } }),
     collapseCheck: candidateCollapseCheck(o.dp, o.pool),
   };
   // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
@@ -103,7 +103,7 @@ export async function repairStage(
         return repairSuggestion(
           await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }),
           deps,
-          o.tries.get(suggestion.id),
+          o.attempts.get(suggestion.id),
         );
       },
       settle: async ({ suggestion, build }, outcome) => {
@@ -121,7 +121,7 @@ export async function repairStage(
               ...record,
               status: 'failed',
               reason_code: 'write-failed',
-              reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`,
+              reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`,
             };
           }
         }
@@ -209,7 +209,7 @@ async function writeRepair(
   faultPoint('pipeline.before-write-back');
   const written = await writeBack(context.options.dotDir, suggestion, outcome.canonical);
   if (!written.written) {
-    const reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedTry}/canonical/`;
+    const reason = `verified repair not written: ${written.problem}; patch_generator/${suggestion.id}/ is unchanged, the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`;
     const stop = written.affectsEveryWrite && remaining > 0;
     const next = stop
       ? `the run stops repairing: every later write-back would fail the same way, so none of the remaining ${remaining} suggestion(s) is written`

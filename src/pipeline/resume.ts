@@ -2,14 +2,14 @@
 // trusted whose inputs changed: the project tree entry by entry (but for the files a run and its
 // user leave beside it: both runs' own stdout and stderr, editors' backup and swap files),
 // compile.sh, settings and compiler; a discovery build is reused only when its patch set is the
-// same too, and a suggestion's records and tries carry over only under the same condition (or,
+// same too, and a suggestion's records and attempts carry over only under the same condition (or,
 // for a repair the old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
 // the events of what it takes over are carried into its own progress.jsonl, so its funnel, `show`
 // and review page count them as the uninterrupted run would have.
 import type { RunState, StoredRunState } from '../formats/resume-state.js';
 import type { RunEvent } from '../formats/events.js';
 import type { SuggestionRecord } from '../formats/results.js';
-import type { PriorTry } from '../formats/outcome.js';
+import type { PriorAttempt } from '../formats/outcome.js';
 import type { BuildResult } from '../formats/types.js';
 
 /** What the run depends on now (build/inputs.ts), and the project files its own stdout and stderr go to. */
@@ -24,7 +24,7 @@ export interface ResumePlan {
   from: string | null;
   /** One line for the user: what was taken over, or why nothing was. */
   notice: string;
-  /** Discovery builds whose inputs did not change, by suggestion id; their tries continue. */
+  /** Discovery builds whose inputs did not change, by suggestion id; their attempts continue. */
   builds: Map<string, BuildResult>;
   /** Records kept as they are; these suggestions are neither built nor asked again. */
   kept: Map<string, SuggestionRecord>;
@@ -159,7 +159,7 @@ export function isEditorLeftover(rel: string): boolean {
 /**
  * The events of the resumed run that stay true in this one: everything a kept suggestion did but
  * its final record (the resumed run records it again), and of a continued suggestion its reused
- * discovery build and the calls and checks of the tries carried over. A last try that is checked
+ * discovery build and the calls and checks of the attempts carried over. A last attempt that is checked
  * again (its answer arrived, or it was accepted but not written) keeps its call, not its checks.
  * `written`: the .written digest of each kept repair; one whose write-back the kill cut short (and
  * this run's start completed) gets the `written` event the killed run did not get to emit.
@@ -168,29 +168,29 @@ export function carriedEvents(
   events: readonly RunEvent[],
   o: {
     kept: ReadonlyMap<string, SuggestionRecord>;
-    continued: ReadonlyMap<string, readonly PriorTry[]>;
+    continued: ReadonlyMap<string, readonly PriorAttempt[]>;
     written: ReadonlyMap<string, string>;
   },
 ): RunEvent[] {
   const carried = events.filter((event) => {
     if (!('id' in event) || event.id === null) return false;
     if (o.kept.has(event.id)) return true;
-    const tries = o.continued.get(event.id);
-    if (!tries) return false;
+    const attempts = o.continued.get(event.id);
+    if (!attempts) return false;
     switch (event.type) {
       case 'build-started':
       case 'build-finished':
         return event.purpose === 'discovery';
       case 'call-started':
       case 'call-finished':
-        return event.attempt <= tries.length;
+        return event.attempt <= attempts.length;
       case 'check': {
-        const last = tries.at(-1);
+        const last = attempts.at(-1);
         const checkedAgain =
           last !== undefined &&
           event.attempt === last.attempt &&
           (last.outcome === 'pending' || last.outcome === 'accepted');
-        return event.attempt <= tries.length && !checkedAgain;
+        return event.attempt <= attempts.length && !checkedAgain;
       }
       default:
         return false;

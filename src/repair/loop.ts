@@ -1,7 +1,8 @@
 // The attempt loop for one failing suggestion: the built-in repairer first (no agent budget), then
 // up to --prompts fresh agent conversations, one ladder rung each, each with up to --retries
 // follow-ups that say only what was wrong. Answered calls are capped by --max-attempts; a call
-// without an answer is repeated in place from --agent-error-retries and never counts as a try.
+// without an answer is repeated in place from --agent-error-retries and never counts against
+// --max-attempts, though it gets an attempt folder of its own.
 import { builtinRepair } from '../builtin/index.js';
 import type { CallResult, Conversation } from '../agent/types.js';
 import type { CallUsage } from '../formats/events.js';
@@ -9,11 +10,11 @@ import { loadPromptLadder, type PromptLadder } from './ladder.js';
 import { builtinRunFinding, followUpPrompt, rungPrompt, type BuiltinRunFinding, type BuiltPrompt } from './prompt.js';
 import type { BuiltinResult, RepairTask } from '../formats/task.js';
 import { isBuildFailure } from '../formats/types.js';
-import type { AttemptRecord, TryPlace, Verification } from '../formats/attempt.js';
+import type { AttemptRecord, AttemptPlace, Verification } from '../formats/attempt.js';
 import type {
   BuiltinInfo,
   OutcomeCommon,
-  PriorTry,
+  PriorAttempt,
   RepairedOutcome,
   RepairOutcome,
   UnrepairedOutcome,
@@ -29,8 +30,8 @@ const NO_USAGE: UsageTotals = { inputTokens: null, outputTokens: null, costUsd: 
 
 /** Counters of one suggestion's repair, turned into the outcome at the end. */
 class SuggestionTally {
-  /** Number of the last try under attempts/<id>/, builtin and agent together. */
-  tries = 0;
+  /** Number of the last attempt under attempts/<id>/, builtin and agent together. */
+  attempts = 0;
   calls = 0;
   unanswered = 0;
   answered = 0;
@@ -59,7 +60,7 @@ class SuggestionTally {
 export async function repairSuggestion(
   task: RepairTask,
   deps: RepairDeps,
-  prior: readonly PriorTry[] = [],
+  prior: readonly PriorAttempt[] = [],
 ): Promise<RepairOutcome> {
   const tally = new SuggestionTally();
   const common = (): OutcomeCommon => ({
@@ -82,9 +83,9 @@ export async function repairSuggestion(
   const notOpenMp = pseudoDirectiveReason(task);
   if (notOpenMp !== null) return unrepaired('failed', 'not-openmp', notOpenMp);
 
-  const tries = [...prior].sort((a, b) => a.attempt - b.attempt);
-  restoreTally(tally, tries);
-  const last = tries.at(-1);
+  const attempts = [...prior].sort((a, b) => a.attempt - b.attempt);
+  restoreTally(tally, attempts);
+  const last = attempts.at(-1);
   if (last && last.answer !== null && (last.outcome === 'pending' || last.outcome === 'accepted')) {
     const verification = await checkAnswer(last.answer, task, deps, last.attempt, tally);
     const record = {
@@ -97,7 +98,13 @@ export async function repairSuggestion(
       prompt: last.prompt,
       usage: null,
     } satisfies Partial<AttemptRecord>;
-    await deps.tries.write({ ...record, answer: last.answer, callOutcome: 'answered', callDetail: null, verification });
+    await deps.attempts.write({
+      ...record,
+      answer: last.answer,
+      callOutcome: 'answered',
+      callDetail: null,
+      verification,
+    });
     if (verification.accepted) return accepted(verification, last, common(), task);
     Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
     if (last.tier === 'builtin')
@@ -105,8 +112,8 @@ export async function repairSuggestion(
     else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
   }
 
-  if (deps.options.builtin && !tries.some((t) => t.tier === 'builtin')) {
-    const tried = await builtinTry(task, deps, tally);
+  if (deps.options.builtin && !attempts.some((t) => t.tier === 'builtin')) {
+    const tried = await builtinAttempt(task, deps, tally);
     if (tried?.verification.accepted) return accepted(tried.verification, tried.place, common(), task);
   }
   if (!deps.agent) {
@@ -119,13 +126,13 @@ export async function repairSuggestion(
     );
   }
 
-  const outcome = await agentTries(
+  const outcome = await agentAttempts(
     task,
     deps,
     tally,
     common,
     resumePosition(
-      tries.filter((t) => t.tier === 'agent'),
+      attempts.filter((t) => t.tier === 'agent'),
       deps.options.agent.retries,
     ),
   );
@@ -135,7 +142,7 @@ export async function repairSuggestion(
 
 /**
  * DiscoPoP's device-update pseudo-directive builds only once its line is deleted or replaced, and
- * check 5 refuses both: no try, built-in or agent, could be accepted, so none is made.
+ * check 5 refuses both: no attempt, built-in or agent, could be accepted, so none is made.
  */
 function pseudoDirectiveReason(task: RepairTask): string | null {
   const error = task.build.diagnostics.find((d) => isBuildFailure(d) && d.errorClass === 'pseudo-directive');
@@ -148,7 +155,7 @@ function pseudoDirectiveReason(task: RepairTask): string | null {
   return `${place}: '${text ?? 'the added line'}' is not an OpenMP directive (DiscoPoP's update between two devices, which OpenMP cannot express); no repair can keep it, so the suggestion must be regenerated`;
 }
 
-/** Where the agent tries continue: the conversation and turn of the next call, and what it says. */
+/** Where the agent attempts continue: the conversation and turn of the next call, and what it says. */
 interface Position {
   conversation: number;
   turn: number;
@@ -159,12 +166,12 @@ interface Position {
   unanswered: number;
 }
 
-function resumePosition(agentTries: readonly PriorTry[], retries: number): Position {
-  const last = agentTries.at(-1);
-  const unanswered = agentTries.filter((t) => t.outcome === 'unanswered' || t.outcome === 'fatal').length;
+function resumePosition(agentAttempts: readonly PriorAttempt[], retries: number): Position {
+  const last = agentAttempts.at(-1);
+  const unanswered = agentAttempts.filter((t) => t.outcome === 'unanswered' || t.outcome === 'fatal').length;
   if (!last) return { conversation: 1, turn: 0, followUp: null, turns: [], unanswered };
   const answered = (conversation: number, beforeTurn: number) =>
-    agentTries.filter(
+    agentAttempts.filter(
       (t) =>
         t.conversation === conversation &&
         t.turn < beforeTurn &&
@@ -190,9 +197,9 @@ function resumePosition(agentTries: readonly PriorTry[], retries: number): Posit
   return position(last.conversation, last.turn);
 }
 
-function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void {
-  for (const t of tries) {
-    tally.tries = Math.max(tally.tries, t.attempt);
+function restoreTally(tally: SuggestionTally, attempts: readonly PriorAttempt[]): void {
+  for (const t of attempts) {
+    tally.attempts = Math.max(tally.attempts, t.attempt);
     if (t.outcome === 'rejected' && t.runCheck) tally.runCheck = t.runCheck;
     if (t.outcome === 'rejected' && t.raceCheck) tally.raceCheck = t.raceCheck;
     if (t.tier === 'builtin') {
@@ -210,15 +217,15 @@ function restoreTally(tally: SuggestionTally, tries: readonly PriorTry[]): void 
   }
 }
 
-async function builtinTry(
+async function builtinAttempt(
   task: RepairTask,
   deps: RepairDeps,
   tally: SuggestionTally,
 ): Promise<{ verification: Verification; place: AcceptedPlace } | null> {
-  const attempt = ++tally.tries;
+  const attempt = ++tally.attempts;
   tally.builtin.tries += 1;
   const id = task.suggestion.id;
-  deps.emit({ type: 'call-started', id, attempt, tier: 'builtin', prompt: 1, turn: 0 });
+  deps.emit({ type: 'call-started', id, attempt, tier: 'builtin', prompt: 0, turn: 0 });
   const started = Date.now();
   const result: BuiltinResult = await builtinRepair(task);
   deps.emit({
@@ -247,7 +254,7 @@ async function builtinTry(
   } satisfies Partial<AttemptRecord>;
   if (result.kind === 'declined') {
     tally.builtin.declined = `declined: ${result.reason}`;
-    await deps.tries.write({
+    await deps.attempts.write({
       ...record,
       source: 'builtin',
       answer: null,
@@ -259,7 +266,7 @@ async function builtinTry(
   }
   const verification = await checkAnswer(result.text, task, deps, attempt, tally);
   const source = `${BUILTIN_SOURCE_PREFIX}${result.rules.join(', ')}`;
-  await deps.tries.write({
+  await deps.attempts.write({
     ...record,
     source,
     answer: result.text,
@@ -272,7 +279,7 @@ async function builtinTry(
   return { verification, place: { tier: 'builtin', attempt, source } };
 }
 
-async function agentTries(
+async function agentAttempts(
   task: RepairTask,
   deps: RepairDeps,
   tally: SuggestionTally,
@@ -337,7 +344,7 @@ async function agentTries(
             deps.budget.endCall(undefined);
             return stopped('skipped', 'interrupted', 'interrupted');
           }
-          const attempt = ++tally.tries;
+          const attempt = ++tally.attempts;
           let result: CallResult | undefined;
           try {
             result = await call(deps, conversation, prompt, { id, attempt, conversationNo, turn });
@@ -362,7 +369,7 @@ async function agentTries(
             tally.answered += 1;
             conversation = result.conversation;
             const verification = await checkAnswer(result.text, task, deps, attempt, tally);
-            await deps.tries.write({
+            await deps.attempts.write({
               ...record,
               answer: result.text,
               callOutcome: 'answered',
@@ -382,7 +389,7 @@ async function agentTries(
             break;
           }
           if (called) tally.unanswered += 1;
-          await deps.tries.write({
+          await deps.attempts.write({
             ...record,
             answer: null,
             callOutcome: result.reason,
@@ -438,7 +445,7 @@ async function call(
   const result = await deps.agent!.call(conversation, prompt.text, AbortSignal.any([deps.signal, deps.budget.signal]));
   // Recorded before anything else happens: from here on a killed run never asks for it again.
   if (result.kind === 'answered') {
-    await deps.tries.writeAnswer({
+    await deps.attempts.writeAnswer({
       id,
       attempt,
       tier: 'agent',
@@ -482,28 +489,28 @@ async function checkAnswer(
     scratchDir: deps.scratchDir,
     ...(deps.runCheck && { runCheck: deps.runCheck }),
     ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }),
-    ...(deps.races && { races: deps.races }),
+    ...(deps.raceCheck && { raceCheck: deps.raceCheck }),
   });
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   if (!verification.accepted && verification.raceCheck) tally.raceCheck = verification.raceCheck;
-  for (const candidate of verification.candidates) {
-    for (const check of candidate.checks)
+  for (const alternative of verification.alternatives) {
+    for (const check of alternative.checks)
       deps.emit({
         type: 'check',
         id: task.suggestion.id,
         attempt,
-        candidate: candidate.candidate,
-        candidates: verification.candidates.length,
+        candidate: alternative.alternative,
+        candidates: verification.alternatives.length,
         ...check,
       });
   }
   return verification;
 }
 
-/** The verdict's `source` of a built-in try names the rules after this prefix (attempts/<id>/<n>/verdict.json). */
+/** The verdict's `source` of a built-in attempt names the rules after this prefix (attempts/<id>/<n>/verdict.json). */
 const BUILTIN_SOURCE_PREFIX = 'builtin: ';
 
-type AcceptedPlace = Pick<TryPlace, 'tier' | 'attempt' | 'source'>;
+type AcceptedPlace = Pick<AttemptPlace, 'tier' | 'attempt' | 'source'>;
 
 function accepted(
   verification: Verification & { accepted: true },
@@ -516,7 +523,7 @@ function accepted(
     status: 'repaired',
     canonical: verification.canonical,
     changedFiles: verification.changedFiles,
-    acceptedTry: place.attempt,
+    acceptedAttempt: place.attempt,
     tier: place.tier,
     builtinRule:
       place.tier === 'builtin' && place.source.startsWith(BUILTIN_SOURCE_PREFIX)

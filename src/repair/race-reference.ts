@@ -14,13 +14,12 @@ import {
   RACE_PACKAGES,
   raceRun,
   raceSettingsOf,
-  type RaceCheckSettings,
+  type RaceCheckSetup,
   type RaceRun,
 } from './checks/races.js';
 
 export type RaceReferenceResult =
-  | { ok: true; settings: RaceCheckSettings; record: { seconds: number; races: string[] } }
-  | { ok: false; refusal: string };
+  { ok: true; setup: RaceCheckSetup; record: { seconds: number; races: string[] } } | { ok: false; refusal: string };
 
 const INSTALL = `install the Debian packages ${RACE_PACKAGES}`;
 
@@ -66,7 +65,12 @@ export async function measureRaceReference(o: {
       : Math.max(RUN_TIMEOUT_FLOOR_S, Math.ceil(RUN_TIMEOUT_FACTOR * runSeconds));
   return {
     ok: true,
-    settings: { settings, threads, timeoutMs: timeoutS * 1000, known: new Set(ran.reports.map((r) => r.key)) },
+    setup: {
+      buildSettings: settings,
+      threads,
+      timeoutMs: timeoutS * 1000,
+      known: new Set(ran.reports.map((r) => r.key)),
+    },
     record: { seconds: Math.round(seconds * 1000) / 1000, races: ran.reports.map(pairText) },
   };
 }
@@ -75,18 +79,18 @@ export async function measureRaceReference(o: {
 let serial = 0;
 
 /** Builds `patchSet` with the race settings and runs it; `not-run` with why when it does not build. */
-export async function checkRaces(
+export async function runRaceCheck(
   pool: IsolatedBuilder,
   id: string,
   patchSet: PatchSet,
-  s: RaceCheckSettings,
+  s: RaceCheckSetup,
 ): Promise<{ record: RaceCheck; reason: string | null }> {
   const started = Date.now();
   const { build, ran } = await pool.isolatedBuildThen(
     {
       folder: `races-${id.replace(/[^\w.-]/g, '_')}-${++serial}`,
       label: `${id}-races`,
-      settings: s.settings,
+      settings: s.buildSettings,
       patchSet,
       threads: 1,
     },

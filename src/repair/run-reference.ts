@@ -6,13 +6,13 @@
 // against: the run is refused before any repair (exit 3), with one line saying why.
 import { access } from 'node:fs/promises';
 import { executeScriptOf } from '../build/execute.js';
-import type { ProgramRun, ProgramRunner, ValidationRun, VerifyBuilder } from '../formats/outcome.js';
-import { findValidationScripts } from '../build/validate.js';
+import type { ProgramRun, ProgramRunner, ValidationStep, VerifyBuilder } from '../formats/outcome.js';
+import { findValidationScripts, validationPassed } from '../build/validate.js';
 import type { RunCheck } from '../formats/results.js';
 import { RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type RunOptions } from '../formats/run-options.js';
 import type { BuildConfig, BuildResult, PatchSet } from '../formats/types.js';
 import { differsEverywhere, noiseFloor, outputLines } from './output-compare.js';
-import { judgeRuns, validationPassed, type RunCheckSettings } from './checks/runs.js';
+import { judgeRuns, type RunCheckSettings } from './checks/runs.js';
 
 /** What the reference runs need from the build stage (BuildPool). */
 export interface ReferenceProgram {
@@ -133,7 +133,7 @@ export async function runGenerated(
 }
 
 /** One line (the refusal's): the script's exit code or how it ended, and its last line. */
-function validationFailure(v: ValidationRun, limit: string): string {
+function validationFailure(v: ValidationStep, limit: string): string {
   const last = outputLines(v.output).at(-1);
   const said = last === undefined ? ', printing nothing' : `; its last line: ${last.trim()}`;
   if (v.ending === 'timeout')

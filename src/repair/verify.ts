@@ -6,7 +6,7 @@ import { faultPoint } from '../fault.js';
 import { parsePatches } from '../patch/index.js';
 import type { FilePatch } from '../patch/model.js';
 import type { CheckName } from '../formats/events.js';
-import type { CandidateVerification, DirectivesKept, Verification } from '../formats/attempt.js';
+import type { AlternativeVerification, DirectivesKept, Verification } from '../formats/attempt.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { BuildResult, Diagnostic, DotDiscopop, PatchSet } from '../formats/types.js';
 import { resultingCode, type Applied } from './checks/apply.js';
@@ -14,23 +14,23 @@ import { buildsCheck } from './checks/builds.js';
 import { canonicalize } from './checks/canonicalize.js';
 import { directivesKept } from './checks/directives.js';
 import { dryRunApply, type DryRun } from './checks/dry-run.js';
-import { extractCandidates, type Extracted } from './checks/extraction.js';
+import { extractAlternatives, type Extracted } from './checks/extraction.js';
 import { pass, reject, type CheckOutcome } from './checks/result.js';
 import { strictCheck } from './checks/strict.js';
 import { runsOutcome, type RunCheckSettings } from './checks/runs.js';
 import type { RaceCheck, RunCheck } from '../formats/results.js';
-import { racesOutcome, type RaceCheckSettings } from './checks/races.js';
-import { checkRaces } from './race-reference.js';
+import { racesOutcome, type RaceCheckSetup } from './checks/races.js';
+import { runRaceCheck } from './race-reference.js';
 import type { RepairTask } from '../formats/task.js';
 import type { IsolatedBuilder, VerifyBuilder } from '../formats/outcome.js';
 
 /** A verification in progress: every field of a rejected one. */
 type Progress = Omit<
-  CandidateVerification & { accepted: false; rejectedBy: CheckName },
+  AlternativeVerification & { accepted: false; rejectedBy: CheckName },
   'accepted' | 'rejectedBy' | 'reason' | 'runCheck' | 'raceCheck'
 >;
-type Accepted = Extract<CandidateVerification, { accepted: true }>;
-type Rejected = CandidateVerification & { accepted: false; rejectedBy: CheckName };
+type Accepted = Extract<AlternativeVerification, { accepted: true }>;
+type Rejected = AlternativeVerification & { accepted: false; rejectedBy: CheckName };
 
 export interface VerifyDeps {
   dp: Pick<DotDiscopop, 'projectRoot'>;
@@ -41,7 +41,7 @@ export interface VerifyDeps {
   /** Check 7 with --check-run: the reference to run like and how; absent without it. */
   runCheck?: RunCheckSettings;
   /** --check-races: the race settings and the reference's races; absent without it. */
-  races?: { pool: IsolatedBuilder; settings: RaceCheckSettings };
+  raceCheck?: { pool: IsolatedBuilder; setup: RaceCheckSetup };
   /** The static collapse check on a candidate that builds (src/pipeline/static-check.ts): its findings reject it. */
   collapseCheck?: CollapseCheck;
 }
@@ -64,7 +64,7 @@ class CandidateRun {
 
   constructor(
     readonly extracted: Extracted,
-    candidate: number | null,
+    alternative: number | null,
     reading: 'diff' | 'hunk-context' = 'diff',
   ) {
     this.state = {
@@ -74,7 +74,7 @@ class CandidateRun {
       applyReport: null,
       directives: null,
       buildOutput: null,
-      candidate,
+      alternative,
       blocks: extracted.blocks,
       reading,
     };
@@ -103,7 +103,7 @@ class CandidateRun {
     return outcome.ok;
   }
 
-  verdict(task: RepairTask, unsettled: string): CandidateVerification {
+  verdict(task: RepairTask, unsettled: string): AlternativeVerification {
     const last = this.state.checks.at(-1);
     if (this.alive && this.build && this.canonicalSet && this.kept && this.state.extracted) {
       return {
@@ -139,12 +139,12 @@ class CandidateRun {
  * fix may be written in that line); the diff's own reading comes first.
  */
 export async function verify(answer: string, task: RepairTask, deps: VerifyDeps): Promise<Verification> {
-  const extraction = extractCandidates(answer, task, deps.dp);
+  const extraction = extractAlternatives(answer, task, deps.dp);
   if (!extraction.ok) {
     const run = new CandidateRun({ byFileId: new Map(), blocks: [] }, null);
     run.record('extraction', extraction);
     const verdict = run.verdict(task, '') as Rejected;
-    return { ...verdict, candidates: [verdict] };
+    return { ...verdict, alternatives: [verdict] };
   }
   let runs = extraction.value.map((extracted) => new CandidateRun(extracted, null));
   const alive = () => runs.filter((run) => run.alive);
@@ -164,7 +164,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
     return hunkContext === null ? [run] : [run, run.hunkContextReading(hunkContext)];
   });
   const several = runs.length > 1;
-  runs.forEach((run, index) => (run.state.candidate = several ? index + 1 : null));
+  runs.forEach((run, index) => (run.state.alternative = several ? index + 1 : null));
   for (const run of alive()) {
     const applied = resultingCode(task, run.contents);
     if (run.record('apply', applied)) run.applied = applied.value;
@@ -201,8 +201,13 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
       run.runCheck = ran.record;
       if (!run.record('runs', runsOutcome(ran))) continue;
     }
-    if (deps.races) {
-      const raced = await checkRaces(deps.races.pool, task.suggestion.id, run.canonicalSet!, deps.races.settings);
+    if (deps.raceCheck) {
+      const raced = await runRaceCheck(
+        deps.raceCheck.pool,
+        task.suggestion.id,
+        run.canonicalSet!,
+        deps.raceCheck.setup,
+      );
       run.raceCheck = raced.record;
       if (!run.record('races', racesOutcome(raced))) continue;
     }
@@ -210,17 +215,17 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
     break;
   }
 
-  const unsettled = winner ? `not built: candidate ${winner.state.candidate} passed every check first` : '';
-  const candidates = runs.map((run) => run.verdict(task, unsettled));
-  if (winner) return { ...(candidates[runs.indexOf(winner)] as Accepted), candidates };
+  const unsettled = winner ? `not built: alternative ${winner.state.alternative} passed every check first` : '';
+  const alternatives = runs.map((run) => run.verdict(task, unsettled));
+  if (winner) return { ...(alternatives[runs.indexOf(winner)] as Accepted), alternatives };
   const furthest = runs.reduce((best, run) => (passedChecks(run) > passedChecks(best) ? run : best));
-  const verdict = candidates[runs.indexOf(furthest)] as Rejected;
-  if (!several) return { ...verdict, candidates };
+  const verdict = alternatives[runs.indexOf(furthest)] as Rejected;
+  if (!several) return { ...verdict, alternatives };
   const readAs =
     furthest.state.reading === 'hunk-context'
       ? ', with its context lines as written where they differ from the file'
       : '';
-  const which = `candidate ${furthest.state.candidate} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')}${readAs})`;
+  const which = `alternative ${furthest.state.alternative} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')}${readAs})`;
   const offered =
     extraction.value.length > 1 ? `offers ${extraction.value.length} alternative patch sets` : 'holds one patch set';
   const readings =
@@ -228,7 +233,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
       ? `, read ${runs.length} ways (also with the context lines that differ from the file written as the answer has them),`
       : '';
   const reason = `The answer ${offered}${readings} and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
-  return { ...verdict, reason, candidates };
+  return { ...verdict, reason, alternatives };
 }
 
 function collapseRejection(findings: readonly Diagnostic[]): string {

@@ -1,10 +1,10 @@
-// The patch set to put beside the generated one: the accepted try's, else the last rejected one.
+// The patch set to put beside the generated one: the accepted attempt's, else the last rejected one.
 import type { StoredAttempt } from '../store/index.js';
 
 export interface Candidate {
   attempt: number;
   accepted: boolean;
-  /** canonical when the try got that far, else the candidate extracted from the answer. */
+  /** canonical when the attempt got that far, else the candidate extracted from the answer. */
   kind: 'canonical' | 'candidate';
   /** attempts/<id>/<n>/<folder>/: canonical, candidate, or extracted as it was named before results format 2. */
   folder: string;

@@ -39,7 +39,7 @@ export function describeEvent(event: RunEvent): string | null {
       return `Repairing suggestion ${event.id} (${event.index} of ${event.total})`;
     case 'call-finished': {
       const who = event.tier === 'builtin' ? 'built-in repairer' : 'agent';
-      const at = tryOf(event);
+      const at = attemptOf(event);
       if (event.outcome === 'answered') return `${at}: ${who} answered`;
       if (event.outcome === 'declined') return `${at}: ${who} declined: ${event.detail ?? ''}`;
       if (isFatalReason(event.outcome)) {
@@ -49,8 +49,8 @@ export function describeEvent(event: RunEvent): string | null {
     }
     case 'check': {
       if (event.passed) return null;
-      const which = event.candidate === null ? '' : `, candidate ${event.candidate} of ${event.candidates}`;
-      return `${tryOf(event)}${which}: rejected by ${event.check}: ${oneLine(event.reason)}`;
+      const which = event.candidate === null ? '' : `, alternative ${event.candidate} of ${event.candidates}`;
+      return `${attemptOf(event)}${which}: rejected by ${event.check}: ${oneLine(event.reason)}`;
     }
     case 'written':
       return `  suggestion ${event.id}: verified patch set written (${event.files.length === 1 ? 'file' : 'files'} ${event.files.join(', ')})`;
@@ -128,6 +128,6 @@ export function describeProbe(probe: OpenmpProbe): string {
 }
 
 /** Lines of several repairs in flight interleave: each one names its suggestion. */
-function tryOf(event: { id: string; attempt: number }): string {
-  return `  suggestion ${event.id}, try ${event.attempt}`;
+function attemptOf(event: { id: string; attempt: number }): string {
+  return `  suggestion ${event.id}, attempt ${event.attempt}`;
 }

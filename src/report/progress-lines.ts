@@ -1,6 +1,6 @@
 // --progress-lines: the run's events as DiscoPoP's Patch Repair tab follows a run, `@@PR_PROGRESS
 // <json>` lines on stdout (results.py `ProgressReporter` at 53a01f2): start, discovery, one
-// attempt per try, one suggestion per finished suggestion, done. A fold over our events: it
+// `attempt` line per attempt, one suggestion per finished suggestion, done. A fold over our events: it
 // decides nothing, and progress.jsonl keeps the richer events.
 import type { CheckName, RunEvent } from '../formats/events.js';
 import {
@@ -28,7 +28,7 @@ const CHECK_RANK: Record<CheckName, number> = {
   races: 8,
 };
 
-interface PendingTry {
+interface PendingAttempt {
   id: string;
   attempt: number;
   turn: number;
@@ -61,7 +61,7 @@ export class ProgressLines {
   private dryRun = false;
   private readonly discovered = new Map<string, { ok: boolean; unapplied: boolean }>();
   private referenceBuilt = true;
-  private readonly pending = new Map<string, PendingTry>();
+  private readonly pending = new Map<string, PendingAttempt>();
   private readonly startedAt = Date.now();
 
   constructor(private readonly write: (line: string) => void) {}
@@ -168,7 +168,7 @@ export class ProgressLines {
     ];
   }
 
-  /** The try of `id` still open, as DiscoPoP reports it: accepted when the record names it, else what ended it. */
+  /** The attempt of `id` still open, as DiscoPoP reports it: accepted when the record names it, else what ended it. */
   private flush(id: string, record: SuggestionRecord | null): DiscopopProgressEvent[] {
     const open = this.pending.get(id);
     if (!open) return [];

@@ -222,21 +222,21 @@ function attemptLines(a: StoredAttempt): string[] {
     ];
   if (!v) return [`  ${a.attempt}  no verdict: the run ended during this attempt`];
   const who =
-    v.tier === 'builtin' ? `built-in (${v.source})` : `agent, prompt ${v.prompt}, turn ${v.turn} (${v.source})`;
+    v.tier === 'builtin' ? `built-in (${v.source})` : `agent, conversation ${v.prompt}, turn ${v.turn} (${v.source})`;
   const head = `  ${a.attempt}  ${who}: `;
-  const candidates = v.candidates.map((c) => {
+  const alternatives = v.candidates.map((c) => {
     const blocks = `block${c.blocks.length === 1 ? '' : 's'} ${c.blocks.join(', ')}`;
     const what = c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : (c.reason ?? 'not built');
-    return `       candidate ${c.candidate} (${blocks}): ${what}`;
+    return `       alternative ${c.candidate} (${blocks}): ${what}`;
   });
   switch (v.outcome) {
     case 'accepted':
       return [
-        `${head}accepted${v.candidates.length > 1 ? ` (one of ${v.candidates.length} candidates)` : ''}`,
-        ...candidates,
+        `${head}accepted${v.candidates.length > 1 ? ` (one of ${v.candidates.length} alternatives)` : ''}`,
+        ...alternatives,
       ];
     case 'rejected':
-      return [`${head}rejected by ${v.rejected_by ?? 'a check'}`, ...candidates, ...indent(v.reason)];
+      return [`${head}rejected by ${v.rejected_by ?? 'a check'}`, ...alternatives, ...indent(v.reason)];
     case 'declined':
       return [`${head}declined`, ...indent(v.call_detail ?? v.reason)];
     case 'unanswered':

@@ -1,5 +1,5 @@
-// attempts/<id>/<n>/: the transcript of every try, in every mode. Files are written in the order
-// the try produced them and verdict.json last, so a folder with a verdict is complete; an answer
+// attempts/<id>/<n>/: the transcript of every attempt, in every mode. Files are written in the order
+// the attempt produced them and verdict.json last, so a folder with a verdict is complete; an answer
 // is recorded (call.json) as soon as it arrives, before verification. The files carry DiscoPoP's
 // names (prompt.txt, response.txt, candidate/, canonical/, rejection.txt, compile_stderr.txt), so
 // its users find them where its manual says; the names before format 2 (prompt.md, answer.txt,
@@ -7,8 +7,8 @@
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFatalReason } from '../formats/events.js';
-import type { AttemptRecord, TryPlace } from '../formats/attempt.js';
-import type { PriorTry, UsageTotals } from '../formats/outcome.js';
+import type { AttemptRecord, AttemptPlace } from '../formats/attempt.js';
+import type { PriorAttempt, UsageTotals } from '../formats/outcome.js';
 import { AnsweredCallSchema, type AnsweredCall } from '../formats/resume-state.js';
 import { exists, isNotFound, readTextIfPresent, writeFileAtomic } from './fs-atomic.js';
 import { discopopOutcome } from '../formats/discopop-progress.js';
@@ -25,7 +25,7 @@ export interface StoredAttempt {
   extracted: Map<string, string>;
   canonical: Map<string, string>;
   verdict: VerdictFile | null;
-  /** rejection.txt, `<gate>: <detail>` in DiscoPoP's words; null for an accepted try or an older folder. */
+  /** rejection.txt, `<gate>: <detail>` in DiscoPoP's words; null for an accepted attempt or an older folder. */
   rejection: string | null;
   /** The names the files were found under: DiscoPoP's (prompt.txt, response.txt, candidate/) or those before format 2. */
   names: { prompt: string; answer: string; candidate: string };
@@ -39,7 +39,7 @@ export class AttemptStore {
   constructor(private readonly dotDir: string) {}
 
   /** Records an answer before it is verified: prompt.txt, response.txt and call.json. */
-  async writeAnswer(t: TryPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void> {
+  async writeAnswer(t: AttemptPlace & { id: string; answer: string; usage: UsageTotals }): Promise<void> {
     const dir = join(attemptsDir(this.dotDir), safeName(t.id, 'suggestion id'), String(t.attempt));
     await mkdir(dir, { recursive: true });
     if (t.prompt !== null) await writeFile(join(dir, PROMPT), t.prompt);
@@ -83,7 +83,7 @@ const OLD_PROMPT = 'prompt.md';
 const OLD_RESPONSE = 'answer.txt';
 const OLD_CANDIDATE = 'extracted';
 
-/** rejection.txt as DiscoPoP writes it, `<gate>: <detail>`; null for an accepted try. */
+/** rejection.txt as DiscoPoP writes it, `<gate>: <detail>`; null for an accepted attempt. */
 function rejectionOf(record: AttemptRecord): string | null {
   const verification = record.verification;
   if (verification?.accepted) return null;
@@ -123,11 +123,11 @@ function verdictFile(record: AttemptRecord): VerdictFile {
           cli_version: record.usage.cliVersion ?? null,
         }
       : null,
-    // An answer offering alternatives: each candidate's own verdict; the fields above are the accepted or furthest one's.
+    // An answer offering alternatives: each one's own verdict (on disk `candidates`); the fields above are the accepted or furthest one's.
     candidates:
-      verification && verification.candidates.length > 1
-        ? verification.candidates.map((c) => ({
-            candidate: c.candidate!,
+      verification && verification.alternatives.length > 1
+        ? verification.alternatives.map((c) => ({
+            candidate: c.alternative!,
             blocks: c.blocks,
             reading: c.reading,
             accepted: c.accepted,
@@ -152,7 +152,7 @@ async function writePatches(dir: string, patches: ReadonlyMap<string, string> | 
     await writeFile(join(dir, `${safeName(fileId, 'file id')}.patch`), encodeText(text));
 }
 
-/** Carries tries of an earlier run (history/<run>/attempts/<id>/<n>/) over into this run's attempts/<id>/. */
+/** Carries attempts of an earlier run (history/<run>/attempts/<id>/<n>/) over into this run's attempts/<id>/. */
 export async function copyAttempts(
   fromDir: string,
   dotDir: string,
@@ -164,28 +164,28 @@ export async function copyAttempts(
 }
 
 /**
- * The tries a continued suggestion already made in an earlier run, carried over into this run's
+ * The attempts a continued suggestion already made in an earlier run, carried over into this run's
  * attempts/<id>/. Numbers stay contiguous: a folder the kill left before any answer arrived, and
  * whatever follows it, is not carried over.
  */
-export async function carryOverTries(fromDir: string, dotDir: string, id: string): Promise<PriorTry[]> {
-  const tries: PriorTry[] = [];
+export async function carryOverAttempts(fromDir: string, dotDir: string, id: string): Promise<PriorAttempt[]> {
+  const attempts: PriorAttempt[] = [];
   for (const stored of await readAttemptsIn(fromDir)) {
-    const prior = priorTry(stored);
-    if (!prior || prior.attempt !== tries.length + 1) break;
-    tries.push(prior);
+    const prior = priorAttempt(stored);
+    if (!prior || prior.attempt !== attempts.length + 1) break;
+    attempts.push(prior);
   }
   await copyAttempts(
     fromDir,
     dotDir,
     id,
-    tries.map((t) => t.attempt),
+    attempts.map((t) => t.attempt),
   );
-  return tries;
+  return attempts;
 }
 
-/** A stored try as the attempt loop continues from it: the on-disk names mapped to the loop's words. */
-function priorTry(stored: StoredAttempt): PriorTry | null {
+/** A stored attempt as the attempt loop continues from it: the on-disk names mapped to the loop's words. */
+function priorAttempt(stored: StoredAttempt): PriorAttempt | null {
   const { verdict, call } = stored;
   if (verdict) {
     const outcome = verdict.outcome;
@@ -231,12 +231,12 @@ function priorTry(stored: StoredAttempt): PriorTry | null {
   return null;
 }
 
-/** The tries of one suggestion, in order; for `show` and the HTML review page. */
+/** The attempts of one suggestion, in order; for `show` and the HTML review page. */
 export async function readAttempts(dotDir: string, id: string): Promise<StoredAttempt[]> {
   return readAttemptsIn(join(attemptsDir(dotDir), safeName(id, 'suggestion id')));
 }
 
-/** The tries under one suggestion's folder `base` (attempts/<id>/, here or in history/). */
+/** The attempts under one suggestion's folder `base` (attempts/<id>/, here or in history/). */
 export async function readAttemptsIn(base: string): Promise<StoredAttempt[]> {
   const numbers = (await listOrEmpty(base))
     .map(Number)

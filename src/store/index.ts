@@ -15,7 +15,7 @@ export { restoreAll, type RestoreSummary } from './restore.js';
 export { restoreLogPath } from './restore-log.js';
 export {
   AttemptStore,
-  carryOverTries,
+  carryOverAttempts,
   copyAttempts,
   readAttempts,
   readAttemptsIn,

@@ -100,9 +100,9 @@ describe.concurrent('several repairs in flight', () => {
         .sort(),
     ).toEqual(FAILING);
     // The plain output keeps one whole line per event, each naming its suggestion.
-    const tries = run.stderr.split('\n').filter((line) => line.includes(', try '));
-    expect(tries).toHaveLength(FAILING.length);
-    for (const line of tries) expect(line).toMatch(/^ {2}suggestion \d+, try 1: agent answered$/);
+    const attempts = run.stderr.split('\n').filter((line) => line.includes(', attempt '));
+    expect(attempts).toHaveLength(FAILING.length);
+    for (const line of attempts) expect(line).toMatch(/^ {2}suggestion \d+, attempt 1: agent answered$/);
   });
 
   it('--max-repairs: never more repairs than asked, no call spent beyond them, the rest skipped with the reason', async (test) => {

@@ -10,7 +10,7 @@ import {
   type CurrentInputs,
 } from '../../src/pipeline/resume.js';
 import type { RunState, RunStateVersion1 } from '../../src/formats/resume-state.js';
-import type { PriorTry } from '../../src/formats/outcome.js';
+import type { PriorAttempt } from '../../src/formats/outcome.js';
 import type { EventInput, RunEvent } from '../../src/formats/events.js';
 import type { BuildResult } from '../../src/formats/types.js';
 import { suggestionRecord } from '../store/fixtures.js';
@@ -229,7 +229,7 @@ describe('carriedEvents', () => {
     ...tryEvents('3', 2),
     { type: 'call-started', id: '3', attempt: 3, tier: 'agent', prompt: 1, turn: 2 },
   ]);
-  const tries = (outcomes: PriorTry['outcome'][]): PriorTry[] =>
+  const tries = (outcomes: PriorAttempt['outcome'][]): PriorAttempt[] =>
     outcomes.map((outcome, i) => ({
       attempt: i + 1,
       tier: 'builtin',

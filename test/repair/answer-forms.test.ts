@@ -103,7 +103,7 @@ describe("DiscoPoP's contract: ===BEGIN PATCH <file_id>=== blocks", () => {
     ].join('\n');
     const verdict = await verify(answer, project.task, deps);
     expectRepaired(verdict);
-    expect(verdict.candidates.map((c) => [c.blocks, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
+    expect(verdict.alternatives.map((c) => [c.blocks, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
       [[1], 'builds'],
       [[2], 'accepted'],
     ]);

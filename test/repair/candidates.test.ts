@@ -73,10 +73,10 @@ describe('an answer with a wrong and a right alternative', () => {
     built = [];
     const verdict = await verify(options(block(BUILD_FAILS), block(GOOD_DIRECTIVE)), project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
-    expect(verdict.candidate).toBe(2);
+    expect(verdict.alternative).toBe(2);
     expect(verdict.canonical.get('1')).toContain(`+${GOOD_DIRECTIVE}`);
     expect(
-      verdict.candidates.map((c) => [c.candidate, c.blocks, c.accepted, c.accepted ? null : c.rejectedBy]),
+      verdict.alternatives.map((c) => [c.alternative, c.blocks, c.accepted, c.accepted ? null : c.rejectedBy]),
     ).toEqual([
       [1, [1], false, 'builds'],
       [2, [2], true, null],
@@ -88,13 +88,13 @@ describe('an answer with a wrong and a right alternative', () => {
     built = [];
     const verdict = await verify(options(block(GOOD_DIRECTIVE), block(BUILD_FAILS)), project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
-    expect(verdict.candidate).toBe(1);
+    expect(verdict.alternative).toBe(1);
     expect(built).toHaveLength(1);
-    const [, second] = verdict.candidates;
+    const [, second] = verdict.alternatives;
     expect(second).toMatchObject({
       accepted: false,
       rejectedBy: null,
-      reason: 'not built: candidate 1 passed every check first',
+      reason: 'not built: alternative 1 passed every check first',
     });
     expect(second!.checks.map((c) => c.check)).toEqual([
       'extraction',
@@ -109,8 +109,8 @@ describe('an answer with a wrong and a right alternative', () => {
     built = [];
     const verdict = await verify(options(notApplying(), block(BUILD_FAILS), block(GOOD_DIRECTIVE)), project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
-    expect(verdict.candidate).toBe(3);
-    expect(verdict.candidates.map((c) => (c.accepted ? 'accepted' : c.rejectedBy))).toEqual([
+    expect(verdict.alternative).toBe(3);
+    expect(verdict.alternatives.map((c) => (c.accepted ? 'accepted' : c.rejectedBy))).toEqual([
       'dry-run-apply',
       'builds',
       'accepted',
@@ -152,13 +152,13 @@ describe('an answer whose fix is written into a context line', () => {
     const verdict = await verify(`\`\`\`diff\n${fixInContextLine(BUILD_FAILS)}\`\`\`\n`, project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
     expect(
-      verdict.candidates.map((c) => [c.candidate, c.reading, c.blocks, c.accepted ? 'accepted' : c.rejectedBy]),
+      verdict.alternatives.map((c) => [c.alternative, c.reading, c.blocks, c.accepted ? 'accepted' : c.rejectedBy]),
     ).toEqual([
       [1, 'diff', [1], 'builds'],
       [2, 'hunk-context', [1], 'accepted'],
     ]);
     expect(verdict.applyReport?.files[0]?.hunks[0]).toMatchObject({ applied: true, line: 3 });
-    expect(verdict.candidates[0]!.applyReport?.files[0]?.hunks[0]?.applied).toBe(true);
+    expect(verdict.alternatives[0]!.applyReport?.files[0]?.hunks[0]?.applied).toBe(true);
     expect(verdict.nonDirectiveLinesChanged).toBe(true);
     expect(verdict.canonical.get('1')).toContain('-double a[N], b[N];\n+double a[N], b[N], c[N];\n');
     expect(built.map((patch) => patch.includes('+double a[N], b[N], c[N];'))).toEqual([false, true]);
@@ -168,11 +168,11 @@ describe('an answer whose fix is written into a context line', () => {
     built = [];
     const verdict = await verify(`\`\`\`diff\n${fixInContextLine(GOOD_DIRECTIVE)}\`\`\`\n`, project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
-    expect(verdict).toMatchObject({ candidate: 1, reading: 'diff', nonDirectiveLinesChanged: false });
-    expect(verdict.candidates[1]).toMatchObject({
+    expect(verdict).toMatchObject({ alternative: 1, reading: 'diff', nonDirectiveLinesChanged: false });
+    expect(verdict.alternatives[1]).toMatchObject({
       reading: 'hunk-context',
       rejectedBy: null,
-      reason: 'not built: candidate 1 passed every check first',
+      reason: 'not built: alternative 1 passed every check first',
     });
     expect(built).toHaveLength(1);
   });
@@ -184,12 +184,12 @@ describe('an answer whose fix is written into a context line', () => {
       options: { strict: true },
     });
     if (verdict.accepted) throw new Error('expected a rejection');
-    expect(verdict.candidates.map((c) => [c.reading, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
+    expect(verdict.alternatives.map((c) => [c.reading, c.accepted ? 'accepted' : c.rejectedBy])).toEqual([
       ['diff', 'builds'],
       ['hunk-context', 'strict'],
     ]);
     expect(verdict.reason).toMatch(
-      /^The answer holds one patch set, read 2 ways \(also with the context lines that differ from the file written as the answer has them\), and none passed\. The one that got furthest, candidate 1 of 2/,
+      /^The answer holds one patch set, read 2 ways \(also with the context lines that differ from the file written as the answer has them\), and none passed\. The one that got furthest, alternative 1 of 2/,
     );
     expect(built).toHaveLength(1);
   });
@@ -201,9 +201,9 @@ describe('an answer whose alternatives all fail', () => {
     const verdict = await verify(options(notApplying(), block(BUILD_FAILS)), project.task, deps);
     if (verdict.accepted) throw new Error('expected a rejection');
     expect(verdict.rejectedBy).toBe('builds');
-    expect(verdict.candidate).toBe(2);
+    expect(verdict.alternative).toBe(2);
     expect(verdict.reason).toMatch(
-      /^The answer offers 2 alternative patch sets and none passed\. The one that got furthest, candidate 2 of 2 \(the answer's block 2\), was rejected by the builds check:\nThe project does not build/,
+      /^The answer offers 2 alternative patch sets and none passed\. The one that got furthest, alternative 2 of 2 \(the answer's block 2\), was rejected by the builds check:\nThe project does not build/,
     );
     expect(verdict.reason).toMatch(/[‘']c[’'] undeclared/);
   });
@@ -224,7 +224,7 @@ describe('blocks for one file that change separate lines', () => {
     ].join('\n');
     const verdict = await verify(options(block(GOOD_DIRECTIVE), comment), project.task, deps);
     if (!verdict.accepted) throw new Error(verdict.reason);
-    expect(verdict.candidate).toBe(1);
+    expect(verdict.alternative).toBe(1);
     expect(verdict.blocks).toEqual([1, 2]);
     expect(verdict.canonical.get('1')).toContain('+    /* checked */');
   });
@@ -245,18 +245,18 @@ describe('in the attempt loop', () => {
       pool: project.pool,
       agent,
       emit: project.emit,
-      tries: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
+      attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
       signal: new AbortController().signal,
       budget: new RunBudget({}),
       scratchDir: scratch,
       ladder,
     };
     const outcome = await repairSuggestion(project.task, repairDeps);
-    expect(outcome).toMatchObject({ status: 'repaired', calls: 2, acceptedTry: 2 });
+    expect(outcome).toMatchObject({ status: 'repaired', calls: 2, acceptedAttempt: 2 });
 
     expect(
       written.map((t) =>
-        t.verification?.candidates.map((c) => [c.candidate, c.accepted, c.accepted ? null : c.rejectedBy]),
+        t.verification?.alternatives.map((c) => [c.alternative, c.accepted, c.accepted ? null : c.rejectedBy]),
       ),
     ).toEqual([
       [
@@ -269,7 +269,7 @@ describe('in the attempt loop', () => {
       ],
     ]);
     const followUp = (await agent.calls())[1]!.prompt;
-    expect(followUp).toContain('The one that got furthest, candidate 2 of 2');
+    expect(followUp).toContain('The one that got furthest, alternative 2 of 2');
     expect(followUp).toMatch(/[‘']c[’'] undeclared/);
 
     const events = project.events.map((e, i) => ({ t: String(i), ...e }) as RunEvent);

@@ -54,7 +54,7 @@ async function harness(
     pool: project.pool,
     agent,
     emit: project.emit,
-    tries: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
+    attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
     signal: new AbortController().signal,
     budget: o.budget ?? new RunBudget({ maxCostUsd: options.agent.maxCostUsd }),
     scratchDir: scratch,
@@ -70,7 +70,7 @@ describe('conversations and follow-ups', () => {
     expect(outcome).toMatchObject({
       status: 'repaired',
       tier: 'agent',
-      acceptedTry: 4,
+      acceptedAttempt: 4,
       calls: 4,
       unanswered: 0,
       changedFiles: ['1'],
@@ -99,7 +99,7 @@ describe('conversations and follow-ups', () => {
     expect(outcome.canonical.get('1')).toContain(`+${GOOD_DIRECTIVE}\n`);
   });
 
-  it('repeats the last rung when --prompts exceeds the ladder, and fails once every try is rejected', async () => {
+  it('repeats the last rung when --prompts exceeds the ladder, and fails once every attempt is rejected', async () => {
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 4, retries: 0, maxAttempts: 10 } } });
     const outcome = await h.repair();
     expect(h.written.map((t) => t.source)).toEqual(['rung-1.md', 'rung-2.md', 'rung-3.md', 'rung-3.md']);
@@ -130,7 +130,7 @@ describe('calls without an answer', () => {
       options: { agent: { prompts: 1, retries: 1, agentErrorRetries: 2 } },
     });
     const outcome = await h.repair();
-    expect(outcome).toMatchObject({ status: 'repaired', calls: 4, unanswered: 2, acceptedTry: 4 });
+    expect(outcome).toMatchObject({ status: 'repaired', calls: 4, unanswered: 2, acceptedAttempt: 4 });
     const calls = await h.agent.calls();
     expect(calls[1]!.prompt).toBe(calls[0]!.prompt);
     expect(calls[2]!.prompt).toBe(calls[0]!.prompt);
@@ -233,7 +233,7 @@ describe('the built-in repairer tier', () => {
     );
   });
 
-  it('a declined built-in try is recorded, and without an agent the suggestion fails with its reason', async () => {
+  it('a declined built-in attempt is recorded, and without an agent the suggestion fails with its reason', async () => {
     const h = await harness([good()], { options: { builtin: true } });
     // As the build stage records a patch failure: the output opens with 'patching file', firstError is patch's complaint.
     const unappliable = {
@@ -265,10 +265,14 @@ describe('the built-in repairer tier', () => {
       tier: 'builtin',
       calls: 0,
       unanswered: 0,
-      acceptedTry: 1,
+      acceptedAttempt: 1,
       builtin: { tries: 1, accepted: true, declined: null },
     });
     expect(h.written[0]).toMatchObject({ tier: 'builtin', attempt: 1, verification: { accepted: true } });
+    // One conversation number for the built-in repairer, in its event as in its record (0: no --prompts conversation).
+    const started = project.events.find((e) => e.type === 'call-started');
+    expect(started).toMatchObject({ tier: 'builtin', attempt: 1, prompt: h.written[0]!.conversation, turn: 0 });
+    expect(h.written[0]!.conversation).toBe(0);
     expect(h.written[0]!.verification!.checks.map((c) => c.check)).toEqual([
       'extraction',
       'dry-run-apply',
@@ -281,12 +285,12 @@ describe('the built-in repairer tier', () => {
 });
 
 describe('transcripts and events', () => {
-  it('writes every try under attempts/<id>/<n>/ and emits call and check events', async () => {
+  it('writes every attempt under attempts/<id>/<n>/ and emits call and check events', async () => {
     const h = await harness([{ noAnswer: 'timeout' }, NO_DIFF, good()], {
       options: { agent: { prompts: 1, retries: 1 } },
     });
-    const outcome = await repairSuggestion(project.task, { ...h.deps, tries: new AttemptStore(project.dot) });
-    expect(outcome).toMatchObject({ status: 'repaired', acceptedTry: 3 });
+    const outcome = await repairSuggestion(project.task, { ...h.deps, attempts: new AttemptStore(project.dot) });
+    expect(outcome).toMatchObject({ status: 'repaired', acceptedAttempt: 3 });
     const dir = path.join(project.dot, 'patch_repair', 'attempts', '1');
     expect((await readdir(dir)).sort()).toEqual(['1', '2', '3']);
     const verdict = async (n: number) => JSON.parse(await readFile(path.join(dir, String(n), 'verdict.json'), 'utf8'));

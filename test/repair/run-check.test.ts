@@ -142,7 +142,7 @@ it('stops a run that hangs at the time limit, with every process it started', as
     expect(verdict).toMatchObject({ accepted: false, rejectedBy: 'runs' });
     if (!verdict.accepted)
       expect(verdict.reason).toContain('at 2 threads, run 1 of 3: runs over the --run-timeout of 2 s and was stopped');
-    expect(verdict.candidates[0]!.checks.at(-1)).toMatchObject({ check: 'runs', passed: false });
+    expect(verdict.alternatives[0]!.checks.at(-1)).toMatchObject({ check: 'runs', passed: false });
     expect(processesIn(project.scratch)).toEqual([]);
   } finally {
     await project.dispose();

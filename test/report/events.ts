@@ -118,7 +118,7 @@ export const SAMPLE_RUN: EventInput[] = [
     record: record('d', 'skipped', { files: [], reason: 'no patch', reason_code: 'no-patch' }),
   },
   { type: 'repair-started', id: 'b', index: 1, total: 2 },
-  { type: 'call-started', id: 'b', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
+  { type: 'call-started', id: 'b', attempt: 1, tier: 'builtin', prompt: 0, turn: 0 },
   {
     type: 'call-finished',
     id: 'b',

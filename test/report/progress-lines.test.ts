@@ -39,7 +39,7 @@ const EVENTS: EventInput[] = [
     record: { ...suggestionRecord('10'), status: 'ok', written: false, changed_files: [], accepted_attempt: null },
   },
   { type: 'repair-started', id: '2', index: 1, total: 2 },
-  { type: 'call-started', id: '2', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
+  { type: 'call-started', id: '2', attempt: 1, tier: 'builtin', prompt: 0, turn: 0 },
   {
     type: 'call-finished',
     id: '2',

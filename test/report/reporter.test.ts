@@ -43,7 +43,7 @@ describe('what the lines say', () => {
       ]),
     );
     expect(lines).toEqual([
-      '  suggestion b, try 2: rejected by builds: The project does not build with the corrected patch set. New compiler errors: src/main.c:12:5: error: expected expression (and 1 more line)',
+      '  suggestion b, attempt 2: rejected by builds: The project does not build with the corrected patch set. New compiler errors: src/main.c:12:5: error: expected expression (and 1 more line)',
     ]);
   });
 
@@ -63,7 +63,7 @@ describe('what the lines say', () => {
       ]),
     );
     expect(lines).toEqual([
-      '  suggestion b, try 2, candidate 2 of 3: rejected by dry-run-apply: hunk 1 does not apply',
+      '  suggestion b, attempt 2, alternative 2 of 3: rejected by dry-run-apply: hunk 1 does not apply',
     ]);
   });
 });
@@ -165,7 +165,7 @@ describe('on an interactive terminal', () => {
       { type: 'repair-started', id: 'b', index: 1, total: 2 },
       { type: 'repair-started', id: 'c', index: 2, total: 2 },
       { type: 'call-started', id: 'b', attempt: 1, tier: 'agent', prompt: 1, turn: 0 },
-      { type: 'call-started', id: 'c', attempt: 1, tier: 'builtin', prompt: 1, turn: 0 },
+      { type: 'call-started', id: 'c', attempt: 1, tier: 'builtin', prompt: 0, turn: 0 },
       { type: 'call-finished', id: 'b', attempt: 1, tier: 'agent', outcome: 'answered', detail: null, ...call },
       {
         type: 'check',
@@ -186,7 +186,7 @@ describe('on an interactive terminal', () => {
       /^Repairing +[█░]+ 0\/2 \| 2 in flight: b \(attempt 2 of 6\), c \(built-in repairer\) \| unanswered 0$/,
     );
     // Lines of overlapping repairs each name their suggestion.
-    expect(screen).toContain('  suggestion b, try 1: rejected by extraction: no diff block');
+    expect(screen).toContain('  suggestion b, attempt 1: rejected by extraction: no diff block');
   });
 
   it('prints notices that come before any bar straight away', () => {

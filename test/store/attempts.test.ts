@@ -50,10 +50,10 @@ const rejected: AttemptRecord = {
     },
     directives: null,
     buildOutput: null,
-    candidate: null,
+    alternative: null,
     blocks: [1],
     reading: 'diff',
-    candidates: [],
+    alternatives: [],
   },
 };
 
@@ -84,10 +84,10 @@ it("writes prompt, response, candidate and canonical patches under DiscoPoP's na
       runCheck: null,
       buildOutput: null,
       raceCheck: null,
-      candidate: null,
+      alternative: null,
       blocks: [1],
       reading: 'diff',
-      candidates: [],
+      alternatives: [],
     },
   };
   await store.write(accepted);

@@ -29,7 +29,7 @@ export interface Extracted {
  * A file with a single block joins every candidate. When the blocks for each file touch disjoint
  * lines they may be one change written in pieces, so that merged reading is tried first.
  */
-export function extractCandidates(
+export function extractAlternatives(
   answer: string,
   task: RepairTask,
   dp: Pick<DotDiscopop, 'projectRoot'>,

@@ -21,9 +21,9 @@ export const RACE_PACKAGES = 'clang libclang-rt-14-dev libomp-14-dev';
 
 export const RACE_FLAGS = '-fopenmp -fsanitize=thread -g -O1';
 
-export interface RaceCheckSettings {
+export interface RaceCheckSetup {
   /** The suggestions' build settings with clang and RACE_FLAGS. */
-  settings: Record<string, string>;
+  buildSettings: Record<string, string>;
   threads: number;
   timeoutMs: number;
   /** The reference's own races (pair keys): a candidate is not blamed for them. */
@@ -96,7 +96,7 @@ export async function raceRun(
 /** The record of a race run, and the follow-up text when a report reaches the patch set. */
 export function judgeRaces(
   ran: RaceRun,
-  s: Pick<RaceCheckSettings, 'threads' | 'known'>,
+  s: Pick<RaceCheckSetup, 'threads' | 'known'>,
   seconds: number,
 ): { record: RaceCheck; reason: string | null } {
   const reports = ran.reports.filter((r) => !s.known.has(r.key));

@@ -3,10 +3,11 @@
 // floor, at 1 thread and in every one of K runs at N threads (a race shows up in some runs only).
 // The first run that differs ends the check; its description is what the model is told.
 import { constants } from 'node:os';
-import type { ProgramRun, ProgramRunner, ValidationRun } from '../../formats/outcome.js';
-import type { RunCheck, RunValidation } from '../../formats/results.js';
+import type { ProgramRun, ProgramRunner, ValidationStep } from '../../formats/outcome.js';
+import type { RunCheck, ValidationTally } from '../../formats/results.js';
 import { compareOutput, outputLines, type NoiseFloor } from '../output-compare.js';
 import { pass, reject, type CheckOutcome } from './result.js';
+import { validationPassed } from '../../build/validate.js';
 
 /** The reference program as two runs of it saw it: what every candidate is compared with. */
 export interface RunReference {
@@ -36,7 +37,7 @@ export interface RunJudgement {
 const TAIL_LINES = 8;
 
 export async function judgeRuns(program: ProgramRunner, s: RunCheckSettings): Promise<RunJudgement> {
-  let validate: RunValidation | null = null;
+  let validate: ValidationTally | null = null;
   const runAt = async (threads: number) => {
     const run = await program.run(threads, s.reference.timeoutMs);
     if (run.validation) validate = tallyValidation(validate, run.validation);
@@ -99,12 +100,8 @@ function judgeRun(
   return comparison.same ? null : { verdict: 'differs', text: comparison.difference };
 }
 
-export function validationPassed(v: ValidationRun): boolean {
-  return v.script === 'validate.sh' && v.ending === 'exited' && v.exitCode === 0;
-}
-
 /** How a failed validation step reads in a candidate's rejection; `limit` is validate.sh's. */
-function describeValidation(v: ValidationRun, limit: string): string {
+function describeValidation(v: ValidationStep, limit: string): string {
   const what =
     v.script === 'validate.sh'
       ? 'validate.sh'
@@ -117,7 +114,7 @@ function describeValidation(v: ValidationRun, limit: string): string {
   return `${what} exits with code ${v.exitCode}${tail(v.output)}`;
 }
 
-function tallyValidation(sum: RunValidation | null, v: ValidationRun): RunValidation {
+function tallyValidation(sum: ValidationTally | null, v: ValidationStep): ValidationTally {
   return {
     runs: (sum?.runs ?? 0) + (v.script === 'validate.sh' ? 1 : 0),
     passed: (sum?.passed ?? true) && validationPassed(v),

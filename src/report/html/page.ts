@@ -228,7 +228,7 @@ function panes(s: SuggestionReview): string {
   const generated = pane({ role: 'generated', title: 'Generated patch', patches: s.generated });
   const c = s.candidate;
   if (!c) {
-    const why = s.record?.status === 'ok' ? 'Builds as generated: nothing to repair.' : 'No try produced a patch.';
+    const why = s.record?.status === 'ok' ? 'Builds as generated: nothing to repair.' : 'No attempt produced a patch.';
     return `<div class="panes">${generated}<div class="pane pane-empty" data-pane="none"><h3>No candidate</h3><p>${esc(why)}</p></div></div>`;
   }
   const title = c.accepted
@@ -260,24 +260,24 @@ function renderDiff(patch: string): string {
 
 function transcripts(s: SuggestionReview): string {
   const items = s.attempts.map((a) => `<li>${attemptSummary(a)}: ${attemptLinks(s.id, a).join(' · ')}</li>`);
-  return `<details class="transcripts"><summary>Transcripts (${s.attempts.length} ${s.attempts.length === 1 ? 'try' : 'tries'})</summary><ul>${items.join('')}</ul></details>`;
+  return `<details class="transcripts"><summary>Transcripts (${s.attempts.length} ${s.attempts.length === 1 ? 'attempt' : 'attempts'})</summary><ul>${items.join('')}</ul></details>`;
 }
 
 function attemptSummary(a: StoredAttempt): string {
   const v = a.verdict;
-  if (!v) return `${a.attempt}: no verdict (the run ended during this try)`;
-  const who = v.tier === 'builtin' ? 'built-in' : `agent, prompt ${v.prompt}, turn ${v.turn}`;
+  if (!v) return `${a.attempt}: no verdict (the run ended during this attempt)`;
+  const who = v.tier === 'builtin' ? 'built-in' : `agent, conversation ${v.prompt}, turn ${v.turn}`;
   const what =
     v.outcome === 'rejected'
       ? `rejected by ${v.rejected_by ?? 'a check'}`
       : v.outcome === 'unanswered' || v.outcome === 'fatal'
         ? `${v.outcome} (${v.call_outcome})`
         : v.outcome;
-  const candidates = v.candidates.map(
+  const alternatives = v.candidates.map(
     (c) =>
-      `candidate ${c.candidate}: ${c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : 'not built'}`,
+      `alternative ${c.candidate}: ${c.accepted ? 'accepted' : c.rejected_by ? `rejected by ${c.rejected_by}` : 'not built'}`,
   );
-  return `${a.attempt} (${esc(who)}): <b>${esc(what)}</b>${candidates.length > 0 ? ` (${esc(candidates.join('; '))})` : ''}`;
+  return `${a.attempt} (${esc(who)}): <b>${esc(what)}</b>${alternatives.length > 0 ? ` (${esc(alternatives.join('; '))})` : ''}`;
 }
 
 const MAY_RACE = '<span class="may-race" title="a reduction or privatizing clause was removed">may race</span>';

@@ -1,5 +1,5 @@
 // Everything the review page shows, gathered from the .discopop folder: the replayed run, and per
-// suggestion its generated patch set, its tries and the patch to put beside the generated one.
+// suggestion its generated patch set, its attempts and the patch to put beside the generated one.
 import { isVerifiedRepair } from '../../formats/run-records.js';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -23,7 +23,7 @@ export interface SuggestionReview {
   record: SuggestionRecord | null;
   generated: Map<string, string>;
   attempts: StoredAttempt[];
-  /** The accepted patch set, else the last rejected one; null when no try produced a patch. */
+  /** The accepted patch set, else the last rejected one; null when no attempt produced a patch. */
   candidate: Candidate | null;
   /** What a verified repair changed; null for a suggestion without one. */
   change: RepairChange | null;

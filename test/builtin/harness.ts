@@ -119,6 +119,8 @@ export interface CodeSpec extends FixtureSpec {
   mistake: string;
   /** Own-shape fixtures: the real loop whose shape it reproduces, in one line ("shape of …"). */
   shape?: string;
+  /** Own-shape fixtures: the real suggestion reproduced, as `<code>/<name>` in a copy of the real codes. */
+  reproduces?: string;
 }
 
 export interface CodeFixture extends Fixture {

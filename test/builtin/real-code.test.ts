@@ -74,7 +74,7 @@ afterAll(async () => {
         code: fixture.code,
         shape: fixture.code.startsWith('shapes/'),
         // What makes a shape comparable with the real suggestion it reproduces: the compiler's
-        // error classes and the rules the repair used.
+        // failing messages and the rules the repair used.
         errors: run.prepared.task.build.diagnostics.filter(isBuildFailure).map((d) => `${d.errorClass}: ${d.message}`),
         rules: run.result?.kind === 'answer' ? run.result.rules : [],
         fixture: fixture.name,
@@ -187,7 +187,29 @@ describe.runIf(WRONG_SECTIONS.length > 0)('a wrong repair is caught', () => {
 it('every own-shape suggestion names, in one line, the real loop whose shape it reproduces', () => {
   const shapes = fixtures.filter((fixture) => fixture.code.startsWith('shapes/'));
   if (!only) expect(shapes.length).toBeGreaterThan(30);
-  for (const { name, spec } of shapes) expect(spec.shape, name).toMatch(/^shape of [^\n]+$/);
+  for (const { name, spec } of shapes) {
+    expect(spec.shape, name).toMatch(/^shape of [^\n]+$/);
+    expect(spec.reproduces, name).toMatch(/^[\w-]+\/[\w-]+$/);
+  }
+});
+
+// With the real codes given, each shape must be decided as its real suggestion is: the same
+// outcome, the same rules, and the compiler failing with the same classes of error.
+const SHAPE_PAIRS = fixtures.flatMap((shape) => {
+  const real = fixtures.find((fixture) => fixture.name === shape.spec.reproduces);
+  return real ? [[shape.name, shape, real] as const] : [];
+});
+
+describe.runIf(SHAPE_PAIRS.length > 0).each(COMPILERS)('%s: every shape as its real suggestion', (family) => {
+  const decided = (fixture: CodeFixture) => {
+    const run = runs.get(key(family, fixture.name))!;
+    return {
+      outcome: judgeRun(run, true).outcome,
+      rules: run.result?.kind === 'answer' ? run.result.rules : [],
+      errors: run.prepared.task.build.diagnostics.filter(isBuildFailure).map((d) => d.errorClass),
+    };
+  };
+  it.each(SHAPE_PAIRS)('%s', (_name, shape, real) => expect(decided(shape)).toEqual(decided(real)));
 });
 
 // Without the real codes, one skipped test says how to add them.

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { readResults, resultsPath, writeResults } from '../../src/store/index.js';
-import type { ResultsFile } from '../../src/formats/results.js';
+import type { RunResults } from '../../src/formats/results.js';
 import { resultsFile, runRecord, suggestionRecord } from './fixtures.js';
 import { DISCOPOP_RESULTS, tabRecords, tabRows } from '../helpers/discopop-readers.js';
 import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
@@ -23,7 +23,7 @@ it('refuses invalid results and leaves the previous file as it was', async () =>
   dotDir = await makeDotDir();
   await writeResults(dotDir, resultsFile('run-1'));
   const before = await readFile(resultsPath(dotDir), 'utf8');
-  const bad = { ...resultsFile('run-2'), suggestions: [{ id: 3 }] } as unknown as ResultsFile;
+  const bad = { ...resultsFile('run-2'), suggestions: [{ id: 3 }] } as unknown as RunResults;
   await expect(writeResults(dotDir, bad)).rejects.toThrow();
   expect(await readFile(resultsPath(dotDir), 'utf8')).toBe(before);
 });

@@ -3,7 +3,14 @@
 // recorded as complete, whatever its records say.
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/formats/events.js';
-import { exitCodeFor, isFinal, runFromEvents, runStateOf, type RunStateBase } from '../../src/formats/run-records.js';
+import {
+  exitCodeFor,
+  finishedResults,
+  isFinal,
+  runFromEvents,
+  runStateOf,
+  type RunStateBase,
+} from '../../src/formats/run-fold.js';
 import type { SuggestionRecord } from '../../src/formats/results.js';
 import { suggestionRecord } from '../store/fixtures.js';
 
@@ -59,7 +66,41 @@ describe('run-state.json complete', () => {
   });
 
   it('is false when a signal stopped the run after its last suggestion finished, so --resume goes on from it', () => {
-    const stopped: RunEvent[] = [...everyoneFinished, { t, type: 'interrupted', exit_code: 130 }];
+    const stopped: RunEvent[] = [...everyoneFinished, { t, type: 'ended', reason: 'SIGINT', exit_code: 130 }];
     expect(runStateOf(base, runFromEvents(stopped)).complete).toBe(false);
+  });
+
+  it('reads the `interrupted` event of an earlier release as the signal that ended the run', () => {
+    const stopped: RunEvent[] = [...everyoneFinished, { t, type: 'interrupted', exit_code: 143 }];
+    expect(runFromEvents(stopped).ended).toEqual({ reason: 'SIGTERM', exitCode: 143 });
+    expect(runStateOf(base, runFromEvents(stopped)).complete).toBe(false);
+  });
+});
+
+describe('how a run ended, from its events', () => {
+  const t = '2026-12-03T00:00:00.000Z';
+  const finished = { t, type: 'suggestion-finished', record: suggestionRecord('2') } as const;
+
+  it('knows the agent stopped, and why, from agent-stopped; a log without one stopped nothing', () => {
+    expect(runFromEvents([finished])).toMatchObject({ endpointDown: false, fatalAgentError: false, ended: null });
+    const down = runFromEvents([finished, { t, type: 'agent-stopped', reason_code: 'endpoint-down', reason: 'x' }]);
+    expect(down).toMatchObject({ endpointDown: true, fatalAgentError: false });
+    const fatal = runFromEvents([{ t, type: 'agent-stopped', reason_code: 'fatal-agent', reason: 'auth' }]);
+    expect(fatal).toMatchObject({ endpointDown: false, fatalAgentError: true });
+  });
+
+  it('gives results.json the exit code of what ended the run, else its records and a fatal agent error', () => {
+    const base = suggestionRecord('2');
+    const run = { ...runFromEvents([]), endpointDown: true };
+    const o = { funnel: [], finished: t };
+    const started = {} as Parameters<typeof finishedResults>[0];
+    const ok = finishedResults({ ...started, not_considered: [] }, [base], run, o);
+    expect(ok.exitCode).toBe(0);
+    expect(ok.results.run.endpoint_down).toBe(true);
+    expect(
+      finishedResults({ ...started, not_considered: [] }, [base], { ...run, fatalAgentError: true }, o).exitCode,
+    ).toBe(4);
+    const refused = { ...run, ended: { reason: 'refused' as const, exitCode: 3 } };
+    expect(finishedResults({ ...started, not_considered: [] }, [base], refused, o).exitCode).toBe(3);
   });
 });

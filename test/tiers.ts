@@ -12,6 +12,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/agent/descriptor.test.ts',
   'test/agent/discopop-llm-config.test.ts',
   'test/agent/recorded-output.test.ts',
+  'test/build/bare-clang.test.ts',
   'test/build/compiler-record.test.ts',
   'test/build/location.test.ts',
   'test/build/probe.test.ts',

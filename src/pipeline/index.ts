@@ -104,7 +104,14 @@ async function buildAndRepair(
       emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
     return;
   }
-  const stage = { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered };
+  const stage = {
+    dp: pre.dp,
+    pool,
+    repairs: failing.length,
+    held,
+    considered: pre.considered,
+    searchPath: pre.searchPath,
+  };
   const races = await raceCheckStage(context, stage);
   const runCheck = await runCheckStage(context, { ...stage, races });
   if (failing.length === 0) return;

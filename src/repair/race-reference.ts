@@ -34,14 +34,17 @@ export type RaceReferenceResult =
 export async function measureRaceReference(o: {
   pool: IsolatedBuilder;
   settings: Readonly<Record<string, string>>;
+  /** Where compilers are found when the settings name no PATH of their own. */
+  searchPath: string;
   options: Pick<RunOptions, 'runThreads' | 'runTimeoutS' | 'buildTimeoutS' | 'raceCc'>;
 }): Promise<RaceReferenceResult> {
   const compiler = await resolveRaceCompiler({
     settings: o.settings,
+    searchPath: o.searchPath,
     ...(o.options.raceCc !== undefined && { raceCc: o.options.raceCc }),
   });
   const settings = raceSettingsOf(o.settings, compiler);
-  const searchPath = o.settings['PATH'] ?? process.env['PATH'] ?? '';
+  const searchPath = o.settings['PATH'] ?? o.searchPath;
   const threads = o.options.runThreads;
   const started = Date.now();
   const limitMs =

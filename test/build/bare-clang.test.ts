@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openMPProbe, resolveBareClang, resolveBareClangInConfig } from '../../src/discopop/bare-clang.js';
+import { openMPProbe, resolveBareClang, resolveBareClangInConfig } from '../../src/build/bare-clang.js';
 import type { BuildConfig } from '../../src/formats/types.js';
 import { executablesOnPath, findExecutable } from '../../src/process.js';
 

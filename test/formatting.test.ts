@@ -8,6 +8,9 @@ import { expect, test } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
 
+// What .prettierignore lets through; filtering first spares prettier thousands of fixture files.
+const CODE = /\.(?:ts|mts|mjs|js)$/;
+
 function filesGitKnows(): string[] {
   const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root });
   return out.toString('utf8').split('\0').filter(Boolean);
@@ -16,7 +19,7 @@ function filesGitKnows(): string[] {
 async function unformatted(files: readonly string[]): Promise<string[]> {
   const ignorePath = path.join(root, '.prettierignore');
   const bad: string[] = [];
-  for (const file of files) {
+  for (const file of files.filter((name) => CODE.test(name))) {
     const filepath = path.join(root, file);
     const info = await prettier.getFileInfo(filepath, { ignorePath });
     if (info.ignored || info.inferredParser === null) continue;
@@ -32,7 +35,7 @@ async function unformatted(files: readonly string[]): Promise<string[]> {
   return bad;
 }
 
-test('every code file of the tree is formatted by prettier', { timeout: 60_000 }, async () => {
+test('every code file of the tree is formatted by prettier', async () => {
   expect(await unformatted(filesGitKnows())).toEqual([]);
 });
 

@@ -1,11 +1,14 @@
-// Discovery: the reference build, then every considered suggestion's generated patch set built on
-// its own, all at once up to the pool's job count.
+// Discovery: the reference build, then every considered suggestion's generated patch set, up to the
+// pool's job count at once: screened (its changed units compiled alone with the reference build's
+// recorded commands), then confirmed by compile.sh builds carrying several suggestions whose units
+// compiled; whatever cannot be screened exactly is built alone (screening/confirm.ts). Each
+// suggestion's verdict is that of building it alone with compile.sh.
 import { ClusterError, RefusedError } from '../errors.js';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop, PatchSet, Suggestion } from '../formats/types.js';
 import { saysConfiguredElsewhere, type ConfiguredFolder } from './location.js';
 import type { BuildPool } from './pool.js';
-import { screenAndConfirm } from './confirm.js';
+import { screenAndConfirm } from './screening/confirm.js';
 import { describeDiagnostic } from './result.js';
 
 export interface DiscoveryResult {

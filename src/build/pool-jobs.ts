@@ -1,12 +1,10 @@
-// What the build pool queues and runs: its workspaces and jobs.
+// What the parts of the build pool share (queue.ts, reference.ts, isolated.ts): the run's project,
+// launcher and limits, the pool's abort signal, its events and its launch retries.
 import type { Emit } from '../formats/events.js';
 import { ClusterError } from '../errors.js';
-import type { BuildResult, PatchSet } from '../formats/types.js';
-import type { ProgramRunner } from '../formats/outcome.js';
+import type { BuildResult, DotDiscopop } from '../formats/types.js';
 import type { RunOutcome } from '../process.js';
-import type { RecordedCompile } from './compiler-record.js';
-import type { StepOutcome } from './launcher.js';
-import type { PlacedWorkspace } from './placement.js';
+import type { Launcher, StepOutcome } from './launcher.js';
 
 /** A build Slurm could not run is tried on this many fresh job steps more before the run stops. */
 export const LAUNCH_RETRIES = 2;
@@ -18,34 +16,6 @@ export type LaunchFailed = Extract<StepOutcome, { kind: 'launch-failed' }>;
 
 function isLaunchFailed(value: BuildResult | RunOutcome | LaunchFailed): value is LaunchFailed {
   return 'kind' in value && value.kind === 'launch-failed';
-}
-
-export interface Worker extends PlacedWorkspace {
-  patchDir: string;
-  busy: boolean;
-}
-
-export interface Job {
-  id: string;
-  patchSet: PatchSet;
-  purpose: BuildPurpose;
-  /** The recorded compiles of the changed units instead of compile.sh: a screen (screen.ts). */
-  commands?: readonly RecordedCompile[];
-  /** A screen's objects to place over the patched sources before compile.sh (see Workspace.placeOutputs). */
-  outputs?: readonly { rel: string; from: string }[];
-  /** Which of build-started and build-finished the pool emits; the caller emits the rest. */
-  events: BuildEvents;
-  /** Runs the built program in the workspace before its rollback; only after a build that passed. */
-  then?: (program: ProgramRunner) => Promise<unknown>;
-  resolve: (result: { build: BuildResult; ran: unknown }) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Runs the reference program in an idle workspace, which holds the reference build between builds. */
-export interface ReferenceRunJob {
-  then: (program: ProgramRunner) => Promise<unknown>;
-  resolve: (ran: unknown) => void;
-  reject: (error: unknown) => void;
 }
 
 export type BuildEvents = 'all' | 'started' | 'none';
@@ -94,4 +64,21 @@ export async function withLaunchRetries<T extends BuildResult | RunOutcome>(
       message: `${what} could not run on the cluster (${outcome.reason}); trying again on a fresh job step (${retry + 1} of ${LAUNCH_RETRIES})`,
     });
   }
+}
+
+export interface PoolContext {
+  dp: DotDiscopop;
+  launcher: Launcher;
+  /** OMP_NUM_THREADS for compile.sh. */
+  threads: number;
+  /** For one build: applying the patch set and compiling together. */
+  timeoutMs: number;
+  emit: Emit;
+  /** The pool's own folder under the scratch folder; dispose() removes it. */
+  root: string;
+  /** The pool's: aborted by the run's interrupt or by dispose(). */
+  signal: AbortSignal;
+  retries: LaunchRetries;
+  /** Counts `promise` among the work dispose() waits for before it removes the workspaces. */
+  track<T>(promise: Promise<T>): Promise<T>;
 }

@@ -99,3 +99,14 @@ export function programIn(o: Omit<CompileRequest, 'signal'> & { retries: LaunchR
     },
   });
 }
+
+/** The program of the pool's workspace at `workspaceRoot`, built with `dp`'s settings. */
+export function programOf(
+  pool: Omit<CompileRequest, 'signal' | 'label' | 'workspaceRoot' | 'extraEnv'> & { retries: LaunchRetries },
+  workspaceRoot: string,
+  label: string,
+  dp = pool.dp,
+): ProgramRunner {
+  const { launcher, threads, timeoutMs, retries } = pool;
+  return programIn({ dp, launcher, workspaceRoot, label, threads, timeoutMs, retries });
+}

@@ -2,8 +2,9 @@
 // settings and run once (its own races are named once and not held against any repair); a
 // reference that cannot be built that way refuses the run. With `all`, every suggestion that builds
 // as generated is race-checked too and the races are recorded as evidence (its status stays ok).
-import { generatedPatchSet, type BuildPool } from '../build/index.js';
+import { generatedPatchSet } from '../build/index.js';
 import { RefusedError } from '../errors.js';
+import type { IsolatedBuilder } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
 import type { RaceCheckSetup } from '../repair/checks/races.js';
@@ -20,7 +21,7 @@ export async function raceCheckStage(
   context: RunContext,
   o: {
     dp: DotDiscopop;
-    pool: BuildPool;
+    pool: IsolatedBuilder;
     repairs: number;
     held: readonly SuggestionRecord[];
     considered: readonly Suggestion[];

@@ -2,10 +2,11 @@
 // (the reference and its noise floor); a reference that cannot be compared with refuses the run.
 // With `all`, every suggestion that builds as generated is then run like a candidate, and its
 // record says whether it runs the same (its status stays ok).
-import { generatedPatchSet, type BuildPool } from '../build/index.js';
+import { generatedPatchSet } from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import type { RunCheckSettings } from '../repair/checks/runs.js';
-import { measureRunReference, runGenerated } from '../repair/run-reference.js';
+import { measureRunReference, runGenerated, type ReferenceProgram } from '../repair/run-reference.js';
+import type { VerifyBuilder } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { DotDiscopop, Suggestion } from '../formats/types.js';
 import { emitFinished } from './records.js';
@@ -16,7 +17,7 @@ export async function runCheckStage(
   context: RunContext,
   o: {
     dp: DotDiscopop;
-    pool: BuildPool;
+    pool: ReferenceProgram & VerifyBuilder;
     repairs: number;
     held: readonly SuggestionRecord[];
     considered: readonly Suggestion[];

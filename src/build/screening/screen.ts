@@ -2,13 +2,11 @@
 // commands the reference build ran for them (compiler-record.ts), in a workspace that holds the
 // patched files at their real paths. A unit that fails decides the suggestion without compile.sh;
 // the others go on to a confirmation build (confirm.ts).
-import { isTranslationUnit } from './workspace.js';
-import { copyFile, mkdir } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
-import { compileLayout, leavesRoot, type CompileRequest } from './compile.js';
-import type { RecordedCompile, RecordedCompiles } from './compiler-record.js';
-import type { DotDiscopop, PatchSet } from '../formats/types.js';
-import type { StepOutcome } from './launcher.js';
+import { isTranslationUnit } from '../workspace.js';
+import { compileLayout, type CompileRequest } from '../compile.js';
+import type { RecordedCompile, RecordedCompiles } from '../compiler-record.js';
+import type { DotDiscopop, PatchSet } from '../../formats/types.js';
+import type { StepOutcome } from '../launcher.js';
 
 export type ScreenPlan = { ok: true; commands: RecordedCompile[] } | { ok: false; reason: string };
 
@@ -79,26 +77,4 @@ export async function runRecordedCompiles(
     if (step.kind !== 'exited' || step.exitCode !== 0) break;
   }
   return last as StepOutcome;
-}
-
-/**
- * Copies the object each `-c` command wrote (its `-o`) from the workspace to `stash`; a command
- * that is not a plain compile to one object keeps nothing, and its unit is compiled again.
- */
-export async function keepObjects(
-  commands: readonly RecordedCompile[],
-  o: { projectRoot: string; workspaceRoot: string; stash: string },
-): Promise<{ rel: string; from: string }[]> {
-  const kept: { rel: string; from: string }[] = [];
-  for (const c of commands) {
-    const at = c.args.indexOf('-o');
-    if (!c.args.includes('-c') || at < 0 || c.args.indexOf('-o', at + 1) >= 0) continue;
-    const rel = relative(o.projectRoot, resolve(c.cwd, c.args[at + 1] as string));
-    if (leavesRoot(rel)) continue;
-    const from = join(o.stash, rel);
-    await mkdir(dirname(from), { recursive: true });
-    await copyFile(join(o.workspaceRoot, rel), from);
-    kept.push({ rel, from });
-  }
-  return kept;
 }

@@ -5,11 +5,26 @@
 // on disjoint files in one workspace, one link for many; a confirmation build that fails is split
 // and built again, down to the suggestion alone, which is today's isolated build. Whatever cannot
 // be screened exactly is built alone with compile.sh.
-import type { Emit } from '../formats/events.js';
-import type { BuildResult, DotDiscopop, PatchSet } from '../formats/types.js';
-import type { BuildPool } from './pool.js';
-import { buildFinished } from './pool-jobs.js';
-import { screenPlan } from './screen.js';
+import { join } from 'node:path';
+import type { Emit } from '../../formats/events.js';
+import type { BuildResult, DotDiscopop, PatchSet } from '../../formats/types.js';
+import type { RecordedCompiles } from '../compiler-record.js';
+import type { WorkspacePlacement } from '../placement.js';
+import { buildFinished } from '../pool-jobs.js';
+import type { BuildRequest } from '../queue.js';
+import { runRecordedCompiles, screenPlan } from './screen.js';
+import { ObjectStash } from './stash.js';
+
+/** What screening needs from the build pool. */
+export interface ScreeningPool {
+  readonly jobs: number;
+  /** The pool's own folder; the screens' objects are kept below it. */
+  readonly root: string;
+  readonly workspacePlacement: WorkspacePlacement | undefined;
+  recordedCompiles(): Promise<RecordedCompiles>;
+  /** One build in a workspace of the pool (queue.ts), after the reference build. */
+  queue(request: BuildRequest): Promise<BuildResult>;
+}
 
 export interface ToBuild {
   id: string;
@@ -25,7 +40,7 @@ const NAMED_REASONS = 3;
  */
 export function screenAndConfirm(o: {
   dp: DotDiscopop;
-  pool: BuildPool;
+  pool: ScreeningPool;
   emit: Emit;
   toBuild: readonly ToBuild[];
   /** The build as the run judges it beyond the compiler's word, after its build-finished event and before onBuilt. */
@@ -43,10 +58,17 @@ export function screenAndConfirm(o: {
     return judged(id, build);
   };
   const alone = async (s: ToBuild, events: 'all' | 'none') => {
-    const build = await pool.build(s.id, s.patchSet, 'discovery', events);
+    const build = await pool.queue({ id: s.id, patchSet: s.patchSet, purpose: 'discovery', events });
     return events === 'all' ? judged(s.id, build) : decided(s.id, build);
   };
-  const confirming = new Confirmations(pool, decided, alone);
+  const stash = new ObjectStash({
+    dir: join(pool.root, 'screened'),
+    projectRoot: o.dp.projectRoot,
+    reusable: () => pool.workspacePlacement?.outputs === 'copied',
+  });
+  const confirmGroup = (label: string, patchSet: PatchSet, screened: readonly string[]) =>
+    pool.queue({ id: label, patchSet, purpose: 'discovery', events: 'none', outputs: stash.objectsOf(screened) });
+  const confirming = new Confirmations(pool.jobs, confirmGroup, decided, alone);
   const fallbacks: string[] = [];
   const planned = pool.recordedCompiles().then((recorded) => {
     const plans = new Map(o.toBuild.map((s) => [s.id, screenPlan(o.dp, recorded, s.patchSet)]));
@@ -83,7 +105,16 @@ export function screenAndConfirm(o: {
   return o.toBuild.map(async (s) => {
     const plan = (await planned).get(s.id);
     if (!plan?.ok) return alone(s, 'all');
-    const screen = await pool.screen(s.id, s.patchSet, plan.commands, 'started').catch((error: unknown) => {
+    const { commands } = plan;
+    const screening = pool.queue({
+      id: s.id,
+      patchSet: s.patchSet,
+      purpose: 'discovery',
+      events: 'started',
+      compile: (request) => runRecordedCompiles({ ...request, commands }),
+      passed: (workspaceRoot) => stash.keep(s.id, commands, workspaceRoot),
+    });
+    const screen = await screening.catch((error: unknown) => {
       // An interrupted screen still counts: the suggestions waiting for their confirmation are
       // then handed to the (aborted) pool, which rejects them, rather than waiting for ever.
       confirming.settle();
@@ -95,7 +126,7 @@ export function screenAndConfirm(o: {
     // when its diagnostics are those of a full build: the one command's, as make stops at it.
     if (
       screen.failedAt === 'patch' ||
-      (screen.failedAt === 'compile' && plan.commands.length === 1 && screen.diagnostics.length > 0)
+      (screen.failedAt === 'compile' && commands.length === 1 && screen.diagnostics.length > 0)
     )
       return decided(s.id, screen);
     return alone(s, 'none');
@@ -111,7 +142,12 @@ class Confirmations {
   private waiting = Number.POSITIVE_INFINITY;
 
   constructor(
-    private readonly pool: BuildPool,
+    private readonly jobs: number,
+    private readonly confirmGroup: (
+      label: string,
+      patchSet: PatchSet,
+      screened: readonly string[],
+    ) => Promise<BuildResult>,
     private readonly decided: (id: string, build: BuildResult) => Promise<BuildResult>,
     private readonly alone: (s: ToBuild, events: 'none') => Promise<BuildResult>,
   ) {}
@@ -138,7 +174,7 @@ class Confirmations {
   private flush(): void {
     if (this.waiting > 0 || this.pending.length === 0) return;
     const all = this.pending.splice(0);
-    for (const group of disjointGroups(all, this.pool.jobs)) {
+    for (const group of disjointGroups(all, this.jobs)) {
       this.confirm(group).catch((error: unknown) => {
         for (const entry of group) entry.reject(error);
       });
@@ -153,7 +189,7 @@ class Confirmations {
     }
     const label = `${group[0]!.s.id}+${group.length - 1}`;
     const merged: PatchSet = new Map(group.flatMap((entry) => [...entry.s.patchSet]));
-    const build = await this.pool.confirm(
+    const build = await this.confirmGroup(
       label,
       merged,
       group.map((entry) => entry.s.id),

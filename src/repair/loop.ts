@@ -482,15 +482,7 @@ async function checkAnswer(
   attempt: number,
   tally: SuggestionTally,
 ): Promise<Verification> {
-  const verification = await verify(answer, task, {
-    dp: deps.dp,
-    options: deps.options,
-    pool: deps.pool,
-    scratchDir: deps.scratchDir,
-    ...(deps.runCheck && { runCheck: deps.runCheck }),
-    ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }),
-    ...(deps.raceCheck && { raceCheck: deps.raceCheck }),
-  });
+  const verification = await verify(answer, task, deps);
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   if (!verification.accepted && verification.raceCheck) tally.raceCheck = verification.raceCheck;
   for (const alternative of verification.alternatives) {

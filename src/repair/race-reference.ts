@@ -3,6 +3,7 @@
 // Its own races are subtracted from every candidate's. A reference that cannot be built that way,
 // or whose program TSan does not instrument, refuses the run (exit 3): a race check that silently
 // checks nothing would read as "no races".
+import { toTheMillisecond } from '../formats/statuses.js';
 import type { IsolatedBuilder, ProgramRunner, IsolatedBuild } from '../formats/outcome.js';
 import type { RaceCheck } from '../formats/results.js';
 import { RACE_SLOWDOWN, RUN_TIMEOUT_FACTOR, RUN_TIMEOUT_FLOOR_S, type RunOptions } from '../formats/run-options.js';
@@ -71,7 +72,7 @@ export async function measureRaceReference(o: {
       timeoutMs: timeoutS * 1000,
       known: new Set(ran.reports.map((r) => r.key)),
     },
-    record: { seconds: Math.round(seconds * 1000) / 1000, races: ran.reports.map(pairText) },
+    record: { seconds: toTheMillisecond(seconds), races: ran.reports.map(pairText) },
   };
 }
 
@@ -104,7 +105,7 @@ export async function runRaceCheck(
         threads: s.threads,
         verdict: 'not-run',
         reports: [],
-        seconds,
+        seconds: toTheMillisecond(seconds),
         detail: `the race build fails: ${build.firstError ?? 'no error message'}`,
       },
       reason: null,

@@ -4,6 +4,7 @@
 // The first run is what candidates must reproduce; where the second differs from it is
 // the noise floor. A reference that fails, or whose runs share nothing, leaves nothing to check
 // against: the run is refused before any repair (exit 3), with one line saying why.
+import { toTheMillisecond } from '../formats/statuses.js';
 import { access } from 'node:fs/promises';
 import { executeScriptOf } from '../build/execute.js';
 import type { ProgramRun, ProgramRunner, ValidationStep, VerifyBuilder } from '../formats/outcome.js';
@@ -109,7 +110,7 @@ export async function measureRunReference(o: {
       repeats: o.options.runRepeats,
       tolerance: o.options.runTolerance,
     },
-    record: { seconds: Math.round(seconds * 1000) / 1000, noise_lines: floor.noisy.size },
+    record: { seconds: toTheMillisecond(seconds), noise_lines: floor.noisy.size },
   };
 }
 

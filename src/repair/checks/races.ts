@@ -12,6 +12,7 @@ import { leavesRoot } from '../../build/compile.js';
 import { parseTsanLog, type Frame, type ParsedAccess, type ParsedRace } from './tsan.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 import { faultPoint } from '../../fault.js';
+import { toTheMillisecond } from '../../formats/statuses.js';
 
 /** TSan's exit code when it reported something; any other non-zero code is the program's own. */
 const TSAN_EXIT_CODE = 66;
@@ -106,7 +107,7 @@ export function judgeRaces(
     threads: s.threads,
     verdict,
     reports: reports.map(({ first, previous, variable, in_patch }) => ({ first, previous, variable, in_patch })),
-    seconds: Math.round(seconds * 1000) / 1000,
+    seconds: toTheMillisecond(seconds),
     detail: runDetail(ran.run),
   };
   if (ours.length === 0) return { record, reason: null };

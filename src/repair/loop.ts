@@ -288,30 +288,11 @@ async function agentAttempts(
 ): Promise<RepairOutcome> {
   const agent = deps.agent!;
   const { options } = deps;
-  const id = task.suggestion.id;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
-  let errorAllowance = Math.max(0, options.agent.agentErrorRetries - start.unanswered);
-  const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({
-    ...common(),
-    status,
-    reason,
-    reasonCode,
-  });
-  const agentStopped = (stop: AgentStop) =>
-    stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.kind, stop.reason);
-
-  // Why no further call may be made now: an interrupt, the run-level budget, or --max-attempts.
-  const blocked = (): UnrepairedOutcome | null => {
-    if (deps.signal.aborted) return stopped('skipped', 'interrupted', 'interrupted');
-    const stop = deps.budget.stop();
-    if (stop) return agentStopped(stop);
-    if (tally.answered >= options.agent.maxAttempts)
-      return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
-    return null;
-  };
-
+  const stops = agentStops(deps, tally, common);
+  const allowance = { left: Math.max(0, options.agent.agentErrorRetries - start.unanswered) };
   for (let conversationNo = start.conversation; conversationNo <= options.agent.prompts; conversationNo += 1) {
-    const before = blocked();
+    const before = stops.blocked();
     if (before) return before;
     const resuming = conversationNo === start.conversation && start.turn > 0;
     // A resumed conversation has no session to continue: its answered turns are replayed.
@@ -319,13 +300,7 @@ async function agentAttempts(
     try {
       let prompt: BuiltPrompt =
         resuming && start.followUp
-          ? followUpPrompt({
-              ladder,
-              task,
-              check: start.followUp.check,
-              reason: start.followUp.reason,
-              limits: options,
-            })
+          ? followUpPrompt({ ladder, task, ...start.followUp, limits: options })
           : rungPrompt({
               ladder,
               conversation: conversationNo,
@@ -334,95 +309,172 @@ async function agentAttempts(
               builtinFinding: tally.builtinRunFinding,
             });
       for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
-        // Repeat the call in place until it is answered; unanswered calls use their own allowance.
-        for (;;) {
-          const stop = blocked();
-          if (stop) return stop;
-          const refused = await deps.budget.beginCall();
-          if (refused) return agentStopped(refused);
-          if (deps.signal.aborted) {
-            deps.budget.endCall(undefined);
-            return stopped('skipped', 'interrupted', 'interrupted');
-          }
-          const attempt = ++tally.attempts;
-          let result: CallResult | undefined;
-          try {
-            result = await call(deps, conversation, prompt, { id, attempt, conversationNo, turn });
-          } finally {
-            deps.budget.endCall(result?.usage.costUsd);
-          }
-          // A CLI that could not be started was not called: neither a call nor an unanswered one.
-          const called = !(result.kind === 'fatal' && result.started === false);
-          if (called) tally.calls += 1;
-          tally.usage = addUsage(tally.usage, result.usage);
-          const record = {
-            id,
-            attempt,
-            tier: 'agent',
-            conversation: conversationNo,
-            turn,
-            source: prompt.template,
-            prompt: prompt.text,
-            usage: result.usage,
-          } satisfies Partial<AttemptRecord>;
-          if (result.kind === 'answered') {
-            tally.answered += 1;
-            conversation = result.conversation;
-            const verification = await checkAnswer(result.text, task, deps, attempt, tally);
-            await deps.attempts.write({
-              ...record,
-              answer: result.text,
-              callOutcome: 'answered',
-              callDetail: null,
-              verification,
-            });
-            if (verification.accepted)
-              return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
-            tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
-            prompt = followUpPrompt({
-              ladder,
-              task,
-              check: verification.rejectedBy,
-              reason: verification.reason,
-              limits: options,
-            });
-            break;
-          }
-          if (called) tally.unanswered += 1;
-          await deps.attempts.write({
-            ...record,
-            answer: null,
-            callOutcome: result.reason,
-            callDetail: result.detail,
-            verification: null,
-          });
-          if (result.kind === 'fatal') {
-            deps.budget.setFatal(result.reason, result.detail);
-            return stopped('skipped', 'fatal-agent', deps.budget.stop()!.reason);
-          }
-          // A call cancelled by another suggestion's fatal error, or cut short by the breaker, is
-          // no reason to spend this suggestion's allowance.
-          const after = blocked();
-          if (after) return after;
-          if (errorAllowance === 0) {
-            return stopped(
-              'agent_unreachable',
-              'agent-unreachable',
-              `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`,
-            );
-          }
-          errorAllowance -= 1;
-        }
+        const asked = await askUntilAnswered(task, deps, tally, stops, {
+          conversation,
+          prompt,
+          conversationNo,
+          turn,
+          allowance,
+        });
+        if (asked.kind === 'ended') return asked.outcome;
+        conversation = asked.conversation;
+        const { verification } = asked;
+        if (verification.accepted)
+          return accepted(
+            verification,
+            { tier: 'agent', attempt: asked.attempt, source: prompt.template },
+            common(),
+            task,
+          );
+        prompt = followUpPrompt({
+          ladder,
+          task,
+          check: verification.rejectedBy,
+          reason: verification.reason,
+          limits: options,
+        });
       }
     } finally {
       await agent.close(conversation);
     }
   }
-  return stopped(
+  return stops.stopped(
     'failed',
     'not-verified',
     exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`),
   );
+}
+
+/** How the agent's attempts end without a repair, and why no further call may be made now. */
+function agentStops(deps: RepairDeps, tally: SuggestionTally, common: () => OutcomeCommon) {
+  const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({
+    ...common(),
+    status,
+    reason,
+    reasonCode,
+  });
+  const agentStopped = (stop: AgentStop) =>
+    stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.kind, stop.reason);
+  // An interrupt, the run-level budget, or --max-attempts.
+  const blocked = (): UnrepairedOutcome | null => {
+    if (deps.signal.aborted) return stopped('skipped', 'interrupted', 'interrupted');
+    const stop = deps.budget.stop();
+    if (stop) return agentStopped(stop);
+    const max = deps.options.agent.maxAttempts;
+    if (tally.answered >= max)
+      return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${max} reached`));
+    return null;
+  };
+  return { stopped, agentStopped, blocked };
+}
+
+type Stops = ReturnType<typeof agentStops>;
+
+type Asked =
+  | { kind: 'answered'; conversation: Conversation; verification: Verification; attempt: number }
+  | { kind: 'ended'; outcome: UnrepairedOutcome };
+
+/** One turn: its call repeated in place until it is answered; unanswered calls use their own allowance. */
+async function askUntilAnswered(
+  task: RepairTask,
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  stops: Stops,
+  at: {
+    conversation: Conversation;
+    prompt: BuiltPrompt;
+    conversationNo: number;
+    turn: number;
+    allowance: { left: number };
+  },
+): Promise<Asked> {
+  const id = task.suggestion.id;
+  for (;;) {
+    const stop = stops.blocked();
+    if (stop) return { kind: 'ended', outcome: stop };
+    const refused = await deps.budget.beginCall();
+    if (refused) return { kind: 'ended', outcome: stops.agentStopped(refused) };
+    if (deps.signal.aborted) {
+      deps.budget.endCall(undefined);
+      return { kind: 'ended', outcome: stops.stopped('skipped', 'interrupted', 'interrupted') };
+    }
+    const attempt = ++tally.attempts;
+    let result: CallResult | undefined;
+    try {
+      result = await call(deps, at.conversation, at.prompt, {
+        id,
+        attempt,
+        conversationNo: at.conversationNo,
+        turn: at.turn,
+      });
+    } finally {
+      deps.budget.endCall(result?.usage.costUsd);
+    }
+    // A CLI that could not be started was not called: neither a call nor an unanswered one.
+    const called = !(result.kind === 'fatal' && result.started === false);
+    if (called) tally.calls += 1;
+    tally.usage = addUsage(tally.usage, result.usage);
+    const record = {
+      id,
+      attempt,
+      tier: 'agent',
+      conversation: at.conversationNo,
+      turn: at.turn,
+      source: at.prompt.template,
+      prompt: at.prompt.text,
+      usage: result.usage,
+    } satisfies Partial<AttemptRecord>;
+    if (result.kind === 'answered') {
+      tally.answered += 1;
+      const verification = await checkAnswer(result.text, task, deps, attempt, tally);
+      await deps.attempts.write({
+        ...record,
+        answer: result.text,
+        callOutcome: 'answered',
+        callDetail: null,
+        verification,
+      });
+      if (!verification.accepted)
+        tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
+      return { kind: 'answered', conversation: result.conversation, verification, attempt };
+    }
+    if (called) tally.unanswered += 1;
+    await deps.attempts.write({
+      ...record,
+      answer: null,
+      callOutcome: result.reason,
+      callDetail: result.detail,
+      verification: null,
+    });
+    const ended = afterUnanswered(result, deps, stops, at.allowance);
+    if (ended) return { kind: 'ended', outcome: ended };
+  }
+}
+
+/** After a call without an answer: a fatal error stops every call; else the allowance pays for the next, or is spent. */
+function afterUnanswered(
+  result: Exclude<CallResult, { kind: 'answered' }>,
+  deps: RepairDeps,
+  stops: Stops,
+  allowance: { left: number },
+): UnrepairedOutcome | null {
+  if (result.kind === 'fatal') {
+    deps.budget.setFatal(result.reason, result.detail);
+    return stops.stopped('skipped', 'fatal-agent', deps.budget.stop()!.reason);
+  }
+  // A call cancelled by another suggestion's fatal error, or cut short by the breaker, is no reason
+  // to spend this suggestion's allowance.
+  const after = stops.blocked();
+  if (after) return after;
+  if (allowance.left === 0) {
+    return stops.stopped(
+      'agent_unreachable',
+      'agent-unreachable',
+      `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${deps.options.agent.agentErrorRetries} spent`,
+    );
+  }
+  allowance.left -= 1;
+  return null;
 }
 
 async function call(

@@ -286,7 +286,6 @@ async function agentAttempts(
   common: () => OutcomeCommon,
   start: Position,
 ): Promise<RepairOutcome> {
-  const agent = deps.agent!;
   const { options } = deps;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir));
   const stops = agentStops(deps, tally, common);
@@ -294,55 +293,63 @@ async function agentAttempts(
   for (let conversationNo = start.conversation; conversationNo <= options.agent.prompts; conversationNo += 1) {
     const before = stops.blocked();
     if (before) return before;
-    const resuming = conversationNo === start.conversation && start.turn > 0;
-    // A resumed conversation has no session to continue: its answered turns are replayed.
-    let conversation: Conversation = resuming ? { ...(await agent.open()), turns: start.turns } : await agent.open();
-    try {
-      let prompt: BuiltPrompt =
-        resuming && start.followUp
-          ? followUpPrompt({ ladder, task, ...start.followUp, limits: options })
-          : rungPrompt({
-              ladder,
-              conversation: conversationNo,
-              task,
-              limits: options,
-              builtinFinding: tally.builtinRunFinding,
-            });
-      for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
-        const asked = await askUntilAnswered(task, deps, tally, stops, {
-          conversation,
-          prompt,
-          conversationNo,
-          turn,
-          allowance,
-        });
-        if (asked.kind === 'ended') return asked.outcome;
-        conversation = asked.conversation;
-        const { verification } = asked;
-        if (verification.accepted)
-          return accepted(
-            verification,
-            { tier: 'agent', attempt: asked.attempt, source: prompt.template },
-            common(),
-            task,
-          );
-        prompt = followUpPrompt({
-          ladder,
-          task,
-          check: verification.rejectedBy,
-          reason: verification.reason,
-          limits: options,
-        });
-      }
-    } finally {
-      await agent.close(conversation);
-    }
+    const resumed = conversationNo === start.conversation && start.turn > 0 ? start : null;
+    const ended = await converse(task, deps, tally, { stops, common, ladder, allowance, conversationNo, resumed });
+    if (ended) return ended;
   }
   return stops.stopped(
     'failed',
     'not-verified',
     exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`),
   );
+}
+
+/**
+ * One conversation: its rung's prompt (or, `resumed`, the follow-up where a stopped run left it),
+ * then a follow-up after each rejection, up to --retries. The outcome when the suggestion ends in
+ * it; null when the next conversation may start.
+ */
+async function converse(
+  task: RepairTask,
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  o: {
+    stops: Stops;
+    common: () => OutcomeCommon;
+    ladder: PromptLadder;
+    allowance: { left: number };
+    conversationNo: number;
+    resumed: Position | null;
+  },
+): Promise<RepairOutcome | null> {
+  const agent = deps.agent!;
+  const limits = deps.options;
+  const { ladder, conversationNo, resumed } = o;
+  // A resumed conversation has no session to continue: its answered turns are replayed.
+  let conversation: Conversation = resumed ? { ...(await agent.open()), turns: resumed.turns } : await agent.open();
+  try {
+    let prompt: BuiltPrompt = resumed?.followUp
+      ? followUpPrompt({ ladder, task, ...resumed.followUp, limits })
+      : rungPrompt({ ladder, conversation: conversationNo, task, limits, builtinFinding: tally.builtinRunFinding });
+    for (let turn = resumed?.turn ?? 0; turn <= limits.agent.retries; turn += 1) {
+      const asked = await askUntilAnswered(task, deps, tally, o.stops, {
+        conversation,
+        prompt,
+        conversationNo,
+        turn,
+        allowance: o.allowance,
+      });
+      if (asked.kind === 'ended') return asked.outcome;
+      conversation = asked.conversation;
+      const { verification } = asked;
+      const place = { tier: 'agent', attempt: asked.attempt, source: prompt.template } as const;
+      if (verification.accepted) return accepted(verification, place, o.common(), task);
+      prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits });
+    }
+    return null;
+  } finally {
+    await agent.close(conversation);
+  }
 }
 
 /** How the agent's attempts end without a repair, and why no further call may be made now. */
@@ -390,30 +397,9 @@ async function askUntilAnswered(
 ): Promise<Asked> {
   const id = task.suggestion.id;
   for (;;) {
-    const stop = stops.blocked();
-    if (stop) return { kind: 'ended', outcome: stop };
-    const refused = await deps.budget.beginCall();
-    if (refused) return { kind: 'ended', outcome: stops.agentStopped(refused) };
-    if (deps.signal.aborted) {
-      deps.budget.endCall(undefined);
-      return { kind: 'ended', outcome: stops.stopped('skipped', 'interrupted', 'interrupted') };
-    }
-    const attempt = ++tally.attempts;
-    let result: CallResult | undefined;
-    try {
-      result = await call(deps, at.conversation, at.prompt, {
-        id,
-        attempt,
-        conversationNo: at.conversationNo,
-        turn: at.turn,
-      });
-    } finally {
-      deps.budget.endCall(result?.usage.costUsd);
-    }
-    // A CLI that could not be started was not called: neither a call nor an unanswered one.
-    const called = !(result.kind === 'fatal' && result.started === false);
-    if (called) tally.calls += 1;
-    tally.usage = addUsage(tally.usage, result.usage);
+    const made = await callWithinBudget(deps, tally, stops, { ...at, id });
+    if ('ended' in made) return { kind: 'ended', outcome: made.ended };
+    const { attempt, result, called } = made;
     const record = {
       id,
       attempt,
@@ -449,6 +435,35 @@ async function askUntilAnswered(
     const ended = afterUnanswered(result, deps, stops, at.allowance);
     if (ended) return { kind: 'ended', outcome: ended };
   }
+}
+
+/** One call, if the run's budget and an interrupt allow it, counted in the tally. */
+async function callWithinBudget(
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  stops: Stops,
+  at: { id: string; conversation: Conversation; prompt: BuiltPrompt; conversationNo: number; turn: number },
+): Promise<{ ended: UnrepairedOutcome } | { attempt: number; result: CallResult; called: boolean }> {
+  const stop = stops.blocked();
+  if (stop) return { ended: stop };
+  const refused = await deps.budget.beginCall();
+  if (refused) return { ended: stops.agentStopped(refused) };
+  if (deps.signal.aborted) {
+    deps.budget.endCall(undefined);
+    return { ended: stops.stopped('skipped', 'interrupted', 'interrupted') };
+  }
+  const attempt = ++tally.attempts;
+  let result: CallResult | undefined;
+  try {
+    result = await call(deps, at.conversation, at.prompt, { ...at, attempt });
+  } finally {
+    deps.budget.endCall(result?.usage.costUsd);
+  }
+  // A CLI that could not be started was not called: neither a call nor an unanswered one.
+  const called = !(result.kind === 'fatal' && result.started === false);
+  if (called) tally.calls += 1;
+  tally.usage = addUsage(tally.usage, result.usage);
+  return { attempt, result, called };
 }
 
 /** After a call without an answer: a fatal error stops every call; else the allowance pays for the next, or is spent. */

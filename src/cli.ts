@@ -225,7 +225,10 @@ function processDeps(): CliDeps {
     env: process.env,
     writeOut: (text) => process.stdout.write(text),
     writeErr: (text) => process.stderr.write(text),
-    loadPipeline: () => import('./pipeline/index.js'),
+    loadPipeline: async () => {
+      const pipeline = await import('./pipeline/index.js');
+      return { run: (options) => pipeline.run(options, process.stdout) };
+    },
     loadReport: () => import('./report/index.js'),
   };
 }

@@ -27,13 +27,23 @@ export const EXIT_CODES = {
   usage: { code: 2, reason: 'bad usage or input', unfinished: null },
   refused: {
     code: 3,
-    reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock, cluster)',
+    reason: 'the run was refused (applied suggestions, reference build, OpenMP probe, lock)',
     unfinished: { code: 'refused', words: 'not built: the run was refused' },
+  },
+  cluster: {
+    code: 3,
+    reason: 'the cluster could not run a build even on fresh job steps',
+    unfinished: { code: 'cluster-failed', words: 'the cluster could not run its builds' },
   },
   fatalAgent: {
     code: 4,
     reason: 'a fatal agent error (authentication, quota, misconfiguration) stopped every agent call',
     unfinished: null,
+  },
+  agentUnavailable: {
+    code: 4,
+    reason: 'the agent the run would call cannot be started',
+    unfinished: { code: 'refused', words: 'not built: the run was refused' },
   },
   SIGINT: { code: 130, reason: 'interrupted by SIGINT', unfinished: { code: 'interrupted', words: 'interrupted' } },
   SIGTERM: { code: 143, reason: 'interrupted by SIGTERM', unfinished: { code: 'interrupted', words: 'interrupted' } },
@@ -62,7 +72,7 @@ export class RefusedError extends PatchRepairError {
  * cannot be started: refused before any build, with the exit code of a fatal agent error (4).
  */
 export class AgentUnavailableError extends RefusedError {
-  override readonly exitCode = EXIT_CODES.fatalAgent.code;
+  override readonly exitCode = EXIT_CODES.agentUnavailable.code;
 }
 
 /** Raised when SIGINT/SIGTERM asked the run to stop; carries 130 or 143. */
@@ -80,8 +90,39 @@ export class InterruptedError extends PatchRepairError {
  * build, so the run stops (exit 3) instead of recording the suggestion as failed.
  */
 export class ClusterError extends RefusedError {
-  /** What the suggestions the run could not finish are recorded with (skipped, `cluster-failed`). */
-  readonly unfinished = { code: 'cluster-failed', words: 'the cluster could not run its builds' } as const;
+  override readonly exitCode = EXIT_CODES.cluster.code;
+}
+
+/** What ended a started run early and still leaves a results.json: a signal, a refusal, the cluster. */
+export const ENDING_REASONS = [
+  'SIGINT',
+  'SIGTERM',
+  'refused',
+  'cluster',
+  'agentUnavailable',
+] as const satisfies readonly ExitReason[];
+export type EndingReason = (typeof ENDING_REASONS)[number];
+
+export interface Ending {
+  reason: EndingReason;
+  /** What the run throws once its results are written: the exit code and the one line printed. */
+  error: PatchRepairError;
+}
+
+/**
+ * How `error` ends a started run, or null when it is no such ending (bad input, a bug): it is
+ * rethrown without results. A cancelled build or call rejects with the abort reason rather than
+ * InterruptedError: once a signal arrived, whatever rejected, the run was interrupted.
+ */
+export function endingOf(
+  error: unknown,
+  interrupt: { readonly received: 'SIGINT' | 'SIGTERM' | undefined },
+): Ending | null {
+  if (interrupt.received) return { reason: interrupt.received, error: new InterruptedError(interrupt.received) };
+  if (error instanceof ClusterError) return { reason: 'cluster', error };
+  if (error instanceof AgentUnavailableError) return { reason: 'agentUnavailable', error };
+  if (error instanceof RefusedError) return { reason: 'refused', error };
+  return null;
 }
 
 /**

@@ -32,6 +32,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/formats/**/*.test.ts',
   'test/options/**/*.test.ts',
   'test/patch/**/*.test.ts',
+  'test/repair/answer-contract.test.ts',
   'test/repair/answer-forms.test.ts',
   'test/repair/checks.test.ts',
   'test/repair/ladder.test.ts',

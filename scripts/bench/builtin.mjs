@@ -1,19 +1,21 @@
-// npm run bench -- builtin [--kernels 500] [--samples 20] [--no-table]
+// npm run bench -- builtin [--dataset DIR] [--kernels 500] [--samples 20] [--no-table]
 // 1. Coverage: every fixture under fixtures/classes built with gcc and with clang, run through the
 //    built-in repairer by test/builtin/classes.test.ts (real compilers, GNU patch, check 5, the
 //    program run with 1 and 4 threads); per class and compiler: repaired / handed on / wrong, and
-//    the fixtures the compiler accepts as generated. Then the same for the suggestions on real
-//    public HPC code (fixtures/real/<code>/, test/builtin/real-code.test.ts): per code and
-//    compiler repaired / declined / wrong (the repaired program prints something else, must be 0)
-//    / builds as generated, the declines by reason, and how many decisions differ from issue 20's
-//    target.
+//    the fixtures the compiler accepts as generated. Then the same for the suggestions on whole
+//    programs (test/builtin/real-code.test.ts): the own-shape programs of fixtures/shapes/<code>/
+//    always, and the real public HPC codes from --dataset DIR (or BUILTIN_REAL_DIR), a copy kept
+//    outside the repository laid out the same way; per code and compiler repaired / declined /
+//    wrong (the repaired program prints something else, must be 0) / builds as generated, the
+//    declines by reason, and how many decisions differ from issue 20's target.
 // 2. Speed: one builtinRepair call on a large translation unit: `--kernels` loop functions
 //    (about 10 lines each) with a generated directive naming body locals on the last one, the
 //    failing build from real gcc, the patch from real diff -Naru. Cold = first call in the process
 //    (tree-sitter WebAssembly load included), warm = median of the following calls.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -102,7 +104,7 @@ function onTarget(row) {
   return row.outcome === 'handed-on' && (row.targetReason === undefined || row.reason.includes(row.targetReason));
 }
 
-function realTable(rows) {
+function realTable(title, rows) {
   const codes = [...new Set(rows.map((row) => row.code))].sort();
   const count = (family, filter) => {
     const selected = rows.filter((row) => row.family === family && filter(row));
@@ -118,7 +120,7 @@ function realTable(rows) {
   };
   const cell = (c) => `${c.repaired} / ${c.declined} / ${c.wrong} / ${c.builds}`;
   console.log(
-    '\nreal code: suggestions repaired / declined / wrong / build as generated, per compiler; "off target": decisions issue 20 wants otherwise',
+    `\n${title}: suggestions repaired / declined / wrong / build as generated, per compiler; "off target": decisions issue 20 wants otherwise`,
   );
   console.log(`| code | suggestions | ${FAMILIES.join(' | ')} | off target (${FAMILIES.join(' / ')}) |`);
   console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|---|`);
@@ -141,7 +143,7 @@ function realTable(rows) {
     console.log(`  wrong: ${row.family} ${row.fixture}: ${row.reasons.join('; ')}`);
 }
 
-async function coverage() {
+async function coverage(dataset) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-builtin-table-'));
   try {
     const classes = join(dir, 'classes.json');
@@ -149,9 +151,23 @@ async function coverage() {
     await runTables(['test/builtin/classes.test.ts', 'test/builtin/real-code.test.ts'], {
       BUILTIN_TABLE: classes,
       BUILTIN_REAL_TABLE: real,
+      ...(dataset && { BUILTIN_REAL_DIR: dataset }),
     });
     classTable(JSON.parse(await readFile(classes, 'utf8')));
-    realTable(JSON.parse(await readFile(real, 'utf8')));
+    const rows = JSON.parse(await readFile(real, 'utf8'));
+    realTable(
+      'own-shape programs (fixtures/shapes)',
+      rows.filter((row) => row.shape),
+    );
+    if (dataset)
+      realTable(
+        `real code (${dataset})`,
+        rows.filter((row) => !row.shape),
+      );
+    else
+      console.log(
+        '\nreal code: not measured; npm run bench -- builtin --dataset <folder of real codes laid out as fixtures/shapes> (or BUILTIN_REAL_DIR) measures it',
+      );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -178,7 +194,13 @@ function kernel(k) {
 }
 
 export default async function bench(args) {
-  if (!args.includes('--no-table')) await coverage();
+  const datasetAt = args.indexOf('--dataset');
+  const dataset = datasetAt >= 0 ? args[datasetAt + 1] : process.env.BUILTIN_REAL_DIR || undefined;
+  if (dataset !== undefined && !existsSync(dataset)) {
+    console.error(`bench builtin: --dataset ${dataset}: no such folder`);
+    process.exit(2);
+  }
+  if (!args.includes('--no-table')) await coverage(dataset && resolve(dataset));
   const kernels = option(args, '--kernels', 500);
   const samples = option(args, '--samples', 20);
   const dir = await mkdtemp(join(tmpdir(), 'bench-builtin-'));

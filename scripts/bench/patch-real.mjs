@@ -18,7 +18,6 @@ import { largeInput } from '../../test/patch/matrix.mjs';
 
 const APPLIERS = ['git', 'diff-match-patch', 'aider'];
 const EXTENSIONS = { c: 'c', java: 'java', python: 'py', typescript: 'ts' };
-const ERROR_TOKENS = ['error', 'exception', 'traceback', 'fatal', 'syntaxerror'];
 /**
  * gcc 14 turns these into errors by default; the recorded output is gcc 14's, gcc here is 12, which
  * takes them one flag each (it rejects the comma list). With them, gcc 12's first line on every
@@ -39,34 +38,41 @@ function readText(path) {
   return existsSync(path) ? readFileSync(path, 'utf8').replace(/\r\n?/g, '\n') : '';
 }
 
-/** The harness's compute_diff_stats. */
-function diffStats(text) {
-  let added = 0;
-  let removed = 0;
-  let hunks = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('+++') || line.startsWith('---')) continue;
-    if (line.startsWith('@@')) hunks++;
-    else if (line.startsWith('+')) added++;
-    else if (line.startsWith('-')) removed++;
-  }
-  return { added, removed, hunks, deleteOnly: added === 0 && removed > 0 };
+// The benchmark's scoring, as its documentation states the rules (docs/patch-engine.md §8). A diff
+// is measured by its lines: a line opening with `+` is added and one opening with `-` removed, except
+// the `+++` and `---` file headers; each `@@` line opens a hunk. A C result counts as fixed when the
+// diff applied and adds something (not delete-only), the compiler's first complaint recorded for
+// before.c no longer appears, and fewer complaint lines are left than were recorded. A complaint
+// line is a non-blank output line that mentions an error, exception, traceback or fatal condition;
+// an output without one is weighed by all its non-blank lines.
+
+const COMPLAINT = /error|exception|traceback|fatal/i;
+
+function diffShape(text) {
+  const lines = text.split('\n');
+  const count = (pattern) => lines.filter((line) => pattern.test(line)).length;
+  const added = count(/^\+(?!\+\+)/);
+  const removed = count(/^-(?!--)/);
+  return { hunks: count(/^@@/), added, removed, deleteOnly: added === 0 && removed > 0 };
 }
 
-function firstError(stderr, stdout) {
-  for (const blob of [stderr, stdout]) {
-    for (const line of blob.split('\n')) if (line.trim()) return line.trim();
-  }
-  return '';
-}
-
-function countErrorLines(stderr, stdout) {
-  const lines = `${stderr}\n${stdout}`
-    .split('\n')
+/** A compiler's output as the rules read it: the non-blank lines, trimmed, stderr's before stdout's. */
+function outputLines({ stderr, stdout }) {
+  return [stderr, stdout]
+    .flatMap((stream) => stream.split('\n'))
     .map((line) => line.trim())
-    .filter(Boolean);
-  const errors = lines.filter((line) => ERROR_TOKENS.some((token) => line.toLowerCase().includes(token))).length;
-  return errors === 0 ? lines.length : errors;
+    .filter((line) => line !== '');
+}
+
+function complaintWeight(output) {
+  const lines = outputLines(output);
+  return lines.filter((line) => COMPLAINT.test(line)).length || lines.length;
+}
+
+function isFixed(after, recorded) {
+  const firstComplaint = outputLines(recorded)[0];
+  const stillThere = firstComplaint !== undefined && (after.stderr + after.stdout).includes(firstComplaint);
+  return !stillThere && complaintWeight(after) < complaintWeight(recorded);
 }
 
 function* cases(dataset) {
@@ -107,14 +113,9 @@ function applyOurs(before, diffText) {
   return { outcome: ambiguous ? 'ambiguous' : 'a hunk failed', ms, result: null, report };
 }
 
-/** The harness's should_mark_success for one resulting code. */
+/** Whether one resulting code fixes the C case, compiled as the case's manifest says. */
 async function fixesC(code, manifest, scratch, recorded) {
-  const outcome = await compileC(code, manifest, scratch);
-  const first = firstError(recorded.stderr, recorded.stdout);
-  const firstGone = first === '' || !(outcome.stderr + outcome.stdout).includes(first);
-  return (
-    firstGone && countErrorLines(outcome.stderr, outcome.stdout) < countErrorLines(recorded.stderr, recorded.stdout)
-  );
+  return isFixed(await compileC(code, manifest, scratch), recorded);
 }
 
 async function compileC(code, manifest, scratch) {
@@ -156,7 +157,7 @@ export default async function bench(args) {
     for (const diffFile of diffs) {
       const slug = diffFile.replace(/\.diff$/, '');
       const diffText = readText(join(dir, 'diffs', diffFile));
-      const stats = diffStats(diffText);
+      const stats = diffShape(diffText);
       const ours = applyOurs(before, diffText);
       const recorded = Object.fromEntries(
         APPLIERS.map((applier) => {

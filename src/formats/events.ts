@@ -1,6 +1,7 @@
 // progress.jsonl: the structured event stream of a run. Stages emit these; the terminal reporter,
 // the log file and `patch-repair show` all read the same values.
 import { z } from 'zod';
+import { ENDING_REASONS } from '../errors.js';
 import { ERROR_CLASSES } from './types.js';
 import { BuildResultSchema } from './build-result.js';
 import { OpenmpProbeSchema, SuggestionRecordSchema, RunRecordSchema, WorkspacesSchema } from './results.js';
@@ -216,10 +217,26 @@ export const EventSchema = z.discriminatedUnion('type', [
   z
     .object({
       ...base,
+      type: z.literal('agent-stopped'),
+      reason_code: z.enum(['fatal-agent', 'endpoint-down']),
+      reason: z.string(),
+    })
+    .describe('no further agent call is made in this run: a fatal agent error, or the endpoint looks down'),
+  z
+    .object({
+      ...base,
+      type: z.literal('ended'),
+      reason: z.enum(ENDING_REASONS).describe(`what ended the run early: ${ENDING_REASONS.join(', ')}`),
+      exit_code: z.number().int(),
+    })
+    .describe('a signal, a refusal or the cluster ended the run; what it did not finish is recorded as skipped'),
+  z
+    .object({
+      ...base,
       type: z.literal('interrupted'),
       exit_code: z.number().int().describe('130 for SIGINT, 143 for SIGTERM (SIGHUP does not stop a run)'),
     })
-    .describe('the run was stopped by a signal; what it did not finish is recorded as skipped'),
+    .describe('written by earlier releases where this one writes `ended`; read as the signal that ended the run'),
   z.object({ ...base, type: z.literal('run-finished'), run: RunRecordSchema }),
 ]);
 export type RunEvent = z.infer<typeof EventSchema>;

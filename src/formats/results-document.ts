@@ -12,7 +12,7 @@ import {
   RunResultsSchema,
   SuggestionRecordObject,
   SUGGESTION_STATUSES,
-  type ResultsFile,
+  type RunResults,
   type RunRecord,
   type SuggestionRecord,
 } from './results.js';
@@ -73,7 +73,7 @@ export const ResultsFileSchema = z.object({
     .record(z.string(), StoredSuggestionSchema)
     .describe('keyed by suggestion id (the folder name under patch_generator/)'),
 });
-export type ResultsDocument = z.infer<typeof ResultsFileSchema>;
+export type ResultsFile = z.infer<typeof ResultsFileSchema>;
 
 function fileIdNumbers(ids: readonly string[]): number[] {
   return ids.map(Number);
@@ -103,7 +103,7 @@ export function discopopFields(record: SuggestionRecord): Pick<StoredSuggestion,
 }
 
 /** The document written to results.json: every key sorted, as DiscoPoP's writer does. */
-export function resultsDocument(results: ResultsFile): ResultsDocument {
+export function resultsDocument(results: RunResults): ResultsFile {
   const suggestions: Record<string, StoredSuggestion> = {};
   for (const record of results.suggestions) suggestions[record.id] = storedRecord(record);
   return ResultsFileSchema.parse({ version: RESULTS_FORMAT_VERSION, run: results.run, suggestions });
@@ -210,7 +210,7 @@ function discopopRun(suggestions: SuggestionRecord[], facts: DiscopopRunFacts & 
 }
 
 export type ParsedResults =
-  | { ok: true; results: ResultsFile; writtenBy: 'patch-repair' | 'discopop_patch_repair' }
+  | { ok: true; results: RunResults; writtenBy: 'patch-repair' | 'discopop_patch_repair' }
   | { ok: false; problem: string };
 
 /**
@@ -259,7 +259,7 @@ function problemOf(file: string, error: z.ZodError): string {
 }
 
 /** A results.json value as the in-memory results; throws on one neither tool could have written. */
-export function resultsOf(value: unknown): ResultsFile {
+export function resultsOf(value: unknown): RunResults {
   const parsed = parseResultsDocument(value, {
     dotDir: '',
     startedAt: new Date(0).toISOString(),

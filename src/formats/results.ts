@@ -475,12 +475,12 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
 
 /**
  * A run's results as the stages and readers hold them: the suggestions in the order the run
- * considered them. On disk (results.json, format 2) they are an object keyed by id, in
- * results-document.ts; format 1 wrote exactly this shape, so it is also how an old file is read.
+ * considered them. On disk (results.json, format 2: `ResultsFile`) they are an object keyed by id,
+ * in results-document.ts; format 1 wrote exactly this shape, so it is also how an old file is read.
  */
 export const RunResultsSchema = z.object({
   version: z.literal(1),
   run: RunRecordSchema,
   suggestions: z.array(SuggestionRecordSchema),
 });
-export type ResultsFile = z.infer<typeof RunResultsSchema>;
+export type RunResults = z.infer<typeof RunResultsSchema>;

@@ -13,7 +13,8 @@ import {
 } from '../build/index.js';
 import { RefusedError } from '../errors.js';
 import { faultPoint } from '../fault.js';
-import { runFromEvents, settledByDiscovery, type Failing } from '../formats/run-records.js';
+import { runFromEvents } from '../formats/run-fold.js';
+import { settledByDiscovery, type Failing } from '../formats/suggestion-records.js';
 import type { SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { withCollapseFindings } from '../builtin/collapse-check.js';
@@ -59,24 +60,13 @@ export async function discoveryStage(
     reused: ReadonlyMap<string, BuildResult> | undefined;
     /** Build digest of every considered suggestion with a patch; empty when the run cannot be resumed. */
     digests: ReadonlyMap<string, string>;
-    repairedEarlier: ReadonlySet<string>;
   },
 ): Promise<Discovery> {
   const { options, emit, interrupt } = context;
   const { dp, considered } = pre;
   const digest = (id: string) => o.digests.get(id) ?? null;
   const judge = staticJudge(dp, pool);
-  // A build taken over from a stopped run (of an older release, too) is judged like a fresh one.
-  const reused =
-    o.reused &&
-    new Map(
-      await Promise.all(
-        [...o.reused].map(async ([id, build]) => {
-          const suggestion = considered.find((s) => s.id === id);
-          return [id, suggestion ? await judge(suggestion, build) : build] as const;
-        }),
-      ),
-    );
+  const reused = o.reused && (await judgedAgain(o.reused, considered, judge));
   for (const [id, build] of reused ?? []) emit({ type: 'discovered', id, digest: digest(id), reused: true, build });
   // The probe is queued first and runs beside the first discovery builds; when it refuses,
   // disposing the pool cancels those, and their rejection is expected. With nothing to build
@@ -103,16 +93,27 @@ export async function discoveryStage(
   interrupt.check();
   faultPoint('pipeline.after-discovery');
   notePlacement(context, pool);
-  const runsGenerated =
-    (options.checkRun === 'all' || options.checkRaces === 'all') && options.mode !== 'discover-only';
   const settled = settledByDiscovery(considered, discovery.builds, {
     finished,
-    repairedEarlier: o.repairedEarlier,
-    runsGenerated,
+    repairedEarlier: pre.repairedEarlier,
+    runsGenerated: (options.checkRun === 'all' || options.checkRaces === 'all') && options.mode !== 'discover-only',
   });
   for (const record of settled.records) emitFinished(context, record);
   await context.saved();
   return { failing: settled.failing, held: settled.held };
+}
+
+/** A build taken over from a stopped run (of an older release, too) is judged like a fresh one. */
+async function judgedAgain(
+  reused: ReadonlyMap<string, BuildResult>,
+  considered: readonly Suggestion[],
+  judge: (suggestion: Suggestion, build: BuildResult) => Promise<BuildResult>,
+): Promise<Map<string, BuildResult>> {
+  const judged = [...reused].map(async ([id, build]) => {
+    const suggestion = considered.find((s) => s.id === id);
+    return [id, suggestion ? await judge(suggestion, build) : build] as const;
+  });
+  return new Map(await Promise.all(judged));
 }
 
 /**

@@ -1,46 +1,31 @@
 // Finish: the records become results.json, the summary is printed, and the exit code is chosen.
+import { EXIT_CODES } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { renderSummary } from '../report/summary.js';
-import {
-  finishedResults,
-  runFromEvents,
-  unfinishedRecord,
-  unrepairedRecord,
-  withRunCheck,
-  type AgentIdentity,
-  type Reason,
-} from '../formats/run-records.js';
+import { finishedResults, runFromEvents } from '../formats/run-fold.js';
+import { unfinishedRecord, unrepairedRecord, withRunCheck, type AgentIdentity } from '../formats/suggestion-records.js';
 import type { NotConsidered, RunRecord, SuggestionRecord, Workspaces } from '../formats/results.js';
 import type { RunOptions } from '../formats/run-options.js';
-import type { Suggestion } from '../formats/types.js';
 import { writeResults } from '../store/index.js';
 import { emitFinished } from './records.js';
+import type { Preflight } from './preflight.js';
 import type { RunContext } from './session.js';
-import type { AgentEnd } from './repair.js';
-
-/** What the run set out to do, as preflight found it. */
-export interface RunScope {
-  considered: readonly Suggestion[];
-  notConsidered: NotConsidered[];
-  /** Suggestions whose patches are what an earlier repair wrote. */
-  repairedEarlier: ReadonlySet<string>;
-}
 
 /**
- * Writes results.json and prints the summary. An interrupted run records every suggestion it
- * did not finish as skipped, so results.json always has one record per considered suggestion.
+ * Writes results.json and prints the summary, from the run's events: how the run ended (an `ended`
+ * event: interrupted, refused, the cluster), how the agent stopped, and the records. A run that
+ * ended early records every suggestion it did not finish as skipped, so results.json always has
+ * one record per considered suggestion.
  */
 export async function finish(
   context: RunContext,
-  scope: RunScope,
-  interruptExit: number | null,
-  unfinishedReason: Reason | null,
-  o: { agent: AgentEnd; refused?: boolean },
+  scope: Pick<Preflight, 'considered' | 'notConsidered' | 'repairedEarlier'>,
 ): Promise<number> {
   const { options, emit, reporter } = context;
-  if (interruptExit !== null) emit({ type: 'interrupted', exit_code: interruptExit });
   const suggestions: SuggestionRecord[] = [];
   const run = runFromEvents(context.events);
+  const unfinishedReason = run.ended && EXIT_CODES[run.ended.reason].unfinished;
+  const refused = run.ended?.reason === 'refused' || run.ended?.reason === 'agentUnavailable';
   for (const suggestion of scope.considered) {
     const known = run.records.get(suggestion.id);
     if (known) {
@@ -49,7 +34,7 @@ export async function finish(
     }
     const build = run.builds.get(suggestion.id)?.build ?? null;
     // A refused run's builds prove nothing (the probe compiled, the cluster failed them): none is kept.
-    const record = o.refused
+    const record = refused
       ? unrepairedRecord(suggestion, build, { status: 'skipped', reason: unfinishedReason })
       : unfinishedRecord(suggestion, build, {
           reason: unfinishedReason,
@@ -59,7 +44,7 @@ export async function finish(
     // Nothing of a refused run's suggestions is under way, and a build that finished settled its
     // suggestion: each is finished, and show lists it so. Either way the record is completed once.
     suggestions.push(
-      o.refused || record.status !== 'skipped' ? emitFinished(context, record) : withRunCheck(record, options),
+      refused || record.status !== 'skipped' ? emitFinished(context, record) : withRunCheck(record, options),
     );
   }
   const base = runRecord(context, {
@@ -68,21 +53,16 @@ export async function finish(
     resumedFrom: run.resumedFrom,
     notConsidered: scope.notConsidered,
   });
-  const { results, exitCode } = finishedResults(base, suggestions, {
+  const { results, exitCode } = finishedResults(base, suggestions, run, {
     funnel: context.funnel.result(),
-    probe: run.probe,
-    runReference: run.runReference,
     finished: new Date().toISOString(),
-    endpointDown: o.agent.endpointDown,
-    fatalAgentError: o.agent.fatal,
-    interruptExit,
   });
   await context.saved();
   faultPoint('pipeline.before-results');
   await writeResults(options.dotDir, results);
   faultPoint('pipeline.after-results');
   emit({ type: 'run-finished', run: results.run });
-  if (!o.refused)
+  if (!refused)
     reporter.print(`\n${renderSummary(results, reporter.width === undefined ? {} : { width: reporter.width })}`);
   return exitCode;
 }

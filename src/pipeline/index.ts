@@ -1,24 +1,26 @@
 // preflight → discovery → (--check-run) reference runs → repair → write-back → summary (design.md, Pipeline). The stages beside
-// this file do the work; this file only composes them and turns interrupts into exit codes.
-import { ClusterError, EXIT_CODES, InterruptedError, RefusedError } from '../errors.js';
+// this file do the work; this file only composes them and ends the run with the exit code of what ended it.
+import { endingOf, type Ending } from '../errors.js';
 import { trapSignals, type Interrupt } from '../interrupt.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
-import { ProgressLines } from '../report/progress-lines.js';
-import { unrepairedRecord, type Reason } from '../formats/run-records.js';
+import { unrepairedRecord } from '../formats/suggestion-records.js';
 import type { RunOptions } from '../formats/run-options.js';
 import type { BuildPool } from '../build/index.js';
+import type { Agent } from '../agent/types.js';
 import { discoveryStage, notePlacement, openPool } from './discovery.js';
-import { finish, runRecord, type RunScope } from './finish.js';
-import { prepareResume, preflight, repairedEarlierIds } from './preflight.js';
-import { chooseAgent, NO_AGENT_END, repairStage } from './repair.js';
+import { finish, runRecord } from './finish.js';
+import { runInputs } from './inputs.js';
+import { preflight, type Preflight } from './preflight.js';
+import { chooseAgent, repairStage } from './repair.js';
+import { resumeStage, type Resume } from './resume.js';
 import { runCheckStage } from './run-check.js';
 import { raceCheckStage } from './race-check.js';
 import { restore } from './restore.js';
 import { emitFinished } from './records.js';
-import { Session } from './session.js';
+import { Session, type RunContext } from './session.js';
 
 /** Runs one invocation and returns its exit code. */
-export async function run(options: RunOptions, stdout: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function run(options: RunOptions, stdout: NodeJS.WritableStream): Promise<number> {
   const interrupt = trapSignals();
   const reporter = createReporter({ stream: stdout });
   try {
@@ -26,113 +28,88 @@ export async function run(options: RunOptions, stdout: NodeJS.WritableStream = p
       ? await restore(options, reporter)
       : await pipeline(options, reporter, interrupt, stdout);
   } catch (error) {
-    if (interrupt.signal.aborted) throw new InterruptedError(interrupt.received!);
-    throw error;
+    throw endingOf(error, interrupt)?.error ?? error;
   } finally {
     interrupt.release();
     reporter.close();
   }
 }
 
-async function pipeline(
-  options: RunOptions,
-  reporter: Reporter,
-  interrupt: Interrupt,
-  stdout: NodeJS.WritableStream,
-): Promise<number> {
-  const session = new Session(options, reporter, interrupt);
+async function pipeline(o: RunOptions, reporter: Reporter, interrupt: Interrupt, stdout: NodeJS.WritableStream) {
+  const session = new Session(o, reporter, interrupt);
   try {
     await session.lock();
-    const pre = await preflight(options);
-    const context = await session.begin();
-    // DiscoPoP's tab follows the run through these lines. Each is one write, so a line is never
-    // split by the live lines, which that tab reads merged into the same pipe.
-    if (options.progressLines) {
-      const lines = new ProgressLines((line) => stdout.write(`${line}\n`));
-      context.subscribe({ apply: (event) => lines.apply(event), saved: async () => {} });
-    }
-    const { emit } = context;
-    emit({
-      type: 'run-started',
-      run: runRecord(context, {
-        identity: { backend: null, model: null },
-        resumedFrom: null,
-        notConsidered: pre.notConsidered,
-      }),
-    });
-    for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])])
-      emit({ type: 'notice', level: 'warning', message: notice });
-
-    const repairedEarlier = await repairedEarlierIds(options.dotDir, pre.considered);
-    const scope: RunScope = { considered: pre.considered, notConsidered: pre.notConsidered, repairedEarlier };
-    let agent = NO_AGENT_END;
+    const pre = await preflight(o);
+    const inputs = await runInputs(o, pre, interrupt.signal);
+    const context = await session.begin({ inputs, stdout });
+    announce(context, pre);
     let pool: BuildPool | undefined;
-    const end = (interruptExit: number | null, reason: Reason | null, refused?: boolean) => {
-      notePlacement(context, pool);
-      return finish(context, scope, interruptExit, reason, { agent, ...(refused && { refused }) });
-    };
+    let ending: Ending | null = null;
     try {
       // With no suggestion considered there is nothing to build; the summary says why.
-      if (pre.considered.length === 0) return await end(null, null);
-      // Before any build: a run must not spend its builds before learning its agent cannot start.
-      const chosen = options.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
-      const resume = options.mode === 'discover-only' ? null : await prepareResume(context, pre, { repairedEarlier });
-      pool = await openPool(context, pre.dp, (cleanup) => session.defer(cleanup));
-      const { failing, held } = await discoveryStage(context, pre, pool, {
-        reused: resume?.plan.builds,
-        digests: resume?.digests ?? new Map(),
-        repairedEarlier,
-      });
-      if (options.mode === 'discover-only') {
-        for (const { suggestion, build } of failing)
-          emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
-      } else {
-        const races = await raceCheckStage(context, {
-          dp: pre.dp,
-          pool,
-          repairs: failing.length,
-          held,
-          considered: pre.considered,
-        });
-        const runCheck = await runCheckStage(context, {
-          dp: pre.dp,
-          pool,
-          repairs: failing.length,
-          held,
-          considered: pre.considered,
-          races,
-        });
-        if (failing.length > 0) {
-          agent = await repairStage(context, failing, {
-            dp: pre.dp,
-            pool,
-            agent: chosen,
-            ladder: pre.ladder!,
-            attempts: resume?.attempts ?? new Map(),
-            runCheck,
-            raceCheck: races.setup,
-          });
-          interrupt.check();
-          if (agent.clusterFailed) throw agent.clusterFailed;
-        }
+      if (pre.considered.length > 0) {
+        // Before any build: a run must not spend its builds before learning its agent cannot start.
+        const agent = o.mode === 'discover-only' ? null : await chooseAgent(context, pre.ladder!);
+        const resume = inputs && (await resumeStage(context, inputs, pre));
+        pool = await openPool(context, pre.dp, (cleanup) => session.defer(cleanup));
+        await buildAndRepair(context, { pre, pool, agent, resume, digests: inputs?.digests ?? new Map() });
       }
     } catch (error) {
-      // A cancelled build rejects with the abort reason, not InterruptedError: both mean the run
-      // was interrupted, and results.json must still say how far it got.
-      if (interrupt.received) {
-        const interrupted = new InterruptedError(interrupt.received);
-        await end(interrupted.exitCode, EXIT_CODES[interrupted.signal].unfinished);
-        throw interrupted;
-      }
-      // The cluster failed, not the builds: what finished is kept, the rest is not judged.
-      if (error instanceof ClusterError) await end(error.exitCode, error.unfinished);
-      // A refused run (the reference build fails, the OpenMP probe compiles) still leaves a
-      // results.json that says why, for show and for tools; the refusal itself is the one line printed.
-      else if (error instanceof RefusedError) await end(error.exitCode, EXIT_CODES.refused.unfinished, true);
-      throw error;
+      ending = endingOf(error, interrupt);
+      if (!ending) throw error;
+      context.emit({ type: 'ended', reason: ending.reason, exit_code: ending.error.exitCode });
     }
-    return await end(null, null);
+    notePlacement(context, pool);
+    const exitCode = await finish(context, pre);
+    if (ending) throw ending.error;
+    return exitCode;
   } finally {
     await session.close();
   }
+}
+
+/** The run's first event, then the warnings of its input (options, .discopop, prompt ladder). */
+function announce(context: RunContext, pre: Preflight): void {
+  const { options, emit } = context;
+  const identity = { backend: null, model: null };
+  emit({
+    type: 'run-started',
+    run: runRecord(context, { identity, resumedFrom: null, notConsidered: pre.notConsidered }),
+  });
+  for (const notice of [...(options.notices ?? []), ...pre.dp.notices, ...(pre.ladder?.warnings ?? [])])
+    emit({ type: 'notice', level: 'warning', message: notice });
+}
+
+/** Discovery, then (but under --discover-only) the race and run references and the repairs of what fails. */
+async function buildAndRepair(
+  context: RunContext,
+  o: {
+    pre: Preflight;
+    pool: BuildPool;
+    agent: Agent | null;
+    resume: Resume | null;
+    digests: ReadonlyMap<string, string>;
+  },
+): Promise<void> {
+  const { pre, pool } = o;
+  const { failing, held } = await discoveryStage(context, pre, pool, { reused: o.resume?.builds, digests: o.digests });
+  if (context.options.mode === 'discover-only') {
+    for (const { suggestion, build } of failing)
+      emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
+    return;
+  }
+  const stage = { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered };
+  const races = await raceCheckStage(context, stage);
+  const runCheck = await runCheckStage(context, { ...stage, races });
+  if (failing.length === 0) return;
+  await repairStage(context, failing, {
+    dp: pre.dp,
+    pool,
+    agent: o.agent,
+    ladder: pre.ladder!,
+    attempts: o.resume?.attempts ?? new Map(),
+    runCheck,
+    raceCheck: races.setup,
+  });
+  context.interrupt.check();
 }

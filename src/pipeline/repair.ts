@@ -6,7 +6,6 @@ import { createAgent } from '../agent/create.js';
 import type { Agent } from '../agent/types.js';
 import { generatedPatchSet, preprocessPatched, type BuildPool } from '../build/index.js';
 import { decodeBytes } from '../bytes.js';
-import { ClusterError } from '../errors.js';
 import { faultPoint } from '../fault.js';
 import { applyFilePatch, parsePatches } from '../patch/index.js';
 import {
@@ -21,13 +20,12 @@ import type { RaceCheckSetup } from '../repair/checks/races.js';
 import type { PriorAttempt, RepairOutcome } from '../formats/outcome.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import {
-  MAX_REPAIRS_REASON,
   outcomeRecord,
   unrepairedRecord,
   type AgentIdentity,
   type Failing,
   type Reason,
-} from '../formats/run-records.js';
+} from '../formats/suggestion-records.js';
 import type { RepairTask } from '../formats/task.js';
 import type { BuildResult, DotDiscopop, Suggestion } from '../formats/types.js';
 import { AttemptStore, writeBack, writtenPaths } from '../store/index.js';
@@ -35,125 +33,121 @@ import { emitFinished } from './records.js';
 import { collapseCheckFor } from './static-check.js';
 import type { RunContext } from './session.js';
 
-/**
- * How the agent left the run: a fatal error (the run exits 4), an endpoint that looked down; and a
- * cluster that stopped running builds, which ends the run but not what the agent's end says of it.
- */
-export interface AgentEnd {
-  fatal: boolean;
-  endpointDown: boolean;
-  clusterFailed?: ClusterError;
+const MAX_REPAIRS_REASON = '--max-repairs reached';
+
+/** What the repairs work with, from the stages before: the agent, the ladder, the attempts taken over, the checks' settings. */
+export interface RepairInputs {
+  dp: DotDiscopop;
+  pool: BuildPool;
+  agent: Agent | null;
+  ladder: PromptLadder;
+  attempts: ReadonlyMap<string, readonly PriorAttempt[]>;
+  runCheck: RunCheckSettings | undefined;
+  raceCheck: RaceCheckSetup | undefined;
 }
 
-/** A run whose repair stage did not run. */
-export const NO_AGENT_END: AgentEnd = { fatal: false, endpointDown: false };
-
 /**
- * Ends without throwing when interrupted or when the cluster fails, so that how the agent stood is
- * recorded; the caller checks the interrupt and `clusterFailed`.
+ * How the agent stopped (a fatal error, an endpoint that looked down) is an event of the budget's;
+ * an interrupt or a cluster that stops running builds rejects, and the composer ends the run.
  */
-export async function repairStage(
-  context: RunContext,
-  failing: Failing[],
-  o: {
-    dp: DotDiscopop;
-    pool: BuildPool;
-    agent: Agent | null;
-    ladder: PromptLadder;
-    attempts: ReadonlyMap<string, readonly PriorAttempt[]>;
-    runCheck: RunCheckSettings | undefined;
-    raceCheck: RaceCheckSetup | undefined;
-  },
-): Promise<AgentEnd> {
+export async function repairStage(context: RunContext, failing: Failing[], o: RepairInputs): Promise<void> {
   const { options, emit, interrupt } = context;
-  const budget = new RunBudget({ maxCostUsd: options.agent.maxCostUsd });
-  const { agent } = o;
-  const identity = identityOf(agent, options.builtin);
-  const deps: RepairDeps = {
+  const identity = identityOf(o.agent, options.builtin);
+  const deps = repairDeps(context, o);
+  // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
+  let writesStopped: string | null = null;
+  let settled = 0;
+  // When each repair began, for the record's duration_s (its discovery build is added to it).
+  const repairStart = new Map<string, number>();
+  await repairConcurrently({
+    items: failing,
+    jobs: options.agentJobs,
+    maxRepairs: options.maxRepairs,
+    signal: interrupt.signal,
+    halted: () => writesStopped !== null,
+    repair: async ({ suggestion, build }, index) => {
+      repairStart.set(suggestion.id, Date.now());
+      emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
+      faultPoint('pipeline.before-repair');
+      return repairSuggestion(
+        await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }),
+        deps,
+        o.attempts.get(suggestion.id),
+      );
+    },
+    settle: async ({ suggestion, build }, outcome) => {
+      faultPoint('pipeline.after-repair');
+      settled += 1;
+      const repairMs = Date.now() - (repairStart.get(suggestion.id) ?? Date.now());
+      const verified = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
+      const standing = { remaining: failing.length - settled, writesStopped };
+      const { record, stopsWrites } = await written(context, suggestion, outcome, verified, standing);
+      writesStopped ??= stopsWrites;
+      emitFinished(context, record);
+      await context.saved();
+    },
+    skip: async ({ suggestion, build }) => {
+      const reason: Reason =
+        writesStopped === null
+          ? { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` }
+          : { code: 'writes-stopped', words: `not repaired: ${writesStopped}` };
+      emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
+      await context.saved();
+    },
+  });
+}
+
+/** What every repair of the stage shares: the run's budget (its own), the attempt store, the checks' settings. */
+function repairDeps(context: RunContext, o: RepairInputs): RepairDeps {
+  const { options, emit, interrupt } = context;
+  return {
     dp: o.dp,
     options,
     pool: o.pool,
-    agent,
+    agent: o.agent,
     emit,
     attempts: new AttemptStore(options.dotDir),
     signal: interrupt.signal,
-    budget,
+    budget: new RunBudget({ maxCostUsd: options.agent.maxCostUsd, emit }),
     scratchDir: context.scratchDir,
     ladder: o.ladder,
     ...(o.runCheck && { runCheck: o.runCheck }),
     ...(o.raceCheck && { raceCheck: { pool: o.pool, setup: o.raceCheck } }),
     collapseCheck: candidateCollapseCheck(o.dp, o.pool),
   };
-  // Why writes stopped, once a write-back failed in a way every later one would (the folder cannot be written).
-  let writesStopped: string | null = null;
-  let settled = 0;
-  // When each repair began, for the record's duration_s (its discovery build is added to it).
-  const repairStart = new Map<string, number>();
-  try {
-    await repairConcurrently({
-      items: failing,
-      jobs: options.agentJobs,
-      maxRepairs: options.maxRepairs,
-      signal: interrupt.signal,
-      halted: () => writesStopped !== null,
-      repair: async ({ suggestion, build }, index) => {
-        repairStart.set(suggestion.id, Date.now());
-        emit({ type: 'repair-started', id: suggestion.id, index: index + 1, total: failing.length });
-        faultPoint('pipeline.before-repair');
-        return repairSuggestion(
-          await repairTask(suggestion, build, { dp: o.dp, pool: o.pool, builtin: options.builtin }),
-          deps,
-          o.attempts.get(suggestion.id),
-        );
-      },
-      settle: async ({ suggestion, build }, outcome) => {
-        faultPoint('pipeline.after-repair');
-        settled += 1;
-        const repairMs = Date.now() - (repairStart.get(suggestion.id) ?? Date.now());
-        let record = outcomeRecord(suggestion, build, outcome, { ...identity, repairMs });
-        if (outcome.status === 'repaired' && options.mode === 'repair') {
-          if (writesStopped === null) {
-            const written = await writeRepair(context, suggestion, outcome, record, failing.length - settled);
-            record = written.record;
-            writesStopped = written.stopsWrites;
-          } else {
-            record = {
-              ...record,
-              status: 'failed',
-              reason_code: 'write-failed',
-              reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${suggestion.id}/${outcome.acceptedAttempt}/canonical/`,
-            };
-          }
-        }
-        emitFinished(context, record);
-        await context.saved();
-      },
-      skip: async ({ suggestion, build }) => {
-        const reason: Reason =
-          writesStopped !== null
-            ? { code: 'writes-stopped', words: `not repaired: ${writesStopped}` }
-            : { code: 'max-repairs', words: `${MAX_REPAIRS_REASON} (${options.maxRepairs})` };
-        emitFinished(context, unrepairedRecord(suggestion, build, { status: 'skipped', reason }));
-        await context.saved();
-      },
-    });
-  } catch (error) {
-    // A cancelled build or call rejects with the abort reason: the interrupt, not a fault.
-    if (interrupt.received) return agentEnd(budget);
-    if (error instanceof ClusterError) return { ...agentEnd(budget), clusterFailed: error };
-    throw error;
-  }
-  return agentEnd(budget);
+}
+
+/**
+ * A repair's record once settled: a verified repair is written back (never under --dry-run), or
+ * fails unwritten once write-backs stopped; `stopsWrites` says why no later one is written.
+ */
+async function written(
+  context: RunContext,
+  suggestion: Suggestion,
+  outcome: RepairOutcome,
+  record: SuggestionRecord,
+  o: { remaining: number; writesStopped: string | null },
+): Promise<{ record: SuggestionRecord; stopsWrites: string | null }> {
+  if (outcome.status !== 'repaired' || context.options.mode !== 'repair') return { record, stopsWrites: null };
+  if (o.writesStopped !== null)
+    return { record: notWritten(record, o.writesStopped, outcome.acceptedAttempt), stopsWrites: null };
+  return writeRepair(context, suggestion, outcome, record, o.remaining);
+}
+
+/** A verified repair settled after write-backs stopped: failed, with where the repair is kept. */
+function notWritten(verified: SuggestionRecord, writesStopped: string, acceptedAttempt: number): SuggestionRecord {
+  return {
+    ...verified,
+    status: 'failed',
+    reason_code: 'write-failed',
+    reason: `verified repair not written: ${writesStopped}, and every later write-back would fail the same way; the repair is in attempts/${verified.id}/${acceptedAttempt}/canonical/`,
+  };
 }
 
 /** The static collapse check on a candidate's canonical patch set and the code it leaves. */
 function candidateCollapseCheck(dp: DotDiscopop, pool: BuildPool): RepairDeps['collapseCheck'] {
   const check = collapseCheckFor(dp, pool);
   return (patchSet, resulting) => check(patchSet, async (fileId) => resulting.get(fileId) ?? null);
-}
-
-function agentEnd(budget: RunBudget): AgentEnd {
-  return { fatal: budget.fatal !== null, endpointDown: budget.endpointDown };
 }
 
 /** Who repairs: the agent, or with none the built-in repairer alone, as the run record names it. */

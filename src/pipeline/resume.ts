@@ -6,11 +6,119 @@
 // for a repair the old run wrote, when its patch set is still exactly what it wrote). A resumed run is one run:
 // the events of what it takes over are carried into its own progress.jsonl, so its funnel, `show`
 // and review page count them as the uninterrupted run would have.
+//
+// The stage (resumeStage) reads the run before from history/, where this run's start moved it;
+// planResume, upgradeRunState, projectChange and carriedEvents beside it are pure.
+import path from 'node:path';
+import { version1BuildDigest } from '../build/index.js';
+import { UsageError } from '../errors.js';
+import { atLeast } from '../log.js';
 import type { RunState, StoredRunState } from '../formats/resume-state.js';
 import type { RunEvent } from '../formats/events.js';
 import type { SuggestionRecord } from '../formats/results.js';
 import type { PriorAttempt } from '../formats/outcome.js';
 import type { BuildResult } from '../formats/types.js';
+import { carryOverAttempts, copyAttempts, readAttemptsIn, readEventLogFile, readRunState } from '../store/index.js';
+import { readWrittenDigest, writtenNames } from '../store/backup.js';
+import { digestSet, readSet } from '../store/patch-set-files.js';
+import { suggestionDir } from '../store/paths.js';
+import type { RunInputs } from './inputs.js';
+import { emitFinished } from './records.js';
+import type { RunContext } from './session.js';
+
+export interface Resume {
+  /** Discovery builds taken over, by suggestion id. */
+  builds: ReadonlyMap<string, BuildResult>;
+  /** The attempts each continued suggestion already made, carried into this run's attempts/. */
+  attempts: ReadonlyMap<string, PriorAttempt[]>;
+}
+
+/**
+ * Works out what this run takes over from the one it resumes (records, attempts, discovery builds),
+ * carries their attempts/ folders and events into this run and finishes the records it keeps.
+ * Without --resume nothing is taken over and nothing is said.
+ */
+export async function resumeStage(
+  context: RunContext,
+  inputs: RunInputs,
+  o: { repairedEarlier: ReadonlySet<string> },
+): Promise<Resume> {
+  const { options, emit, reporter, previousDir } = context;
+  if (!options.resume) return { builds: new Map(), attempts: new Map() };
+  const plan = await resumePlan(context, inputs, o.repairedEarlier);
+  // Always said: at --log INFO and below the event itself is printed, above it the reporter says it.
+  emit({ type: 'notice', level: 'info', message: plan.notice });
+  if (!atLeast('INFO', options.log)) reporter.notice(plan.notice);
+  const attempts = new Map<string, PriorAttempt[]>();
+  if (plan.from !== null && previousDir !== null) {
+    for (const id of plan.builds.keys())
+      attempts.set(id, await carryOverAttempts(path.join(previousDir, 'attempts', id), options.dotDir, id));
+    for (const id of plan.kept.keys()) {
+      const folder = path.join(previousDir, 'attempts', id);
+      const attempts = (await readAttemptsIn(folder)).map((a) => a.attempt);
+      await copyAttempts(folder, options.dotDir, id, attempts);
+    }
+    const events = await previousEvents(path.join(previousDir, 'progress.jsonl'));
+    const written = await keptWrites(options.dotDir, plan.kept);
+    context.carry(carriedEvents(events, { kept: plan.kept, continued: attempts, written }));
+    emit({ type: 'resumed', from: plan.from });
+  }
+  for (const record of plan.kept.values()) emitFinished(context, record);
+  await context.saved();
+  return { builds: plan.builds, attempts };
+}
+
+/** The plan over the previous run's run-state.json, one an earlier release wrote upgraded first. */
+async function resumePlan(
+  context: RunContext,
+  inputs: RunInputs,
+  repairedEarlier: ReadonlySet<string>,
+): Promise<ResumePlan> {
+  const { previousDir } = context;
+  const mode = context.options.mode === 'dry-run' ? 'dry-run' : 'repair';
+  const previous = previousDir === null ? null : await readRunState(path.join(previousDir, 'run-state.json'));
+  const upgraded =
+    previous &&
+    upgradeRunState(previous, {
+      inputs,
+      mode,
+      version1: inputs.version1,
+      patchSets: inputs.patchSets,
+      digests: inputs.digests,
+      version1Digest: (set) => version1BuildDigest(inputs.version1, set),
+    });
+  if (upgraded && 'fresh' in upgraded)
+    return { from: null, notice: `--resume: ${upgraded.fresh}; starting afresh`, builds: new Map(), kept: new Map() };
+  return planResume({
+    previous: upgraded?.state ?? null,
+    previousDir,
+    mode,
+    inputs,
+    digests: inputs.digests,
+    writtenByRepair: repairedEarlier,
+  });
+}
+
+/** The carried `written` event names each kept repair's set in patch-repair's own digest form, as every `written` event does. */
+async function keptWrites(dotDir: string, kept: ReadonlyMap<string, SuggestionRecord>): Promise<Map<string, string>> {
+  const written = new Map<string, string>();
+  for (const [id, record] of kept) {
+    const inPlace = await readSet(suggestionDir(dotDir, id));
+    if (record.status === 'repaired' && writtenNames(await readWrittenDigest(dotDir, id), inPlace))
+      written.set(id, digestSet(inPlace));
+  }
+  return written;
+}
+
+/** The resumed run's events; none when its log is gone or unreadable, which costs only its counts in the funnel. */
+async function previousEvents(file: string): Promise<RunEvent[]> {
+  try {
+    return (await readEventLogFile(file)).events;
+  } catch (error) {
+    if (error instanceof UsageError) return [];
+    throw error;
+  }
+}
 
 /** What the run depends on now (build/inputs.ts), and the project files its own stdout and stderr go to. */
 export interface CurrentInputs {

@@ -1,20 +1,18 @@
 // run-state.json, what --resume reads, is kept by a subscriber of the run's events: saved whenever
 // an event changes what it holds (a discovery build, a finished suggestion, a verified repair about
 // to be written). A stage that needs it on disk before its next step awaits `context.saved()`.
-import { runFromEvents, runStateOf, type RunStateBase } from '../formats/run-records.js';
+import { runFromEvents, runStateOf, type RunStateBase } from '../formats/run-fold.js';
 import type { RunEvent } from '../formats/events.js';
 import { RunStateWriter } from '../store/index.js';
-import type { RunContext } from './session.js';
 
-const CHANGES_STATE: ReadonlySet<RunEvent['type']> = new Set([
-  'discovered',
-  'writing',
-  'suggestion-finished',
-  'interrupted',
-]);
+const CHANGES_STATE: ReadonlySet<RunEvent['type']> = new Set(['discovered', 'writing', 'suggestion-finished', 'ended']);
 
-export function keepRunState(context: RunContext, base: RunStateBase): void {
-  const writer = new RunStateWriter(context.options.dotDir, () => runStateOf(base, runFromEvents(context.events)));
+/** The subscriber that keeps run-state.json, saved once now and then on every event that changes it. */
+export function keepRunState(
+  run: { dotDir: string; events: readonly RunEvent[] },
+  base: RunStateBase,
+): { apply(event: RunEvent): void; saved(): Promise<void> } {
+  const writer = new RunStateWriter(run.dotDir, () => runStateOf(base, runFromEvents(run.events)));
   let last: Promise<void> = Promise.resolve();
   // The first failed save is the one reported; a later save that succeeds does not hide it.
   let failure: { error: unknown } | null = null;
@@ -24,7 +22,8 @@ export function keepRunState(context: RunContext, base: RunStateBase): void {
       failure ??= { error };
     });
   };
-  context.subscribe({
+  save();
+  return {
     apply: (event) => {
       if (CHANGES_STATE.has(event.type)) save();
     },
@@ -32,6 +31,5 @@ export function keepRunState(context: RunContext, base: RunStateBase): void {
       await last.catch(() => undefined);
       if (failure) throw failure.error;
     },
-  });
-  save();
+  };
 }

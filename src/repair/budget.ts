@@ -1,6 +1,7 @@
 // The run-level agent budget shared by every suggestion: reported cost against --max-cost, the
 // endpoint-down rule (three suggestions in a row without any answer) and a fatal agent error.
-// Once one of them trips, no further agent call is made for the rest of the run.
+// Once one of them trips, no further agent call is made for the rest of the run; the fatal error
+// and the endpoint-down rule are facts of the run, emitted once as `agent-stopped`.
 //
 // With several repairs at once (--agent-jobs) every agent call goes through beginCall/endCall, so
 // the budget knows the calls in flight: a call may only start while the reported cost plus what
@@ -11,9 +12,11 @@
 // the cost of the calls in flight, never more than --agent-jobs calls.
 
 import { setMaxListeners } from 'node:events';
-import { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON } from '../formats/run-records.js';
+import type { Emit } from '../formats/events.js';
 
-export { ENDPOINT_DOWN_AFTER, ENDPOINT_DOWN_REASON };
+/** Suggestions in a row that got no answer at all before the endpoint counts as down. */
+export const ENDPOINT_DOWN_AFTER = 3;
+export const ENDPOINT_DOWN_REASON = `agent unreachable for ${ENDPOINT_DOWN_AFTER} suggestions in a row; no further calls`;
 
 export type AgentStop =
   | { kind: 'fatal-agent'; reason: string }
@@ -21,19 +24,19 @@ export type AgentStop =
   | { kind: 'cost-limit'; reason: string };
 
 export class RunBudget {
-  costUsd = 0;
-  endpointDown = false;
+  private costUsd = 0;
+  private endpointDown = false;
   /** Set by the first fatal agent error (authentication, quota, misconfiguration): the run exits 4. */
-  fatal: { reason: string; detail: string } | null = null;
+  private fatal: { reason: string; detail: string } | null = null;
   /** Agent calls started and not yet finished. */
-  inFlight = 0;
+  private inFlight = 0;
   private unreachableStreak = 0;
   /** The dearest single call so far: the estimate of what each call in flight may still cost. */
   private dearestCallUsd = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly cancel = new AbortController();
 
-  constructor(private readonly limits: { maxCostUsd?: number }) {
+  constructor(private readonly limits: { maxCostUsd?: number; emit: Emit }) {
     // One listener per agent call in flight, removed when it ends.
     setMaxListeners(0, this.cancel.signal);
   }
@@ -44,16 +47,25 @@ export class RunBudget {
   }
 
   setFatal(reason: string, detail: string): void {
-    this.fatal ??= { reason, detail };
+    if (this.fatal === null) {
+      this.fatal = { reason, detail };
+      this.limits.emit({ type: 'agent-stopped', reason_code: 'fatal-agent', reason: this.stop()!.reason });
+    }
     this.cancel.abort(new Error(`agent unusable (${reason})`));
     this.wake();
+  }
+
+  /** A fatal agent error stopped every call: the suggestions after it are not even started. */
+  get stoppedByFatalError(): boolean {
+    return this.fatal !== null;
   }
 
   /** Called once per suggestion that used the agent, in completion order: did any of its calls come back with an answer? */
   noteSuggestion(gotAnswer: boolean): void {
     this.unreachableStreak = gotAnswer ? 0 : this.unreachableStreak + 1;
-    if (this.unreachableStreak >= ENDPOINT_DOWN_AFTER) {
+    if (this.unreachableStreak >= ENDPOINT_DOWN_AFTER && !this.endpointDown) {
       this.endpointDown = true;
+      this.limits.emit({ type: 'agent-stopped', reason_code: 'endpoint-down', reason: ENDPOINT_DOWN_REASON });
       this.wake();
     }
   }

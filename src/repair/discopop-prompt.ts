@@ -1,7 +1,7 @@
 // The values DiscoPoP's own templates expect (`{identity}`, `{patch_blocks}`, `{original_source}`,
-// `{patched_source}`, `{pattern_metadata}`, `{output_contract}`), in the shape DiscoPoP's
-// prompts.py gives them, so a user's DiscoPoP template set reads as it did there. The output
-// contract asks for DiscoPoP's ===BEGIN PATCH <file_id>=== blocks, which extraction reads.
+// `{patched_source}`, `{pattern_metadata}`, `{output_contract}`), carrying what DiscoPoP puts in
+// them in patch-repair's own wording, so a user's DiscoPoP template set gets the same facts. The
+// output contract asks for DiscoPoP's ===BEGIN PATCH <file_id>=== blocks, which extraction reads.
 import path from 'node:path';
 import type { PatternInfo } from '../formats/types.js';
 import type { RepairTask } from '../formats/task.js';
@@ -10,14 +10,13 @@ import { numberedWindows, type PatchSide } from './source-windows.js';
 export function identityText(task: RepairTask): string {
   const implicated = implicatedFileIds(task);
   return [
-    '## The suggestion',
+    '## Suggestion under repair',
     '',
-    `* DiscoPoP suggestion id: ${task.suggestion.id}`,
-    `* Pattern type: ${task.suggestion.pattern?.type ?? 'unknown'}`,
-    '* Files (DiscoPoP file id -> path):',
+    `* Suggestion ${task.suggestion.id}, a ${task.suggestion.pattern?.type ?? 'pattern of unknown type'} suggestion of DiscoPoP`,
+    '* Its files, each with the id DiscoPoP gave it:',
     ...task.suggestion.files.map(
       (file) =>
-        `    * ${file.fileId} -> ${file.source.path}${implicated.has(file.fileId) ? '  <- the compiler errors are in this file' : ''}`,
+        `    * file id ${file.fileId}: ${file.source.path}${implicated.has(file.fileId) ? ' (the build fails in this file)' : ''}`,
     ),
   ].join('\n');
 }
@@ -25,9 +24,9 @@ export function identityText(task: RepairTask): string {
 export function patchBlocksText(task: RepairTask): string {
   const blocks = task.suggestion.files.map((file) => {
     const text = task.generated.get(file.fileId) ?? file.text;
-    return `### File id ${file.fileId} (${path.basename(file.source.path)})\n\n\`\`\`\n${text.replace(/\n+$/, '')}\n\`\`\`\n`;
+    return `### ${path.basename(file.source.path)}, file id ${file.fileId}\n\n\`\`\`\n${text.replace(/\n+$/, '')}\n\`\`\`\n`;
   });
-  return ['## The patch to fix', '', ...blocks].join('\n');
+  return ['## Generated patch that does not build', '', ...blocks].join('\n');
 }
 
 /**
@@ -40,15 +39,15 @@ export function sourceWindowsText(task: RepairTask, side: PatchSide, contextLine
     const source = (side === 'original' ? task.sources : task.patched).get(file.fileId);
     if (source === undefined) continue;
     const patch = task.generated.get(file.fileId) ?? file.text;
-    const label = side === 'original' ? 'before' : 'after';
+    const label = side === 'original' ? 'without the patch' : 'with the patch applied';
     blocks.push(
-      `### File id ${file.fileId} (${path.basename(file.source.path)}), ${label} the patch\n`,
+      `### ${path.basename(file.source.path)}, file id ${file.fileId}, ${label}\n`,
       '```',
       windowText(source, patch, side, contextLines),
       '```\n',
     );
   }
-  return blocks.length > 0 ? blocks.join('\n') : '(not included)';
+  return blocks.length > 0 ? blocks.join('\n') : '(no source to show)';
 }
 
 function windowText(source: string, patch: string, side: PatchSide, contextLines: number): string {
@@ -57,7 +56,7 @@ function windowText(source: string, patch: string, side: PatchSide, contextLines
 }
 
 export function patternMetadataText(pattern: PatternInfo | null): string {
-  if (pattern === null) return '(DiscoPoP recorded no further metadata for this suggestion.)';
+  if (pattern === null) return "(DiscoPoP's output has no pattern record for this suggestion.)";
   const clauses: [string, string[]][] = [
     ['private', pattern.private],
     ['firstprivate', pattern.firstPrivate],
@@ -66,38 +65,39 @@ export function patternMetadataText(pattern: PatternInfo | null): string {
     ['reduction', pattern.reduction],
   ];
   return [
-    ...(pattern.pragma ? [`* Directive DiscoPoP generated: \`${pattern.pragma}\``] : []),
-    ...clauses.map(([clause, values]) => `* \`${clause}\`: ${values.length > 0 ? values.join(', ') : '(empty)'}`),
-    ...(pattern.scheduling !== undefined ? [`* Scheduling: ${pattern.scheduling}`] : []),
+    ...(pattern.pragma ? [`* The directive as generated: \`${pattern.pragma}\``] : []),
+    ...clauses.map(([clause, values]) => `* \`${clause}\`: ${values.length > 0 ? values.join(', ') : '(none)'}`),
+    ...(pattern.scheduling !== undefined ? [`* Schedule: ${pattern.scheduling}`] : []),
     ...(pattern.collapseLevel !== undefined && pattern.collapseLevel > 0
-      ? [`* Collapse level: ${pattern.collapseLevel}`]
+      ? [`* Loops collapsed: ${pattern.collapseLevel}`]
       : []),
     ...(pattern.averageIterationCount !== undefined
-      ? [`* Average iteration count: ${pattern.averageIterationCount}`]
+      ? [`* Iterations on average: ${pattern.averageIterationCount}`]
       : []),
-    `* Region (file id:line): ${pattern.fileId}:${pattern.startLine} to ${pattern.fileId}:${pattern.endLine}`,
+    `* Region: from ${pattern.fileId}:${pattern.startLine} to ${pattern.fileId}:${pattern.endLine} (file id:line)`,
   ].join('\n');
 }
 
 /**
- * DiscoPoP's answer format, spelled out for the file ids of this suggestion, saying everything
- * DiscoPoP's own contract says (prompts.py `output_contract`): a DiscoPoP template set was written
- * and tuned against that text.
+ * How to answer, for the file ids of this suggestion: the blocks DiscoPoP's tool and our
+ * extraction read, and the rules a repair is checked against, so a template written for DiscoPoP
+ * gets the same contract it was tuned with. The marker lines are a format and stay exact.
  */
 export function outputContractText(task: RepairTask): string {
   const ids = task.suggestion.files.map((file) => file.fileId);
   const example = ids[0] ?? '0';
   return [
-    '## How to answer',
+    '## Answer format',
     '',
-    '**Use no tools.** Do not read or edit files and do not run commands: everything you need is in',
-    'this message, and the project you would find on disk is not the one this patch belongs to.',
-    'Answer with text only.',
+    'Reply in text alone. Every tool is off limits: reading or changing files and running commands',
+    'would only reach a project on disk that is not the one this patch was generated for, and this',
+    'message already holds all you need.',
     '',
-    'Answer with the corrected patch and nothing else -- no explanation outside the blocks, no code fences inside them.',
+    'The reply is the corrected patch and only that: no remarks around the blocks and no code',
+    'fences within them.',
     '',
-    'Give **one block per file whose patch must change**, and no block for a file whose patch is',
-    'already right:',
+    'Write one block for each file whose patch has to change; leave out the files whose patch is',
+    'fine. A block looks like this, with the file id in both marker lines:',
     '',
     '```',
     `===BEGIN PATCH ${example}===`,
@@ -109,21 +109,21 @@ export function outputContractText(task: RepairTask): string {
     `===END PATCH ${example}===`,
     '```',
     '',
-    `The file ids of this suggestion are: ${ids.join(', ')}.`,
+    `File ids you may use here: ${ids.join(', ')}.`,
     '',
-    'Rules:',
+    'What a correct block must respect:',
     '',
-    '* **Write the diff against the ORIGINAL, UNPATCHED file.** This is the easiest thing to get',
-    '  wrong here: the patch above *adds* the OpenMP directive, so the original file does not contain',
-    '  it. To change the directive, change the `+` line of the patch. A diff that removes the current',
-    '  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
-    '* **Keep the parallelization.** Do not delete the `#pragma omp` directives: a patch that fixes',
-    '  the error by removing them compiles, but turns the suggestion into a no-op, and is rejected.',
-    "* Prefer correcting the directive's clauses (`private`, `firstprivate`, `shared`, `reduction`,",
-    '  `collapse`) over restructuring the code.',
-    '* Change nothing outside the region the original patch touches.',
-    '* The line numbers in the `@@` headers need not be exact (the patch is re-derived once it',
-    '  applies), but the context lines must match the real code.',
+    '* **Its diff is taken against the file as it was before any patch.** The generated patch is',
+    '  what puts the OpenMP directive there, so that file has no directive yet. Fix a directive by',
+    '  editing the `+` line that adds it. A diff that deletes the directive and adds a new one',
+    '  finds nothing to delete and fails.',
+    '* **The `#pragma omp` directives stay.** Dropping them would make the code build and the',
+    '  suggestion pointless; such an answer fails.',
+    '* Fix the clauses of the directive (`private`, `firstprivate`, `shared`, `reduction`,',
+    '  `collapse`) rather than rewriting the code, where that is enough.',
+    '* Touch only the lines of the region the generated patch changes.',
+    '* The numbers in `@@` lines may be off, as the patch is rebuilt once it applies; the context',
+    '  lines may not: they must be the code exactly as it is.',
   ].join('\n');
 }
 

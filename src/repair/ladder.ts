@@ -2,12 +2,14 @@
 // prompts/ or from --prompt-dir. patch-repair's own templates use {{placeholder}} substitution and
 // every problem with them is found here, before the first build, as one UsageError line.
 // --prompt-dir also takes DiscoPoP's template set as it is (minimal.md → context.md → guided.md,
-// retry.md; single-brace placeholders, filled as DiscoPoP's prompts.py fills them): a file of the
-// set that is missing is DiscoPoP's own (prompts/discopop/), and its ladder cycles as DiscoPoP's.
+// retry.md; single-brace placeholders, filled as DiscoPoP's prompts.py fills them): a file the set
+// lacks comes from the user's installed DiscoPoP, else is patch-repair's own rung of that place, and
+// the ladder cycles as DiscoPoP's.
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
+import { DISCOPOP_TEMPLATES_VARIABLE, locateDiscopopTemplates } from './discopop-templates.js';
 
 /** Values a rung may use. */
 const RUNG_PLACEHOLDERS = [
@@ -35,6 +37,13 @@ const DISCOPOP_FOLLOW_UP_PLACEHOLDERS = ['failure', 'output_contract'] as const;
 /** DiscoPoP's file names, in ladder order, and its follow-up. */
 const DISCOPOP_RUNGS = ['minimal.md', 'context.md', 'guided.md'] as const;
 const DISCOPOP_FOLLOW_UP = 'retry.md';
+/** patch-repair's own template for each place of DiscoPoP's ladder, when no DiscoPoP is installed. */
+const OWN_TEMPLATE_FOR: Record<string, string> = {
+  'minimal.md': 'rung-1.md',
+  'context.md': 'rung-2.md',
+  'guided.md': 'rung-3.md',
+  'retry.md': 'follow-up.md',
+};
 
 /** Without these a prompt cannot be answered: the patches to correct and why they fail. */
 const RUNG_REQUIRED = ['generated_patches', 'diagnostics'] as const;
@@ -72,15 +81,16 @@ export interface PromptLadder {
 }
 
 export const BUILTIN_PROMPT_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
-/** DiscoPoP's own templates (BSD-3-Clause, see its ORIGIN.md): what a DiscoPoP set lacks comes from here. */
-const DISCOPOP_PROMPT_DIR = path.join(BUILTIN_PROMPT_DIR, 'discopop');
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const SINGLE_PLACEHOLDER = /\{([A-Za-z_]\w*)\}/g;
 const RUNG_FILE = /^rung-(\d+)\.md$/;
 
-/** Loads and checks a template directory (the built-in prompts/ when `dir` is undefined). */
-export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
+/**
+ * Loads and checks a template directory (the built-in prompts/ when `dir` is undefined). `env` is
+ * where a DiscoPoP set's missing files are looked for (python3's PATH and PYTHONPATH, the override).
+ */
+export async function loadPromptLadder(dir?: string, env: NodeJS.ProcessEnv = process.env): Promise<PromptLadder> {
   const root = path.resolve(dir ?? BUILTIN_PROMPT_DIR);
   let names: string[];
   try {
@@ -96,7 +106,7 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
     .map(Number)
     .sort((a, b) => a - b);
   const discopop = [...DISCOPOP_RUNGS, DISCOPOP_FOLLOW_UP].filter((name) => names.includes(name));
-  if (rungNumbers.length === 0 && discopop.length > 0) return loadDiscopopSet(root, names);
+  if (rungNumbers.length === 0 && discopop.length > 0) return loadDiscopopSet(root, names, env);
   if (rungNumbers.length === 0) throw new UsageError(`${path.join(root, 'rung-1.md')}: missing prompt template`);
   rungNumbers.forEach((n, index) => {
     if (n !== index + 1)
@@ -114,15 +124,28 @@ export async function loadPromptLadder(dir?: string): Promise<PromptLadder> {
 
 /**
  * DiscoPoP's set, read as DiscoPoP reads it: no placeholder is required and an unknown `{word}`
- * stays in the text (templates quote C code), named once per file. A missing file is DiscoPoP's own
- * template of that name (prompts/discopop/, with its licence), as DiscoPoP's tool falls back to
- * its built-in one; the system prompt is always patch-repair's.
+ * stays in the text (templates quote C code), named once per file. A file the set lacks is, as in
+ * DiscoPoP's tool, DiscoPoP's built-in template of that name, read from the user's installation;
+ * without one it is patch-repair's own template of that place. One warning says which was used.
+ * The system prompt is always patch-repair's.
  */
-async function loadDiscopopSet(root: string, names: readonly string[]): Promise<PromptLadder> {
+async function loadDiscopopSet(root: string, names: readonly string[], env: NodeJS.ProcessEnv): Promise<PromptLadder> {
   const builtin = await loadPromptLadder();
   const warnings: string[] = [];
+  const missing = [...DISCOPOP_RUNGS, DISCOPOP_FOLLOW_UP].filter((name) => !names.includes(name));
+  const installed = missing.length > 0 ? await locateDiscopopTemplates(env) : null;
+  const fromInstalled = new Set<string>();
+  const fromOwn = new Set<string>();
+  for (const name of missing) {
+    const hasIt = installed !== null && (await readdir(installed.dir).catch((): string[] => [])).includes(name);
+    (hasIt ? fromInstalled : fromOwn).add(name);
+  }
   const read = async (name: string, known: readonly string[]): Promise<Template> => {
-    const file = path.join(names.includes(name) ? root : DISCOPOP_PROMPT_DIR, name);
+    if (fromOwn.has(name)) {
+      const own = OWN_TEMPLATE_FOR[name]!;
+      return name === DISCOPOP_FOLLOW_UP ? builtin.followUp : builtin.rungs.find((rung) => rung.name === own)!;
+    }
+    const file = path.join(fromInstalled.has(name) ? installed!.dir : root, name);
     const text = stripLeadingComment(await readText(file));
     const placeholders = new Set<string>();
     const unknown = new Set<string>();
@@ -136,7 +159,31 @@ async function loadDiscopopSet(root: string, names: readonly string[]): Promise<
   };
   const rungs = await Promise.all(DISCOPOP_RUNGS.map((name) => read(name, DISCOPOP_RUNG_PLACEHOLDERS)));
   const followUp = await read(DISCOPOP_FOLLOW_UP, DISCOPOP_FOLLOW_UP_PLACEHOLDERS);
+  if (missing.length > 0) warnings.unshift(missingFilesWarning(root, installed, fromInstalled, fromOwn));
   return { dir: root, system: builtin.system, rungs, followUp, cycle: true, warnings };
+}
+
+function missingFilesWarning(
+  root: string,
+  installed: { dir: string; foundBy: string } | null,
+  fromInstalled: ReadonlySet<string>,
+  fromOwn: ReadonlySet<string>,
+): string {
+  const used: string[] = [];
+  if (fromInstalled.size > 0)
+    used.push(
+      `${[...fromInstalled].join(', ')} from the installed DiscoPoP, ${installed!.dir} (found by ${installed!.foundBy})`,
+    );
+  if (fromOwn.size > 0) {
+    const why =
+      installed === null
+        ? `no installed DiscoPoP found: python3 finds no discopop_library with a PatchRepair/prompts/ folder, and $${DISCOPOP_TEMPLATES_VARIABLE} is unset`
+        : `${installed.dir} lacks ${fromOwn.size === 1 ? 'it' : 'them'}`;
+    used.push(
+      `patch-repair's own ${[...fromOwn].map((name) => OWN_TEMPLATE_FOR[name]!).join(', ')} for ${[...fromOwn].join(', ')} (${why})`,
+    );
+  }
+  return `${root}: DiscoPoP template set without ${[...fromInstalled, ...fromOwn].join(', ')}; using ${used.join('; ')}`;
 }
 
 async function readText(file: string): Promise<string> {

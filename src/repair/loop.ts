@@ -79,7 +79,7 @@ export async function repairSuggestion(
     reasonCode,
   });
 
-  if (deps.budget.fatal) return unrepaired('skipped', 'fatal-agent', deps.budget.stop()!.reason);
+  if (deps.budget.stoppedByFatalError) return unrepaired('skipped', 'fatal-agent', deps.budget.stop()!.reason);
   const notOpenMp = pseudoDirectiveReason(task);
   if (notOpenMp !== null) return unrepaired('failed', 'not-openmp', notOpenMp);
 
@@ -106,10 +106,11 @@ export async function repairSuggestion(
       verification,
     });
     if (verification.accepted) return accepted(verification, last, common(), task);
-    Object.assign(last, { outcome: 'rejected', rejectedBy: verification.rejectedBy, reason: verification.reason });
-    if (last.tier === 'builtin')
-      tally.builtinRejected(last.answer, last.source, verification.rejectedBy, verification.reason);
-    else tally.lastRejection = `attempt ${last.attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
+    const { rejectedBy, reason } = verification;
+    // The attempt checked again is rejected now: where the ladder goes on from reads this, not the prior one.
+    attempts[attempts.length - 1] = { ...last, outcome: 'rejected', rejectedBy, reason };
+    if (last.tier === 'builtin') tally.builtinRejected(last.answer, last.source, rejectedBy, reason);
+    else tally.lastRejection = `attempt ${last.attempt} rejected at ${rejectedBy}: ${reason}`;
   }
 
   if (deps.options.builtin && !attempts.some((t) => t.tier === 'builtin')) {

@@ -1,5 +1,5 @@
 // The one-line form of an event, shared by the plain reporter and the lines printed above the bars.
-import { isVerifiedRepair } from '../formats/run-records.js';
+import { isVerifiedRepair } from '../formats/statuses.js';
 import { isFatalReason, type RunEvent } from '../formats/events.js';
 import type { OpenmpProbe } from '../formats/results.js';
 

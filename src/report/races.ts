@@ -1,5 +1,5 @@
 // How --check-races' records read in the summary, `show` and the review page.
-import type { RaceCheck, RaceReport, ResultsFile } from '../formats/results.js';
+import type { RaceCheck, RaceReport, RunResults } from '../formats/results.js';
 
 /** `src/main.c:11 (t)`: where a racing pair is, for lists. */
 export function raceSite(report: RaceReport): string {
@@ -18,7 +18,7 @@ export function raceVerdictLine(race: RaceCheck): string {
 }
 
 /** The summary's lines: how many repairs were race-checked, and the suggestions that build as generated and race. */
-export function raceSummaryLines(results: ResultsFile): string[] {
+export function raceSummaryLines(results: RunResults): string[] {
   const checked = results.suggestions.filter((r) => r.race_check !== null && r.race_check.verdict !== 'not-run');
   const first = checked[0]?.race_check;
   if (!first) return [];

@@ -1,7 +1,7 @@
 // A run rebuilt from progress.jsonl alone: the same run and suggestion records the live run put in
 // its summary, so `show` and the review page print the numbers the run printed. A killed run (no
 // run-finished, maybe a torn last line) yields what was recorded up to where the log ends.
-import { runFromEvents, runTotals, startedRun } from '../formats/run-records.js';
+import { runFromEvents, runTotals, startedRun } from '../formats/run-fold.js';
 import { funnelOf } from './funnel.js';
 import type { RunEvent } from '../formats/events.js';
 import { stat } from 'node:fs/promises';
@@ -10,13 +10,13 @@ import { readDiscopopLog, readEventLogFile, readResultsFile, repairDir } from '.
 import type { DiscopopLogLine } from '../formats/discopop-progress.js';
 import { type DiscopopRunFacts, parseResultsDocument } from '../formats/results-document.js';
 import { exists } from '../store/fs-atomic.js';
-import type { ResultsFile, RunRecord } from '../formats/results.js';
+import type { RunResults, RunRecord } from '../formats/results.js';
 import { UsageError } from '../errors.js';
 import { eventLogPath } from '../store/event-log.js';
 
 export interface ReplayedRun {
   /** Records of the suggestions that finished, in the order the run considered them. */
-  results: ResultsFile;
+  results: RunResults;
   finished: boolean;
   /** The log's last line was cut off. */
   truncated: boolean;
@@ -83,7 +83,7 @@ async function replayDiscopopRun(dotDir: string, dir: string, lines: DiscopopLog
 export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source: string }): ReplayedRun {
   const { events } = o;
   const folded = runFromEvents(events);
-  const { finished: finishedRun, considered, records, probe, runReference } = folded;
+  const { finished: finishedRun, considered, records } = folded;
   const started = startedRun(folded);
   if (events.length === 0)
     throw new UsageError(`${o.source}: holds no complete event: the run was stopped as it began`);
@@ -99,7 +99,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
     writes,
     checkRun: started.options.checkRun === 'repairs' || started.options.checkRun === 'all',
   });
-  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, { funnel, probe, runReference });
+  const run: RunRecord = finishedRun ?? runTotals(started, suggestions, folded, funnel);
   return {
     results: { version: 1, run, suggestions },
     finished: finishedRun !== null,
@@ -114,7 +114,7 @@ export function replayEvents(o: { events: RunEvent[]; truncated: boolean; source
 function fromSuggestionEvents(
   lines: DiscopopLogLine[],
   o: DiscopopRunFacts & { dotDir: string; source: string },
-): ResultsFile {
+): RunResults {
   const suggestions = Object.fromEntries(
     lines.filter((line) => line.event === 'suggestion').map((line) => [String(line.suggestion_id), line]),
   );
@@ -127,7 +127,7 @@ function fromSuggestionEvents(
  * The agent of a run for headers: results.json names no backend when no agent was created, e.g.
  * with --backend builtin; the records still say the built-in repairer did the work.
  */
-export function agentLabel(results: ResultsFile): string | null {
+export function agentLabel(results: RunResults): string | null {
   const { backend, model } = results.run;
   if (backend) return model ? `backend ${backend}, model ${model}` : `backend ${backend}`;
   return results.suggestions.some((r) => r.backend === 'builtin') ? 'built-in repairer only' : null;

@@ -1,6 +1,6 @@
 // `patch-repair show [id]`: the last run redisplayed from progress.jsonl, and one suggestion's
 // attempts from its transcripts. Reads only; never builds or calls an agent.
-import { isVerifiedRepair } from '../formats/run-records.js';
+import { isVerifiedRepair } from '../formats/statuses.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { readAttemptsIn, type StoredAttempt } from '../store/index.js';

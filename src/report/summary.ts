@@ -1,7 +1,7 @@
 // The end-of-run summary, rendered from results.json values alone so that the live run and
 // `patch-repair show` print exactly the same text.
-import { isVerifiedRepair } from '../formats/run-records.js';
-import type { NotConsidered, ResultsFile, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
+import { isVerifiedRepair } from '../formats/statuses.js';
+import type { NotConsidered, RunResults, SuggestionRecord, SuggestionStatus } from '../formats/results.js';
 import { raceSite, raceSummaryLines } from './races.js';
 import { ENDPOINT_DOWN_AFTER } from '../repair/budget.js';
 import { funnelLine } from './funnel.js';
@@ -12,7 +12,7 @@ export const ENDPOINT_DOWN_NOTE = `The agent endpoint looked down: no calls were
  * `width`: the terminal's columns. Each table row then fits on one screen line, its detail cut
  * with "…" (results.json and `show <id>` have it whole); without it every row is whole.
  */
-export function renderSummary(results: ResultsFile, o: { width?: number } = {}): string {
+export function renderSummary(results: RunResults, o: { width?: number } = {}): string {
   const lines: string[] = [];
   const rows = results.suggestions.map(tableRow);
   const header = ['id', 'hotspot', 'files', 'status', 'calls', 'class', 'detail'];
@@ -54,7 +54,7 @@ function fit(line: string, width: number | undefined): string {
 }
 
 /** One line per status that occurred, each label saying what it counts. */
-function countLines(results: ResultsFile): string[] {
+function countLines(results: RunResults): string[] {
   const records = results.suggestions;
   const discoverOnly = results.run.mode === 'discover-only';
   const count = (status: SuggestionStatus) => results.run.counts[status] ?? 0;
@@ -96,7 +96,7 @@ function countLines(results: ResultsFile): string[] {
 }
 
 /** `Not considered: 4 (hotspot NO: 0, 5, 7, 8)`, one group per reason, and what to do when that was every suggestion. */
-function notConsideredLines(results: ResultsFile): string[] {
+function notConsideredLines(results: RunResults): string[] {
   const left = results.run.not_considered;
   if (left.length === 0) return [];
   const lines = [`Not considered: ${describeNotConsidered(left)}`];
@@ -116,7 +116,7 @@ export function describeNotConsidered(left: readonly NotConsidered[]): string {
 
 /** `Agent usage reported: 1234 input tokens, 567 output tokens, $0.0123`; null when nothing was reported. */
 export function usageLine(
-  usage: Pick<ResultsFile['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'>,
+  usage: Pick<RunResults['run'], 'input_tokens' | 'output_tokens' | 'cost_usd'>,
 ): string | null {
   const parts = [
     usage.input_tokens === null ? null : `${usage.input_tokens} input tokens`,
@@ -130,7 +130,7 @@ export function usageLine(
  * `Runs the same (--check-run, 2 and 1 threads, 3 runs): 4 repairs; builds as generated but does
  * not run the same: 1 (7)`; null without --check-run.
  */
-function runCheckLine(results: ResultsFile): string | null {
+function runCheckLine(results: RunResults): string | null {
   const checked = results.suggestions.filter((r) => r.run_check !== null);
   const first = checked[0]?.run_check;
   if (!first) return null;

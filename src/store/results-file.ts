@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { isNotFound, writeFileAtomic } from './fs-atomic.js';
 import { repairDir } from './paths.js';
-import type { ResultsFile } from '../formats/results.js';
+import type { RunResults } from '../formats/results.js';
 import {
   type DiscopopRunFacts,
   parseResultsDocument,
@@ -19,14 +19,14 @@ export function resultsPath(dotDir: string): string {
 
 /** Written in DiscoPoP's shape (format 2) with sorted keys; `results` is the in-memory form. */
 
-export async function writeResults(dotDir: string, results: ResultsFile): Promise<void> {
+export async function writeResults(dotDir: string, results: RunResults): Promise<void> {
   const document = resultsDocument(results);
   await mkdir(repairDir(dotDir), { recursive: true });
   await writeFileAtomic(resultsPath(dotDir), `${sortedJson(document)}\n`);
 }
 
 /** The last run's results, or null when no run has written any. */
-export async function readResults(dotDir: string): Promise<ResultsFile | null> {
+export async function readResults(dotDir: string): Promise<RunResults | null> {
   return readResultsFile(resultsPath(dotDir), { dotDir });
 }
 
@@ -37,7 +37,7 @@ export async function readResults(dotDir: string): Promise<ResultsFile | null> {
 export async function readResultsFile(
   path: string,
   o: { dotDir: string; facts?: Partial<DiscopopRunFacts> },
-): Promise<ResultsFile | null> {
+): Promise<RunResults | null> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

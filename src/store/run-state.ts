@@ -1,7 +1,7 @@
 // patch_repair/run-state.json: what `--resume` needs from a run that did not finish. Written
 // atomically after discovery and after every suggestion that finishes, so a SIGKILL leaves the
-// state of the last finished step. It moves to history/ with the rest of the run; only the state
-// still in patch_repair/ (the most recent run) can be resumed.
+// state of the last finished step. It moves to history/ with the rest of the run when the next run
+// starts, and only the state moved last (the most recent run) can be resumed.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RunStateSchema, StoredRunStateSchema, type RunState, type StoredRunState } from '../formats/resume-state.js';
@@ -12,11 +12,11 @@ export function runStatePath(dotDir: string): string {
   return join(repairDir(dotDir), 'run-state.json');
 }
 
-/** The state in patch_repair/ (of this release's version or the one before), or null when there is none or it cannot be read as one. */
-export async function readRunState(dotDir: string): Promise<StoredRunState | null> {
+/** A run's state (of this release's version or the one before), or null when there is none or it cannot be read as one. */
+export async function readRunState(file: string): Promise<StoredRunState | null> {
   let text: string;
   try {
-    text = await readFile(runStatePath(dotDir), 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;

@@ -3,7 +3,7 @@
 // the patched file with real gcc/g++ or clang/clang++, parses the output as the build stage does,
 // and checks an answer with real GNU patch and the same compiler again.
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { addedDirectiveLines, addedLineNumbers } from '../../src/build/apply.js';
 import { preprocessPatched, type Preprocessed } from '../../src/build/preprocess.js';
@@ -59,7 +59,8 @@ export interface FixtureSpec extends Expectation {
 }
 
 /**
- * How a real code's program is built (fixtures/real/<code>/code.json): what its compile.sh runs
+ * How a whole program is built (fixtures/shapes/<code>/code.json, or a real code's in
+ * BUILTIN_REAL_DIR): what its compile.sh runs
  * from project/, `<cc> -fopenmp <flags> <sources> <libs>`, and how it is run.
  */
 export interface ProgramBuild {
@@ -82,6 +83,72 @@ export interface ProjectBuild {
    * once per compiler: a build compiles only the suggestion's unit and links it with them.
    */
   units: string;
+}
+
+/** A suggestion on a whole program: fixtures/shapes/<code>/suggestions/*.json, or a real code's. */
+export interface CodeSpec extends FixtureSpec {
+  /** The program of code.json the suggestion's file belongs to. */
+  program: string;
+  /** What issue 20 says must happen under both compilers; `expect` is today's behaviour. */
+  target: Expectation['expect'];
+  /** For a decline the issue wants (restructuring, unstated extents): what its reason must say. */
+  targetReason?: string;
+  /** The DiscoPoP mistake the suggestion carries. */
+  mistake: string;
+  /** Own-shape fixtures: the real loop whose shape it reproduces, in one line ("shape of …"). */
+  shape?: string;
+  /** Own-shape fixtures: the real suggestion reproduced, as `<code>/<name>` in a copy of the real codes. */
+  reproduces?: string;
+}
+
+export interface CodeFixture extends Fixture {
+  /** `shapes/<code>` for the fixtures written here, `<code>` for a real code measured from outside. */
+  code: string;
+  spec: CodeSpec;
+  project: ProjectBuild;
+}
+
+/** The own-shape programs, always in the tree; the real codes are measured from a copy kept outside it. */
+export const SHAPES_DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'shapes');
+export const REAL_DIR: string | undefined = process.env.BUILTIN_REAL_DIR || undefined;
+/** The one line a test prints when BUILTIN_REAL_DIR is unset: how to measure the real codes. */
+export function realCodeSkipped(testFile: string): string {
+  return `real code skipped: BUILTIN_REAL_DIR=<folder of real codes laid out as fixtures/shapes> npx vitest run ${testFile}`;
+}
+
+/**
+ * Every suggestion of every code under `dir` (<code>/code.json, <code>/project/,
+ * <code>/suggestions/*.json), sorted; `prefix` names where they come from. `only` keeps those codes;
+ * `firstOfEach` keeps each code's first suggestion. Untouched units are compiled under `scratch`.
+ */
+export async function loadCodeFixtures(
+  dir: string,
+  prefix: string,
+  scratch: string,
+  options: { only?: string[]; firstOfEach?: boolean } = {},
+): Promise<CodeFixture[]> {
+  const fixtures: CodeFixture[] = [];
+  for (const name of (await readdir(dir)).sort().filter((code) => !options.only || options.only.includes(code))) {
+    const code = `${prefix}${name}`;
+    const codeJson = join(dir, name, 'code.json');
+    const programs = (JSON.parse(await readFile(codeJson, 'utf8')) as { programs: Record<string, ProgramBuild> })
+      .programs;
+    const files = (await readdir(join(dir, name, 'suggestions'))).sort();
+    for (const file of options.firstOfEach ? files.slice(0, 1) : files) {
+      const spec = JSON.parse(await readFile(join(dir, name, 'suggestions', file), 'utf8')) as CodeSpec;
+      const build = programs[spec.program];
+      if (!build)
+        throw new Error(`${join(dir, name, 'suggestions', file)}: no program '${spec.program}' in ${codeJson}`);
+      fixtures.push({
+        code,
+        name: `${code}/${file.replace(/\.json$/, '')}`,
+        dir: join(dir, name),
+        spec,
+        project: { projectDir: join(dir, name, 'project'), build, units: join(scratch, 'units', code, spec.program) },
+      });
+    }
+  }
+  return fixtures;
 }
 
 /** What is expected under one compiler. */

@@ -1,21 +1,23 @@
-// Real public HPC code (fixtures/real/<code>/: trimmed upstream sources, ORIGIN.md, the upstream
-// licence) with DiscoPoP-style suggestions on its real loops, each carrying a mistake DiscoPoP
-// really makes (formats.md §4). Under gcc and under clang: the generated patch (real diff -Naru)
-// is built as the code's compile.sh would build it (all its sources, its flags; each untouched
-// unit is compiled once per program and compiler, the patched unit for every build, then linked);
-// the built-in repairer's answer is applied with GNU patch, built again, checked by check 5, and
-// the repaired program is run with 1 and with 4 threads and must print exactly what the original
-// program prints with as many threads (the sequential program, for codes without OpenMP of their own).
+// Whole programs with DiscoPoP-style suggestions, each carrying a mistake DiscoPoP really makes
+// (formats.md §4): the project's own programs under fixtures/shapes/<code>/, each suggestion
+// reproducing the shape of one on a real public HPC code (its `shape` line names which), always;
+// and the real codes themselves when BUILTIN_REAL_DIR names a copy laid out the same way (kept
+// outside the repository: upstream code is measured, never committed). Under gcc and under clang:
+// the generated patch (real diff -Naru) is built as the code's compile.sh would build it (all its
+// sources, its flags; each untouched unit is compiled once per program and compiler, the patched
+// unit for every build, then linked); the built-in repairer's answer is applied with GNU patch,
+// built again, checked by check 5, and the repaired program is run with 1 and with 4 threads and
+// must print exactly what the original program prints with as many threads.
 //
 // Each suggestion states `target` (what issue 20 says must happen) and `expect` (what the
 // repairer does today, asserted here). Where they differ the test title says "gap", so today's
 // shortfall is visible in every run; `expect` moves to `target` as the rules improve.
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
+import { isBuildFailure } from '../../src/formats/types.js';
 import { runProcess } from '../../src/process.js';
 import {
   applyAndCompile,
@@ -26,66 +28,22 @@ import {
   originalOutputs,
   prepareFixture,
   programOutputs,
+  loadCodeFixtures,
+  REAL_DIR,
+  realCodeSkipped,
+  SHAPES_DIR,
+  type CodeFixture,
   type CompilerFamily,
-  type Expectation,
-  type Fixture,
-  type FixtureSpec,
-  type ProgramBuild,
-  type ProjectBuild,
   type Run,
 } from './harness.js';
 
-// BUILTIN_REAL_DIR=<folder> runs the same test on codes laid out the same way outside the repository
-// (upstream code that may not be committed, measured where it was fetched).
-const realDir = process.env.BUILTIN_REAL_DIR ?? join(import.meta.dirname, '..', '..', 'fixtures', 'real');
-
-interface RealSpec extends FixtureSpec {
-  /** The program of code.json the suggestion's file belongs to. */
-  program: string;
-  /** What issue 20 says must happen under both compilers; `expect` is today's behaviour. */
-  target: Expectation['expect'];
-  /** For a decline the issue wants (restructuring, unstated extents): what its reason must say. */
-  targetReason?: string;
-  /** The DiscoPoP mistake the suggestion carries. */
-  mistake: string;
-}
-
-interface RealFixture extends Fixture {
-  code: string;
-  spec: RealSpec;
-  project: ProjectBuild;
-}
-
-/** BUILTIN_REAL_CODES=xsbench,hpccg runs only those codes (while adding fixtures to one). */
-async function loadFixtures(): Promise<RealFixture[]> {
-  const fixtures: RealFixture[] = [];
-  const only = process.env.BUILTIN_REAL_CODES?.split(',');
-  for (const code of (await readdir(realDir)).sort().filter((name) => !only || only.includes(name))) {
-    const programs = (
-      JSON.parse(await readFile(join(realDir, code, 'code.json'), 'utf8')) as { programs: Record<string, ProgramBuild> }
-    ).programs;
-    for (const file of (await readdir(join(realDir, code, 'suggestions'))).sort()) {
-      const spec = JSON.parse(await readFile(join(realDir, code, 'suggestions', file), 'utf8')) as RealSpec;
-      const build = programs[spec.program];
-      if (!build) throw new Error(`${code}/suggestions/${file}: no program '${spec.program}' in code.json`);
-      fixtures.push({
-        code,
-        name: `${code}/${file.replace(/\.json$/, '')}`,
-        dir: join(realDir, code),
-        spec,
-        project: {
-          projectDir: join(realDir, code, 'project'),
-          build,
-          units: join(scratch, 'units', code, spec.program),
-        },
-      });
-    }
-  }
-  return fixtures;
-}
-
+/** BUILTIN_REAL_CODES=xsbench,hpccg runs only those codes (shapes or real, while adding fixtures to one). */
+const only = process.env.BUILTIN_REAL_CODES?.split(',');
 const scratch = await mkdtemp(join(tmpdir(), 'builtin-real-'));
-const fixtures = await loadFixtures();
+const fixtures: CodeFixture[] = [
+  ...(await loadCodeFixtures(SHAPES_DIR, 'shapes/', scratch, { only })),
+  ...(REAL_DIR ? await loadCodeFixtures(REAL_DIR, '', scratch, { only }) : []),
+];
 const runs = new Map<string, Run>();
 const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
 
@@ -109,11 +67,16 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
   if (process.env.BUILTIN_REAL_TABLE) {
     const rows = [...runs].map(([id, run]) => {
-      const fixture = run.prepared.fixture as RealFixture;
+      const fixture = run.prepared.fixture as CodeFixture;
       const { class: kind, target, targetReason } = fixture.spec;
       return {
         family: id.split('/')[0],
         code: fixture.code,
+        shape: fixture.code.startsWith('shapes/'),
+        // What makes a shape comparable with the real suggestion it reproduces: the compiler's
+        // failing messages and the rules the repair used.
+        errors: run.prepared.task.build.diagnostics.filter(isBuildFailure).map((d) => `${d.errorClass}: ${d.message}`),
+        rules: run.result?.kind === 'answer' ? run.result.rules : [],
         fixture: fixture.name,
         class: kind,
         target,
@@ -175,27 +138,32 @@ describe.each(COMPILERS)('%s', (family) => {
 });
 
 // The output check must be able to catch a repair that compiles but computes something else. A
-// section reduction over trisolv's x privatizes the whole array, so the loop's reads of x[j] see
-// the private copy (zero) instead of the solved values: it builds under both compilers and prints
-// a different solution.
-describe('a wrong repair is caught', () => {
-  const fixture = fixtures.find((candidate) => candidate.name === 'polybench/trisolv-element-reduction')!;
+// section reduction over the vector a triangular solve fills privatizes the whole array, so the
+// loop's reads of the solved elements see the private copy (zero) instead: it builds under both
+// compilers and prints a different solution. On the own shape, and on PolyBench's trisolv when
+// the real codes are given.
+const WRONG_SECTIONS = [
+  { name: 'shapes/dense/solve-element-reduction', from: 'reduction(-:level)', to: 'reduction(-:level[0:NR])' },
+  { name: 'polybench/trisolv-element-reduction', from: 'reduction(-:x)', to: 'reduction(-:x[0:N])' },
+].flatMap((wrong) => {
+  const fixture = fixtures.find((candidate) => candidate.name === wrong.name);
+  return fixture ? COMPILERS.map((family) => [`${family} ${wrong.name}`, { ...wrong, family, fixture }] as const) : [];
+});
 
-  it.runIf(fixture !== undefined).each(COMPILERS)(
+describe.runIf(WRONG_SECTIONS.length > 0)('a wrong repair is caught', () => {
+  it.each(WRONG_SECTIONS)(
     '%s: a section reduction over an array the loop also reads builds, but changes the output',
-    async (family) => {
-      const dir = join(scratch, 'wrong', family);
+    async (_title, { family, fixture, from, to }) => {
+      const dir = join(scratch, 'wrong', family, fixture.name);
       // The generated patch as beforeAll prepared it: the answer is built in a folder of its own.
       const { prepared } = runs.get(key(family, fixture.name))!;
       await mkdir(dir, { recursive: true });
       const generatedDirective = prepared.task.patched.get('1')!.split('\n')[
         fixture.spec.directives[0]!.start_line - 1
       ]!;
-      const wrong = prepared.task.patched
-        .get('1')!
-        .replace(generatedDirective, generatedDirective.replace('reduction(-:x)', 'reduction(-:x[0:N])'));
+      const wrong = prepared.task.patched.get('1')!.replace(generatedDirective, generatedDirective.replace(from, to));
       expect(wrong).not.toBe(prepared.task.patched.get('1'));
-      const wrongPath = join(dir, 'trisolv-wrong.c');
+      const wrongPath = join(dir, `wrong-${fixture.spec.file.split('/').pop()}`);
       await writeFile(wrongPath, wrong);
       const diff = await runProcess({ command: 'diff', args: ['-Naru', prepared.sourcePath, wrongPath], cwd: dir });
       const [, , ...hunks] = diff.kind === 'exited' ? diff.stdout.split('\n') : [];
@@ -216,13 +184,33 @@ describe('a wrong repair is caught', () => {
   );
 });
 
-it('every real code records its origin and carries its licence', () => {
-  for (const code of new Set(fixtures.map((fixture) => fixture.code))) {
-    const origin = readFileSync(join(realDir, code, 'ORIGIN.md'), 'utf8');
-    expect(origin, code).toMatch(/github\.com\/[\w.-]+\/[\w.-]+/);
-    expect(origin, code).toMatch(/\b[0-9a-f]{40}\b/);
-    const licence = /Licence file: `([^`]+)`/.exec(origin)?.[1];
-    expect(licence, `${code}/ORIGIN.md names its licence file`).toBeDefined();
-    expect(readFileSync(join(realDir, code, licence!), 'utf8').length, code).toBeGreaterThan(100);
+it('every own-shape suggestion names, in one line, the real loop whose shape it reproduces', () => {
+  const shapes = fixtures.filter((fixture) => fixture.code.startsWith('shapes/'));
+  if (!only) expect(shapes.length).toBeGreaterThan(30);
+  for (const { name, spec } of shapes) {
+    expect(spec.shape, name).toMatch(/^shape of [^\n]+$/);
+    expect(spec.reproduces, name).toMatch(/^[\w-]+\/[\w-]+$/);
   }
 });
+
+// With the real codes given, each shape must be decided as its real suggestion is: the same
+// outcome, the same rules, and the compiler failing with the same classes of error.
+const SHAPE_PAIRS = fixtures.flatMap((shape) => {
+  const real = fixtures.find((fixture) => fixture.name === shape.spec.reproduces);
+  return real ? [[shape.name, shape, real] as const] : [];
+});
+
+describe.runIf(SHAPE_PAIRS.length > 0).each(COMPILERS)('%s: every shape as its real suggestion', (family) => {
+  const decided = (fixture: CodeFixture) => {
+    const run = runs.get(key(family, fixture.name))!;
+    return {
+      outcome: judgeRun(run, true).outcome,
+      rules: run.result?.kind === 'answer' ? run.result.rules : [],
+      errors: run.prepared.task.build.diagnostics.filter(isBuildFailure).map((d) => d.errorClass),
+    };
+  };
+  it.each(SHAPE_PAIRS)('%s', (_name, shape, real) => expect(decided(shape)).toEqual(decided(real)));
+});
+
+// Without the real codes, one skipped test says how to add them.
+if (REAL_DIR === undefined) it.skip(realCodeSkipped('test/builtin/real-code.test.ts'), () => {});

@@ -34,9 +34,9 @@ const CASES: WrongFix[] = [
   ...(['gcc', 'clang'] as const).map((family) => ({
     fixture: 'invalid-reduction-21',
     family,
-    from: 'reduction(-:A)',
-    to: 'reduction(-:A[0:N][0:N])',
-    why: "a section reduction over LU's A privatizes the elements the k loop reads (A[i][k], A[k][j]), which then read zero",
+    from: 'reduction(-:G)',
+    to: 'reduction(-:G[0:SIDE][0:SIDE])',
+    why: 'a section reduction over the whole grid G privatizes the cells the t loop reads (G[r][t], G[t][c]), which then read zero',
   })),
   ...(['gcc', 'clang'] as const).map((family) => ({
     fixture: 'invalid-reduction-19',
@@ -48,9 +48,9 @@ const CASES: WrongFix[] = [
   ...(['gcc', 'clang'] as const).map((family) => ({
     fixture: 'invalid-reduction-23',
     family,
-    from: 'private(q) shared(u) reduction(+:chk)',
-    to: 'shared(u) firstprivate(chk)',
-    why: "a firstprivate copy of NPB's dcomplex checksum instead of a member-wise reduction leaves the sum at zero",
+    from: 'private(pick) shared(walk) reduction(+:drift)',
+    to: 'shared(walk) firstprivate(drift)',
+    why: 'a firstprivate copy of the step2d drift instead of a member-wise reduction leaves the sum at zero',
   })),
   {
     fixture: 'invalid-reduction-16',

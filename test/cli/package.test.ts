@@ -74,6 +74,8 @@ describe('the packed tarball', () => {
     ]);
     expect(packed).toContain('dist/cli.js');
     expect(packed.filter((file) => file.endsWith('.map') || file.endsWith('.ts'))).toEqual([]);
+    // DiscoPoP's templates are read from the user's DiscoPoP, never shipped (docs/backends.md).
+    expect(packed.filter((file) => file.startsWith('prompts/discopop/'))).toEqual([]);
   });
 
   it('carries the BSD 3-Clause licence, named in package.json and shipped as LICENSE', () => {

@@ -12,7 +12,7 @@ import {
   type AnsweredCall,
   type RunState,
 } from '../../src/formats/resume-state.js';
-import type { ResultsFile } from '../../src/formats/results.js';
+import type { RunResults } from '../../src/formats/results.js';
 import { ResultsFileSchema, resultsDocument, resultsOf, sortedJson } from '../../src/formats/results-document.js';
 import { VerdictFileSchema, type VerdictFile } from '../../src/formats/verdict.js';
 import { runRecord, suggestionRecord } from '../store/fixtures.js';
@@ -39,7 +39,7 @@ const build: BuildResult = {
   durationMs: 812,
 };
 
-const results: ResultsFile = {
+const results: RunResults = {
   version: 1,
   run: {
     ...runRecord('20261130T140000-abcdef'),

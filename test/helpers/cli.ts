@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../src/process.js';
-import { type ResultsFile } from '../../src/formats/results.js';
+import { type RunResults } from '../../src/formats/results.js';
 import { resultsOf } from '../../src/formats/results-document.js';
 import { EventSchema, type RunEvent } from '../../src/formats/events.js';
 
@@ -27,7 +27,7 @@ export async function runCli(
 }
 
 /** `patch_repair/results.json` of a .discopop folder, read through its schema. */
-export function readResults(dotDir: string): ResultsFile {
+export function readResults(dotDir: string): RunResults {
   return resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
 }
 

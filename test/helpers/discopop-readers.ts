@@ -1,15 +1,26 @@
-// DiscoPoP's readers of a patch-repair folder, re-implemented from its code at 53a01f2
-// (tuda-hpclab/discopop, BSD-3-Clause): the Patch Repair tab's loader and table
-// (library/discopop_library/ProjectManager/gui/mixins/patch_repair_panel.py,
-// `_load_patch_repair_results_from_file`, `_refresh_patch_repair_table`, STATUS_DISPLAY) and the
-// progress-line splitter it uses (gui/plots/data.py `split_progress_events` with results.py's
-// PROGRESS_PREFIX). Tests run them on what patch-repair writes: what they show is what a DiscoPoP
-// user sees.
+// What a DiscoPoP user sees of a patch-repair folder, modelled from the rules of DiscoPoP's Patch
+// Repair tab (docs/outputs.md, "results.json: one file, two tools"; docs/options.md, --progress-lines):
+//
+// - The tab shows results.json only when it parses and its `suggestions` is an object keyed by
+//   suggestion id; anything else shows an empty table.
+// - One row per record, integer ids first in numeric order, then any other id in text order. Its
+//   cells: the id; `hotspot_type`; the status as the tab names it (its own label for each of the six
+//   statuses, any other text as written, `unknown` when empty); the files as "<changed> / <all>", or
+//   `-` for a record without files; `attempts`, `0` when empty; `first_error`. An empty value shows
+//   as the cell's default, as Python's `value or default` does.
+// - Progress comes as `@@PR_PROGRESS <json object>` in the tool's output, stdout and stderr merged;
+//   the mark may stand anywhere in a line (a progress bar redrawn with \r leaves text before it) and
+//   a line may hold several. Text around the events is echoed; a mark not followed by a JSON object
+//   is echoed as written. Lines end at \n, \r\n or \r.
+//
+// When DISCOPOP_SRC names a DiscoPoP checkout, tests also run its own splitter
+// (`discopopOwnSplitter`): its GUI data module needs only the standard library.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 
-export const PR_PROGRESS_PREFIX = '@@PR_PROGRESS ';
+export const PROGRESS_MARK = '@@PR_PROGRESS ';
 
-/** STATUS_DISPLAY: the label the table shows per status; any other status is shown as itself. */
-const STATUS_DISPLAY: Record<string, string> = {
+const STATUS_LABELS: Readonly<Record<string, string>> = {
   repaired: 'Repaired',
   ok: 'Compiles',
   failed: 'Not repaired',
@@ -18,7 +29,7 @@ const STATUS_DISPLAY: Record<string, string> = {
   skipped: 'Skipped',
 };
 
-export interface PanelRow {
+export interface TabRow {
   suggestion: string;
   hotspot: string;
   status: string;
@@ -27,105 +38,140 @@ export interface PanelRow {
   error: string;
 }
 
-/** Python's `str(x or "")` for the values a record holds. */
-function pyStrOr(value: unknown, fallback: string): string {
-  if (value === null || value === undefined || value === '' || value === 0 || value === false) return fallback;
-  if (Array.isArray(value) && value.length === 0) return fallback;
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
+type TabRecord = Record<string, unknown>;
 
-/** `_load_patch_repair_results_from_file`: records only when `suggestions` is an object (a dict); else the table stays empty. */
-export function panelRecords(resultsJsonText: string): Record<string, Record<string, unknown>> {
-  let document: unknown;
+/** The records the tab would list, by id; none when the file is not what the tab reads. */
+export function tabRecords(resultsJson: string): Record<string, TabRecord> {
+  let suggestions: unknown;
   try {
-    document = JSON.parse(resultsJsonText);
+    suggestions = (JSON.parse(resultsJson) as { suggestions?: unknown }).suggestions;
   } catch {
     return {};
   }
-  const suggestions = (document as { suggestions?: unknown }).suggestions;
-  if (typeof suggestions !== 'object' || suggestions === null || Array.isArray(suggestions)) return {};
-  return Object.fromEntries(Object.entries(suggestions).map(([k, v]) => [String(k), { ...(v as object) }]));
+  const isObject = typeof suggestions === 'object' && suggestions !== null && !Array.isArray(suggestions);
+  return isObject ? { ...(suggestions as Record<string, TabRecord>) } : {};
 }
 
-/** `_as_sort_key`: numeric ids first in numeric order, then the rest. */
-function sortKey(id: string): [number, string] {
-  return /^\s*[+-]?\d+\s*$/.test(id) ? [Number(id), ''] : [1 << 30, id];
+/** A value as a cell shows it: an empty one (Python-falsy) is the cell's default. */
+function cell(value: unknown, empty: string): string {
+  const isEmpty =
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === 0 ||
+    value === '' ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+  if (isEmpty) return empty;
+  if (value === true) return 'True';
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : JSON.stringify(value);
 }
 
-/** `_refresh_patch_repair_table`: one row per record, in its order. */
-export function panelRows(records: Record<string, Record<string, unknown>>): PanelRow[] {
-  const ids = Object.keys(records).sort((a, b) => {
-    const [na, sa] = sortKey(a);
-    const [nb, sb] = sortKey(b);
-    return na - nb || (sa < sb ? -1 : sa > sb ? 1 : 0);
-  });
-  return ids.map((id) => {
-    const record = records[id]!;
-    const status = pyStrOr(record.status, '');
-    const label = STATUS_DISPLAY[status] ?? (status || 'unknown');
-    const changed = (record.changed_files || []) as unknown[];
-    const files = (record.files || []) as unknown[];
-    return {
-      suggestion: id,
-      hotspot: pyStrOr(record.hotspot_type, ''),
-      status: label,
-      files: files.length > 0 ? `${changed.length} / ${files.length}` : '-',
-      attempts: pyStrOr(record.attempts, '0'),
-      error: pyStrOr(record.first_error, ''),
-    };
-  });
+/** Python's len() of a list or a text; anything else counts as none. */
+const listLength = (value: unknown) => (Array.isArray(value) || typeof value === 'string' ? value.length : 0);
+
+export function tabRows(records: Record<string, TabRecord>): TabRow[] {
+  const integer = (id: string) => (/^\s*[+-]?\d+\s*$/.test(id) ? Number(id) : null);
+  const order = (a: string, b: string) => {
+    const [x, y] = [integer(a), integer(b)];
+    if (x !== null && y !== null) return x - y;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+  return Object.entries(records)
+    .sort(([a], [b]) => order(a, b))
+    .map(([id, record]) => {
+      const status = cell(record.status, '');
+      return {
+        suggestion: id,
+        hotspot: cell(record.hotspot_type, ''),
+        status: STATUS_LABELS[status] ?? (status === '' ? 'unknown' : status),
+        files: listLength(record.files) > 0 ? `${listLength(record.changed_files)} / ${listLength(record.files)}` : '-',
+        attempts: cell(record.attempts, '0'),
+        error: cell(record.first_error, ''),
+      };
+    });
 }
 
-/** Python's json.JSONDecoder().raw_decode: the JSON value at the start of `text` and where it ends, or null. */
-function rawDecode(text: string): { value: unknown; end: number } | null {
-  // The longest prefix that parses is the value raw_decode returns for an object: try each closing brace.
-  for (let end = text.indexOf('}') + 1; end > 0; end = text.indexOf('}', end) + 1) {
+/** The JSON object at the start of `text` and the length it takes, or null when none starts there. */
+function leadingObject(text: string): { value: Record<string, unknown>; length: number } | null {
+  if (!text.startsWith('{')) return null;
+  // An object ends at one of its closing braces; the first end that parses is the whole object.
+  for (let end = text.indexOf('}'); end >= 0; end = text.indexOf('}', end + 1)) {
+    let value: unknown;
     try {
-      return { value: JSON.parse(text.slice(0, end)), end };
+      value = JSON.parse(text.slice(0, end + 1));
     } catch {
-      // not complete yet
+      continue;
     }
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? { value: value as Record<string, unknown>, length: end + 1 }
+      : null;
   }
   return null;
 }
 
-/**
- * `split_progress_events(line, PROGRESS_PREFIX)`: every event in one line of the tool's output
- * (the prefix may sit anywhere in it), and the rest of the line, which the tab echoes.
- */
-export function splitProgressEvents(
-  line: string,
-  prefix = PR_PROGRESS_PREFIX,
-): { events: Record<string, unknown>[]; residual: string } {
-  if (!line.includes(prefix)) return { events: [], residual: line };
+/** The events in one line of output, and the line without them as the tab echoes it. */
+export function eventsInLine(line: string): { events: Record<string, unknown>[]; residual: string } {
   const events: Record<string, unknown>[] = [];
-  const segments = line.split(prefix);
-  const residual = [segments[0]!];
-  for (const segment of segments.slice(1)) {
-    const stripped = segment.trimStart();
-    const offset = segment.length - stripped.length;
-    const decoded = stripped.startsWith('{') ? rawDecode(stripped) : null;
-    if (
-      decoded === null ||
-      typeof decoded.value !== 'object' ||
-      decoded.value === null ||
-      Array.isArray(decoded.value)
-    ) {
-      residual.push(prefix + segment);
-    } else {
-      events.push(decoded.value as Record<string, unknown>);
-      residual.push(segment.slice(offset + decoded.end));
+  let residual = '';
+  let at = line.indexOf(PROGRESS_MARK);
+  if (at < 0) return { events, residual: line };
+  residual = line.slice(0, at);
+  while (at >= 0) {
+    const next = line.indexOf(PROGRESS_MARK, at + PROGRESS_MARK.length);
+    const payload = line.slice(at + PROGRESS_MARK.length, next < 0 ? undefined : next);
+    const spaces = payload.length - payload.trimStart().length;
+    const found = leadingObject(payload.slice(spaces));
+    if (found === null) residual += PROGRESS_MARK + payload;
+    else {
+      events.push(found.value);
+      residual += payload.slice(spaces + found.length);
     }
+    at = next;
   }
-  return { events, residual: residual.join('') };
+  return { events, residual };
 }
 
-/** The tab reads stdout line by line (text mode: \n, \r\n and \r end a line): each line through the splitter. */
-export function progressEventsOf(stdout: string): Record<string, unknown>[] {
-  return stdout.split(/(?<=\r\n|\n|\r(?!\n))/).flatMap((line) => splitProgressEvents(line).events);
+/** Every event of a run's output, read line by line as the tab reads its pipe. */
+export function progressEvents(output: string): Record<string, unknown>[] {
+  return splitLines(output).flatMap((line) => eventsInLine(line).events);
 }
 
-/** results.json as DiscoPoP's ResultsWriter writes it (results.py at 53a01f2): json.dump(sort_keys=True, indent=4), no version, no run. */
+/** Lines as Python's text mode ends them (\n, \r\n, \r), each with its ending. */
+export function splitLines(output: string): string[] {
+  return output.match(/[^\r\n]*(\r\n|\r|\n)|[^\r\n]+$/g) ?? [];
+}
+
+// The GUI data module is loaded from its file, the checkout's library/ on the path for its own
+// imports; the mark it looks for is set to the patch repair tool's.
+const CALL_SPLITTER = [
+  'import importlib.util, inspect, json, sys, types',
+  'sys.path.insert(0, sys.argv[1])',
+  "spec = importlib.util.spec_from_file_location('discopop_gui_data', sys.argv[2])",
+  'module = importlib.util.module_from_spec(spec)',
+  'spec.loader.exec_module(module)',
+  'module.PROGRESS_PREFIX = sys.argv[3]',
+  'split = module.split_progress_events',
+  'takes_mark = len(inspect.signature(split).parameters) > 1',
+  'lines = json.loads(sys.stdin.read())',
+  'print(json.dumps([split(line, sys.argv[3]) if takes_mark else split(line) for line in lines]))',
+].join('\n');
+
+/** DiscoPoP's own splitter of the checkout at `src`, over each line: [events, residual]. */
+export function discopopOwnSplitter(src: string): (lines: string[]) => [Record<string, unknown>[], string][] {
+  const library = join(src, 'library');
+  const module = join(library, 'discopop_library', 'ProjectManager', 'gui', 'plots', 'data.py');
+  return (lines) =>
+    JSON.parse(
+      execFileSync('python3', ['-c', CALL_SPLITTER, library, module, PROGRESS_MARK], {
+        input: JSON.stringify(lines),
+        encoding: 'utf8',
+      }),
+    ) as [Record<string, unknown>[], string][];
+}
+
+/** A results.json in the shape DiscoPoP's tool writes it: sorted keys, four-space indent, no version, no run. */
 export const DISCOPOP_RESULTS = `${JSON.stringify(
   {
     suggestions: {

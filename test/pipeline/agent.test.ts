@@ -5,14 +5,15 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ResultsFile, type SuggestionRecord } from '../../src/formats/results.js';
+import { type RunResults, type SuggestionRecord } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor, type ScriptedReply } from '../helpers/scripted-agent.js';
-import { readResults, runCli } from '../helpers/cli.js';
+import { CLI, readResults, runCli } from '../helpers/cli.js';
+import { runProcess } from '../../src/process.js';
 
 const cli = (dotDir: string, args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
-function record(file: ResultsFile, id: string): SuggestionRecord {
+function record(file: RunResults, id: string): SuggestionRecord {
   return file.suggestions.find((s) => s.id === id)!;
 }
 
@@ -114,6 +115,28 @@ describe('the agent tier through the CLI', () => {
         );
       }
     }
+  });
+
+  it('show of a run killed after the endpoint went down says the endpoint looked down', async () => {
+    const { dotDir } = useFixture('demo');
+    const { descriptorFile } = await writeScriptedDescriptor({
+      dir: path.join(path.dirname(dotDir), '..', 'agent'),
+      replies: [{ noAnswer: 'unreachable' }],
+    });
+    // Killed as the fourth suggestion settles: the endpoint counted as down after the third.
+    const args = ['--backend', descriptorFile, '--no-builtin', '--agent-jobs', '1', '--agent-error-retries', '0'];
+    const killed = await runProcess({
+      command: process.execPath,
+      args: [CLI, '--dot-dp-path', dotDir, ...args],
+      cwd: path.dirname(dotDir),
+      env: { PATCH_REPAIR_FAULT: 'pipeline.after-repair@4' },
+      timeoutMs: 240_000,
+    });
+    expect(killed.kind, killed.kind === 'exited' ? killed.stdout + killed.stderr : '').toBe('signaled');
+    expect(existsSync(path.join(dotDir, 'patch_repair', 'results.json'))).toBe(false);
+    const show = await runCli(dotDir, ['show', '--dot-dp-path', dotDir]);
+    expect(show.stdout).toContain('did not finish');
+    expect(show.stdout).toMatch(/endpoint looked down/);
   });
 });
 

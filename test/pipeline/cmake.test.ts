@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { EventSchema } from '../../src/formats/events.js';
-import { type ResultsFile } from '../../src/formats/results.js';
+import { type RunResults } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 import { readResults, runCli } from '../helpers/cli.js';
@@ -20,7 +20,7 @@ const cli = (dotDir: string, generator: string, ...args: string[]) =>
   runCli(dotDir, ['--dot-dp-path', dotDir, ...args], { env: { CMAKE_GENERATOR: generator }, timeoutMs: 300_000 });
 
 /** What discovery found, per suggestion: status, error class and first error. */
-function findings(file: ResultsFile): Record<string, string> {
+function findings(file: RunResults): Record<string, string> {
   return Object.fromEntries(
     file.suggestions.map((s) => [s.id, `${s.status} ${s.error_class ?? '-'} ${s.first_error ?? '-'}`]),
   );

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import { type ResultsFile } from '../../src/formats/results.js';
+import { type RunResults } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { changedPaths, snapshotTree } from '../helpers/tree-snapshot.js';
 import { readResults, runCli } from '../helpers/cli.js';
@@ -35,7 +35,7 @@ function useCompiler(dotDir: string, cc: string, cxx: string): void {
 
 const cli = (dotDir: string, ...args: string[]) => runCli(dotDir, ['--dot-dp-path', dotDir, ...args]);
 
-function statuses(file: ResultsFile): Record<string, string> {
+function statuses(file: RunResults): Record<string, string> {
   return Object.fromEntries(file.suggestions.map((record) => [record.id, record.status]));
 }
 

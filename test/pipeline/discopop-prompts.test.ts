@@ -1,15 +1,16 @@
-// A DiscoPoP user's setup end to end through the built CLI: --prompt-dir at DiscoPoP's own template
-// set, and a model answering as those templates ask (===BEGIN PATCH <file_id>=== blocks) or in
+// A DiscoPoP user's setup end to end through the built CLI: --prompt-dir at a template set in
+// DiscoPoP's format (fixtures/discopop-templates), and a model answering as those templates ask (===BEGIN PATCH <file_id>=== blocks) or in
 // OpenAI's apply_patch format. The scripted agent answers the demo's broken suggestions; real gcc
 // verifies.
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { useFixture } from '../helpers/fixture.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
 import { readResults, runCli } from '../helpers/cli.js';
 
-const DISCOPOP_SET = path.resolve('prompts/discopop');
+const DISCOPOP_SET = path.resolve('fixtures/discopop-templates');
 
 /** The built-in repairer's verified patch of each file of suggestion `id`, for the project at `root`. */
 async function verifiedPatches(root: string, id: string): Promise<Map<string, string>> {
@@ -39,7 +40,7 @@ function asV4a(diff: string, root: string): string {
   return ['*** Begin Patch', `*** Update File: ${file}`, ...body, '*** End Patch'].join('\n');
 }
 
-it("repairs with DiscoPoP's template set and answers in DiscoPoP's blocks and in V4A", async () => {
+it("repairs with a template set in DiscoPoP's format and answers in DiscoPoP's blocks and in V4A", async () => {
   const { root, dotDir } = useFixture('demo');
   const [three, five] = [await verifiedPatches(root, '3'), await verifiedPatches(root, '5')];
   // DiscoPoP's contract names the file by id: the header's path is not even a file of the project.
@@ -51,11 +52,11 @@ it("repairs with DiscoPoP's template set and answers in DiscoPoP's blocks and in
     {
       when: [
         [
-          'DiscoPoP suggestion id: 3\n',
+          '* Suggestion 3, a ',
           `The private clause names a variable that is not in scope; corrected:\n\n\`\`\`\n${blocks.join('\n')}\n\`\`\`\n`,
         ],
         [
-          'DiscoPoP suggestion id: 5\n',
+          '* Suggestion 5, a ',
           `Here is the fix.\n\n${[...five.values()].map((diff) => asV4a(diff, root)).join('\n')}\n`,
         ],
       ] as [string, string][],
@@ -90,11 +91,51 @@ it("repairs with DiscoPoP's template set and answers in DiscoPoP's blocks and in
   const calls = await scriptedCalls(stateFile);
   expect(calls).toHaveLength(2);
   for (const call of calls) {
-    expect(call.prompt).toContain('You are fixing a compiler error in an automatically generated patch.');
-    expect(call.prompt).toContain('before the patch\n');
+    expect(call.prompt).toContain('A build broke after an OpenMP patch was applied');
+    expect(call.prompt).toContain('without the patch\n');
     expect(call.prompt).not.toContain('<!--');
     expect(call.prompt).not.toMatch(/\{(identity|patch_blocks|original_source|diagnostics|output_contract)\}/);
   }
-  // DiscoPoP's templates use only its own placeholders: no warning.
+  // The set is complete and uses only DiscoPoP's placeholders: no warning.
   expect(run.stderr).not.toContain('left as written');
+});
+
+it('takes the files a DiscoPoP set lacks from the installed DiscoPoP python3 finds, and says so once', async () => {
+  const { root, dotDir } = useFixture('demo');
+  const three = await verifiedPatches(root, '3');
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'installed-discopop-'));
+  try {
+    const partial = path.join(scratch, 'lab-set');
+    cpSync(DISCOPOP_SET, partial, { recursive: true });
+    rmSync(path.join(partial, 'minimal.md'));
+    rmSync(path.join(partial, 'retry.md'));
+    const site = path.join(scratch, 'site');
+    const installed = path.join(site, 'discopop_library', 'PatchRepair', 'prompts');
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(path.join(site, 'discopop_library', '__init__.py'), '');
+    writeFileSync(
+      path.join(installed, 'minimal.md'),
+      '<!-- installed -->\nThe installed minimal template.\n\n{identity}\n\n{patch_blocks}\n\n{diagnostics}\n\n{output_contract}\n',
+    );
+    writeFileSync(path.join(installed, 'retry.md'), '<!-- installed -->\n{failure}\n\n{output_contract}\n');
+    const blocks = [...three].map(([fileId, diff]) => `===BEGIN PATCH ${fileId}===\n${diff}===END PATCH ${fileId}===`);
+    const { descriptorFile, stateFile } = await writeScriptedDescriptor({
+      dir: path.join(path.dirname(dotDir), '..', 'agent'),
+      replies: [{ when: [['* Suggestion 3, a ', blocks.join('\n')]] as [string, string][] }],
+    });
+    const run = await runCli(
+      dotDir,
+      ['--dot-dp-path', dotDir, '--backend', descriptorFile, '--no-builtin', '--prompt-dir', partial, '-s', '3'],
+      { env: { PYTHONPATH: site } },
+    );
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(readResults(dotDir).suggestions.find((s) => s.id === '3')).toMatchObject({ status: 'repaired' });
+    const [call] = await scriptedCalls(stateFile);
+    expect(call!.prompt).toContain('The installed minimal template.');
+    expect(call!.prompt).not.toContain('<!--');
+    const warning = `${partial}: DiscoPoP template set without minimal.md, retry.md; using minimal.md, retry.md from the installed DiscoPoP, ${installed}`;
+    expect((run.stdout + run.stderr).split(warning)).toHaveLength(2);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });

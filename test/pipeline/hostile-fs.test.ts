@@ -10,7 +10,7 @@
 // (setpriv), read-only mounts use a private mount namespace (unshare -m). Either is skipped with a
 // message where the machine does not allow it.
 // The cases run concurrently, each on its own copy of the demo with a --work-dir of its own.
-import type { ResultsFile } from '../../src/formats/results.js';
+import type { RunResults } from '../../src/formats/results.js';
 import { resultsOf } from '../../src/formats/results-document.js';
 import {
   chmodSync,
@@ -127,7 +127,7 @@ function expectErrorLines(outcome: RunOutcome, exitCode: number, lines: (string 
   expect(run.exitCode, run.stderr).toBe(exitCode);
 }
 
-function results(c: Case): ResultsFile {
+function results(c: Case): RunResults {
   return resultsOf(JSON.parse(readFileSync(path.join(c.dotDir, 'patch_repair', 'results.json'), 'utf8')));
 }
 

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { runProcess } from '../../src/process.js';
-import type { ResultsFile } from '../../src/formats/results.js';
+import type { RunResults } from '../../src/formats/results.js';
 import { useFixture } from '../helpers/fixture.js';
 import { readResults, runCli } from '../helpers/cli.js';
 import { scriptedCalls, writeScriptedDescriptor } from '../helpers/scripted-agent.js';
@@ -33,7 +33,7 @@ async function addDeviceUpdateSuggestion(root: string, dotDir: string): Promise<
   return patch;
 }
 
-function record(file: ResultsFile, id: string) {
+function record(file: RunResults, id: string) {
   return file.suggestions.find((s) => s.id === id)!;
 }
 

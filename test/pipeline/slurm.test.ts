@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/process.js';
 import { lockPath } from '../../src/store/index.js';
-import { type ResultsFile } from '../../src/formats/results.js';
+import { type RunResults } from '../../src/formats/results.js';
 import { resultsOf } from '../../src/formats/results-document.js';
 import { processesIn } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
@@ -60,7 +60,7 @@ function startCli(dotDir: string, args: string[]) {
   return { child, exit, stderr: () => stderr };
 }
 
-function results(dotDir: string): ResultsFile {
+function results(dotDir: string): RunResults {
   return resultsOf(JSON.parse(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
 }
 

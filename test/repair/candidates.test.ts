@@ -247,7 +247,7 @@ describe('in the attempt loop', () => {
       emit: project.emit,
       attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
       signal: new AbortController().signal,
-      budget: new RunBudget({}),
+      budget: new RunBudget({ emit: project.emit }),
       scratchDir: scratch,
       ladder,
     };

@@ -1,14 +1,18 @@
 // The prompt ladder: built-in rungs show the original source and what DiscoPoP found, the last rung
 // repeats, substitution is one pass, and --prompt-dir names an unknown placeholder's file and line and
 // refuses gaps and rungs missing the patches or diagnostics.
-import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
+import { DISCOPOP_TEMPLATES_VARIABLE } from '../../src/repair/discopop-templates.js';
 import { BUILTIN_PROMPT_DIR, loadPromptLadder, renderTemplate, rungFor } from '../../src/repair/ladder.js';
 
-const DISCOPOP_SET = path.resolve('prompts/discopop');
+/** A template set of our own in DiscoPoP's format: its file names, `{placeholder}`s, a leading comment. */
+const DISCOPOP_SET = path.resolve('fixtures/discopop-templates');
+/** A DiscoPoP checkout (its library/ holds discopop_library) to check against the real templates. */
+const DISCOPOP_SRC = process.env.DISCOPOP_SRC;
 
 async function copyOf(dir: string): Promise<string> {
   const copy = await mkdtemp(path.join(os.tmpdir(), 'ladder-'));
@@ -165,45 +169,113 @@ describe("--prompt-dir with DiscoPoP's template set", () => {
     ]);
   });
 
-  it('does not send the licence header, a leading HTML comment', async () => {
+  it('does not send the leading HTML comment', async () => {
     const ladder = await loadPromptLadder(DISCOPOP_SET);
-    for (const template of [...ladder.rungs, ladder.followUp]) {
-      expect(template.text).not.toContain('<!--');
-      expect(template.text).not.toContain('BSD');
-    }
-    expect(ladder.rungs[0]!.text.startsWith('You are fixing a compiler error')).toBe(true);
+    for (const template of [...ladder.rungs, ladder.followUp]) expect(template.text).not.toContain('<!--');
+    expect(ladder.rungs[0]!.text.startsWith('A build broke after an OpenMP patch was applied')).toBe(true);
   });
 
-  it("falls back to DiscoPoP's own template of that name for a file the set lacks, as DiscoPoP does", async () => {
+  /** Our set with its own minimal.md, without guided.md and retry.md, which then come from elsewhere. */
+  async function partialSet(): Promise<string> {
     const dir = await copyOf(DISCOPOP_SET);
     await writeFile(path.join(dir, 'minimal.md'), 'Our lab wording.\n\n{patch_blocks}\n\n{diagnostics}\n');
     await unlink(path.join(dir, 'guided.md'));
     await unlink(path.join(dir, 'retry.md'));
-    const ladder = await loadPromptLadder(dir);
+    return dir;
+  }
+
+  /** A DiscoPoP installed where python3 finds it through PYTHONPATH, its templates told apart by their text. */
+  async function installedDiscopop(): Promise<{ site: string; prompts: string }> {
+    const site = await mkdtemp(path.join(os.tmpdir(), 'site-'));
+    dirs.push(site);
+    const prompts = path.join(site, 'discopop_library', 'PatchRepair', 'prompts');
+    await mkdir(prompts, { recursive: true });
+    await writeFile(path.join(site, 'discopop_library', '__init__.py'), '');
+    await writeFile(path.join(site, 'discopop_library', 'PatchRepair', '__init__.py'), '');
+    await writeFile(path.join(prompts, 'guided.md'), '<!-- installed -->\nInstalled guided.\n{pattern_metadata}\n');
+    await writeFile(path.join(prompts, 'retry.md'), '<!-- installed -->\nInstalled retry.\n{failure}\n');
+    return { site, prompts };
+  }
+
+  it("takes a file the set lacks from the user's installed DiscoPoP, found by python3, and says so once", async () => {
+    const dir = await partialSet();
+    const { site, prompts } = await installedDiscopop();
+    const ladder = await loadPromptLadder(dir, { PATH: process.env.PATH, PYTHONPATH: site });
     expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'context.md', 'guided.md']);
     expect(ladder.rungs[0]!.text).toBe('Our lab wording.\n\n{patch_blocks}\n\n{diagnostics}\n');
-    // DiscoPoP's guided text, shipped with patch-repair under its licence, without the licence header.
-    const own = await readFile(path.join(BUILTIN_PROMPT_DIR, 'discopop', 'guided.md'), 'utf8');
-    expect(own).toContain('3-Clause BSD License');
-    expect(ladder.rungs[2]!.file).toBe(path.join(BUILTIN_PROMPT_DIR, 'discopop', 'guided.md'));
-    expect(own.endsWith(ladder.rungs[2]!.text)).toBe(true);
-    expect([...ladder.rungs[2]!.placeholders]).toContain('pattern_metadata');
-    expect(ladder.followUp).toMatchObject({
-      name: 'retry.md',
-      braces: 'single',
-      file: path.join(BUILTIN_PROMPT_DIR, 'discopop', 'retry.md'),
-    });
-    expect(ladder.warnings).toEqual([]);
+    expect(ladder.rungs[1]!.file).toBe(path.join(dir, 'context.md'));
+    expect(ladder.rungs[2]).toMatchObject({ file: path.join(prompts, 'guided.md'), braces: 'single' });
+    expect(ladder.rungs[2]!.text).toBe('Installed guided.\n{pattern_metadata}\n');
+    expect([...ladder.rungs[2]!.placeholders]).toEqual(['pattern_metadata']);
+    expect(ladder.followUp).toMatchObject({ name: 'retry.md', file: path.join(prompts, 'retry.md') });
+    expect(ladder.warnings).toEqual([
+      `${dir}: DiscoPoP template set without guided.md, retry.md; using guided.md, retry.md from the installed DiscoPoP, ${prompts} (found by python3 (discopop_library at ${path.join(site, 'discopop_library')}))`,
+    ]);
     expect(rungFor(ladder, 4).name).toBe('minimal.md');
   });
 
-  it("ships DiscoPoP's templates with their licence and origin", async () => {
-    const dir = path.join(BUILTIN_PROMPT_DIR, 'discopop');
-    expect(await readFile(path.join(dir, 'LICENSE'), 'utf8')).toContain(
-      'Copyright (c) 2020, Technische Universitaet Darmstadt, Germany',
-    );
-    expect(await readFile(path.join(dir, 'ORIGIN.md'), 'utf8')).toContain('53a01f2');
+  it("uses patch-repair's own rung for a file the installed DiscoPoP lacks too, in the same warning", async () => {
+    const dir = await partialSet();
+    await unlink(path.join(dir, 'context.md'));
+    const { site, prompts } = await installedDiscopop();
+    const ladder = await loadPromptLadder(dir, { PATH: process.env.PATH, PYTHONPATH: site });
+    expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'rung-2.md', 'guided.md']);
+    expect(ladder.warnings).toEqual([
+      `${dir}: DiscoPoP template set without guided.md, retry.md, context.md; using guided.md, retry.md from the installed DiscoPoP, ${prompts} (found by python3 (discopop_library at ${path.join(site, 'discopop_library')})); patch-repair's own rung-2.md for context.md (${prompts} lacks it)`,
+    ]);
   });
+
+  it(`takes them from the folder $${DISCOPOP_TEMPLATES_VARIABLE} names, ahead of python3, and refuses a folder that is not there`, async () => {
+    const dir = await partialSet();
+    const named = await installedDiscopop();
+    const other = await installedDiscopop();
+    const env = { PATH: process.env.PATH, PYTHONPATH: other.site, [DISCOPOP_TEMPLATES_VARIABLE]: named.prompts };
+    const ladder = await loadPromptLadder(dir, env);
+    expect(ladder.rungs[2]!.file).toBe(path.join(named.prompts, 'guided.md'));
+    expect(ladder.warnings[0]).toContain(`(found by $${DISCOPOP_TEMPLATES_VARIABLE})`);
+    const missing = path.join(named.site, 'nowhere');
+    await expect(loadPromptLadder(dir, { ...env, [DISCOPOP_TEMPLATES_VARIABLE]: missing })).rejects.toThrow(
+      new UsageError(`$${DISCOPOP_TEMPLATES_VARIABLE}=${missing}: no such folder`),
+    );
+  });
+
+  it("uses patch-repair's own rung of that place when no DiscoPoP is installed, and says so once", async () => {
+    const dir = await partialSet();
+    // No python3 on PATH: nothing can be found, whatever this machine has installed.
+    const ladder = await loadPromptLadder(dir, { PATH: dir });
+    const builtin = await loadPromptLadder();
+    expect(ladder.rungs.map((r) => r.name)).toEqual(['minimal.md', 'context.md', 'rung-3.md']);
+    expect(ladder.rungs[2]).toEqual(builtin.rungs[2]);
+    expect(ladder.followUp).toEqual(builtin.followUp);
+    expect(ladder.warnings).toEqual([
+      `${dir}: DiscoPoP template set without guided.md, retry.md; using patch-repair's own rung-3.md, follow-up.md for guided.md, retry.md (no installed DiscoPoP found: python3 finds no discopop_library with a PatchRepair/prompts/ folder, and $${DISCOPOP_TEMPLATES_VARIABLE} is unset)`,
+    ]);
+  });
+
+  it('looks for no installed DiscoPoP when the set is complete', async () => {
+    // With an unreadable override a lookup would throw.
+    const ladder = await loadPromptLadder(DISCOPOP_SET, { PATH: '', [DISCOPOP_TEMPLATES_VARIABLE]: '/nowhere' });
+    expect(ladder.warnings).toEqual([]);
+  });
+
+  it.skipIf(DISCOPOP_SRC === undefined)(
+    "reads a real DiscoPoP's template set, as --prompt-dir and as the installed fallback (set DISCOPOP_SRC to a DiscoPoP checkout to run)",
+    async () => {
+      const library = path.join(DISCOPOP_SRC!, 'library');
+      const theirs = path.join(library, 'discopop_library', 'PatchRepair', 'prompts');
+      const whole = await loadPromptLadder(theirs, { PATH: process.env.PATH });
+      expect(whole.warnings).toEqual([]);
+      for (const template of [...whole.rungs, whole.followUp]) {
+        expect(template.text).not.toContain('<!--');
+        expect(template.placeholders.size).toBeGreaterThan(0);
+      }
+      expect([...whole.rungs[2]!.placeholders]).toContain('pattern_metadata');
+      const ladder = await loadPromptLadder(await partialSet(), { PATH: process.env.PATH, PYTHONPATH: library });
+      expect(ladder.rungs[2]!.file).toBe(path.join(theirs, 'guided.md'));
+      expect(ladder.followUp.file).toBe(path.join(theirs, 'retry.md'));
+      expect(ladder.warnings[0]).toContain('from the installed DiscoPoP');
+    },
+  );
 
   it('leaves any other {word} as written, with one warning naming the file', async () => {
     const dir = await copyOf(DISCOPOP_SET);

@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunBudget } from '../../src/repair/budget.js';
+import { ENDPOINT_DOWN_REASON, RunBudget } from '../../src/repair/budget.js';
 import { loadPromptLadder, type PromptLadder } from '../../src/repair/ladder.js';
 import { repairSuggestion } from '../../src/repair/loop.js';
 import type { AttemptRecord } from '../../src/formats/attempt.js';
@@ -19,6 +19,9 @@ let ladder: PromptLadder;
 let generatorBefore: Record<string, string>;
 const NO_DIFF = 'I would remove tmp_var37 from the shared clause.';
 const good = () => answerDiff(project.root, GOOD_DIRECTIVE);
+/** What the run-level budget said when it stopped the agent, from the events it emitted. */
+const stops = () =>
+  project.events.flatMap((e) => (e.type === 'agent-stopped' ? [{ reason_code: e.reason_code, reason: e.reason }] : []));
 
 beforeAll(async () => {
   project = await createTestProject();
@@ -56,7 +59,7 @@ async function harness(
     emit: project.emit,
     attempts: { writeAnswer: async () => undefined, write: async (t) => void written.push(t) },
     signal: new AbortController().signal,
-    budget: o.budget ?? new RunBudget({ maxCostUsd: options.agent.maxCostUsd }),
+    budget: o.budget ?? new RunBudget({ maxCostUsd: options.agent.maxCostUsd, emit: project.emit }),
     scratchDir: scratch,
     ladder,
   };
@@ -153,19 +156,19 @@ describe('calls without an answer', () => {
   });
 
   it('after three unreachable suggestions in a row the endpoint is down: no further calls', async () => {
-    const budget = new RunBudget({});
+    const budget = new RunBudget({ emit: project.emit });
     const h = await harness([{ noAnswer: 'unreachable' }], { options: { agent: { agentErrorRetries: 0 } }, budget });
     const statuses: string[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await h.repair()).status);
     expect(statuses).toEqual(['agent_unreachable', 'agent_unreachable', 'agent_unreachable', 'agent_unreachable']);
-    expect(budget.endpointDown).toBe(true);
+    expect(stops()).toEqual([{ reason_code: 'endpoint-down', reason: ENDPOINT_DOWN_REASON }]);
     expect(await h.agent.calls()).toHaveLength(3);
     const last = await h.repair();
     expect(last).toMatchObject({ status: 'agent_unreachable', calls: 0, unanswered: 0 });
   });
 
   it('an answered suggestion resets the unreachable streak', async () => {
-    const budget = new RunBudget({});
+    const budget = new RunBudget({ emit: project.emit });
     const unreachable = await harness([{ noAnswer: 'unreachable' }], {
       options: { agent: { agentErrorRetries: 0 } },
       budget,
@@ -176,17 +179,19 @@ describe('calls without an answer', () => {
     expect((await answering.repair()).status).toBe('failed');
     await unreachable.repair();
     await unreachable.repair();
-    expect(budget.endpointDown).toBe(false);
+    expect(stops()).toEqual([]);
   });
 });
 
 describe('run-level stops', () => {
   it('a fatal agent error stops all agent calls: this and every later suggestion are skipped', async () => {
-    const budget = new RunBudget({});
+    const budget = new RunBudget({ emit: project.emit });
     const h = await harness([{ fatal: 'auth' }, good()], { budget });
     const outcome = await h.repair();
     expect(outcome).toMatchObject({ status: 'skipped', calls: 1, unanswered: 1 });
-    expect(budget.fatal).toMatchObject({ reason: 'auth' });
+    expect(stops()).toEqual([
+      { reason_code: 'fatal-agent', reason: expect.stringMatching(/^agent unusable \(auth\): /) },
+    ]);
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(/^agent unusable \(auth\): /);
     const next = await h.repair();
     expect(next).toMatchObject({ status: 'skipped', calls: 0 });
@@ -195,14 +200,13 @@ describe('run-level stops', () => {
 
   it('--max-cost stops agent calls once the reported cost reaches it', async () => {
     // The scripted agent reports $0.001 per answered call.
-    const budget = new RunBudget({ maxCostUsd: 0.002 });
+    const budget = new RunBudget({ maxCostUsd: 0.002, emit: project.emit });
     const h = await harness([NO_DIFF], { options: { agent: { prompts: 2, retries: 2 } }, budget });
     const outcome = await h.repair();
     expect(outcome).toMatchObject({ status: 'skipped', calls: 2 });
     expect(outcome.status !== 'repaired' && outcome.reason).toMatch(
       /^cost limit reached: \$0\.0020 of --max-cost \$0\.002$/,
     );
-    expect(budget.costUsd).toBeCloseTo(0.002, 6);
     expect(await h.repair()).toMatchObject({ status: 'skipped', calls: 0 });
     expect(await h.agent.calls()).toHaveLength(2);
   });

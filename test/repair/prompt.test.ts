@@ -253,7 +253,7 @@ describe('limits', () => {
 describe("DiscoPoP's template set", () => {
   let discopop: PromptLadder;
   beforeAll(async () => {
-    discopop = await loadPromptLadder(path.resolve('prompts/discopop'));
+    discopop = await loadPromptLadder(path.resolve('fixtures/discopop-templates'));
   });
   /** What gcc printed for the patched main.c, as compile.sh passed it on. */
   const GCC_OUTPUT = [
@@ -308,16 +308,18 @@ describe("DiscoPoP's template set", () => {
       /\{(identity|patch_blocks|original_source|patched_source|pattern_metadata|diagnostics|output_contract)\}/,
     );
     expect(text).toContain(
-      `## The suggestion\n\n* DiscoPoP suggestion id: 1\n* Pattern type: reduction\n* Files (DiscoPoP file id -> path):\n    * 1 -> ${ROOT}/src/main.c  <- the compiler errors are in this file`,
+      `## Suggestion under repair\n\n* Suggestion 1, a reduction suggestion of DiscoPoP\n* Its files, each with the id DiscoPoP gave it:\n    * file id 1: ${ROOT}/src/main.c (the build fails in this file)`,
     );
-    expect(text).toContain(`## The patch to fix\n\n### File id 1 (main.c)\n\n\`\`\`\n${GENERATED.trimEnd()}\n\`\`\``);
+    expect(text).toContain(
+      `## Generated patch that does not build\n\n### main.c, file id 1\n\n\`\`\`\n${GENERATED.trimEnd()}\n\`\`\``,
+    );
     // The hunk covers lines 8-13 of the original; two lines around it.
     expect(text).toContain(
-      '### File id 1 (main.c), before the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```',
+      '### main.c, file id 1, without the patch\n\n```\n 6      double sum = 0.0;\n 7      for (i = 0; i < N; i++) {\n 8          a[i] = i * 0.5;\n 9          b[i] = i * 2.0;\n10      }\n11      for (i = 0; i < N; i++) {\n12          sum += a[i] * b[i];\n13      }\n14      printf("%f\\n", sum);\n15      return 0;\n```',
     );
-    expect(text).toContain('### File id 1 (main.c), after the patch\n\n```');
-    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum\n* Region (file id:line)');
-    expect(text).toContain('* `firstprivate`: (empty)');
+    expect(text).toContain('### main.c, file id 1, with the patch applied\n\n```');
+    expect(text).toContain('* `shared`: a, b, tmp_var37\n* `reduction`: +:sum\n* Region: from 1:11');
+    expect(text).toContain('* `firstprivate`: (none)');
     const measured = {
       ...patched(),
       suggestion: {
@@ -326,23 +328,24 @@ describe("DiscoPoP's template set", () => {
       },
     };
     expect(rungPrompt({ ladder: discopop, conversation: 3, task: measured, limits }).text).toContain(
-      '* `reduction`: +:sum\n* Scheduling: static\n* Collapse level: 1\n* Average iteration count: 4096\n* Region (file id:line): 1:11 to 1:13',
+      '* `reduction`: +:sum\n* Schedule: static\n* Loops collapsed: 1\n* Iterations on average: 4096\n* Region: from 1:11 to 1:13 (file id:line)',
     );
     expect(text).toContain("```\nsrc/main.c: In function 'main':\nsrc/main.c:11:49: error: 'tmp_var37' undeclared");
     expect(text).toContain('===BEGIN PATCH 1===\n--- a/<path>');
-    expect(text).toContain('The file ids of this suggestion are: 1.');
-    // What DiscoPoP's own contract says, point by point.
+    expect(text).toContain('File ids you may use here: 1.');
+    // The contract's points, each in our words: no tools, only blocks, one per changed file, the
+    // original file as the base, the directives kept, clauses over rewrites, the region, exact context.
     for (const point of [
-      '**Use no tools.**',
-      'the project you would find on disk is not the one this patch belongs to',
-      'Answer with the corrected patch and nothing else -- no explanation outside the blocks, no code fences inside them.',
-      'no block for a file whose patch is',
-      '**Write the diff against the ORIGINAL, UNPATCHED file.**',
-      'A diff that removes the current\n  directive and adds a corrected one has nothing to remove in the original file and is rejected.',
-      '**Keep the parallelization.**',
-      'Prefer correcting the directive',
-      'Change nothing outside the region the original patch touches.',
-      'but the context lines must match the real code.',
+      'Every tool is off limits',
+      'a project on disk that is not the one this patch was generated for',
+      'The reply is the corrected patch and only that: no remarks around the blocks and no code\nfences within them.',
+      'leave out the files whose patch is\nfine',
+      '**Its diff is taken against the file as it was before any patch.**',
+      'A diff that deletes the directive and adds a new one\n  finds nothing to delete and fails.',
+      '**The `#pragma omp` directives stay.**',
+      'Fix the clauses of the directive',
+      'Touch only the lines of the region the generated patch changes.',
+      'they must be the code exactly as it is.',
     ]) {
       expect(text).toContain(point);
     }
@@ -352,9 +355,9 @@ describe("DiscoPoP's template set", () => {
     const first = rungPrompt({ ladder: discopop, conversation: 1, task: patched(), limits });
     expect(first.template).toBe('minimal.md');
     expect(first.text).toContain(
-      'Your corrected patch must be a diff against exactly this text.\n\n### File id 1 (main.c), before the patch',
+      'The file before the patch; your diff applies to exactly this text.\n\n### main.c, file id 1, without the patch',
     );
-    expect(first.text).not.toContain('after the patch');
+    expect(first.text).not.toContain('with the patch applied');
     const retry = followUpPrompt({
       ladder: discopop,
       task: patched(),
@@ -363,7 +366,9 @@ describe("DiscoPoP's template set", () => {
       limits,
     });
     expect(retry.template).toBe('retry.md');
-    expect(retry.text).toMatch(/^That did not work\.\n\nsrc\/main\.c: hunk 1 does not apply\n\nTry again\./);
+    expect(retry.text).toMatch(
+      /^Your last answer was rejected:\n\nsrc\/main\.c: hunk 1 does not apply\n\nGive a corrected answer\./,
+    );
     expect(retry.text).toContain('===END PATCH 1===');
   });
 
@@ -418,7 +423,7 @@ describe("DiscoPoP's template set", () => {
     );
     const theirs = numbered(
       rungPrompt({ ladder: discopop, conversation: 2, task: long, limits: shortLimits }).text,
-      '### File id 1 (main.c), before the patch\n\n```\n',
+      '### main.c, file id 1, without the patch\n\n```\n',
       '\n```',
     );
     expect(builtin).toHaveLength(49);

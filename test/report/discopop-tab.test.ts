@@ -1,6 +1,6 @@
 // DiscoPoP's own readers on real patch-repair runs of the demo: the Patch Repair tab's loader and
 // table, and its @@PR_PROGRESS splitter over stdout and stderr merged as the tab reads them
-// (re-implemented in test/helpers/discopop-readers.ts from DiscoPoP at 53a01f2). And the other way
+// (modelled in test/helpers/discopop-readers.ts from the tab's rules). And the other way
 // round: `show` and `report` on a folder DiscoPoP's tool wrote, and on one an earlier patch-repair
 // version wrote. The cases run concurrently, each on its own copy of the demo.
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -11,13 +11,7 @@ import { CLI, readResults, runCli } from '../helpers/cli.js';
 import { useFixture } from '../helpers/fixture.js';
 import { demoAnswers } from '../helpers/demo-answers.js';
 import { writeScriptedDescriptor } from '../helpers/scripted-agent.js';
-import {
-  DISCOPOP_RESULTS,
-  panelRecords,
-  panelRows,
-  PR_PROGRESS_PREFIX,
-  progressEventsOf,
-} from '../helpers/discopop-readers.js';
+import { DISCOPOP_RESULTS, tabRecords, tabRows, PROGRESS_MARK, progressEvents } from '../helpers/discopop-readers.js';
 
 /** The run as DiscoPoP's tab starts it: stdout a pipe, stderr merged into it. */
 async function runMerged(dotDir: string, args: string[]) {
@@ -30,7 +24,7 @@ async function runMerged(dotDir: string, args: string[]) {
 }
 
 const tab = (dotDir: string) =>
-  panelRows(panelRecords(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
+  tabRows(tabRecords(readFileSync(path.join(dotDir, 'patch_repair', 'results.json'), 'utf8')));
 
 describe.concurrent("DiscoPoP's tab on patch-repair runs", () => {
   it('a dry run: a row per considered suggestion, repairs "Repaired", and one JSON event per progress line with a suggestion event per record', async ({
@@ -62,13 +56,13 @@ describe.concurrent("DiscoPoP's tab on patch-repair runs", () => {
     ).toBe(true);
 
     // Every prefixed line is one whole JSON object with sorted keys, whatever else shares the stream.
-    const prefixed = run.stdout.split('\n').filter((line) => line.includes(PR_PROGRESS_PREFIX));
+    const prefixed = run.stdout.split('\n').filter((line) => line.includes(PROGRESS_MARK));
     for (const line of prefixed) {
-      expect(line.startsWith(PR_PROGRESS_PREFIX), line).toBe(true);
-      const value = JSON.parse(line.slice(PR_PROGRESS_PREFIX.length)) as Record<string, unknown>;
+      expect(line.startsWith(PROGRESS_MARK), line).toBe(true);
+      const value = JSON.parse(line.slice(PROGRESS_MARK.length)) as Record<string, unknown>;
       expect(Object.keys(value)).toEqual(Object.keys(value).sort());
     }
-    const events = progressEventsOf(run.stdout);
+    const events = progressEvents(run.stdout);
     expect(events).toHaveLength(prefixed.length);
     expect(events.map((e) => e.event).filter((e, i, all) => all.indexOf(e) === i)).toEqual([
       'start',
@@ -98,7 +92,7 @@ describe.concurrent("DiscoPoP's tab on patch-repair runs", () => {
     ]);
     // The tab's live table, built from these events alone, is the table results.json gives.
     const live = Object.fromEntries(suggestions.map((e) => [String(e.suggestion_id), e]));
-    expect(panelRows(live)).toEqual(rows);
+    expect(tabRows(live)).toEqual(rows);
     const attempts = events.filter((e) => e.event === 'attempt');
     expect(attempts).toHaveLength(6);
     for (const a of attempts)
@@ -197,7 +191,7 @@ describe.concurrent("DiscoPoP's tab on patch-repair runs", () => {
       expect(readFileSync(path.join(attemptDir('5', n), 'rejection.txt'), 'utf8')).toMatch(/^extraction: /);
     }
 
-    const events = progressEventsOf(run.stdout);
+    const events = progressEvents(run.stdout);
     expect(events.find((e) => e.event === 'discovery')).toEqual({
       event: 'discovery',
       built: [],

@@ -25,7 +25,7 @@ import { runProcess } from '../../src/process.js';
 import { UsageError } from '../../src/errors.js';
 import { atLeast, levelOf } from '../../src/log.js';
 import { readEventLog, readResults } from '../../src/store/index.js';
-import type { ResultsFile } from '../../src/formats/results.js';
+import type { RunResults } from '../../src/formats/results.js';
 import { SUGGESTION_STATUSES } from '../../src/formats/results.js';
 import { CHROMIUM_PATH, DEMO_RUN_ARGS, openPage } from '../../scripts/docs-screenshot.mjs';
 import { instantiateFixture } from '../../scripts/instantiate-fixture.mjs';
@@ -40,7 +40,7 @@ if (!HAVE_CHROMIUM)
 let dotDir: string;
 /** What the run wrote to its terminal, with the terminal's CR LF turned back into LF. */
 let terminal: string;
-let results: ResultsFile;
+let results: RunResults;
 
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`${CLI}: not built; run npm run build (npm test does)`);

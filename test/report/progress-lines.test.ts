@@ -5,7 +5,13 @@ import { expect, it } from 'vitest';
 import type { EventInput } from '../../src/formats/events.js';
 import { ProgressLines } from '../../src/report/progress-lines.js';
 import { suggestionRecord } from '../store/fixtures.js';
-import { PR_PROGRESS_PREFIX, progressEventsOf, splitProgressEvents } from '../helpers/discopop-readers.js';
+import {
+  PROGRESS_MARK,
+  discopopOwnSplitter,
+  eventsInLine,
+  progressEvents,
+  splitLines,
+} from '../helpers/discopop-readers.js';
 import { stamped } from './events.js';
 
 const call = {
@@ -130,12 +136,12 @@ function linesOf(events: EventInput[]): string[] {
 it("prints DiscoPoP's events, one prefixed JSON object with sorted keys a line, ids as integers", () => {
   const lines = linesOf(EVENTS);
   for (const line of lines) {
-    expect(line.startsWith(PR_PROGRESS_PREFIX)).toBe(true);
+    expect(line.startsWith(PROGRESS_MARK)).toBe(true);
     expect(line).not.toContain('\n');
-    const value = JSON.parse(line.slice(PR_PROGRESS_PREFIX.length)) as object;
+    const value = JSON.parse(line.slice(PROGRESS_MARK.length)) as object;
     expect(Object.keys(value)).toEqual(Object.keys(value).sort());
   }
-  const events = progressEventsOf(lines.map((line) => `${line}\n`).join(''));
+  const events = progressEvents(lines.map((line) => `${line}\n`).join(''));
   expect(events).toHaveLength(lines.length);
   expect(events[0]).toEqual({
     event: 'start',
@@ -205,7 +211,7 @@ it("prints DiscoPoP's events, one prefixed JSON object with sorted keys a line, 
 
 it("DiscoPoP's splitter finds a line even when other output shares it, and echoes the rest", () => {
   const [line] = linesOf(EVENTS);
-  const { events, residual } = splitProgressEvents(`  42%|##  |${line}\n`);
+  const { events, residual } = eventsInLine(`  42%|##  |${line}\n`);
   expect(events).toHaveLength(1);
   expect(residual).toBe('  42%|##  |\n');
 });
@@ -226,7 +232,7 @@ it('reports the furthest check that rejected a try when its blocks are rejected 
       record: { ...suggestionRecord('2'), status: 'failed', written: false, attempts: 1, accepted_attempt: null },
     },
   ]);
-  const attempts = progressEventsOf(lines.map((line) => `${line}\n`).join('')).filter((e) => e.event === 'attempt');
+  const attempts = progressEvents(lines.map((line) => `${line}\n`).join('')).filter((e) => e.event === 'attempt');
   expect(attempts).toEqual([
     {
       event: 'attempt',
@@ -239,3 +245,29 @@ it('reports the furthest check that rejected a try when its blocks are rejected 
     },
   ]);
 });
+
+const DISCOPOP_SRC = process.env.DISCOPOP_SRC || undefined;
+
+it.skipIf(DISCOPOP_SRC === undefined)(
+  "the model of DiscoPoP's splitter reads every line as DiscoPoP's own does (set DISCOPOP_SRC to a DiscoPoP checkout to run)",
+  () => {
+    const [first, second] = linesOf(EVENTS);
+    const lines = [
+      ...splitLines(
+        linesOf(EVENTS)
+          .map((line) => `${line}\n`)
+          .join(''),
+      ),
+      `  42%|##  |${first}\r`,
+      `${first}${second}\n`,
+      `${first} and then some text\n`,
+      `${PROGRESS_MARK}not json ${first}\n`,
+      `${PROGRESS_MARK}[1, 2]\n`,
+      `${PROGRESS_MARK}   {"event": "x", "text": "a } in a string"} tail\n`,
+      'no events here\n',
+      `${PROGRESS_MARK}{"unclosed": \n`,
+    ];
+    const theirs = discopopOwnSplitter(DISCOPOP_SRC!)(lines);
+    expect(lines.map((line) => Object.values(eventsInLine(line)))).toEqual(theirs);
+  },
+);

@@ -1,16 +1,16 @@
 // The summary's count lines: each label says what it counts, usage only when an agent reported it.
 import { describe, expect, it } from 'vitest';
-import { countStatuses } from '../../src/formats/run-records.js';
+import { countStatuses } from '../../src/formats/run-fold.js';
 import { renderSummary } from '../../src/report/summary.js';
-import type { ResultsFile, SuggestionRecord } from '../../src/formats/results.js';
+import type { RunResults, SuggestionRecord } from '../../src/formats/results.js';
 import { SAMPLE_RUN } from './events.js';
 
 const started = SAMPLE_RUN[0]!.type === 'run-started' ? SAMPLE_RUN[0]!.run : null!;
 const base = SAMPLE_RUN.flatMap((e) => (e.type === 'suggestion-finished' ? [e.record] : []))[0]!;
 const rec = (id: string, extra: Partial<SuggestionRecord>): SuggestionRecord => ({ ...base, id, ...extra });
 
-function summary(records: SuggestionRecord[], run: Partial<ResultsFile['run']> = {}): string[] {
-  const results: ResultsFile = {
+function summary(records: SuggestionRecord[], run: Partial<RunResults['run']> = {}): string[] {
+  const results: RunResults = {
     version: 1,
     run: { ...started, counts: countStatuses(records), ...run },
     suggestions: records,

@@ -1,16 +1,18 @@
 // One .discopop, two tools: DiscoPoP's own patch repair tool keeps backups/<id>/ and
 // backups/<id>.written beside ours. Each tool must restore what the other backed up, byte for byte,
-// and neither may drop the other's backup as stale. DiscoPoP's side is played by discopop-tool.ts,
-// whose digest is pinned to golden values computed with DiscoPoP's own backups.py.
+// and neither may drop the other's backup as stale. DiscoPoP's side is played by the model in
+// discopop-tool.ts, whose digest is pinned to golden values computed with DiscoPoP's own backups.py,
+// and, when DISCOPOP_SRC names a DiscoPoP checkout, by that backups.py itself in the same tests.
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restoreAll, restoreLogPath, upgradeWrittenDigests, writeBack } from '../../src/store/index.js';
 import { digestSet, discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 import type { Suggestion } from '../../src/formats/types.js';
-import { discopopBackup, discopopFolderDigest, discopopRepair, discopopRestore } from './discopop-tool.js';
+import { DISCOPOP_PLAYERS, DISCOPOP_SRC, RUN_AGAINST_DISCOPOP, repairWith } from './discopop-tool.js';
 import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
 import { useFixture } from '../helpers/fixture.js';
 import { CLI, runCli } from '../helpers/cli.js';
@@ -35,9 +37,25 @@ describe('the digest in backups/<id>.written is the one DiscoPoP computes', () =
 
   it.each(golden.folders)('$folder', async ({ folder, digest }) => {
     expect(discopopDigest(await readSet(join(repoRoot, folder)))).toBe(digest);
-    expect(discopopFolderDigest(join(repoRoot, folder))).toBe(digest);
+    for (const tool of DISCOPOP_PLAYERS) expect(tool.digest(join(repoRoot, folder)), tool.name).toBe(digest);
+  });
+
+  it.each(DISCOPOP_PLAYERS)('the same values from $name on each set written to a folder', async (tool) => {
+    const scratch = await mkdtemp(join(tmpdir(), 'digest-'));
+    try {
+      for (const [index, set] of golden.sets.entries()) {
+        const folder = join(scratch, String(index));
+        mkdirSync(folder);
+        for (const [name, bytes] of fromBase64(set.files)) writeFileSync(join(folder, name), bytes);
+        expect(tool.digest(folder), set.name).toBe(set.digest);
+      }
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 });
+
+if (DISCOPOP_SRC === undefined) it.skip(`DiscoPoP's own backups.py: ${RUN_AGAINST_DISCOPOP}`, () => {});
 
 let dotDir = '';
 afterEach(async () => {
@@ -69,21 +87,21 @@ const suggestion1 = (): Suggestion => ({
 const written1 = () => join(dotDir, 'patch_repair', 'backups', '1.written');
 const patch1 = () => join(dotDir, 'patch_generator', '1', '3.patch');
 
-describe('backups either tool can restore', () => {
+describe.each(DISCOPOP_PLAYERS)('backups either tool can restore, with $name', (tool) => {
   it("a patch-repair write-back leaves DiscoPoP's digest, and DiscoPoP's restore puts the generated set back", async () => {
     const { generated, repaired } = await demoSuggestion1();
     const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
     expect(result.written).toBe(true);
     expect(readFileSync(written1(), 'utf8').trim()).toBe(repairedByDiscopop.digest);
 
-    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(tool.restoreAll(dotDir)).toEqual([1]);
     expect(readFileSync(patch1()).equals(generated)).toBe(true);
     expect(existsSync(written1())).toBe(false);
   });
 
   it("patch-repair's restore puts back the generated set DiscoPoP's tool backed up", async () => {
     const { generated, repaired } = await demoSuggestion1();
-    discopopRepair(dotDir, 1, { '3.patch': repaired });
+    repairWith(tool, dotDir, 1, { '3.patch': repaired });
     expect(readFileSync(written1(), 'utf8')).toBe(repairedByDiscopop.digest);
 
     const summary = await restoreAll(dotDir);
@@ -94,11 +112,11 @@ describe('backups either tool can restore', () => {
 
   it('a write-back over a repair DiscoPoP made keeps its backup of the generated set', async () => {
     const { generated, repaired } = await demoSuggestion1();
-    discopopRepair(dotDir, 1, { '3.patch': repaired });
+    repairWith(tool, dotDir, 1, { '3.patch': repaired });
     const ours = repaired.toString('utf8').replace('reduction(+:sum) ', 'reduction(+:sum) schedule(static) ');
     expect((await writeBack(dotDir, suggestion1(), new Map([['3', ours]]))).written).toBe(true);
 
-    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(tool.restoreAll(dotDir)).toEqual([1]);
     expect(readFileSync(patch1()).equals(generated)).toBe(true);
   });
 
@@ -117,7 +135,7 @@ describe('backups either tool can restore', () => {
     );
     expect(await upgradeWrittenDigests(dotDir)).toEqual([]);
 
-    expect(discopopRestore(dotDir)).toEqual([1]);
+    expect(tool.restoreAll(dotDir)).toEqual([1]);
     expect(readFileSync(patch1()).equals(generated)).toBe(true);
   });
 
@@ -131,7 +149,7 @@ describe('backups either tool can restore', () => {
 
   it('an unreadable .written leaves the backup and the folder alone', async () => {
     const { repaired } = await demoSuggestion1();
-    discopopRepair(dotDir, 1, { '3.patch': repaired });
+    repairWith(tool, dotDir, 1, { '3.patch': repaired });
     await writeFile(written1(), 'half a dig');
     const summary = await restoreAll(dotDir);
     expect(summary.leftAlone).toEqual([
@@ -146,7 +164,7 @@ describe('backups either tool can restore', () => {
     const { repaired } = await demoSuggestion1();
     // DiscoPoP backs up before its repair and records .written only after one: a backup with no
     // .written whose folder was regenerated since is stale to both tools.
-    discopopRepair(dotDir, 1, {});
+    repairWith(tool, dotDir, 1, {});
     await rm(written1());
     writeFileSync(patch1(), repaired);
     const summary = await restoreAll(dotDir);
@@ -156,7 +174,7 @@ describe('backups either tool can restore', () => {
   });
 });
 
-describe('cross-tool restore after real runs of the CLI', () => {
+describe.each(DISCOPOP_PLAYERS)('cross-tool restore after real runs of the CLI, with $name', (tool) => {
   it("after a patch-repair run of the demo, DiscoPoP's restore brings back every generated patch set byte for byte", async () => {
     const { dotDir: dot } = useFixture('demo');
     const generated = new Map(
@@ -170,7 +188,7 @@ describe('cross-tool restore after real runs of the CLI', () => {
       .sort((a, b) => a - b);
     expect(backedUp.length).toBeGreaterThan(0);
 
-    expect(discopopRestore(dot)).toEqual(backedUp);
+    expect(tool.restoreAll(dot)).toEqual(backedUp);
     for (const [id, files] of generated)
       expect(readFolderBytes(join(dot, 'patch_generator', id)), `suggestion ${id}`).toEqual(files);
   });
@@ -178,7 +196,7 @@ describe('cross-tool restore after real runs of the CLI', () => {
   it("after DiscoPoP's tool repaired, patch-repair --restore puts the generated set back", async () => {
     const { dotDir: dot } = useFixture('demo');
     const generated = readFolderBytes(join(dot, 'patch_generator', '1'));
-    discopopRepair(dot, 1, {
+    repairWith(tool, dot, 1, {
       '3.patch': Buffer.from(
         generated['3.patch']!.toString('utf8').replace('firstprivate(n) private(i) shared(x,y) ', ''),
       ),
@@ -203,7 +221,7 @@ describe('cross-tool restore after real runs of the CLI', () => {
         timeoutMs: 240_000,
       });
       expect(killed.kind === 'signaled' && killed.signal, describeOutcome(killed)).toBe('SIGKILL');
-      discopopRestore(dot);
+      tool.restoreAll(dot);
       expect(readdirSync(join(dot, 'patch_generator', '2'))).toEqual(Object.keys(generated));
 
       const again = await runCli(dot, args);
@@ -229,82 +247,85 @@ function readFolderBytes(dir: string): Record<string, Buffer> {
 // for Python exceptions, so the folder keeps the unverified candidate, backups/<id>/ holds the
 // generated set and no .written exists. DiscoPoP's rule calls that backup stale; it is the only copy
 // of the generated set, and patch-repair must never lose it.
-describe("DiscoPoP's tool killed during a candidate's verification build", () => {
-  const verifyScript = join(import.meta.dirname, 'children', 'discopop-verify.py');
+describe.each(DISCOPOP_PLAYERS)(
+  "DiscoPoP's tool killed during a candidate's verification build, with $name",
+  (tool) => {
+    const verifyScript = join(import.meta.dirname, 'children', 'discopop-verify.py');
 
-  /** Runs DiscoPoP's verification step in a real python3 and sends its process group `signal` mid-build. */
-  async function killedMidBuild(
-    signal: NodeJS.Signals,
-  ): Promise<{ generated: Buffer; candidate: Buffer; repaired: Buffer }> {
-    const { generated, repaired } = await demoSuggestion1();
-    const candidate = Buffer.from(
-      generated.toString('utf8').replace('#pragma omp parallel for', '#pragma omp parallel for schedule(dynamic)'),
-    );
-    expect(candidate.equals(generated)).toBe(false);
-    const candidateDir = join(dotDir, '..', 'candidate');
-    mkdirSync(candidateDir);
-    writeFileSync(join(candidateDir, '3.patch'), candidate);
-    discopopBackup(dotDir, 1);
-    const child = spawn('python3', [verifyScript, join(dotDir, 'patch_generator', '1'), candidateDir], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    process.kill(-child.pid!, signal);
-    await exited;
-    return { generated, candidate, repaired };
-  }
-
-  it.each(['SIGTERM', 'SIGHUP', 'SIGKILL'] as const)(
-    '%s: the folder keeps the candidate, the backup the generated set, and patch-repair --restore moves it aside instead of deleting it',
-    async (signal) => {
-      const { generated, candidate } = await killedMidBuild(signal);
-      expect(readFileSync(patch1()).equals(candidate)).toBe(true);
-      expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(generated)).toBe(true);
-      expect(existsSync(written1())).toBe(false);
-
-      const summary = await restoreAll(dotDir);
-      expect(summary.restored).toEqual([]);
-      expect(summary.movedAside.map((m) => m.id)).toEqual(['1']);
-      expect(summary.line).toContain(`1 to ${summary.movedAside[0]!.to}`);
-      expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
-      expect(readFileSync(patch1()).equals(candidate)).toBe(true);
-      expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toContain(
-        `moved the stale backup of 1 aside to ${summary.movedAside[0]!.to}`,
+    /** Runs DiscoPoP's verification step in a real python3 and sends its process group `signal` mid-build. */
+    async function killedMidBuild(
+      signal: NodeJS.Signals,
+    ): Promise<{ generated: Buffer; candidate: Buffer; repaired: Buffer }> {
+      const { generated, repaired } = await demoSuggestion1();
+      const candidate = Buffer.from(
+        generated.toString('utf8').replace('#pragma omp parallel for', '#pragma omp parallel for schedule(dynamic)'),
       );
-      // Neither tool lists the moved backup: DiscoPoP's restore after it finds nothing to drop.
-      expect(discopopRestore(dotDir)).toEqual([]);
-      expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
-    },
-  );
-
-  it.each(['SIGTERM', 'SIGKILL'] as const)(
-    "%s, then a patch-repair repair: the generated backup is moved aside, not replaced, and survives DiscoPoP's restore",
-    async (signal) => {
-      const { generated, candidate, repaired } = await killedMidBuild(signal);
-      const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
-      expect(result).toMatchObject({
-        written: true,
-        superseded: expect.stringMatching(/^patch_repair\/superseded\/1-/),
+      expect(candidate.equals(generated)).toBe(false);
+      const candidateDir = join(dotDir, '..', 'candidate');
+      mkdirSync(candidateDir);
+      writeFileSync(join(candidateDir, '3.patch'), candidate);
+      tool.keepGenerated(dotDir, 1);
+      const child = spawn('python3', [verifyScript, join(dotDir, 'patch_generator', '1'), candidateDir], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      const aside = join(dotDir, (result as { superseded: string }).superseded);
-      expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
-      expect(readFileSync(patch1()).equals(repaired)).toBe(true);
-      // The new backup holds what the repair replaced: DiscoPoP's candidate.
-      expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(candidate)).toBe(true);
+      await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      process.kill(-child.pid!, signal);
+      await exited;
+      return { generated, candidate, repaired };
+    }
 
-      expect(discopopRestore(dotDir)).toEqual([1]);
-      expect(readFileSync(patch1()).equals(candidate)).toBe(true);
-      expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
-    },
-  );
+    it.each(['SIGTERM', 'SIGHUP', 'SIGKILL'] as const)(
+      '%s: the folder keeps the candidate, the backup the generated set, and patch-repair --restore moves it aside instead of deleting it',
+      async (signal) => {
+        const { generated, candidate } = await killedMidBuild(signal);
+        expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+        expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(generated)).toBe(true);
+        expect(existsSync(written1())).toBe(false);
 
-  it('SIGINT is a Python exception: its cleanup puts the generated set back, and nothing is stale', async () => {
-    const { generated } = await killedMidBuild('SIGINT');
-    expect(readFileSync(patch1()).equals(generated)).toBe(true);
-    const summary = await restoreAll(dotDir);
-    expect(summary.movedAside).toEqual([]);
-    expect(readFileSync(patch1()).equals(generated)).toBe(true);
-  });
-});
+        const summary = await restoreAll(dotDir);
+        expect(summary.restored).toEqual([]);
+        expect(summary.movedAside.map((m) => m.id)).toEqual(['1']);
+        expect(summary.line).toContain(`1 to ${summary.movedAside[0]!.to}`);
+        expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
+        expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+        expect(readFileSync(restoreLogPath(dotDir), 'utf8')).toContain(
+          `moved the stale backup of 1 aside to ${summary.movedAside[0]!.to}`,
+        );
+        // Neither tool lists the moved backup: DiscoPoP's restore after it finds nothing to drop.
+        expect(tool.restoreAll(dotDir)).toEqual([]);
+        expect(readFileSync(join(dotDir, summary.movedAside[0]!.to, '1', '3.patch')).equals(generated)).toBe(true);
+      },
+    );
+
+    it.each(['SIGTERM', 'SIGKILL'] as const)(
+      "%s, then a patch-repair repair: the generated backup is moved aside, not replaced, and survives DiscoPoP's restore",
+      async (signal) => {
+        const { generated, candidate, repaired } = await killedMidBuild(signal);
+        const result = await writeBack(dotDir, suggestion1(), new Map([['3', repaired.toString('utf8')]]));
+        expect(result).toMatchObject({
+          written: true,
+          superseded: expect.stringMatching(/^patch_repair\/superseded\/1-/),
+        });
+        const aside = join(dotDir, (result as { superseded: string }).superseded);
+        expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
+        expect(readFileSync(patch1()).equals(repaired)).toBe(true);
+        // The new backup holds what the repair replaced: DiscoPoP's candidate.
+        expect(readFileSync(join(dotDir, 'patch_repair', 'backups', '1', '3.patch')).equals(candidate)).toBe(true);
+
+        expect(tool.restoreAll(dotDir)).toEqual([1]);
+        expect(readFileSync(patch1()).equals(candidate)).toBe(true);
+        expect(readFileSync(join(aside, '1', '3.patch')).equals(generated)).toBe(true);
+      },
+    );
+
+    it('SIGINT is a Python exception: its cleanup puts the generated set back, and nothing is stale', async () => {
+      const { generated } = await killedMidBuild('SIGINT');
+      expect(readFileSync(patch1()).equals(generated)).toBe(true);
+      const summary = await restoreAll(dotDir);
+      expect(summary.movedAside).toEqual([]);
+      expect(readFileSync(patch1()).equals(generated)).toBe(true);
+    });
+  },
+);

@@ -1,5 +1,5 @@
 // Valid records for the store's own files, built the way the pipeline fills them.
-import type { ResultsFile, RunRecord, SuggestionRecord } from '../../src/formats/results.js';
+import type { RunResults, RunRecord, SuggestionRecord } from '../../src/formats/results.js';
 
 export function runRecord(id: string): RunRecord {
   return {
@@ -88,6 +88,6 @@ export function suggestionRecord(id: string): SuggestionRecord {
   };
 }
 
-export function resultsFile(runId: string): ResultsFile {
+export function resultsFile(runId: string): RunResults {
   return { version: 1, run: runRecord(runId), suggestions: [suggestionRecord('3')] };
 }

@@ -4,9 +4,9 @@ import { dirname } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { readResults, resultsPath, writeResults } from '../../src/store/index.js';
-import type { ResultsFile } from '../../src/formats/results.js';
+import type { RunResults } from '../../src/formats/results.js';
 import { resultsFile, runRecord, suggestionRecord } from './fixtures.js';
-import { DISCOPOP_RESULTS, panelRecords, panelRows } from '../helpers/discopop-readers.js';
+import { DISCOPOP_RESULTS, tabRecords, tabRows } from '../helpers/discopop-readers.js';
 import { makeDotDir, readFolder, removeDotDir } from './helpers.js';
 
 let dotDir = '';
@@ -23,7 +23,7 @@ it('refuses invalid results and leaves the previous file as it was', async () =>
   dotDir = await makeDotDir();
   await writeResults(dotDir, resultsFile('run-1'));
   const before = await readFile(resultsPath(dotDir), 'utf8');
-  const bad = { ...resultsFile('run-2'), suggestions: [{ id: 3 }] } as unknown as ResultsFile;
+  const bad = { ...resultsFile('run-2'), suggestions: [{ id: 3 }] } as unknown as RunResults;
   await expect(writeResults(dotDir, bad)).rejects.toThrow();
   expect(await readFile(resultsPath(dotDir), 'utf8')).toBe(before);
 });
@@ -118,7 +118,7 @@ it("DiscoPoP's tab shows a row per suggestion of the file: repaired, dry-run rep
     accepted_attempt: null,
   };
   await writeResults(dotDir, { ...results, suggestions: [...results.suggestions, unapplied, dry] });
-  const rows = panelRows(panelRecords(await readFile(resultsPath(dotDir), 'utf8')));
+  const rows = tabRows(tabRecords(await readFile(resultsPath(dotDir), 'utf8')));
   expect(rows).toEqual([
     {
       suggestion: '3',
@@ -163,7 +163,7 @@ it('reads format 1 (an array), with the meanings of today: a dry-run not_applied
     ],
   };
   // The old panel showed format 1 as an empty table: it is an array.
-  expect(panelRows(panelRecords(JSON.stringify(file)))).toEqual([]);
+  expect(tabRows(tabRecords(JSON.stringify(file)))).toEqual([]);
   await mkdir(dirname(resultsPath(dotDir)), { recursive: true });
   await writeFile(resultsPath(dotDir), JSON.stringify(file));
   const read = await readResults(dotDir);

@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_BACK_FAULT_POINTS } from '../../src/store/fault-points.js';
-import { discopopRestore } from './discopop-tool.js';
+import { discopopModel } from './discopop-tool.js';
 import { discopopDigest, readSet } from '../../src/store/patch-set-files.js';
 import { recoverWriteBack, restoreAll, writeBack } from '../../src/store/index.js';
 import type { PatchSet, Suggestion } from '../../src/formats/types.js';
@@ -166,7 +166,7 @@ describe("write-back or restore killed, then DiscoPoP's restore, then the next s
     if (point.startsWith('restore.')) await written(dotDir, new Map(Object.entries(canonical)));
     const outcome = await runChild(request, point);
     const killed = outcome.kind === 'signaled';
-    discopopRestore(dotDir);
+    discopopModel.restoreAll(dotDir);
     await recoverWriteBack(dotDir);
     await expectConsistent(
       dotDir,

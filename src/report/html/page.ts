@@ -2,7 +2,7 @@
 // has no script, and its Content-Security-Policy forbids loading anything, so it reads the same
 // offline as online. Transcript links are relative to patch_repair/, where the page is written.
 // The status filter is checkboxes and CSS `:has()` rules: it works from a file, without a script.
-import { isVerifiedRepair } from '../../formats/run-records.js';
+import { isVerifiedRepair } from '../../formats/statuses.js';
 import { html as diffToHtml } from 'diff2html';
 import type { StoredAttempt } from '../../store/index.js';
 import type { FunnelEntry, SuggestionRecord, SuggestionStatus } from '../../formats/results.js';

@@ -1,6 +1,6 @@
 // Everything the review page shows, gathered from the .discopop folder: the replayed run, and per
 // suggestion its generated patch set, its attempts and the patch to put beside the generated one.
-import { isVerifiedRepair } from '../../formats/run-records.js';
+import { isVerifiedRepair } from '../../formats/statuses.js';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readFileMapping } from '../../discopop/file-mapping.js';

@@ -3,6 +3,7 @@
 // Its own races are subtracted from every candidate's. A reference that cannot be built that way,
 // or whose program TSan does not instrument, refuses the run (exit 3): a race check that silently
 // checks nothing would read as "no races".
+import { toTheMillisecond } from '../formats/statuses.js';
 import type { IsolatedBuilder, ProgramRunner, IsolatedBuild } from '../formats/outcome.js';
 import type { RaceCheck } from '../formats/results.js';
 import { isBuildFailure, type BuildResult } from '../formats/build-result.js';
@@ -105,7 +106,7 @@ export async function measureRaceReference(o: {
       searchPath,
     },
     record: {
-      seconds: Math.round(seconds * 1000) / 1000,
+      seconds: toTheMillisecond(seconds),
       races: ran.reports.map(pairText),
       compiler: compilerText(compiler),
       setarch: ran.mapping?.retried ?? false,
@@ -151,7 +152,7 @@ export async function runRaceCheck(
         threads: s.threads,
         verdict: 'not-run',
         reports: [],
-        seconds,
+        seconds: toTheMillisecond(seconds),
         detail: `the race build fails: ${build.firstError ?? 'no error message'}`,
         compiler: compilerText(s.compiler),
         setarch: false,

@@ -1,7 +1,8 @@
-// npm run diagnostics:record — compiles every source under fixtures/diagnostics/<class>/ with gcc 12
-// and clang 14 (C with gcc/clang, C++ with g++/clang++; `link/` also links) and writes what each
-// printed next to it as <source>.gcc.txt and <source>.clang.txt. The tests read these recordings,
-// so the parser is proven on real output of both compilers; re-run after a compiler upgrade.
+// npm run diagnostics:record — compiles every source under fixtures/diagnostics/<class>/ with gcc 12,
+// clang 14 and clang 19 (C with gcc/clang/clang-19, C++ with g++/clang++/clang++-19; `link/` also
+// links) and writes what each printed next to it as <source>.gcc.txt, <source>.clang.txt and
+// <source>.clang-19.txt. The tests read these recordings, so the parser is proven on real output of
+// every compiler; re-run after a compiler upgrade.
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { runProcess } from '../dist/process.js';
 
 const root = fileURLToPath(new URL('../fixtures/diagnostics', import.meta.url));
-const compilers = { gcc: { c: 'gcc', cxx: 'g++' }, clang: { c: 'clang', cxx: 'clang++' } };
+const compilers = {
+  gcc: { c: 'gcc', cxx: 'g++' },
+  clang: { c: 'clang', cxx: 'clang++' },
+  'clang-19': { c: 'clang-19', cxx: 'clang++-19' },
+};
 
 const out = await mkdtemp(join(tmpdir(), 'record-diagnostics-'));
 let written = 0;

@@ -3,6 +3,7 @@
 // helpers), not just the direct child.
 import { access, constants, readdir } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { decodeBytes } from './bytes.js';
 
@@ -102,7 +103,6 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
 
 export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   const started = Date.now();
-  const maxBytes = request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   let child;
   try {
     child = execa(request.command, request.args ?? [], {
@@ -121,7 +121,40 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
   } catch (error) {
     return { kind: 'spawn-failed', message: String((error as Error).message), durationMs: Date.now() - started };
   }
+  const output = captureOutput(child.stdout, child.stderr, request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+  const limits = endOnTimeoutOrAbort(pgid, child.stdout, request);
 
+  const result = await child;
+  limits.release();
+  if (pgid !== undefined) {
+    // Grandchildren may outlive the direct child (a backgrounded helper); never leave them behind.
+    killGroup(pgid, 'SIGKILL');
+    liveGroups.delete(pgid);
+  }
+
+  const durationMs = Date.now() - started;
+  const ending = limits.ending();
+  if (result.failed && result.exitCode === undefined && result.signal === undefined && !ending) {
+    return {
+      kind: 'spawn-failed',
+      message: result.originalMessage ?? result.shortMessage ?? 'unknown error',
+      durationMs,
+    };
+  }
+  const captured: Captured = { ...output.text(), durationMs };
+  if (ending) return { kind: ending, ...captured };
+  if (result.exitCode === undefined) return { kind: 'signaled', signal: result.signal ?? 'unknown', ...captured };
+  return { kind: 'exited', exitCode: result.exitCode, ...captured };
+}
+
+/** Keeps up to `maxBytes` of each stream; what is dropped beyond that sets `truncated`. */
+function captureOutput(
+  stdout: Readable | null | undefined,
+  stderr: Readable | null | undefined,
+  maxBytes: number,
+): { text(): Omit<Captured, 'durationMs'> } {
   const out = { stdout: [] as Buffer[], stderr: [] as Buffer[], size: { stdout: 0, stderr: 0 }, truncated: false };
   const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer | string) => {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -135,12 +168,27 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     out[stream].push(kept);
     out.size[stream] += kept.length;
   };
-  child.stdout?.on('data', collect('stdout'));
-  child.stderr?.on('data', collect('stderr'));
+  stdout?.on('data', collect('stdout'));
+  stderr?.on('data', collect('stderr'));
+  return {
+    text: () => ({
+      stdout: decodeBytes(Buffer.concat(out.stdout)),
+      stderr: decodeBytes(Buffer.concat(out.stderr)),
+      truncated: out.truncated,
+    }),
+  };
+}
 
-  const pgid = child.pid;
-  if (pgid !== undefined) liveGroups.add(pgid);
-
+/**
+ * Ends the process group on the request's timeout (counted from the start, or from the marker on
+ * stdout) or on its abort signal: SIGTERM, or the `askToEnd` call first, then SIGKILL after the
+ * grace period. `ending` says which of the two ended it; `release` stops watching once it exited.
+ */
+function endOnTimeoutOrAbort(
+  pgid: number | undefined,
+  stdout: Readable | null | undefined,
+  request: RunRequest,
+): { ending(): 'timeout' | 'canceled' | undefined; release(): void } {
   let ending: 'timeout' | 'canceled' | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const signalGroup = () => {
@@ -161,52 +209,34 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     if (request.timeoutMs !== undefined && !timeoutTimer)
       timeoutTimer = setTimeout(() => terminate('timeout'), request.timeoutMs);
   };
-  const marker = request.timeoutStartsOn;
-  if (marker === undefined) startTimeout();
-  else {
-    // The marker may arrive split across chunks; keep just enough of the stream to see it whole.
-    let tail = '';
-    const watch = (chunk: Buffer | string) => {
-      const seen = tail + chunk.toString();
-      if (seen.includes(marker)) {
-        child.stdout?.off('data', watch);
-        startTimeout();
-      }
-      tail = seen.slice(Math.max(0, seen.length - marker.length + 1));
-    };
-    child.stdout?.on('data', watch);
-  }
+  if (request.timeoutStartsOn === undefined) startTimeout();
+  else onMarker(stdout, request.timeoutStartsOn, startTimeout);
   const onAbort = () => terminate('canceled');
   if (request.signal?.aborted) onAbort();
   request.signal?.addEventListener('abort', onAbort, { once: true });
-
-  const result = await child;
-  if (timeoutTimer) clearTimeout(timeoutTimer);
-  request.signal?.removeEventListener('abort', onAbort);
-  if (pgid !== undefined) {
-    // Grandchildren may outlive the direct child (a backgrounded helper); never leave them behind.
-    killGroup(pgid, 'SIGKILL');
-    liveGroups.delete(pgid);
-  }
-  if (killTimer) clearTimeout(killTimer);
-
-  const durationMs = Date.now() - started;
-  if (result.failed && result.exitCode === undefined && result.signal === undefined && !ending) {
-    return {
-      kind: 'spawn-failed',
-      message: result.originalMessage ?? result.shortMessage ?? 'unknown error',
-      durationMs,
-    };
-  }
-  const captured: Captured = {
-    stdout: decodeBytes(Buffer.concat(out.stdout)),
-    stderr: decodeBytes(Buffer.concat(out.stderr)),
-    truncated: out.truncated,
-    durationMs,
+  return {
+    ending: () => ending,
+    release: () => {
+      if (timeoutTimer) clearTimeout(timeoutTimer);
+      request.signal?.removeEventListener('abort', onAbort);
+      if (killTimer) clearTimeout(killTimer);
+    },
   };
-  if (ending) return { kind: ending, ...captured };
-  if (result.exitCode === undefined) return { kind: 'signaled', signal: result.signal ?? 'unknown', ...captured };
-  return { kind: 'exited', exitCode: result.exitCode, ...captured };
+}
+
+/** Calls `seen` once, when stdout first carries `marker`. */
+function onMarker(stdout: Readable | null | undefined, marker: string, seen: () => void): void {
+  // The marker may arrive split across chunks; keep just enough of the stream to see it whole.
+  let tail = '';
+  const watch = (chunk: Buffer | string) => {
+    const text = tail + chunk.toString();
+    if (text.includes(marker)) {
+      stdout?.off('data', watch);
+      seen();
+    }
+    tail = text.slice(Math.max(0, text.length - marker.length + 1));
+  };
+  stdout?.on('data', watch);
 }
 
 /** One line saying why a process did not succeed, for diagnostics and logs. */

@@ -12,6 +12,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/agent/descriptor.test.ts',
   'test/agent/discopop-llm-config.test.ts',
   'test/agent/recorded-output.test.ts',
+  'test/build/bare-clang.test.ts',
   'test/build/compiler-record.test.ts',
   'test/build/location.test.ts',
   'test/build/probe.test.ts',
@@ -50,6 +51,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/store/history.test.ts',
   'test/store/results-file.test.ts',
   'test/store/schemas.test.ts',
+  'test/store/superseded.test.ts',
 ];
 
 /** Only in `npm test`: the built CLI, project builds, real signals on built code, the cluster, the browser, the agent CLIs. */

@@ -1,5 +1,5 @@
 // npm run bench -- builtin [--dataset DIR] [--kernels 500] [--samples 20] [--no-table]
-// 1. Coverage: every fixture under fixtures/classes built with gcc and with clang, run through the
+// 1. Coverage: every fixture under fixtures/classes built with gcc 12, clang 14 and clang 19, run through the
 //    built-in repairer by test/builtin/classes.test.ts (real compilers, GNU patch, check 5, the
 //    program run with 1 and 4 threads); per class and compiler: repaired / handed on / wrong, and
 //    the fixtures the compiler accepts as generated. Then the same for the suggestions on whole
@@ -50,9 +50,13 @@ async function runTables(files, env) {
     );
 }
 
-const FAMILIES = ['gcc', 'clang'];
+/** The compilers the tests ran, in the harness's order (gcc 12, clang 14 as `clang`, `clang-19` where installed). */
+function compilersIn(rows) {
+  return ['gcc', 'clang', 'clang-19'].filter((compiler) => rows.some((row) => row.family === compiler));
+}
 
 function classTable(rows) {
+  const compilers = compilersIn(rows);
   const classes = [...new Set(rows.map((row) => row.class))].sort();
   const count = (family, filter) => {
     const selected = rows.filter((row) => row.family === family && filter(row));
@@ -69,15 +73,15 @@ function classTable(rows) {
   console.log(
     'fixtures repaired / handed on / wrong, per compiler ("build": the compiler accepts the generated patch)',
   );
-  console.log(`| class | fixtures | ${FAMILIES.join(' | ')} |`);
-  console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|`);
+  console.log(`| class | fixtures | ${compilers.join(' | ')} |`);
+  console.log(`|---|---|${compilers.map(() => '---').join('|')}|`);
   for (const name of classes) {
-    const cells = FAMILIES.map((family) => count(family, (row) => row.class === name));
+    const cells = compilers.map((family) => count(family, (row) => row.class === name));
     console.log(`| ${name} | ${cells[0].fixtures} | ${cells.map(cell).join(' | ')} |`);
   }
-  const totals = FAMILIES.map((family) => count(family, () => true));
+  const totals = compilers.map((family) => count(family, () => true));
   console.log(`| **total** | ${totals[0].fixtures} | ${totals.map(cell).join(' | ')} |`);
-  for (const family of FAMILIES) {
+  for (const family of compilers) {
     const t = count(family, () => true);
     const d = count(family, (row) => !NOT_DETERMINISTIC.has(row.class) && row.outcome !== 'builds');
     console.log(
@@ -105,6 +109,7 @@ function onTarget(row) {
 }
 
 function realTable(title, rows) {
+  const compilers = compilersIn(rows);
   const codes = [...new Set(rows.map((row) => row.code))].sort();
   const count = (family, filter) => {
     const selected = rows.filter((row) => row.family === family && filter(row));
@@ -122,15 +127,15 @@ function realTable(title, rows) {
   console.log(
     `\n${title}: suggestions repaired / declined / wrong / build as generated, per compiler; "off target": decisions issue 20 wants otherwise`,
   );
-  console.log(`| code | suggestions | ${FAMILIES.join(' | ')} | off target (${FAMILIES.join(' / ')}) |`);
-  console.log(`|---|---|${FAMILIES.map(() => '---').join('|')}|---|`);
+  console.log(`| code | suggestions | ${compilers.join(' | ')} | off target (${compilers.join(' / ')}) |`);
+  console.log(`|---|---|${compilers.map(() => '---').join('|')}|---|`);
   for (const code of [...codes, 'total']) {
-    const cells = FAMILIES.map((family) => count(family, (row) => code === 'total' || row.code === code));
+    const cells = compilers.map((family) => count(family, (row) => code === 'total' || row.code === code));
     console.log(
       `| ${code === 'total' ? '**total**' : code} | ${cells[0].suggestions} | ${cells.map(cell).join(' | ')} | ${cells.map((c) => c.offTarget).join(' / ')} |`,
     );
   }
-  for (const family of FAMILIES) {
+  for (const family of compilers) {
     const declined = rows.filter((row) => row.family === family && row.outcome === 'handed-on');
     const byReason = new Map();
     for (const row of declined)

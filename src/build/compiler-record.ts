@@ -7,9 +7,10 @@
 // make calls never interleave and screens can start while the build still runs; then it execs the
 // real compiler with the folder taken off PATH wherever compile.sh has moved it (else the wrapper
 // would find itself).
-import { access, chmod, constants, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { leavesRoot } from './compile.js';
+import { executablesOnPath } from '../process.js';
 
 /** What the compiler reads from its environment: search paths, its own parts, reproducibility, messages. */
 const RECORDED_ENV = [
@@ -102,10 +103,11 @@ export async function makeCompilerRecorder(
     if (first && !first.includes('/')) wanted.add(first);
   }
   const folders = o.searchPath.split(delimiter).filter((folder) => folder !== '');
+  // A wrapper for a compiler this machine lacks would change what `command -v clang` says.
+  const present = await executablesOnPath(folders.filter(isAbsolute).join(delimiter), (name) => wanted.has(name));
   const names: string[] = [];
   for (const name of wanted) {
-    // A wrapper for a compiler this machine lacks would change what `command -v clang` says.
-    if (!(await onPath(name, folders))) continue;
+    if (!present.has(name)) continue;
     const script = [
       '#!/bin/sh',
       `recorder=${quote(dir)}`,
@@ -250,18 +252,6 @@ function operandsOf(args: readonly string[]): string[] {
     else if (!arg.startsWith('-')) operands.push(arg);
   }
   return operands;
-}
-
-async function onPath(name: string, folders: readonly string[]): Promise<boolean> {
-  for (const folder of folders) {
-    if (!isAbsolute(folder)) continue;
-    const found = await access(join(folder, name), constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    if (found) return true;
-  }
-  return false;
 }
 
 function quote(text: string): string {

@@ -4,11 +4,11 @@
 // edit, added or removed file counts, and can be named; compile.sh and the settings by content;
 // the compiler by what `$CC --version` and `$CXX --version` say under the settings' environment.
 import { createHash } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runProcess } from '../process.js';
 import type { DotDiscopop } from '../formats/types.js';
-import { expandExcludes } from './location.js';
+import { treeLeftOut } from './location.js';
 import { scanTree } from './tree.js';
 
 const COMPILER_ID_TIMEOUT_MS = 30_000;
@@ -29,16 +29,9 @@ export async function buildInputs(
   dp: DotDiscopop,
   o: { threads: number; exclude: readonly string[]; signal?: AbortSignal },
 ): Promise<BuildInputs> {
-  const projectRoot = await realpath(dp.projectRoot);
-  const dotDir = await realpath(dp.dotDir);
   // What --exclude leaves out of the workspaces cannot change a build; the list itself can.
-  const excluded = await expandExcludes({
-    globs: o.exclude,
-    projectRoot,
-    dp,
-    compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)),
-  });
-  const skipped = new Set([join(dotDir, 'patch_repair'), join(dotDir, 'patch_generator'), ...excluded.paths]);
+  const { projectRoot, dotDir, skipped } = await treeLeftOut(dp, o.exclude);
+  skipped.add(join(dotDir, 'patch_generator'));
   const manifest = await scanTree(projectRoot, (abs) => skipped.has(abs));
   const tree: Record<string, string> = {};
   // Version 1's digest, byte for byte as the earlier release computed it (folder sizes included).

@@ -4,11 +4,12 @@
 // pool asks two questions: did the reference build write its workspace's path into its outputs
 // (then no other workspace may copy them), and does the user's tree hold a build folder configured
 // at the project's own path (then the reference build cannot work in a copy).
-import { open, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, posix } from 'node:path';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, posix, relative } from 'node:path';
 import fg from 'fast-glob';
 import { UsageError } from '../errors.js';
 import type { DotDiscopop } from '../formats/types.js';
+import { repairDir } from '../store/paths.js';
 import type { Manifest } from './tree.js';
 
 const CHUNK = 1 << 20;
@@ -157,6 +158,30 @@ export interface Exclusions {
   paths: Set<string>;
   /** Globs that match nothing in the project: a typo the user wants to hear about. */
   unmatched: string[];
+}
+
+/**
+ * The user's tree as every reading of it leaves it out: the real project and .discopop paths, and
+ * the entries no build sees (patch_repair/ and what `--exclude` matches); callers add their own.
+ */
+export async function treeLeftOut(
+  dp: DotDiscopop,
+  exclude: readonly string[],
+): Promise<{ projectRoot: string; dotDir: string; skipped: Set<string>; unmatched: string[] }> {
+  const projectRoot = await realpath(dp.projectRoot);
+  const dotDir = await realpath(dp.dotDir);
+  const excluded = await expandExcludes({
+    globs: exclude,
+    projectRoot,
+    dp,
+    compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)),
+  });
+  return {
+    projectRoot,
+    dotDir,
+    skipped: new Set([repairDir(dotDir), ...excluded.paths]),
+    unmatched: excluded.unmatched,
+  };
 }
 
 /**

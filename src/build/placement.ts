@@ -4,13 +4,12 @@
 // those outputs, so it starts with objects; when they do (CMake, autotools, Meson), copies of them
 // would be wrong elsewhere, so each further workspace runs its own reference build.
 import { mkdir, realpath, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { Emit } from '../formats/events.js';
 import type { BuildResult, DotDiscopop } from '../formats/types.js';
-import { repairDir } from '../store/paths.js';
 import { dotDiscopopOutside, OUTSIDE_DOT_DISCOPOP } from './compile.js';
 import {
-  expandExcludes,
+  treeLeftOut,
   filesHoldingPath,
   foldersConfiguredAt,
   saysConfiguredElsewhere,
@@ -77,24 +76,13 @@ export class Workspaces {
     emit: Emit;
   }): Promise<Workspaces> {
     const { dp } = o;
-    const projectRoot = await realpath(dp.projectRoot);
     const granularityNs = await timestampGranularityNs(o.root);
-    const excluded = await expandExcludes({
-      globs: o.exclude,
-      projectRoot,
-      dp,
-      compileScript: join(projectRoot, relative(dp.projectRoot, dp.config.compileScript)),
-    });
-    for (const glob of excluded.unmatched) {
+    const { projectRoot, dotDir, skipped, unmatched } = await treeLeftOut(dp, o.exclude);
+    for (const glob of unmatched) {
       o.emit({ type: 'notice', level: 'warning', message: `--exclude ${glob}: matches nothing in ${projectRoot}` });
     }
-    const dotDir = await realpath(dp.dotDir);
-    const skipped = new Set([
-      repairDir(dotDir),
-      await realpath(o.scratchDir).catch(() => o.scratchDir),
-      o.root,
-      ...excluded.paths,
-    ]);
+    skipped.add(await realpath(o.scratchDir).catch(() => o.scratchDir));
+    skipped.add(o.root);
     const outside = dotDiscopopOutside({ projectRoot, dotDir });
     // The copy of an outside .discopop takes the name `.discopop`; one the project holds is another analysis.
     if (outside) skipped.add(join(projectRoot, OUTSIDE_DOT_DISCOPOP));

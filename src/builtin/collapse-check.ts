@@ -6,10 +6,10 @@
 import { parseDirective } from '../patch/openmp.js';
 import type { BuildResult, Diagnostic } from '../formats/types.js';
 import { findAddedDirectives, type AddedDirective } from './added-directives.js';
-import { collapsibleNest, type NestBreak } from './collapse-nest.js';
-import { analyzeSite } from './scope.js';
+import { collapsibleNest, type GccNest, type NestBreak } from './collapse-nest.js';
+import { analyzeSite, type DirectiveSite } from './scope.js';
 import { parseSource, type SyntaxTree } from './syntax.js';
-import { parseTranslationUnit, type TranslationUnit } from './translation-unit.js';
+import { parseTranslationUnit, preprocessedByGcc, type TranslationUnit } from './translation-unit.js';
 
 /** One file of a patch set as the check reads it. */
 interface CheckedFile {
@@ -41,10 +41,13 @@ export async function collapseFindings(files: readonly CheckedFile[]): Promise<D
     const lines = patched.split('\n');
     const tree = await parseSource(patched);
     const unit = file.translationUnit === undefined ? null : await parseTranslationUnit(file.translationUnit);
+    // Only the unit says which compiler builds the file; gcc's own fault is looked for only then.
+    const byGcc = file.translationUnit !== undefined && preprocessedByGcc(file.translationUnit);
     for (const added of found.directives) {
       const requested = Number(parseDirective(added.text)?.clauses.find((clause) => clause.name === 'collapse')?.args);
       if (!Number.isInteger(requested) || requested < 2) continue;
-      const nest = (unit && nestInUnit(unit, added, requested)) ?? nestInFile(tree, lines, added, requested);
+      const nest =
+        (unit && nestInUnit(unit, added, requested, byGcc)) ?? nestInFile(tree, lines, added, requested, byGcc);
       if (nest === null || nest.stop === null) continue;
       const column = Math.max(0, lines[added.row]!.indexOf('collapse')) + 1;
       findings.push({
@@ -70,12 +73,12 @@ interface Nest {
 }
 
 /** The nest as the compiler sees it: loops or statements written by macros count. */
-function nestInUnit(unit: TranslationUnit, added: AddedDirective, requested: number): Nest | null {
+function nestInUnit(unit: TranslationUnit, added: AddedDirective, requested: number, byGcc: boolean): Nest | null {
   const row = unit.rowOf(added.row + added.lineCount + 1);
   if (row === null) return null;
   const site = analyzeSite(unit.tree, row);
   if (site.lookup.kind !== 'loop') return null;
-  const { stop } = collapsibleNest(site.lookup.loop, unit.lines, requested);
+  const { stop } = collapsibleNest(site.lookup.loop, unit.lines, requested, byGcc ? gccNest(site) : undefined);
   if (stop === null) return { stop: null };
   const line = unit.lineOf(stop.row);
   const outerLine = unit.lineOf(stop.outerRow);
@@ -92,10 +95,16 @@ function nestInUnit(unit: TranslationUnit, added: AddedDirective, requested: num
   };
 }
 
-function nestInFile(tree: SyntaxTree, lines: readonly string[], added: AddedDirective, requested: number): Nest | null {
+function nestInFile(
+  tree: SyntaxTree,
+  lines: readonly string[],
+  added: AddedDirective,
+  requested: number,
+  byGcc: boolean,
+): Nest | null {
   const site = analyzeSite(tree, added.row + added.lineCount);
   if (site.lookup.kind !== 'loop') return null;
-  const { stop } = collapsibleNest(site.lookup.loop, lines, requested);
+  const { stop } = collapsibleNest(site.lookup.loop, lines, requested, byGcc ? gccNest(site) : undefined);
   if (stop === null) return { stop: null };
   return {
     stop: {
@@ -108,7 +117,14 @@ function nestInFile(tree: SyntaxTree, lines: readonly string[], added: AddedDire
   };
 }
 
+function gccNest(site: DirectiveSite): GccNest {
+  return { typeOf: (name) => site.visible.get(name)?.typeText ?? null };
+}
+
 function findingText(requested: number, stop: NonNullable<Nest['stop']>): string {
+  if (stop.kind === 'gcc-unsigned') {
+    return `collapse(${requested}) over a triangular nest that gcc miscompiles: the inner loop at line ${stop.line} ${stop.what}; gcc 12 then skips some iterations and runs others twice with more than one thread (its fault with unsigned int indices; int indices or a lower collapse build right)`;
+  }
   const rule = `OpenMP requires ${requested} perfectly nested loops; clang builds such a directive and the program computes other numbers`;
   if (stop.kind === 'bound') {
     return `collapse(${requested}) over loops OpenMP cannot collapse: at line ${stop.line} ${stop.what}, the index of the collapsed loop at line ${stop.outerLine} (OpenMP allows an outer index in an inner loop's bounds only as a * index + b, never in its step)`;

@@ -158,10 +158,13 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   let edits: SourceEdits = NO_EDITS;
   for (const entry of located) {
     const outcome = repairDirective(entry, context);
-    const needsLoopEdit = outcome.kind === 'declined' || outcome.rules.some((rule) => RULES_EDITING_THE_LOOP.has(rule));
+    const needsLoopEdit =
+      outcome.kind === 'declined'
+        ? !RULES_READING_THE_EXPANSION.has(outcome.rule ?? '')
+        : outcome.rules.some((rule) => RULES_EDITING_THE_LOOP.has(rule));
     const inMacro = unit && needsLoopEdit ? fixInsideMacroExpansion(entry, unit, context.lines) : null;
     if (inMacro !== null) return { kind: 'declined', reason: inMacro };
-    if (outcome.kind === 'declined') return outcome;
+    if (outcome.kind === 'declined') return { kind: 'declined', reason: outcome.reason };
     for (const rule of outcome.rules) if (!usedRules.includes(rule)) usedRules.push(rule);
     if (outcome.rules.length > 0)
       replacements.set(entry.added.row, { state: outcome.state, lineCount: entry.added.lineCount });
@@ -170,6 +173,12 @@ export async function repairFile(input: FileRepairInput): Promise<FileRepair> {
   if (replacements.size === 0) return { kind: 'unchanged' };
   return { kind: 'repaired', source: rewrite(context.lines, replacements, edits, carriageReturns), rules: usedRules };
 }
+
+/**
+ * Rules that judge the loop as the compiler sees it, macros expanded, and edit nothing in it: their
+ * own reason for declining says more than that a macro writes the uses.
+ */
+const RULES_READING_THE_EXPANSION = new Set(['declare-member-wise-reduction']);
 
 /** Rules that rewrite the loop's header or the reduced variable's uses in it. */
 const RULES_EDITING_THE_LOOP = new Set([
@@ -234,7 +243,10 @@ function withTranslationUnit(site: DirectiveSite, unit: TranslationUnit | null, 
     const inFile = site.visible.get(name)?.extents;
     visible.set(name, inFile === undefined ? facts : { ...facts, extents: inFile });
   }
-  return { ...site, visible, membersKnown: site.membersKnown || seen.membersKnown };
+  // A declaration written by a macro (`DECLARE(acc);`) between the directive and its loop declares
+  // its name only in the expanded text.
+  const declaredBetween = new Set([...site.declaredBetween, ...seen.declaredBetween]);
+  return { ...site, visible, declaredBetween, membersKnown: site.membersKnown || seen.membersKnown };
 }
 
 /**
@@ -322,7 +334,8 @@ function typoFollowOnOwner(
   return corrected && swallowedDeclarationOwner(located, corrected);
 }
 
-type DirectiveRepair = { kind: 'done'; state: DirectiveState; rules: string[] } | { kind: 'declined'; reason: string };
+type DirectiveRepair =
+  { kind: 'done'; state: DirectiveState; rules: string[] } | { kind: 'declined'; reason: string; rule?: string };
 
 /** Runs every rule over one directive; all of its errors must end up resolved. */
 interface Context {
@@ -363,7 +376,7 @@ function repairDirective(entry: Located, context: Context): DirectiveRepair {
     };
     const outcome = rule.apply(input);
     if (outcome.kind === 'declined')
-      return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}` };
+      return { kind: 'declined', reason: `line ${entry.added.row + 1}: ${outcome.reason}`, rule: rule.name };
     if (changed(state, outcome.state)) rules.push(rule.name);
     state = outcome.state;
     for (const message of outcome.resolved) resolved.add(message);

@@ -60,6 +60,14 @@ export async function parseTranslationUnit(text: string): Promise<TranslationUni
   };
 }
 
+/**
+ * Whether gcc wrote the unit: its line markers name the command line `<command-line>`, clang's
+ * (14 and 19) `<command line>`.
+ */
+export function preprocessedByGcc(text: string): boolean {
+  return /^# \d+ "<command-line>"/m.test(text);
+}
+
 /** Where types, records and operators are looked up: the translation unit, or the file alone. */
 export interface TypeScope {
   root: SyntaxNode;

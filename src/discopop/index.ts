@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { DotDiscopop, PatternInfo, Suggestion } from '../formats/types.js';
 import { readApplied } from './applied.js';
-import { resolveBareClangInConfig } from './bare-clang.js';
 import { readBuildConfig } from './build-config.js';
 import { readFileMapping } from './file-mapping.js';
 import { classifyHotspot, readLoopHotspots } from './hotspots.js';
@@ -45,17 +44,12 @@ export async function readDotDiscopop(
   // Both readers report every reason they return nothing, so throwIfAny has already thrown.
   if (mapping.files === null || config === undefined) throw new Error('unusable input without a problem reported');
   const files = mapping.files;
-  // Resolved once here, so the builds, the OpenMP probe and the built-in repairer's -E agree.
-  const resolved = await resolveBareClangInConfig(config, process.env['PATH'] ?? '');
 
   const suggestions: Suggestion[] = folders.map(({ ignoredLines: _lines, ...folder }) => {
     const pattern: PatternInfo | null = patterns.get(folder.id) ?? null;
     return { ...folder, pattern, hotspot: classifyHotspot(pattern, loops) };
   });
-  const notices: string[] = [
-    ...(resolved.notice === null ? [] : [resolved.notice]),
-    ...folders.flatMap((folder) => folder.ignoredLines),
-  ];
+  const notices: string[] = [...folders.flatMap((folder) => folder.ignoredLines)];
   // Without patterns.json no suggestion has a line range, so the hotspot data places none of them.
   if (loops.length > 0 && (await pathKind(join(dot, 'explorer', 'patterns.json'))) === 'missing') {
     notices.push(
@@ -73,7 +67,7 @@ export async function readDotDiscopop(
     projectRoot,
     files,
     suggestions,
-    config: resolved.config,
+    config,
     applied,
     hasHotspotData: loops.length > 0,
     notices,

@@ -7,6 +7,11 @@ export function seconds(ms: number): number {
   return Math.round(ms / 10) / 100;
 }
 
+/** Seconds to the millisecond, as the records of check 7 and the race check give their timings. */
+export function toTheMillisecond(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
 /**
  * A generated patch set that GNU patch could not apply, not repaired: DiscoPoP's `not_applied`,
  * whatever the repairers tried (patch-repair still tries: a patch regenerated against the current

@@ -64,47 +64,23 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const problems: string[] = [];
   const count = (name: string, raw: string | undefined, min: number, fallback: number) =>
     raw === undefined ? fallback : (wholeNumber(name, raw, min, problems) ?? fallback);
-  const optionalCount = (name: string, raw: string | undefined, min: number) =>
-    raw === undefined ? undefined : wholeNumber(name, raw, min, problems);
 
   const mode = pickMode(flags, problems);
   if (flags.resume === true && (mode === 'restore' || mode === 'discover-only')) {
     problems.push(`--resume and --${mode} exclude each other: choose one`);
   }
-  const dotDir = resolve(ctx.cwd, flags.dotDpPath ?? '.');
-  const layoutProblem = await checkDotDiscopopFolder(dotDir);
-  if (layoutProblem !== null) problems.push(layoutProblem);
-
+  const { dotDir, projectRoot, workDir, promptDir } = await placesOf(flags, ctx, problems);
   const config = flags.config ?? DEFAULTS.config;
   if (config === '' || config.includes('/') || config === '.' || config === '..') {
     problems.push(`--config: expected the name of a folder under project/configs/, got '${config}'`);
   }
   const hotspotTypes = parseHotspotTypes(flags.hotspotTypes ?? DEFAULTS.hotspotTypes, problems);
   const suggestions = flags.suggestions === undefined ? undefined : parseIds(flags.suggestions, problems);
-  const projectRoot = await existingDirectory('--project-root', flags.projectRoot, ctx.cwd, problems);
-  const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
-  const root = projectRoot ?? dirname(dotDir);
-  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, root))) {
-    problems.push(
-      `${workDir}: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`,
-    );
-  }
-  const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
   const log = parseLogLevel(flags.log ?? DEFAULTS.log, problems);
   const launcher = parseLauncher(flags.launcher ?? DEFAULTS.launcher, problems);
   const launcherArgs = parseLauncherArgs(flags.launcherArgs, launcher, problems);
 
-  const agentFlags: AgentFlags = {
-    connection: flags.connection,
-    backend: flags.backend,
-    model: flags.model,
-    agentTimeoutS: optionalCount('--agent-timeout', flags.agentTimeout, 1),
-    prompts: optionalCount('--prompts', flags.prompts, 1),
-    retries: optionalCount('--retries', flags.retries, 0),
-    maxAttempts: optionalCount('--max-attempts', flags.maxAttempts, 1),
-    agentErrorRetries: optionalCount('--agent-error-retries', flags.agentErrorRetries, 0),
-    maxCostUsd: flags.maxCost === undefined ? undefined : positiveAmount('--max-cost', flags.maxCost, problems),
-  };
+  const agentFlags = agentFlagsOf(flags, problems);
   const partial = {
     mode,
     dotDir,
@@ -147,6 +123,44 @@ export async function toRunOptions(flags: RunFlags, ctx: OptionsContext): Promis
   const notices: string[] = [];
   const agent = await agentSettings(mode, agentFlags, llm, ctx.cwd, ctx.env, (message) => notices.push(message));
   return { ...partial, llmConfigPath: llm.path, agent, ...(notices.length > 0 && { notices }) };
+}
+
+/** The .discopop folder, the project root, a --work-dir outside the project, and --prompt-dir. */
+async function placesOf(
+  flags: RunFlags,
+  ctx: OptionsContext,
+  problems: string[],
+): Promise<{ dotDir: string; projectRoot?: string; workDir?: string; promptDir?: string }> {
+  const dotDir = resolve(ctx.cwd, flags.dotDpPath ?? '.');
+  const layoutProblem = await checkDotDiscopopFolder(dotDir);
+  if (layoutProblem !== null) problems.push(layoutProblem);
+  const projectRoot = await existingDirectory('--project-root', flags.projectRoot, ctx.cwd, problems);
+  const workDir = await existingDirectory('--work-dir', flags.workDir, ctx.cwd, problems);
+  const root = projectRoot ?? dirname(dotDir);
+  if (workDir !== undefined && layoutProblem === null && (await isInside(workDir, root))) {
+    problems.push(
+      `${workDir}: --work-dir: expected a folder outside the project ${root}: builds and agent conversations never run in the user's tree`,
+    );
+  }
+  const promptDir = await existingDirectory('--prompt-dir', flags.promptDir, ctx.cwd, problems);
+  return { dotDir, projectRoot, workDir, promptDir };
+}
+
+/** The agent's flags as given; llm_config.json and the defaults fill in the rest (agent/config.ts). */
+function agentFlagsOf(flags: RunFlags, problems: string[]): AgentFlags {
+  const optionalCount = (name: string, raw: string | undefined, min: number) =>
+    raw === undefined ? undefined : wholeNumber(name, raw, min, problems);
+  return {
+    connection: flags.connection,
+    backend: flags.backend,
+    model: flags.model,
+    agentTimeoutS: optionalCount('--agent-timeout', flags.agentTimeout, 1),
+    prompts: optionalCount('--prompts', flags.prompts, 1),
+    retries: optionalCount('--retries', flags.retries, 0),
+    maxAttempts: optionalCount('--max-attempts', flags.maxAttempts, 1),
+    agentErrorRetries: optionalCount('--agent-error-retries', flags.agentErrorRetries, 0),
+    maxCostUsd: flags.maxCost === undefined ? undefined : positiveAmount('--max-cost', flags.maxCost, problems),
+  };
 }
 
 /**

@@ -108,7 +108,14 @@ async function buildAndRepair(
       emitFinished(context, unrepairedRecord(suggestion, build, { status: 'failed', reason: null }));
     return;
   }
-  const stage = { dp: pre.dp, pool, repairs: failing.length, held, considered: pre.considered };
+  const stage = {
+    dp: pre.dp,
+    pool,
+    repairs: failing.length,
+    held,
+    considered: pre.considered,
+    searchPath: pre.searchPath,
+  };
   const races = await raceCheckStage(context, stage);
   // Check 6's and --check-run's builds compile only what a patch set changes, then link.
   const verify = changedUnitsFirst(pre.dp, pool);

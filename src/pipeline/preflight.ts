@@ -1,5 +1,6 @@
 // Preflight: read the .discopop folder, select the considered suggestions and refuse what must not run.
 import { notConsidered, readDotDiscopop, refuseIfApplied, selectSuggestions } from '../discopop/index.js';
+import { resolveBareClangInConfig } from '../build/bare-clang.js';
 import { RefusedError } from '../errors.js';
 import { loadPromptLadder, type PromptLadder } from '../repair/index.js';
 import type { RunOptions } from '../formats/run-options.js';
@@ -18,10 +19,16 @@ export interface Preflight {
   ladder: PromptLadder | null;
   /** Suggestions whose patches are what an earlier repair wrote. */
   repairedEarlier: ReadonlySet<string>;
+  /** The PATH the CLI started with: where compilers the settings do not place are found. */
+  searchPath: string;
 }
 
 export async function preflight(options: RunOptions, env: NodeJS.ProcessEnv): Promise<Preflight> {
-  const dp = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
+  const read = await readDotDiscopop(options.dotDir, options.config, options.projectRoot);
+  const searchPath = env['PATH'] ?? '';
+  // Resolved once here, so the builds, the OpenMP probe and the built-in repairer's -E agree.
+  const bare = await resolveBareClangInConfig(read.config, searchPath);
+  const dp = bare.notice === null ? read : { ...read, config: bare.config, notices: [bare.notice, ...read.notices] };
   refuseIfApplied(dp);
   const considered = selectSuggestions(dp, { hotspotTypes: options.hotspotTypes, suggestions: options.suggestions });
   const left = notConsidered(dp, considered, {
@@ -31,7 +38,7 @@ export async function preflight(options: RunOptions, env: NodeJS.ProcessEnv): Pr
   // A broken --prompt-dir must stop the run before any build spends minutes.
   const ladder = options.mode === 'discover-only' ? null : await loadPromptLadder(options.promptDir, env);
   const repairedEarlier = await repairedEarlierIds(options.dotDir, considered);
-  return { dp, considered, notConsidered: left, ladder, repairedEarlier };
+  return { dp, considered, notConsidered: left, ladder, repairedEarlier, searchPath };
 }
 
 async function refuseUnwritable(dotDir: string, considered: readonly Suggestion[]): Promise<void> {

@@ -25,13 +25,19 @@ export async function raceCheckStage(
     repairs: number;
     held: readonly SuggestionRecord[];
     considered: readonly Suggestion[];
+    searchPath: string;
   },
 ): Promise<RaceStage> {
   const { options, emit, interrupt } = context;
   const asIs = async (record: SuggestionRecord) => record;
   if (options.checkRaces === 'off' || (o.repairs === 0 && (options.checkRaces !== 'all' || o.held.length === 0)))
     return { setup: undefined, annotate: asIs };
-  const reference = await measureRaceReference({ pool: o.pool, settings: o.dp.config.settings, options });
+  const reference = await measureRaceReference({
+    pool: o.pool,
+    settings: o.dp.config.settings,
+    searchPath: o.searchPath,
+    options,
+  });
   interrupt.check();
   if (!reference.ok) {
     if ('refusal' in reference) throw new RefusedError(reference.refusal);

@@ -287,11 +287,74 @@ async function agentAttempts(
   common: () => OutcomeCommon,
   start: Position,
 ): Promise<RepairOutcome> {
-  const agent = deps.agent!;
   const { options } = deps;
-  const id = task.suggestion.id;
   const ladder: PromptLadder = deps.ladder ?? (await loadPromptLadder(options.promptDir, {}));
-  let errorAllowance = Math.max(0, options.agent.agentErrorRetries - start.unanswered);
+  const stops = agentStops(deps, tally, common);
+  const allowance = { left: Math.max(0, options.agent.agentErrorRetries - start.unanswered) };
+  for (let conversationNo = start.conversation; conversationNo <= options.agent.prompts; conversationNo += 1) {
+    const before = stops.blocked();
+    if (before) return before;
+    const resumed = conversationNo === start.conversation && start.turn > 0 ? start : null;
+    const ended = await converse(task, deps, tally, { stops, common, ladder, allowance, conversationNo, resumed });
+    if (ended) return ended;
+  }
+  return stops.stopped(
+    'failed',
+    'not-verified',
+    exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`),
+  );
+}
+
+/**
+ * One conversation: its rung's prompt (or, `resumed`, the follow-up where a stopped run left it),
+ * then a follow-up after each rejection, up to --retries. The outcome when the suggestion ends in
+ * it; null when the next conversation may start.
+ */
+async function converse(
+  task: RepairTask,
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  o: {
+    stops: Stops;
+    common: () => OutcomeCommon;
+    ladder: PromptLadder;
+    allowance: { left: number };
+    conversationNo: number;
+    resumed: Position | null;
+  },
+): Promise<RepairOutcome | null> {
+  const agent = deps.agent!;
+  const limits = deps.options;
+  const { ladder, conversationNo, resumed } = o;
+  // A resumed conversation has no session to continue: its answered turns are replayed.
+  let conversation: Conversation = resumed ? { ...(await agent.open()), turns: resumed.turns } : await agent.open();
+  try {
+    let prompt: BuiltPrompt = resumed?.followUp
+      ? followUpPrompt({ ladder, task, ...resumed.followUp, limits })
+      : rungPrompt({ ladder, conversation: conversationNo, task, limits, builtinFinding: tally.builtinRunFinding });
+    for (let turn = resumed?.turn ?? 0; turn <= limits.agent.retries; turn += 1) {
+      const asked = await askUntilAnswered(task, deps, tally, o.stops, {
+        conversation,
+        prompt,
+        conversationNo,
+        turn,
+        allowance: o.allowance,
+      });
+      if (asked.kind === 'ended') return asked.outcome;
+      conversation = asked.conversation;
+      const { verification } = asked;
+      const place = { tier: 'agent', attempt: asked.attempt, source: prompt.template } as const;
+      if (verification.accepted) return accepted(verification, place, o.common(), task);
+      prompt = followUpPrompt({ ladder, task, check: verification.rejectedBy, reason: verification.reason, limits });
+    }
+    return null;
+  } finally {
+    await agent.close(conversation);
+  }
+}
+
+/** How the agent's attempts end without a repair, and why no further call may be made now. */
+function agentStops(deps: RepairDeps, tally: SuggestionTally, common: () => OutcomeCommon) {
   const stopped = (status: UnrepairedOutcome['status'], reasonCode: ReasonCode, reason: string): UnrepairedOutcome => ({
     ...common(),
     status,
@@ -300,130 +363,134 @@ async function agentAttempts(
   });
   const agentStopped = (stop: AgentStop) =>
     stopped(stop.kind === 'endpoint-down' ? 'agent_unreachable' : 'skipped', stop.kind, stop.reason);
-
-  // Why no further call may be made now: an interrupt, the run-level budget, or --max-attempts.
+  // An interrupt, the run-level budget, or --max-attempts.
   const blocked = (): UnrepairedOutcome | null => {
     if (deps.signal.aborted) return stopped('skipped', 'interrupted', 'interrupted');
     const stop = deps.budget.stop();
     if (stop) return agentStopped(stop);
-    if (tally.answered >= options.agent.maxAttempts)
-      return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${options.agent.maxAttempts} reached`));
+    const max = deps.options.agent.maxAttempts;
+    if (tally.answered >= max)
+      return stopped('failed', 'not-verified', exhausted(tally, `--max-attempts ${max} reached`));
     return null;
   };
+  return { stopped, agentStopped, blocked };
+}
 
-  for (let conversationNo = start.conversation; conversationNo <= options.agent.prompts; conversationNo += 1) {
-    const before = blocked();
-    if (before) return before;
-    const resuming = conversationNo === start.conversation && start.turn > 0;
-    // A resumed conversation has no session to continue: its answered turns are replayed.
-    let conversation: Conversation = resuming ? { ...(await agent.open()), turns: start.turns } : await agent.open();
-    try {
-      let prompt: BuiltPrompt =
-        resuming && start.followUp
-          ? followUpPrompt({
-              ladder,
-              task,
-              check: start.followUp.check,
-              reason: start.followUp.reason,
-              limits: options,
-            })
-          : rungPrompt({
-              ladder,
-              conversation: conversationNo,
-              task,
-              limits: options,
-              builtinFinding: tally.builtinRunFinding,
-            });
-      for (let turn = resuming ? start.turn : 0; turn <= options.agent.retries; turn += 1) {
-        // Repeat the call in place until it is answered; unanswered calls use their own allowance.
-        for (;;) {
-          const stop = blocked();
-          if (stop) return stop;
-          const refused = await deps.budget.beginCall();
-          if (refused) return agentStopped(refused);
-          if (deps.signal.aborted) {
-            deps.budget.endCall(undefined);
-            return stopped('skipped', 'interrupted', 'interrupted');
-          }
-          const attempt = ++tally.attempts;
-          let result: CallResult | undefined;
-          try {
-            result = await call(deps, conversation, prompt, { id, attempt, conversationNo, turn });
-          } finally {
-            deps.budget.endCall(result?.usage.costUsd);
-          }
-          // A CLI that could not be started was not called: neither a call nor an unanswered one.
-          const called = !(result.kind === 'fatal' && result.started === false);
-          if (called) tally.calls += 1;
-          tally.usage = addUsage(tally.usage, result.usage);
-          const record = {
-            id,
-            attempt,
-            tier: 'agent',
-            conversation: conversationNo,
-            turn,
-            source: prompt.template,
-            prompt: prompt.text,
-            usage: result.usage,
-          } satisfies Partial<AttemptRecord>;
-          if (result.kind === 'answered') {
-            tally.answered += 1;
-            conversation = result.conversation;
-            const verification = await checkAnswer(result.text, task, deps, attempt, tally);
-            await deps.attempts.write({
-              ...record,
-              answer: result.text,
-              callOutcome: 'answered',
-              callDetail: null,
-              verification,
-            });
-            if (verification.accepted)
-              return accepted(verification, { tier: 'agent', attempt, source: record.source }, common(), task);
-            tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
-            prompt = followUpPrompt({
-              ladder,
-              task,
-              check: verification.rejectedBy,
-              reason: verification.reason,
-              limits: options,
-            });
-            break;
-          }
-          if (called) tally.unanswered += 1;
-          await deps.attempts.write({
-            ...record,
-            answer: null,
-            callOutcome: result.reason,
-            callDetail: result.detail,
-            verification: null,
-          });
-          if (result.kind === 'fatal') {
-            deps.budget.setFatal(result.reason, result.detail);
-            return stopped('skipped', 'fatal-agent', deps.budget.stop()!.reason);
-          }
-          // A call cancelled by another suggestion's fatal error, or cut short by the breaker, is
-          // no reason to spend this suggestion's allowance.
-          const after = blocked();
-          if (after) return after;
-          if (errorAllowance === 0) {
-            return stopped(
-              'agent_unreachable',
-              'agent-unreachable',
-              `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${options.agent.agentErrorRetries} spent`,
-            );
-          }
-          errorAllowance -= 1;
-        }
-      }
-    } finally {
-      await agent.close(conversation);
+type Stops = ReturnType<typeof agentStops>;
+
+type Asked =
+  | { kind: 'answered'; conversation: Conversation; verification: Verification; attempt: number }
+  | { kind: 'ended'; outcome: UnrepairedOutcome };
+
+/** One turn: its call repeated in place until it is answered; unanswered calls use their own allowance. */
+async function askUntilAnswered(
+  task: RepairTask,
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  stops: Stops,
+  at: {
+    conversation: Conversation;
+    prompt: BuiltPrompt;
+    conversationNo: number;
+    turn: number;
+    allowance: { left: number };
+  },
+): Promise<Asked> {
+  const id = task.suggestion.id;
+  for (;;) {
+    const made = await callWithinBudget(deps, tally, stops, { ...at, id });
+    if ('ended' in made) return { kind: 'ended', outcome: made.ended };
+    const { attempt, result, called } = made;
+    const record = {
+      id,
+      attempt,
+      tier: 'agent',
+      conversation: at.conversationNo,
+      turn: at.turn,
+      source: at.prompt.template,
+      prompt: at.prompt.text,
+      usage: result.usage,
+    } satisfies Partial<AttemptRecord>;
+    if (result.kind === 'answered') {
+      tally.answered += 1;
+      const verification = await checkAnswer(result.text, task, deps, attempt, tally);
+      await deps.attempts.write({
+        ...record,
+        answer: result.text,
+        callOutcome: 'answered',
+        callDetail: null,
+        verification,
+      });
+      if (!verification.accepted)
+        tally.lastRejection = `attempt ${attempt} rejected at ${verification.rejectedBy}: ${verification.reason}`;
+      return { kind: 'answered', conversation: result.conversation, verification, attempt };
     }
+    if (called) tally.unanswered += 1;
+    await deps.attempts.write({
+      ...record,
+      answer: null,
+      callOutcome: result.reason,
+      callDetail: result.detail,
+      verification: null,
+    });
+    const ended = afterUnanswered(result, deps, stops, at.allowance);
+    if (ended) return { kind: 'ended', outcome: ended };
   }
-  return stopped(
-    'failed',
-    'not-verified',
-    exhausted(tally, `${options.agent.prompts} conversation(s) × ${options.agent.retries} follow-up(s) used`),
-  );
+}
+
+/** One call, if the run's budget and an interrupt allow it, counted in the tally. */
+async function callWithinBudget(
+  deps: RepairDeps,
+  tally: SuggestionTally,
+  stops: Stops,
+  at: { id: string; conversation: Conversation; prompt: BuiltPrompt; conversationNo: number; turn: number },
+): Promise<{ ended: UnrepairedOutcome } | { attempt: number; result: CallResult; called: boolean }> {
+  const stop = stops.blocked();
+  if (stop) return { ended: stop };
+  const refused = await deps.budget.beginCall();
+  if (refused) return { ended: stops.agentStopped(refused) };
+  if (deps.signal.aborted) {
+    deps.budget.endCall(undefined);
+    return { ended: stops.stopped('skipped', 'interrupted', 'interrupted') };
+  }
+  const attempt = ++tally.attempts;
+  let result: CallResult | undefined;
+  try {
+    result = await call(deps, at.conversation, at.prompt, { ...at, attempt });
+  } finally {
+    deps.budget.endCall(result?.usage.costUsd);
+  }
+  // A CLI that could not be started was not called: neither a call nor an unanswered one.
+  const called = !(result.kind === 'fatal' && result.started === false);
+  if (called) tally.calls += 1;
+  tally.usage = addUsage(tally.usage, result.usage);
+  return { attempt, result, called };
+}
+
+/** After a call without an answer: a fatal error stops every call; else the allowance pays for the next, or is spent. */
+function afterUnanswered(
+  result: Exclude<CallResult, { kind: 'answered' }>,
+  deps: RepairDeps,
+  stops: Stops,
+  allowance: { left: number },
+): UnrepairedOutcome | null {
+  if (result.kind === 'fatal') {
+    deps.budget.setFatal(result.reason, result.detail);
+    return stops.stopped('skipped', 'fatal-agent', deps.budget.stop()!.reason);
+  }
+  // A call cancelled by another suggestion's fatal error, or cut short by the breaker, is no reason
+  // to spend this suggestion's allowance.
+  const after = stops.blocked();
+  if (after) return after;
+  if (allowance.left === 0) {
+    return stops.stopped(
+      'agent_unreachable',
+      'agent-unreachable',
+      `no answer from the agent (${result.reason}: ${result.detail}); --agent-error-retries ${deps.options.agent.agentErrorRetries} spent`,
+    );
+  }
+  allowance.left -= 1;
+  return null;
 }
 
 async function call(
@@ -483,15 +550,7 @@ async function checkAnswer(
   attempt: number,
   tally: SuggestionTally,
 ): Promise<Verification> {
-  const verification = await verify(answer, task, {
-    dp: deps.dp,
-    options: deps.options,
-    pool: deps.pool,
-    scratchDir: deps.scratchDir,
-    ...(deps.runCheck && { runCheck: deps.runCheck }),
-    ...(deps.collapseCheck && { collapseCheck: deps.collapseCheck }),
-    ...(deps.raceCheck && { raceCheck: deps.raceCheck }),
-  });
+  const verification = await verify(answer, task, deps);
   if (!verification.accepted && verification.runCheck) tally.runCheck = verification.runCheck;
   if (!verification.accepted && verification.raceCheck) tally.raceCheck = verification.raceCheck;
   for (const alternative of verification.alternatives) {

@@ -3,6 +3,7 @@
 // Its own races are subtracted from every candidate's. A reference that cannot be built that way,
 // or whose program TSan does not instrument, refuses the run (exit 3): a race check that silently
 // checks nothing would read as "no races".
+import { toTheMillisecond } from '../formats/statuses.js';
 import type { IsolatedBuilder, ProgramRunner, IsolatedBuild } from '../formats/outcome.js';
 import type { RaceCheck } from '../formats/results.js';
 import { isBuildFailure, type BuildResult } from '../formats/build-result.js';
@@ -34,14 +35,17 @@ export type RaceReferenceResult =
 export async function measureRaceReference(o: {
   pool: IsolatedBuilder;
   settings: Readonly<Record<string, string>>;
+  /** Where compilers are found when the settings name no PATH of their own. */
+  searchPath: string;
   options: Pick<RunOptions, 'runThreads' | 'runTimeoutS' | 'buildTimeoutS' | 'raceCc'>;
 }): Promise<RaceReferenceResult> {
   const compiler = await resolveRaceCompiler({
     settings: o.settings,
+    searchPath: o.searchPath,
     ...(o.options.raceCc !== undefined && { raceCc: o.options.raceCc }),
   });
   const settings = raceSettingsOf(o.settings, compiler);
-  const searchPath = o.settings['PATH'] ?? process.env['PATH'] ?? '';
+  const searchPath = o.settings['PATH'] ?? o.searchPath;
   const threads = o.options.runThreads;
   const started = Date.now();
   const limitMs =
@@ -102,7 +106,7 @@ export async function measureRaceReference(o: {
       searchPath,
     },
     record: {
-      seconds: Math.round(seconds * 1000) / 1000,
+      seconds: toTheMillisecond(seconds),
       races: ran.reports.map(pairText),
       compiler: compilerText(compiler),
       setarch: ran.mapping?.retried ?? false,
@@ -148,7 +152,7 @@ export async function runRaceCheck(
         threads: s.threads,
         verdict: 'not-run',
         reports: [],
-        seconds,
+        seconds: toTheMillisecond(seconds),
         detail: `the race build fails: ${build.firstError ?? 'no error message'}`,
         compiler: compilerText(s.compiler),
         setarch: false,

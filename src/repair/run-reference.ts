@@ -4,6 +4,7 @@
 // The first run is what candidates must reproduce; where the second differs from it is
 // the noise floor. A reference that fails, or whose runs share nothing, leaves nothing to check
 // against: the run is refused before any repair (exit 3), with one line saying why.
+import { toTheMillisecond } from '../formats/statuses.js';
 import { access } from 'node:fs/promises';
 import { executeScriptOf } from '../build/execute.js';
 import type { ProgramRun, ProgramRunner, ValidationStep, VerifyBuilder } from '../formats/outcome.js';
@@ -71,24 +72,11 @@ export async function measureRunReference(o: {
       `the project without any suggestion ${failure(failed)}; fix execute.sh (DiscoPoP's placeholder exits 1) so that it runs the program and exits 0`,
     );
   const invalid = [first, second].find((run) => run.validation && !validationPassed(run.validation));
-  if (invalid?.validation) {
-    const v = invalid.validation;
-    const scripts = await findValidationScripts(o.config);
-    const where =
-      v.script === 'validate.sh'
-        ? scripts?.validate
-        : v.script === 'compile_validate.sh'
-          ? scripts?.compileValidate
-          : o.config.compileScript;
-    const limit =
-      o.options.runTimeoutS === undefined
-        ? `the ${limitMs / 1000} s the reference may take`
-        : `the --run-timeout of ${o.options.runTimeoutS} s`;
+  if (invalid?.validation)
     return {
       ok: false,
-      refusal: `--check-run: ${where ?? v.script}: after a run of the project without any suggestion, ${v.script} ${validationFailure(v, limit)}; a validation that rejects the sequential program cannot tell a right repair from a wrong one, so fix it first`,
+      refusal: await validationRefusal(invalid.validation, o.config, o.options.runTimeoutS, limitMs),
     };
-  }
   const floor = noiseFloor(first.output, second.output);
   if (differsEverywhere(floor)) {
     return refuse(
@@ -109,7 +97,7 @@ export async function measureRunReference(o: {
       repeats: o.options.runRepeats,
       tolerance: o.options.runTolerance,
     },
-    record: { seconds: Math.round(seconds * 1000) / 1000, noise_lines: floor.noisy.size },
+    record: { seconds: toTheMillisecond(seconds), noise_lines: floor.noisy.size },
   };
 }
 
@@ -130,6 +118,27 @@ export async function runGenerated(
       validate: null,
     }
   );
+}
+
+/** The refusal when validate.sh (or the build before it) fails after a run of the reference, naming the script. */
+async function validationRefusal(
+  v: ValidationStep,
+  config: Pick<BuildConfig, 'dir' | 'compileScript'>,
+  runTimeoutS: number | undefined,
+  limitMs: number,
+): Promise<string> {
+  const scripts = await findValidationScripts(config);
+  const where =
+    v.script === 'validate.sh'
+      ? scripts?.validate
+      : v.script === 'compile_validate.sh'
+        ? scripts?.compileValidate
+        : config.compileScript;
+  const limit =
+    runTimeoutS === undefined
+      ? `the ${limitMs / 1000} s the reference may take`
+      : `the --run-timeout of ${runTimeoutS} s`;
+  return `--check-run: ${where ?? v.script}: after a run of the project without any suggestion, ${v.script} ${validationFailure(v, limit)}; a validation that rejects the sequential program cannot tell a right repair from a wrong one, so fix it first`;
 }
 
 /** One line (the refusal's): the script's exit code or how it ended, and its last line. */

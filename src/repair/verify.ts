@@ -184,33 +184,7 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   if (deps.options.strict) for (const run of alive()) run.record('strict', strictCheck(run.kept!));
   let winner: CandidateRun | null = null;
   for (const run of alive()) {
-    const { built, ran, output } = await buildsCheck({
-      task,
-      canonical: run.canonicalSet!,
-      pool: deps.pool,
-      runCheck: deps.runCheck,
-    });
-    if (!built.ok) run.state.buildOutput = output;
-    // A build is not the last word: clang builds a collapse over loops OpenMP cannot collapse.
-    const findings =
-      built.ok && deps.collapseCheck ? await deps.collapseCheck(run.canonicalSet!, run.applied!.results) : [];
-    const judged: CheckOutcome<BuildResult> = findings.length > 0 ? reject(collapseRejection(findings)) : built;
-    if (!run.record('builds', judged)) continue;
-    run.build = judged.value;
-    if (ran) {
-      run.runCheck = ran.record;
-      if (!run.record('runs', runsOutcome(ran))) continue;
-    }
-    if (deps.raceCheck) {
-      const raced = await runRaceCheck(
-        deps.raceCheck.pool,
-        task.suggestion.id,
-        run.canonicalSet!,
-        deps.raceCheck.setup,
-      );
-      run.raceCheck = raced.record;
-      if (!run.record('races', racesOutcome(raced))) continue;
-    }
+    if (!(await buildAndRun(run, task, deps))) continue;
     winner = run;
     break;
   }
@@ -221,19 +195,53 @@ export async function verify(answer: string, task: RepairTask, deps: VerifyDeps)
   const furthest = runs.reduce((best, run) => (passedChecks(run) > passedChecks(best) ? run : best));
   const verdict = alternatives[runs.indexOf(furthest)] as Rejected;
   if (!several) return { ...verdict, alternatives };
+  return { ...verdict, reason: furthestReason(furthest, verdict, runs.length, extraction.value.length), alternatives };
+}
+
+/** The rejection of an answer read several ways: which alternative got furthest, and its own reason. */
+function furthestReason(furthest: CandidateRun, verdict: Rejected, readings: number, offered: number): string {
   const readAs =
     furthest.state.reading === 'hunk-context'
       ? ', with its context lines as written where they differ from the file'
       : '';
-  const which = `alternative ${furthest.state.alternative} of ${runs.length} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')}${readAs})`;
-  const offered =
-    extraction.value.length > 1 ? `offers ${extraction.value.length} alternative patch sets` : 'holds one patch set';
-  const readings =
-    runs.length > extraction.value.length
-      ? `, read ${runs.length} ways (also with the context lines that differ from the file written as the answer has them),`
+  const which = `alternative ${furthest.state.alternative} of ${readings} (the answer's block${furthest.state.blocks.length === 1 ? '' : 's'} ${furthest.state.blocks.join(', ')}${readAs})`;
+  const holds = offered > 1 ? `offers ${offered} alternative patch sets` : 'holds one patch set';
+  const readTwice =
+    readings > offered
+      ? `, read ${readings} ways (also with the context lines that differ from the file written as the answer has them),`
       : '';
-  const reason = `The answer ${offered}${readings} and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
-  return { ...verdict, reason, alternatives };
+  return `The answer ${holds}${readTwice} and none passed. The one that got furthest, ${which}, was rejected by the ${verdict.rejectedBy} check:\n${verdict.reason}`;
+}
+
+/**
+ * The checks that build: the verification build (and the static collapse check on what it built),
+ * then check 7's runs and the race check when they are on. True when the candidate passed them all.
+ */
+async function buildAndRun(run: CandidateRun, task: RepairTask, deps: VerifyDeps): Promise<boolean> {
+  const { built, ran, output } = await buildsCheck({
+    task,
+    canonical: run.canonicalSet!,
+    pool: deps.pool,
+    runCheck: deps.runCheck,
+  });
+  if (!built.ok) run.state.buildOutput = output;
+  // A build is not the last word: clang builds a collapse over loops OpenMP cannot collapse.
+  const findings =
+    built.ok && deps.collapseCheck ? await deps.collapseCheck(run.canonicalSet!, run.applied!.results) : [];
+  const judged: CheckOutcome<BuildResult> = findings.length > 0 ? reject(collapseRejection(findings)) : built;
+  if (!run.record('builds', judged)) return false;
+  run.build = judged.value;
+  if (ran) {
+    run.runCheck = ran.record;
+    if (!run.record('runs', runsOutcome(ran))) return false;
+  }
+  if (deps.raceCheck) {
+    const { pool, setup } = deps.raceCheck;
+    const raced = await runRaceCheck(pool, task.suggestion.id, run.canonicalSet!, setup);
+    run.raceCheck = raced.record;
+    if (!run.record('races', racesOutcome(raced))) return false;
+  }
+  return true;
 }
 
 function collapseRejection(findings: readonly Diagnostic[]): string {

@@ -15,6 +15,30 @@ export function supersededDir(dotDir: string): string {
 }
 
 /**
+ * Makes a new superseded/<id>-<time>/ for `id`, the only place that names one. mkdir claims the
+ * name, so two moves in the same second (or two processes) never share a folder: the later one
+ * gets `-2`, `-3`, … Returns the folder and its name as restore.log and the terminal give it.
+ */
+export async function newSupersededFolder(dotDir: string, id: string): Promise<{ dir: string; shown: string }> {
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const base = `${safeName(id, 'suggestion id')}-${stamp}`;
+  await mkdir(supersededDir(dotDir), { recursive: true });
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    const dir = join(supersededDir(dotDir), name);
+    try {
+      await mkdir(dir);
+      return { dir, shown: `patch_repair/superseded/${name}/` };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/**
  * Moves backups/<id>/ and backups/<id>.written into a new superseded/<id>-<time>/ (the backup as
  * `<id>/`, the digest as `<id>.written`, the reason in `reason.txt`) and logs it in restore.log.
  * Returns the folder relative to the .discopop folder, or null when there was no backup.
@@ -22,15 +46,7 @@ export function supersededDir(dotDir: string): string {
 export async function moveBackupAside(dotDir: string, id: string, reason: string): Promise<string | null> {
   const backup = backupDir(dotDir, id);
   if (!(await exists(backup))) return null;
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  const base = `${safeName(id, 'suggestion id')}-${stamp}`;
-  let name = base;
-  for (let n = 2; await exists(join(supersededDir(dotDir), name)); n++) name = `${base}-${n}`;
-  const target = join(supersededDir(dotDir), name);
-  await mkdir(target, { recursive: true });
+  const { dir: target, shown: where } = await newSupersededFolder(dotDir, id);
   await writeFileAtomic(join(target, 'reason.txt'), `${reason}\n`);
   // The digest first: killed in between, the backup stays where both tools still see it.
   await moveIfPresent(writtenDigestPath(dotDir, id), join(target, `${id}.written`));
@@ -38,7 +54,6 @@ export async function moveBackupAside(dotDir: string, id: string, reason: string
   await rename(backup, join(target, id));
   await syncDir(target);
   await syncDir(backupsDir(dotDir));
-  const where = `patch_repair/superseded/${name}/`;
   await appendRestoreLog(dotDir, `moved the stale backup of ${id} aside to ${where} (nothing deleted): ${reason}`);
   return where;
 }

@@ -23,7 +23,7 @@ import { backupDir, suggestionDir } from './paths.js';
 import { digestBytes, digestSet, readSet, tempNameFor } from './patch-set-files.js';
 import { finishRestore } from './restore-one.js';
 import { readStagedSet, removeStaging, stagingDir, writeStagedSetWhole } from './staging.js';
-import { supersededDir } from './superseded.js';
+import { newSupersededFolder } from './superseded.js';
 import { appendRestoreLog } from './restore-log.js';
 
 type WriteBackJournal = Extract<Journal, { kind: 'write-back' }>;
@@ -130,18 +130,13 @@ async function keepStagedGenerated(
   id: string,
   generated: ReadonlyMap<string, Uint8Array>,
 ): Promise<string> {
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  const where = join(supersededDir(dotDir), `${id}-${stamp}`, id);
-  await writeStagedSetWhole(where, generated);
-  const relative = `patch_repair/superseded/${id}-${stamp}/`;
+  const { dir, shown } = await newSupersededFolder(dotDir, id);
+  await writeStagedSetWhole(join(dir, id), generated);
   await appendRestoreLog(
     dotDir,
-    `kept the generated set of ${id} that an interrupted write-back had staged in ${relative}: patch_generator/${id}/ was changed by someone else and its backup is gone`,
+    `kept the generated set of ${id} that an interrupted write-back had staged in ${shown}: patch_generator/${id}/ was changed by someone else and its backup is gone`,
   );
-  return relative;
+  return shown;
 }
 
 /**

@@ -57,22 +57,13 @@ type WriteBackJournal = Extract<Journal, { kind: 'write-back' }>;
 
 export async function writeBack(dotDir: string, suggestion: Suggestion, canonical: PatchSet): Promise<WriteBackResult> {
   const id = suggestion.id;
-  const dir = suggestionDir(dotDir, id);
   if (await exists(journalPath(dotDir, id))) {
     throw new Error(
       `${journalPath(dotDir, id)}: an interrupted write-back is pending; recoverWriteBack must run first`,
     );
   }
-  const current = await readSet(dir);
-  const changes = new Map<string, Buffer>();
-  const changedFiles: string[] = [];
-  for (const [fileId, text] of canonical) {
-    const name = patchFileName(safeName(fileId, 'file id'));
-    const bytes = encodeText(text);
-    if (current.get(name)?.equals(bytes)) continue;
-    changes.set(name, bytes);
-    changedFiles.push(fileId);
-  }
+  const current = await readSet(suggestionDir(dotDir, id));
+  const { changes, changedFiles } = changesTo(current, canonical);
   if (changes.size === 0) return { written: true, digest: digestSet(current), changedFiles, superseded: null };
 
   const target = new Map(current);
@@ -87,6 +78,46 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     files: [...changes].map(([name, bytes]) => ({ name, digest: digestBytes(bytes) })),
     target_digest: digestSet(target),
   };
+  const prepared = await prepareAndCommit(dotDir, journal, changes, current);
+  if ('problem' in prepared) return prepared;
+  const undone = await renameIntoPlace(dotDir, { ...journal, state: 'committed' }, changes, target);
+  if (undone) return undone;
+  faultPoint('write-back.before-journal-removed');
+  await removeJournal(dotDir, id);
+  faultPoint('write-back.after-journal-removed');
+  await removeStaging(dotDir, id);
+  return { written: true, digest: journal.target_digest, changedFiles, superseded: prepared.superseded };
+}
+
+/** The patch files `canonical` changes (by file name) and their file ids, against the folder's set. */
+function changesTo(
+  current: ReadonlyMap<string, Buffer>,
+  canonical: PatchSet,
+): { changes: Map<string, Buffer>; changedFiles: string[] } {
+  const changes = new Map<string, Buffer>();
+  const changedFiles: string[] = [];
+  for (const [fileId, text] of canonical) {
+    const name = patchFileName(safeName(fileId, 'file id'));
+    const bytes = encodeText(text);
+    if (current.get(name)?.equals(bytes)) continue;
+    changes.set(name, bytes);
+    changedFiles.push(fileId);
+  }
+  return { changes, changedFiles };
+}
+
+/**
+ * Up to the commit: the journal, a stale backup moved aside and the folder backed up, everything
+ * staged, then the journal committed. A failure on the way is undone, and the folder never touched.
+ */
+async function prepareAndCommit(
+  dotDir: string,
+  journal: WriteBackJournal,
+  changes: ReadonlyMap<string, Buffer>,
+  current: ReadonlyMap<string, Buffer>,
+): Promise<{ superseded: string | null } | WriteBackUndone> {
+  const id = journal.id;
+  const dir = suggestionDir(dotDir, id);
   try {
     await writeJournal(dotDir, journal);
   } catch (error) {
@@ -117,9 +148,24 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
     return couldNotWrite(failedPath(error, dir), error);
   }
   faultPoint('write-back.after-commit');
+  return { superseded };
+}
 
+/**
+ * After the commit: .written names the target, the staged files are renamed in, and the folder is
+ * read back. A failure or a difference is recovered at once (the folder put back as it was);
+ * returns null when the folder holds the target.
+ */
+async function renameIntoPlace(
+  dotDir: string,
+  journal: WriteBackJournal,
+  changes: ReadonlyMap<string, Buffer>,
+  target: ReadonlyMap<string, Buffer>,
+): Promise<WriteBackUndone | null> {
+  const dir = suggestionDir(dotDir, journal.id);
+  const staging = stagingDir(dotDir, journal.id);
   try {
-    await writeWrittenDigest(dotDir, id, target);
+    await writeWrittenDigest(dotDir, journal.id, target);
     faultPoint('write-back.after-written');
     for (const name of changes.keys()) {
       await rename(join(staging, 'new', name), join(dir, name));
@@ -129,30 +175,15 @@ export async function writeBack(dotDir: string, suggestion: Suggestion, canonica
   } catch (error) {
     // Some files may be renamed already; recovery puts the folder back as it was. Should that fail
     // too, the committed journal stays and the next start does it.
-    await recoverCommitted(
-      dotDir,
-      { ...journal, state: 'committed' },
-      `the write-back failed: ${systemErrorWords(error)}`,
-      true,
-    );
+    await recoverCommitted(dotDir, journal, `the write-back failed: ${systemErrorWords(error)}`, true);
     return couldNotWrite(failedPath(error, dir), error);
   }
-
   const problem = await compareWithTarget(dir, target);
   if (problem) {
-    await recoverCommitted(
-      dotDir,
-      { ...journal, state: 'committed' },
-      `re-reading the written patch set found ${problem}`,
-      true,
-    );
+    await recoverCommitted(dotDir, journal, `re-reading the written patch set found ${problem}`, true);
     return { written: false, problem: `${dir}: ${problem} after the write-back`, affectsEveryWrite: false };
   }
-  faultPoint('write-back.before-journal-removed');
-  await removeJournal(dotDir, id);
-  faultPoint('write-back.after-journal-removed');
-  await removeStaging(dotDir, id);
-  return { written: true, digest: journal.target_digest, changedFiles, superseded };
+  return null;
 }
 
 function couldNotWrite(path: string, cause: unknown): WriteBackUndone {

@@ -4,12 +4,14 @@
 // fixtures/collapse: 4096 at 1 and 4 threads against 64), so the check, not the compiler, fails it.
 // Here on the file alone; test/pipeline/collapse-check.test.ts runs it through real builds.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinRepair } from '../../src/builtin/index.js';
 import { collapseFindings, withCollapseFindings } from '../../src/builtin/collapse-check.js';
 import { applyFilePatch, parsePatches } from '../../src/patch/index.js';
 import type { BuildResult } from '../../src/formats/types.js';
+import { runProcess } from '../../src/process.js';
 import { REAL_DIR, realCodeSkipped, renderGeneratorPragma, SHAPES_DIR, type FixtureSpec } from './harness.js';
 
 const PASSED: BuildResult = { ok: true, output: '', diagnostics: [], durationMs: 1 };
@@ -227,6 +229,46 @@ function generatorPatches(dir: string): { name: string; patch: string; patched: 
   return found;
 }
 
+describe("gcc's triangular miscompile: unsigned int indices, the inner loop from the outer index to a constant", () => {
+  const PAIRS = readFileSync('fixtures/classes/collapse-not-nested-4/project/src/pairs.c', 'utf8');
+  const PRAGMA = '#pragma omp parallel for collapse(2) shared(weight) ';
+
+  /** The check as the run makes it: with the unit the build's own compiler preprocessed. */
+  async function checkedWith(compiler: string, source: string) {
+    const { patch, patched } = generated(source, 9, PRAGMA);
+    const unit = await runProcess({
+      command: compiler,
+      args: ['-fopenmp', '-E', '-x', 'c', '-'],
+      cwd: tmpdir(),
+      input: patched,
+    });
+    if (unit.kind !== 'exited' || unit.exitCode !== 0) throw new Error(`${compiler} -E failed`);
+    return collapseFindings([{ fileId: '1', relPath: 'src/k.c', patch, patched, translationUnit: unit.stdout }]);
+  }
+
+  it('is a finding naming the gcc fault when gcc preprocessed the file, and the repairer lowers the collapse', async () => {
+    const [finding, ...more] = await checkedWith('gcc', PAIRS);
+    expect(more).toEqual([]);
+    expect(finding).toMatchObject({ line: 9, errorClass: 'collapse-not-nested', severity: 'error' });
+    expect(finding?.message).toMatch(
+      /^collapse\(2\) over a triangular nest that gcc miscompiles: the inner loop at line 11 starts at the outer index 'i' \('j = i'\)/,
+    );
+    expect(finding?.message).toContain('gcc 12 then skips some iterations and runs others twice');
+  });
+
+  it('is no finding under clang, which collapses the nest right, nor with int indices, j = i + 1 or a runtime bound', async () => {
+    expect(await checkedWith('clang', PAIRS)).toEqual([]);
+    expect(await checkedWith('gcc', PAIRS.replace('unsigned i, j;', 'int i, j;'))).toEqual([]);
+    expect(await checkedWith('gcc', PAIRS.replace('for (j = i;', 'for (j = i + 1;'))).toEqual([]);
+    expect(
+      await checkedWith(
+        'gcc',
+        PAIRS.replace('j < N;', 'j < limit;').replace('unsigned i, j;', 'unsigned i, j, limit = N;'),
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('every collapse in fixtures/', () => {
   it('is found imperfect exactly where the fixture says so; no perfectly nested one is touched', async () => {
     const flagged: string[] = [];
@@ -271,10 +313,16 @@ describe('every collapse in fixtures/', () => {
     expect(flagged.sort()).toEqual([
       'classes/collapse-not-nested-1',
       'classes/collapse-not-nested-2',
+      'classes/collapse-not-nested-3',
       'collapse/.discopop/patch_generator/1/1.patch',
       'repairs/.discopop/patch_generator/12/13.patch',
     ]);
-    expect(perfect).toEqual(['collapse/.discopop/patch_generator/2/1.patch']);
+    // gcc's own faults with the triangular nests of -4 and -5 need the unit gcc wrote (below).
+    expect(perfect.sort()).toEqual([
+      'classes/collapse-not-nested-4',
+      'classes/collapse-not-nested-5',
+      'collapse/.discopop/patch_generator/2/1.patch',
+    ]);
   });
 });
 

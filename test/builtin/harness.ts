@@ -4,6 +4,7 @@
 // and checks an answer with real GNU patch and the same compiler again.
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { addedDirectiveLines, addedLineNumbers } from '../../src/build/apply.js';
 import { preprocessPatched, type Preprocessed } from '../../src/build/preprocess.js';
@@ -29,7 +30,26 @@ export interface GeneratorDirective {
 }
 
 export type CompilerFamily = 'gcc' | 'clang';
-export const COMPILERS: readonly CompilerFamily[] = ['gcc', 'clang'];
+/**
+ * A compiler the fixtures are built with: gcc 12, clang 14 (`clang`), and clang 19, the LLVM
+ * DiscoPoP's master builds with, which shares clang 14's expectations unless a fixture names it.
+ */
+export type CompilerName = CompilerFamily | 'clang-19';
+
+const COMMANDS: Record<CompilerName, { c: string; cxx: string }> = {
+  gcc: { c: 'gcc', cxx: 'g++' },
+  clang: { c: 'clang', cxx: 'clang++' },
+  'clang-19': { c: 'clang-19', cxx: 'clang++-19' },
+};
+
+const clang19 = await runProcess({ command: 'clang-19', args: ['--version'], cwd: tmpdir(), timeoutMs: 20_000 });
+/** clang 19 is left out where it is not installed (CI installs it: .ci/run). */
+export const COMPILERS: readonly CompilerName[] =
+  clang19.kind === 'exited' && clang19.exitCode === 0 ? ['gcc', 'clang', 'clang-19'] : ['gcc', 'clang'];
+
+export function familyOf(compiler: CompilerName): CompilerFamily {
+  return compiler === 'gcc' ? 'gcc' : 'clang';
+}
 
 export interface Expectation {
   /**
@@ -53,9 +73,11 @@ export interface FixtureSpec extends Expectation {
   file: string;
   directives: GeneratorDirective[];
   /** Where one compiler's outcome differs from the common one (clang builds what gcc rejects). */
-  compilers?: Partial<Record<CompilerFamily, Expectation>>;
+  compilers?: Partial<Record<CompilerName, Expectation>>;
   /** The repair rewrites code, not only directives; the source then has a `main` that prints its result. */
   rewritesCode?: boolean;
+  /** The thread counts the program is run with, where 1 and 4 would not show a wrong result (gcc's collapse fault). */
+  threads?: string[];
 }
 
 /**
@@ -152,9 +174,15 @@ export async function loadCodeFixtures(
 }
 
 /** What is expected under one compiler. */
-export function expectationFor(spec: FixtureSpec, family: CompilerFamily): Expectation {
+export function expectationFor(spec: FixtureSpec, family: CompilerName): Expectation {
   return (
-    spec.compilers?.[family] ?? { expect: spec.expect, reason: spec.reason, rules: spec.rules, repaired: spec.repaired }
+    spec.compilers?.[family] ??
+    spec.compilers?.[familyOf(family)] ?? {
+      expect: spec.expect,
+      reason: spec.reason,
+      rules: spec.rules,
+      repaired: spec.repaired,
+    }
   );
 }
 
@@ -190,13 +218,13 @@ export function renderGeneratorPragma(d: GeneratorDirective): string {
 
 export interface Prepared {
   fixture: Fixture;
-  family: CompilerFamily;
+  family: CompilerName;
   task: RepairTask;
   /** Absolute path of the original source in the scratch project. */
   sourcePath: string;
 }
 
-export async function prepareFixture(fixture: Fixture, scratch: string, family: CompilerFamily): Promise<Prepared> {
+export async function prepareFixture(fixture: Fixture, scratch: string, family: CompilerName): Promise<Prepared> {
   const root = join(scratch, family, fixture.name);
   const sourcePath = join(root, 'project', fixture.spec.file);
   await copyProject(fixture, join(root, 'project'));
@@ -287,7 +315,7 @@ export async function prepareFixture(fixture: Fixture, scratch: string, family: 
 async function translationUnit(
   workspace: string,
   fixture: Fixture,
-  family: CompilerFamily,
+  family: CompilerName,
   patched: string,
 ): Promise<Preprocessed> {
   const flags = ['-fopenmp', ...(fixture.project?.build.flags ?? [])].join(' ');
@@ -308,13 +336,8 @@ async function copyProject(fixture: Fixture, to: string): Promise<void> {
   await cp(fixture.project?.projectDir ?? join(fixture.dir, 'project'), to, { recursive: true });
 }
 
-const COMMANDS: Record<CompilerFamily, { c: string; cxx: string }> = {
-  gcc: { c: 'gcc', cxx: 'g++' },
-  clang: { c: 'clang', cxx: 'clang++' },
-};
-
 /** The compiler driver compile.sh names: a program with any C++ source is built by the C++ driver, its C sources included. */
-const programDriver = (project: ProjectBuild, family: CompilerFamily) =>
+const programDriver = (project: ProjectBuild, family: CompilerName) =>
   COMMANDS[family][project.build.sources.every((source) => source.endsWith('.c')) ? 'c' : 'cxx'];
 
 interface Step {
@@ -338,7 +361,7 @@ function compileUnit(
   root: string,
   source: string,
   object: string,
-  family: CompilerFamily,
+  family: CompilerName,
   project: ProjectBuild,
 ): Promise<Step> {
   return callCompiler(
@@ -361,14 +384,14 @@ function once<T>(memo: Map<string, Promise<T>>, key: string, make: () => Promise
 }
 
 /** Where a program's untouched units are compiled under one compiler, beside an untouched copy of its project. */
-const untouchedDir = (project: ProjectBuild, family: CompilerFamily) => join(project.units, family);
+const untouchedDir = (project: ProjectBuild, family: CompilerName) => join(project.units, family);
 
 /**
  * The program's translation units compiled once per compiler from an untouched copy of its
  * project, in the order compile.sh names them. Every build of a suggestion shares them: only its
  * own unit differs (a fixture's `file` is always one of the program's sources).
  */
-function untouchedUnits(project: ProjectBuild, family: CompilerFamily): Promise<Unit[]> {
+function untouchedUnits(project: ProjectBuild, family: CompilerName): Promise<Unit[]> {
   const dir = untouchedDir(project, family);
   return once(untouched, dir, async () => {
     await cp(project.projectDir, join(dir, 'project'), { recursive: true });
@@ -383,7 +406,7 @@ function untouchedUnits(project: ProjectBuild, family: CompilerFamily): Promise<
 function link(
   root: string,
   objects: string[],
-  family: CompilerFamily,
+  family: CompilerName,
   project: ProjectBuild,
   output: string,
 ): Promise<Step> {
@@ -404,7 +427,7 @@ function link(
 async function buildProgram(
   root: string,
   relPath: string,
-  family: CompilerFamily,
+  family: CompilerName,
   project: ProjectBuild,
   output: string,
 ): Promise<Step> {
@@ -442,7 +465,7 @@ async function buildProgram(
  */
 export function originalOutputs(
   fixture: Fixture & { project: ProjectBuild },
-  family: CompilerFamily,
+  family: CompilerName,
 ): Promise<string[] | null> {
   const { project } = fixture;
   const dir = untouchedDir(project, family);
@@ -474,7 +497,7 @@ export function originalOutputs(
 export async function compile(
   root: string,
   relPath: string,
-  family: CompilerFamily,
+  family: CompilerName,
   options: { output?: string; original?: string; project?: ProjectBuild } = {},
 ): Promise<{ ok: boolean; output: string; diagnostics: Diagnostic[]; durationMs: number }> {
   const { output, original, project } = options;
@@ -611,7 +634,7 @@ export async function runOutputs(
   dir: string,
   fixture: Fixture,
   source: string,
-  family: CompilerFamily,
+  family: CompilerName,
 ): Promise<string[] | null> {
   await copyProject(fixture, dir);
   await writeFile(join(dir, fixture.spec.file), source);
@@ -622,10 +645,10 @@ export async function runOutputs(
   return built.ok ? programOutputs(join(dir, 'program'), fixture) : null;
 }
 
-/** What `program` prints with 1 and with 4 threads, run in its folder (a copy of the fixture's project). */
+/** What `program` prints with 1 and with 4 threads (or the fixture's own counts), run in its folder (a copy of the fixture's project). */
 export async function programOutputs(program: string, fixture: Fixture): Promise<string[] | null> {
   const outputs: string[] = [];
-  for (const threads of ['1', '4']) {
+  for (const threads of fixture.spec.threads ?? ['1', '4']) {
     const run = await runProcess({
       command: program,
       args: fixture.project?.build.args ?? [],

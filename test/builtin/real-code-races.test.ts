@@ -25,14 +25,14 @@ import {
   realCodeSkipped,
   SHAPES_DIR,
   type CodeFixture,
-  type CompilerFamily,
+  type CompilerName,
   type ProgramBuild,
 } from './harness.js';
 
 const RACE_FLAGS = ['-fopenmp', '-fsanitize=thread', '-g', '-O1'];
 
 interface Row {
-  family: CompilerFamily;
+  family: CompilerName;
   fixture: string;
   repaired: boolean;
   /** Reports whose stack reaches a line the repair added: must be none. */
@@ -97,7 +97,10 @@ beforeAll(async () => {
     console.warn(`real-code-races.test.ts: ${runtime}`);
     return;
   }
-  const jobs = COMPILERS.flatMap((family) => fixtures.map((fixture) => ({ family, fixture })));
+  // The race build is clang 14's TSan whichever compiler checked the repair, and clang 19's repairs
+  // are clang 14's (test/builtin/classes.test.ts), so a third run would add time and no evidence.
+  const checkedBy = COMPILERS.filter((compiler) => compiler !== 'clang-19');
+  const jobs = checkedBy.flatMap((family) => fixtures.map((fixture) => ({ family, fixture })));
   await inBatches(jobs, 2, async ({ family, fixture }) => {
     const prepared = await prepareFixture(fixture, scratch, family);
     const result = prepared.task.build.ok ? null : await builtinRepair(prepared.task);

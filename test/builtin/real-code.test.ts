@@ -33,7 +33,7 @@ import {
   realCodeSkipped,
   SHAPES_DIR,
   type CodeFixture,
-  type CompilerFamily,
+  type CompilerName,
   type Run,
 } from './harness.js';
 
@@ -45,7 +45,7 @@ const fixtures: CodeFixture[] = [
   ...(REAL_DIR ? await loadCodeFixtures(REAL_DIR, '', scratch, { only }) : []),
 ];
 const runs = new Map<string, Run>();
-const key = (family: CompilerFamily, name: string) => `${family}/${name}`;
+const key = (family: CompilerName, name: string) => `${family}/${name}`;
 
 beforeAll(async () => {
   const jobs = COMPILERS.flatMap((family) => fixtures.map((fixture) => ({ family, fixture })));

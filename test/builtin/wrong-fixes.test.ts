@@ -12,7 +12,7 @@ import {
   prepareFixture,
   programOutputs,
   runOutputs,
-  type CompilerFamily,
+  type CompilerName,
   type Fixture,
   type FixtureSpec,
 } from './harness.js';
@@ -23,7 +23,7 @@ afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 interface WrongFix {
   fixture: string;
-  family: CompilerFamily;
+  family: CompilerName;
   why: string;
   /** The generated directive's text → the wrong one. */
   from: string;

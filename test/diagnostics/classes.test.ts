@@ -8,6 +8,8 @@ import type { Diagnostic } from '../../src/formats/types.js';
 import {
   BUILDS,
   CLANG,
+  CLANG_19,
+  CLANG_19_MISSING_HINT,
   CLANG_MISSING_HINT,
   compile,
   directiveLinesOf,
@@ -27,6 +29,7 @@ const cases = readdirSync(FIXTURES, { withFileTypes: true })
   );
 
 const clangInstalled = await isInstalled('clang');
+const clang19Installed = await isInstalled('clang-19');
 const project = projectWith(
   FIXTURES,
   cases.map((c) => c.relPath),
@@ -45,11 +48,12 @@ async function diagnose(compiler: Compiler, relPath: string): Promise<{ exitCode
 }
 
 describe.each([
-  { compiler: GCC, available: true },
-  { compiler: CLANG, available: clangInstalled },
-])('error classes with $compiler.family', ({ compiler, available }) => {
+  { compiler: GCC, available: true, hint: '' },
+  { compiler: CLANG, available: clangInstalled, hint: CLANG_MISSING_HINT },
+  { compiler: CLANG_19, available: clang19Installed, hint: CLANG_19_MISSING_HINT },
+])('error classes with $compiler.name', ({ compiler, available, hint }) => {
   if (!available) {
-    it.skip(`${compiler.family}: ${CLANG_MISSING_HINT}`, () => {});
+    it.skip(`${compiler.name}: ${hint}`, () => {});
     return;
   }
   it.each(cases)('$relPath → $expected', async ({ expected, relPath }) => {

@@ -1,5 +1,5 @@
-// The parser on recorded real output of gcc 12 and clang 14 (scripts/record-diagnostics.mjs):
-// every source under fixtures/diagnostics/<class>/ has both recordings, and each reads as its
+// The parser on recorded real output of gcc 12, clang 14 and clang 19 (scripts/record-diagnostics.mjs):
+// every source under fixtures/diagnostics/<class>/ has the three recordings, and each reads as its
 // class (a build the compiler lets pass with a warning that it dropped part of a directive, by
 // that warning), with the notes the compiler printed attached to the diagnostic they explain.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -25,19 +25,21 @@ const sources = readdirSync(FIXTURES, { withFileTypes: true })
 const project = projectWith(FIXTURES, sources);
 const directiveLines = directiveLinesOf(project);
 
-function read(source: string, family: 'gcc' | 'clang') {
+type Recorded = 'gcc' | 'clang' | 'clang-19';
+
+function read(source: string, compiler: Recorded) {
   return classifyByPosition(
-    parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${family}.txt`), 'utf8'), project, FIXTURES),
+    parseDiagnostics(readFileSync(path.join(FIXTURES, `${source}.${compiler}.txt`), 'utf8'), project, FIXTURES),
     directiveLines,
   );
 }
 
-describe.each(['gcc', 'clang'] as const)('recorded %s output', (family) => {
+describe.each(['gcc', 'clang', 'clang-19'] as const)('recorded %s output', (compiler) => {
   it.each(sources)('%s', (source) => {
-    expect(existsSync(path.join(FIXTURES, `${source}.${family}.txt`)), 'run npm run diagnostics:record').toBe(true);
-    const diagnostics = read(source, family);
+    expect(existsSync(path.join(FIXTURES, `${source}.${compiler}.txt`)), 'run npm run diagnostics:record').toBe(true);
+    const diagnostics = read(source, compiler);
     const expected = source.split('/')[0];
-    const builds = BUILDS[family][source];
+    const builds = BUILDS[compiler === 'gcc' ? 'gcc' : 'clang'][source];
     if (builds !== undefined) {
       expect(firstError(diagnostics)).toBeUndefined();
       if (builds === 'silent') expect(diagnostics).toEqual([]);

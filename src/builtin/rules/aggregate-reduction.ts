@@ -108,17 +108,25 @@ function memberWiseAdds(input: RuleInput, name: string, members: string[], type:
     (_, offset) => loop.startPosition.row + offset,
   );
   let text = withoutComments(rows.map((row) => input.expanded!(row)).join('\n'));
-  const self = `\\(?\\s*${name}\\s*\\)?`;
+  const self = `\\(?\\s*\\b${name}\\s*\\)?`;
+  // One term of a statement or comma expression a macro wrote: it ends before `;` or `,`, past
+  // the closing parentheses of the macro's own expression.
+  const addend = `([^;,]+?)(?=\\)*\\s*(?:[;,]|$))`;
   const term = (member: string) => `${self}\\s*\\.\\s*${member}\\s*\\+\\s*([^,{}]+?)`;
   const whole = new RegExp(
     `${NOT_AFTER_ACCESS}\\b${name}\\s*=(?!=)\\s*\\(\\s*${type.replace(/\s+/g, '\\s+')}\\s*\\)\\s*\\{\\s*${members.map(term).join('\\s*,\\s*')}\\s*\\}`,
     'g',
   );
   const memberAdd = new RegExp(
-    `${NOT_AFTER_ACCESS}\\b${name}\\s*\\.\\s*(?:${members.join('|')})\\s*(?:\\+=(?!=)\\s*([^;]+)|\\+\\+)|(?:\\+\\+)\\s*${name}\\s*\\.\\s*(?:${members.join('|')})\\b`,
+    `${NOT_AFTER_ACCESS}${self}\\s*\\.\\s*(?:${members.join('|')})\\s*(?:\\+=(?!=)\\s*${addend}|\\+\\+)|(?:\\+\\+)\\s*${self}\\s*\\.\\s*(?:${members.join('|')})\\b`,
     'g',
   );
-  for (const pattern of [whole, memberAdd]) {
+  // `(r).re = (r).re + (b).re`: a complex add macro written member by member.
+  const memberAssignAdd = new RegExp(
+    `${NOT_AFTER_ACCESS}${self}\\s*\\.\\s*(?<member>${members.join('|')})\\s*=(?!=)\\s*${self}\\s*\\.\\s*\\k<member>\\s*\\+\\s*${addend}`,
+    'g',
+  );
+  for (const pattern of [whole, memberAssignAdd, memberAdd]) {
     text = text.replace(pattern, (update, ...groups: unknown[]) => {
       // The capture groups come before the match's offset (a number) and the whole text.
       const added = groups

@@ -2,11 +2,12 @@
 // array (`reduction(+:sums[0],sums[1])`: gcc says "'sums' appears more than once in data clauses";
 // clang 14 builds it and computes garbage or crashes), or elements of a C++ container
 // (`std::vector<double> parts(2)` with `reduction(+:parts[0],parts[1])`: "'parts' does not have
-// pointer or array type" / "expected variable name, array element or array section"). Each named
+// pointer or array type" / "expected variable name, array element or array section", in a member
+// function "expected variable name, data member of current class, array element or array section"). Each named
 // element gets a local copy (local-copy.ts) that the loop reduces and that is stored back after it.
 import { replaceEntry } from './clauses.js';
 import { copyEdits, loopOf, onDirective, reductionEntries, type Copy } from './local-copy.js';
-import { nameAt, type Rule, type RuleInput, unchanged } from './rule.js';
+import { nameAt, NOT_A_LIST_ITEM, type Rule, type RuleInput, unchanged } from './rule.js';
 import { findRecord, freshName, loopVariablesOf, writtenIn } from './source-facts.js';
 import type { SyntaxNode } from '../syntax.js';
 
@@ -14,8 +15,7 @@ const ELEMENT = /^([A-Za-z_]\w*)\s*\[\s*([^\][]+?)\s*\]$/;
 const CONTAINER = /^(?:const\s+)?(?:std\s*::\s*)?(?:vector|array)\s*<\s*([^,<>]+?)\s*(?:,[^<>]*)?>$/;
 const ERRORS = [/^'([^']+)' appears more than once in data clauses/, /^'([^']+)' does not have pointer or array type/];
 /** clang's words, with the column on the entry. */
-const CLANG_ERRORS =
-  /^expected variable name, array element or array section$|^subscripted value is not an array or pointer$/;
+const CLANG_ERRORS = [NOT_A_LIST_ITEM, /^subscripted value is not an array or pointer$/];
 
 interface Named {
   entry: string;
@@ -68,7 +68,8 @@ export const namedElements: Rule = {
     const resolved = onDirective(input).filter(
       (message) =>
         ERRORS.some((pattern) => fixed.has(pattern.exec(message.message)?.[1] ?? '')) ||
-        (CLANG_ERRORS.test(message.message) && fixed.has(nameAt(input.lines, message) ?? '')),
+        (CLANG_ERRORS.some((pattern) => pattern.test(message.message)) &&
+          fixed.has(nameAt(input.lines, message) ?? '')),
     );
     return { kind: 'result', state, resolved };
   },

@@ -4,7 +4,7 @@
 // variable here cannot be meant as one.
 import type { Clause } from '../../patch/openmp.js';
 import { isDataSharing, leadingIdentifier, removeEntries } from './clauses.js';
-import { errorsNaming, type Rule, type RuleInput } from './rule.js';
+import { errorsNaming, NOT_A_LIST_ITEM, type Rule, type RuleInput } from './rule.js';
 
 const NOT_DECLARED = [
   /^'([^']+)' undeclared/,
@@ -15,7 +15,7 @@ const NOT_DECLARED = [
 ];
 /** gcc's follow-up when an IR name such as `in.addr` breaks the clause, and clang's word for it. */
 const BROKEN_ENTRY =
-  /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union|^expected variable name(?:, (?:data member of current class, )?array element or array section)?$/;
+  /^expected .* before '(\.|->)' token|^member reference base type '[^']+' is not a structure or union/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
 const TYPO_GUESS = / did you mean '[^']+'\?$/;
 const OTHER_CLAUSES_WITH_NAMES = new Set(['copyin', 'copyprivate']);
@@ -53,7 +53,10 @@ export const outOfScopeNames: Rule = {
         guessed.some((guess) => guess.line === at.line && guess.column === at.column);
       // At the guess, or about another entry with a note at the guess ("defined as private").
       if (atGuess(message) || message.notes.some(atGuess)) return true;
-      return BROKEN_ENTRY.test(message.message) && [...dropped].some((entry) => !IDENTIFIER.test(entry));
+      return (
+        (BROKEN_ENTRY.test(message.message) || NOT_A_LIST_ITEM.test(message.message)) &&
+        [...dropped].some((entry) => !IDENTIFIER.test(entry))
+      );
     });
     return { kind: 'result', state: { ...input.state, directive }, resolved };
   },

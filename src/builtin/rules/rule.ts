@@ -28,6 +28,14 @@ export interface SourceEdits {
   after: ReadonlyMap<number, readonly string[]>;
 }
 
+/**
+ * clang's words for a clause entry that is no list item (an element of a C++ container, a member
+ * access), with the column on the entry: in C and free functions, and in C++ member functions,
+ * where a data member of the class is a list item too. One mistake, two wordings.
+ */
+export const NOT_A_LIST_ITEM =
+  /^expected variable name(?:, (?:data member of current class, )?array element or array section)?$/;
+
 export const NO_EDITS: SourceEdits = { replace: new Map(), before: new Map(), after: new Map() };
 
 /** `edits` with `more` added: replacements override, inserted lines append. */

@@ -46,9 +46,11 @@ export function clangVersionsIn(names: Iterable<string>): number[] {
 
 export async function resolveRaceCompiler(o: {
   settings: Readonly<Record<string, string>>;
+  /** Where compilers are found when the settings name no PATH of their own. */
+  searchPath: string;
   raceCc?: string;
 }): Promise<RaceCompiler> {
-  const searchPath = o.settings['PATH'] ?? process.env['PATH'] ?? '';
+  const searchPath = o.settings['PATH'] ?? o.searchPath;
   if (o.raceCc !== undefined) return describe(o.raceCc, cxxBeside(o.raceCc), '--race-cc', searchPath);
   const own = o.settings['CC']?.trim().split(/\s+/)[0];
   if (own !== undefined && /^clang(-\d+)?$/.test(basename(own))) {

@@ -15,6 +15,7 @@ import { faultPoint } from '../../fault.js';
 import { findExecutable } from '../../process.js';
 import { racePackages, type RaceCompiler } from './race-compiler.js';
 import { machine } from 'node:os';
+import { toTheMillisecond } from '../../formats/statuses.js';
 
 /** TSan's exit code when it reported something; any other non-zero code is the program's own. */
 const TSAN_EXIT_CODE = 66;
@@ -174,7 +175,7 @@ export function judgeRaces(
       lines,
       clang_fault,
     })),
-    seconds: Math.round(seconds * 1000) / 1000,
+    seconds: toTheMillisecond(seconds),
     detail: mappingDetail(ran.mapping) ?? runDetail(ran.run),
     compiler: compilerText(s.compiler),
     setarch: ran.mapping?.retried ?? false,

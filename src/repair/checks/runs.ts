@@ -8,6 +8,7 @@ import type { RunCheck, ValidationTally } from '../../formats/results.js';
 import { compareOutput, outputLines, type NoiseFloor } from '../output-compare.js';
 import { pass, reject, type CheckOutcome } from './result.js';
 import { validationPassed } from '../../build/validate.js';
+import { toTheMillisecond } from '../../formats/statuses.js';
 
 /** The reference program as two runs of it saw it: what every candidate is compared with. */
 export interface RunReference {
@@ -119,7 +120,7 @@ function tallyValidation(sum: ValidationTally | null, v: ValidationStep): Valida
     runs: (sum?.runs ?? 0) + (v.script === 'validate.sh' ? 1 : 0),
     passed: (sum?.passed ?? true) && validationPassed(v),
     built_by: v.builtBy,
-    seconds: Math.round(((sum?.seconds ?? 0) + v.durationMs / 1000) * 1000) / 1000,
+    seconds: toTheMillisecond((sum?.seconds ?? 0) + v.durationMs / 1000),
   };
 }
 

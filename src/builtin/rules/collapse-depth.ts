@@ -8,6 +8,8 @@ import { collapsibleNest } from '../collapse-nest.js';
 import { nestedLoop } from '../scope.js';
 import { loopVariablesOf } from './source-facts.js';
 import { type Rule, unchanged } from './rule.js';
+import { addEntry, hasEntry, removeEntries } from './clauses.js';
+import type { Directive } from '../../patch/openmp.js';
 import type { SyntaxNode } from '../syntax.js';
 
 const COLLAPSE_ERROR =
@@ -40,9 +42,33 @@ export const collapseDepth: Rule = {
     const resolved = input.errors.filter(
       (message) => COLLAPSE_ERROR.test(message.message) || message.line - 1 > innermost.startPosition.row,
     );
-    return { kind: 'result', state: { ...input.state, directive: { ...directive, clauses } }, resolved };
+    const lowered = privateInnerIndices({ ...directive, clauses }, loop, depth, requested);
+    return { kind: 'result', state: { ...input.state, directive: lowered }, resolved };
   },
 };
+
+/**
+ * The loops the collapse no longer covers keep private indices. Under `collapse(n)` every index
+ * of the nest is private; below the collapse, C makes only the associated loop's index private,
+ * so an index declared before the nest (`unsigned i, j; … for (j = i; …)`) would be shared by the
+ * threads and the lowered loop would race.
+ */
+function privateInnerIndices(directive: Directive, loop: SyntaxNode, depth: number, requested: number): Directive {
+  let result = directive;
+  for (let level = Math.max(depth, 1) + 1; level <= requested; level++) {
+    const inner = nestedLoop(loop, level);
+    if (inner.childForFieldName('initializer')?.type === 'declaration') continue;
+    for (const name of loopVariablesOf(inner)) {
+      if (['private', 'firstprivate', 'lastprivate'].some((clause) => hasEntry(result, clause, name))) continue;
+      result = addEntry(
+        removeEntries(result, (entry, clause) => clause.name === 'shared' && entry.trim() === name),
+        'private',
+        name,
+      );
+    }
+  }
+  return result;
+}
 
 /** The level (1-based) of the nest whose loop has `name` as its index: the collapse stops there. */
 function levelIndexedBy(loop: SyntaxNode, requested: number, name: string): number {

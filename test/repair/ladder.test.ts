@@ -305,7 +305,7 @@ it("strips a leading HTML comment from patch-repair's own templates too, and onl
   const followUp = path.join(dir, 'follow-up.md');
   await writeFile(
     followUp,
-    '<!-- Copyright 2026 the lab; BSD-3-Clause -->\n\nRejected at {{check}}: {{reason}}\n<!-- keep this -->\n',
+    '<!-- the lab wording, edited 2026-11 -->\n\nRejected at {{check}}: {{reason}}\n<!-- keep this -->\n',
   );
   const ladder = await loadPromptLadder(dir, process.env);
   expect(ladder.followUp.text).toBe('Rejected at {{check}}: {{reason}}\n<!-- keep this -->\n');

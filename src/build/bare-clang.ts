@@ -67,9 +67,10 @@ export async function resolveBareClang(
   return { replaced, passedOver, unproven, settings: resolved };
 }
 
-function versionedNewestFirst(bare: string, onPath: ReadonlySet<string>): string[] {
+/** The `bare-<N>` names among `names`, newest first (N as a number: clang-19 before clang-9). */
+export function versionedNewestFirst(bare: string, names: Iterable<string>): string[] {
   const prefix = `${bare}-`;
-  return [...onPath]
+  return [...new Set(names)]
     .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
     .sort((a, b) => Number(b.slice(prefix.length)) - Number(a.slice(prefix.length)));
 }
@@ -88,43 +89,54 @@ int main(void) {
  * build gets it, and the program runs (a libomp found at link time but not at run time fails too).
  */
 export function openMPProbe(searchPath: string): OpenMPProbe {
-  return async (command) => {
-    const dir = await mkdtemp(join(tmpdir(), 'pr-clang-probe-'));
-    try {
-      const source = join(dir, command.startsWith('clang++') ? 'probe.cpp' : 'probe.c');
-      await writeFile(source, PROBE_PROGRAM);
-      const env = { PATH: searchPath, LC_ALL: 'C' };
-      const built = await runProcess({
-        command,
-        args: ['-fopenmp', source, '-o', join(dir, 'probe')],
-        cwd: dir,
-        env,
-        timeoutMs: 60_000,
-      });
-      if (built.kind !== 'exited') return `${command} -fopenmp did not finish (${built.kind})`;
-      if (built.exitCode !== 0) {
-        // The linker's own line says why; the driver's "linker command failed" only that it did.
-        const errors = (built.stderr + built.stdout)
-          .split('\n')
-          .filter((line) => /error|cannot find|undefined reference/.test(line));
-        const said = errors.find((line) => !/linker command failed/.test(line)) ?? errors[0];
-        return `it cannot build and link an OpenMP program${said === undefined ? '' : `: ${said.trim()}`}`;
-      }
-      const ran = await runProcess({
-        command: join(dir, 'probe'),
-        cwd: dir,
-        env: { OMP_NUM_THREADS: '2' },
-        timeoutMs: 20_000,
-      });
-      if (ran.kind !== 'exited' || ran.exitCode !== 0) {
-        const said = ran.kind === 'spawn-failed' ? '' : (ran.stderr.split('\n')[0] ?? '').trim();
-        return `its OpenMP program does not run${said === '' ? '' : `: ${said}`}`;
-      }
-      return null;
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+  return (command) => openMPProgramProblem(command, searchPath, { flags: [], run: true });
+}
+
+/**
+ * Why `command -fopenmp <flags>` cannot build and link a small OpenMP program (and, with `run`,
+ * run it), or null when it can. The race check asks the same of `-fsanitize=thread` without running.
+ */
+export async function openMPProgramProblem(
+  command: string,
+  searchPath: string,
+  o: { flags: readonly string[]; run: boolean },
+): Promise<string | null> {
+  const dir = await mkdtemp(join(tmpdir(), 'pr-clang-probe-'));
+  try {
+    const source = join(dir, command.startsWith('clang++') ? 'probe.cpp' : 'probe.c');
+    await writeFile(source, PROBE_PROGRAM);
+    const env = { PATH: searchPath, LC_ALL: 'C' };
+    const built = await runProcess({
+      command,
+      args: ['-fopenmp', ...o.flags, source, '-o', join(dir, 'probe')],
+      cwd: dir,
+      env,
+      timeoutMs: 120_000,
+    });
+    if (built.kind !== 'exited') return `${command} -fopenmp did not finish (${built.kind})`;
+    if (built.exitCode !== 0) {
+      // The linker's own line says why; the driver's "linker command failed" only that it did.
+      const errors = (built.stderr + built.stdout)
+        .split('\n')
+        .filter((line) => /error|cannot find|undefined reference/.test(line));
+      const said = errors.find((line) => !/linker command failed/.test(line)) ?? errors[0];
+      return `it cannot build and link an OpenMP program${said === undefined ? '' : `: ${said.trim()}`}`;
     }
-  };
+    if (!o.run) return null;
+    const ran = await runProcess({
+      command: join(dir, 'probe'),
+      cwd: dir,
+      env: { OMP_NUM_THREADS: '2' },
+      timeoutMs: 20_000,
+    });
+    if (ran.kind !== 'exited' || ran.exitCode !== 0) {
+      const said = ran.kind === 'spawn-failed' ? '' : (ran.stderr.split('\n')[0] ?? '').trim();
+      return `its OpenMP program does not run${said === '' ? '' : `: ${said}`}`;
+    }
+    return null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

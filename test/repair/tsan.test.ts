@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTsanLog } from '../../src/repair/checks/tsan.js';
 import { sectionItems, variableAt } from '../../src/repair/checks/races.js';
-import { clangVersionsIn, racePackages } from '../../src/repair/checks/race-compiler.js';
+import { versionedNewestFirst } from '../../src/build/bare-clang.js';
+import { racePackages } from '../../src/repair/checks/race-compiler.js';
 import { racingHunk } from '../../src/report/races.js';
 
 const STACK_RACE = `==================
@@ -101,9 +102,9 @@ describe('array-section reduction items of a directive line', () => {
 
 describe('the race compiler', () => {
   it('orders clang-N by number, newest first, and names the packages of a version', () => {
-    expect(clangVersionsIn(['clang', 'clang-9', 'clang-19', 'clang-14', 'clang++-22', 'clang-format-19'])).toEqual([
-      19, 14, 9,
-    ]);
+    expect(
+      versionedNewestFirst('clang', ['clang', 'clang-9', 'clang-19', 'clang-14', 'clang++-22', 'clang-format-19']),
+    ).toEqual(['clang-19', 'clang-14', 'clang-9']);
     expect(racePackages(14)).toBe('clang-14 libclang-rt-14-dev libomp-14-dev');
     expect(racePackages(null)).toBe('clang-19 libclang-rt-19-dev libomp-19-dev');
   });

@@ -2,9 +2,9 @@
 // default clang is 14, so the race build takes the clang the run resolves: --race-cc, else the
 // project's own compiler when it is clang, else the newest `clang-N` on PATH that links a program
 // with -fopenmp -fsanitize=thread (a bare `clang` last). A refusal names that version's packages.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import { openMPProgramProblem, versionedNewestFirst } from '../../build/bare-clang.js';
 import { executablesOnPath, findExecutable, runProcess } from '../../process.js';
 
 export interface RaceCompiler {
@@ -34,16 +34,6 @@ export function racePackages(version: number | null): string {
   return `clang-${n} libclang-rt-${n}-dev libomp-${n}-dev`;
 }
 
-/** The N of every `clang-N` among `names`, newest first (19 before 9). */
-export function clangVersionsIn(names: Iterable<string>): number[] {
-  const versions = new Set<number>();
-  for (const name of names) {
-    const match = /^clang-(\d+)$/.exec(name);
-    if (match) versions.add(Number(match[1]));
-  }
-  return [...versions].sort((a, b) => b - a);
-}
-
 export async function resolveRaceCompiler(o: {
   settings: Readonly<Record<string, string>>;
   /** Where compilers are found when the settings name no PATH of their own. */
@@ -59,10 +49,7 @@ export async function resolveRaceCompiler(o: {
     return describe(own, cxx, "the project's compiler", searchPath);
   }
   const onPath = await executablesOnPath(searchPath, (name) => /^clang(-\d+)?$/.test(name));
-  const candidates = [
-    ...clangVersionsIn(onPath.keys()).map((n) => `clang-${n}`),
-    ...(onPath.has('clang') ? ['clang'] : []),
-  ];
+  const candidates = [...versionedNewestFirst('clang', onPath.keys()), ...(onPath.has('clang') ? ['clang'] : [])];
   const described = [];
   for (const cc of candidates) {
     const compiler = await describe(
@@ -109,26 +96,6 @@ async function describe(
     if (symbolizer !== null) break;
   }
   const found = { cc, cxx, version, chosen, rpath, symbolizer };
-  return { ...found, links: await linksWithTsan(found, searchPath) };
-}
-
-/** A two-thread reduction compiled and linked with -fopenmp -fsanitize=thread. */
-async function linksWithTsan(compiler: Omit<RaceCompiler, 'links'>, searchPath: string): Promise<boolean> {
-  const dir = await mkdtemp(join(tmpdir(), 'pr-race-cc-'));
-  try {
-    await writeFile(
-      join(dir, 'probe.c'),
-      'int main(void) {\n  int s = 0;\n#pragma omp parallel reduction(+ : s)\n  s += 1;\n  return s > 0 ? 0 : 1;\n}\n',
-    );
-    const built = await runProcess({
-      command: compiler.cc,
-      args: ['-fopenmp', '-fsanitize=thread', ...(compiler.rpath ? [compiler.rpath] : []), 'probe.c', '-o', 'probe'],
-      cwd: dir,
-      env: { PATH: searchPath },
-      timeoutMs: 120_000,
-    });
-    return built.kind === 'exited' && built.exitCode === 0;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const flags = ['-fsanitize=thread', ...(rpath ? [rpath] : [])];
+  return { ...found, links: (await openMPProgramProblem(cc, searchPath, { flags, run: false })) === null };
 }
